@@ -1,0 +1,54 @@
+"""robotrules: the Robots Exclusion Protocol (robots.txt) for Python.
+
+Parse any robots.txt (bytes or text) and ask whether a user agent may fetch a URL, exactly as
+RFC 9309 says (``dialect="rfc9309"``, the default), exactly as Google's reference matcher does
+(``"google"``) or as the original 1994 standard did (``"1994"``); every verdict explains itself.
+"""
+
+from __future__ import annotations
+
+from ._model import (
+    Dialect,
+    Finding,
+    Group,
+    Record,
+    RequestRate,
+    Rule,
+    Severity,
+    Verdict,
+    VisitTime,
+)
+from ._robots import RobotsTxt, parse
+from .errors import FetchError, InvalidURL, RobotrulesError, StoreError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Dialect",
+    "FetchError",
+    "Finding",
+    "Group",
+    "InvalidURL",
+    "Record",
+    "RequestRate",
+    "RobotrulesError",
+    "RobotsTxt",
+    "Rule",
+    "Severity",
+    "StoreError",
+    "Verdict",
+    "VisitTime",
+    "__version__",
+    "lint",
+    "parse",
+]
+
+
+def __getattr__(name: str) -> object:
+    # The linter lives in its own module (a consumer of the token stream); import it lazily
+    # so that `import robotrules` stays cheap.
+    if name == "lint":
+        from .lint import lint
+
+        return lint
+    raise AttributeError(f"module 'robotrules' has no attribute {name!r}")

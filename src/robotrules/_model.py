@@ -1,0 +1,179 @@
+"""Immutable values of the public API: findings, rules, groups, records and verdicts.
+
+Everything here is a frozen dataclass: a parsed robots.txt is shared freely between threads
+and never changes after :func:`robotrules.parse` returns it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import time
+from typing import Literal, NamedTuple
+
+__all__ = [
+    "Dialect",
+    "Finding",
+    "Group",
+    "Record",
+    "RequestRate",
+    "Rule",
+    "Severity",
+    "Verdict",
+    "VisitTime",
+]
+
+Dialect = Literal["rfc9309", "google", "1994"]
+Severity = Literal["error", "warning", "info"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One oddity met while reading a robots.txt, tied to its line.
+
+    ``kind`` is a stable slug (``typo-directive``), ``code`` its stable id (``L003``) from the
+    lint catalogue; ``line`` and ``column`` are 1-based (``line`` 0 means the whole file).
+    """
+
+    code: str
+    kind: str
+    severity: Severity
+    line: int
+    column: int
+    message: str
+    fix: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "kind": self.kind,
+            "severity": self.severity,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "fix": self.fix,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """An ``allow`` or ``disallow`` line: its directive, its pattern as written, its line."""
+
+    directive: Literal["allow", "disallow"]
+    pattern: str
+    line: int
+
+    @property
+    def allow(self) -> bool:
+        return self.directive == "allow"
+
+    def __str__(self) -> str:
+        return f"{self.directive.capitalize()}: {self.pattern}"
+
+
+class RequestRate(NamedTuple):
+    """``Request-rate: n/t``: at most ``requests`` every ``seconds`` (stdlib-compatible names)."""
+
+    requests: int
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class VisitTime:
+    """``Visit-time: hhmm-hhmm`` (UTC): the window in which visits are welcome."""
+
+    start: time
+    end: time
+
+    def contains(self, moment: time) -> bool:
+        if self.start <= self.end:
+            return self.start <= moment <= self.end
+        return moment >= self.start or moment <= self.end  # window across midnight
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """Any ``key: value`` line kept as data (extensions and unknown keys), with its line."""
+
+    key: str
+    value: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One group of the file: its user-agent values as written and what follows them.
+
+    ``agents`` holds the user-agent values as written; ``tokens`` the product tokens that
+    matching compares (``*`` for the global group). ``records`` keeps every other line of the
+    group (crawl-delay, request-rate, unknown keys ...) in file order.
+    """
+
+    agents: tuple[str, ...]
+    tokens: tuple[str, ...]
+    rules: tuple[Rule, ...]
+    line: int
+    crawl_delay: float | None = None
+    request_rate: RequestRate | None = None
+    visit_time: VisitTime | None = None
+    records: tuple[Record, ...] = ()
+
+    @property
+    def is_global(self) -> bool:
+        return "*" in self.tokens
+
+
+VerdictReason = Literal[
+    "rule",  # a rule decided
+    "no-matching-rule",  # a group applies but none of its rules matched
+    "no-group",  # no group applies to the agent
+    "robots-txt",  # RFC 9309 2.2.2: /robots.txt is implicitly allowed
+    "unavailable",  # fetch: 4xx, everything allowed (RFC 9309 2.3.1.3)
+    "unreachable",  # fetch: 5xx, 429 or network failure, everything disallowed (2.3.1.4)
+    "not-fetched",  # fetch: nothing known yet (e.g. urllib compat before read())
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Why a URL is allowed or not.
+
+    ``line`` is the 1-based line of the deciding rule, or ``None`` when no rule decided;
+    ``rule`` that rule; ``agents`` the user-agent values of the group(s) that applied (merged
+    groups give all their values; ``()`` when none applied); ``path`` the path as matched
+    (after the dialect's normalisation); ``detail`` a sentence for people.
+    """
+
+    allowed: bool
+    line: int | None
+    rule: Rule | None
+    agents: tuple[str, ...]
+    reason: VerdictReason
+    user_agent: str
+    path: str
+    dialect: Dialect
+    detail: str = ""
+
+    @property
+    def directive(self) -> str | None:
+        return self.rule.directive if self.rule is not None else None
+
+    @property
+    def pattern(self) -> str | None:
+        return self.rule.pattern if self.rule is not None else None
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "allowed": self.allowed,
+            "line": self.line,
+            "directive": self.directive,
+            "pattern": self.pattern,
+            "agents": list(self.agents),
+            "reason": self.reason,
+            "user_agent": self.user_agent,
+            "path": self.path,
+            "dialect": self.dialect,
+            "detail": self.detail,
+        }

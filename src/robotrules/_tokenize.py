@@ -1,0 +1,317 @@
+"""Bytes to lines to directives: the one token stream behind parsing, linting and ``explain``.
+
+Line handling follows Google's ``robots.cc`` byte for byte (``google`` and ``rfc9309``):
+
+- a UTF-8 byte-order mark (or any prefix of one) is skipped at the very start only;
+- LF, CR and CRLF end lines (``\\n\\r`` is two line ends); the last line is always emitted;
+- only the first 16,663 bytes of a line are kept; a NUL byte ends the line;
+- ``#`` starts a comment anywhere; leading and trailing ASCII white space is stripped;
+- ``key: value`` is split at the first colon; without a colon, a line of exactly two
+  space- or tab-separated words is read as ``key value`` (Google's missing-colon rule);
+- field names match by case-insensitive prefix, with Google's accepted misspellings.
+
+The body is decoded as Latin-1 (one character per byte) so that every step is a fast ``str``
+operation while staying byte-exact. Directives are stored compactly (parallel arrays of kinds
+and offsets into the text), not as one object per line: a parsed file costs little memory.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from typing import Final
+
+from ._model import Dialect, Finding, Severity
+
+__all__ = ["Tokens", "tokenize"]
+
+MAX_LINE: Final = 2083 * 8 - 1  # Google keeps the first 16,663 bytes of a line
+_WS: Final = " \t\n\v\f\r"  # absl::ascii_isspace
+_BOM: Final = b"\xef\xbb\xbf"
+
+# Directive kinds.
+UA: Final = 1
+ALLOW: Final = 2
+DISALLOW: Final = 3
+SITEMAP: Final = 4
+CRAWL_DELAY: Final = 5
+REQUEST_RATE: Final = 6
+VISIT_TIME: Final = 7
+HOST: Final = 8
+CLEAN_PARAM: Final = 9
+OTHER: Final = 10  # known extension that nothing here enforces (noindex, content-signal ...)
+UNKNOWN: Final = 11
+BLANK: Final = 12  # an empty line (1994 dialect: ends a record)
+
+KIND_NAMES: Final = {
+    UA: "user-agent",
+    ALLOW: "allow",
+    DISALLOW: "disallow",
+    SITEMAP: "sitemap",
+    CRAWL_DELAY: "crawl-delay",
+    REQUEST_RATE: "request-rate",
+    VISIT_TIME: "visit-time",
+    HOST: "host",
+    CLEAN_PARAM: "clean-param",
+}
+
+_EXACT_KEYS: Final = {
+    "user-agent": UA,
+    "allow": ALLOW,
+    "disallow": DISALLOW,
+    "sitemap": SITEMAP,
+}
+# Google's accepted misspellings (robots.cc, kAllowFrequentTypos), matched as prefixes.
+_UA_TYPOS: Final = ("useragent", "user agent")
+_DISALLOW_KEYS: Final = ("disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw")
+_SITEMAP_KEYS: Final = ("sitemap", "site-map")
+
+_EXTENSIONS: Final = {
+    "crawl-delay": CRAWL_DELAY,
+    "crawldelay": CRAWL_DELAY,
+    "request-rate": REQUEST_RATE,
+    "requestrate": REQUEST_RATE,
+    "visit-time": VISIT_TIME,
+    "visittime": VISIT_TIME,
+    "host": HOST,
+    "clean-param": CLEAN_PARAM,
+    "cleanparam": CLEAN_PARAM,
+}
+# Records known in the wild that no crawler here enforces (Google's reporter: "unused").
+_KNOWN_OTHER: Final = frozenset(
+    {
+        "noindex", "nofollow", "noarchive", "content-signal", "content-usage", "llm-policy",
+        "revisit-after", "domain", "license", "tdm-reservation", "ai-policy", "comment",
+        "robot-version", "disallow-ai-training",
+    }
+)
+
+_TOKEN_RE: Final = re.compile(r"[A-Za-z_-]*")
+
+
+def agent_token(value: str) -> str:
+    """Leading run of ``[A-Za-z_-]`` of a user-agent value (RFC 9309 2.2.1, robots.cc)."""
+    m = _TOKEN_RE.match(value)
+    return m.group(0) if m else ""
+
+
+def is_global_agent(value: str) -> bool:
+    """Google: ``*`` alone, or ``*`` followed by white space, names the global group."""
+    return value[:1] == "*" and (len(value) == 1 or value[1] in _WS)
+
+
+def classify_key(key: str, dialect: Dialect) -> tuple[int, str | None]:
+    """Directive kind of a field name and, when it was read leniently, the intended name."""
+    k = key.lower()
+    kind = _EXACT_KEYS.get(k)
+    if kind is not None:
+        return kind, None
+    if dialect != "1994":
+        # Google's order and prefix rule (robots.cc ParseKey).
+        if k.startswith("user-agent"):
+            return UA, "User-agent"
+        if k.startswith(_UA_TYPOS):
+            return UA, "User-agent"
+        if k.startswith("allow"):
+            return ALLOW, "Allow"
+        if k.startswith(_DISALLOW_KEYS):
+            return DISALLOW, "Disallow"
+        if k.startswith(_SITEMAP_KEYS):
+            return SITEMAP, "Sitemap"
+    norm = k.replace("_", "-").replace(" ", "-")
+    kind = _EXTENSIONS.get(norm)
+    if kind is not None:
+        return kind, None
+    if norm in _KNOWN_OTHER:
+        return OTHER, None
+    return UNKNOWN, None
+
+
+class Tokens:
+    """The directive stream of one body: parallel arrays plus the findings met on the way."""
+
+    __slots__ = (
+        "findings",
+        "kend",
+        "kinds",
+        "kstart",
+        "line_count",
+        "lines",
+        "text",
+        "vend",
+        "vstart",
+    )
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.kinds = bytearray()
+        self.lines = array("I")
+        self.kstart = array("I")
+        self.kend = array("I")
+        self.vstart = array("I")
+        self.vend = array("I")
+        self.findings: list[Finding] = []
+        self.line_count = 0
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def value(self, i: int) -> str:
+        return self.text[self.vstart[i] : self.vend[i]]
+
+    def key(self, i: int) -> str:
+        return self.text[self.kstart[i] : self.kend[i]]
+
+
+def _finding(
+    out: list[Finding], code: str, kind: str, severity: Severity, line: int, column: int,
+    message: str, fix: str | None = None,
+) -> None:
+    out.append(Finding(code, kind, severity, line, column, message, fix))
+
+
+def to_bytes(body: bytes | bytearray | memoryview | str) -> bytes:
+    if isinstance(body, str):
+        try:
+            return body.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return body.encode("utf-8", "surrogatepass")
+    return bytes(body)
+
+
+def display(raw: str) -> str:
+    """Latin-1 text of raw bytes back to readable text (UTF-8, or cp1252 when not UTF-8)."""
+    if raw.isascii():
+        return raw
+    data = raw.encode("latin-1")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace")
+
+
+def tokenize(body: bytes, dialect: Dialect) -> Tokens:
+    """Cut ``body`` into directives, recording every oddity as a finding."""
+    findings: list[Finding] = []
+    skip = 0
+    while skip < 3 and skip < len(body) and body[skip] == _BOM[skip]:
+        skip += 1
+    if skip:
+        if skip == 3:
+            _finding(findings, "L017", "bom", "info", 1, 1,
+                     "byte-order mark at the start of the file (skipped)",
+                     "save the file as UTF-8 without BOM")
+        else:
+            _finding(findings, "L017", "bom", "warning", 1, 1,
+                     "a partial byte-order mark at the start of the file (skipped)")
+        body = body[skip:]
+    if body.startswith((b"\xff\xfe", b"\xfe\xff")):
+        _finding(findings, "L017", "encoding", "error", 1, 1,
+                 "the file looks like UTF-16; robots.txt must be UTF-8 (RFC 9309 2.3)",
+                 "save the file as UTF-8")
+    text = body.decode("latin-1")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    tokens = Tokens(text)
+    tokens.findings = findings
+    kinds = tokens.kinds
+    lines_a = tokens.lines
+    kstart_a = tokens.kstart
+    kend_a = tokens.kend
+    vstart_a = tokens.vstart
+    vend_a = tokens.vend
+    legacy = dialect == "1994"
+    exact = _EXACT_KEYS
+    pos = 0
+    lineno = 0
+    for line in text.split("\n"):
+        lineno += 1
+        start = pos
+        pos += len(line) + 1
+        seg = line
+        if len(seg) > MAX_LINE:
+            seg = seg[:MAX_LINE]
+            _finding(findings, "L019", "line-too-long", "warning", lineno, MAX_LINE + 1,
+                     f"line is {len(line):,} bytes; Google reads only the first {MAX_LINE:,}")
+        if "\0" in seg:
+            seg = seg[: seg.index("\0")]
+            _finding(findings, "L029", "nul-byte", "error", lineno, len(seg) + 1,
+                     "NUL byte: the rest of the line is ignored")
+        hash_at = seg.find("#")
+        if hash_at >= 0:
+            seg = seg[:hash_at]
+        left = seg.lstrip(_WS)
+        if not left:
+            if legacy and hash_at < 0:
+                kinds.append(BLANK)
+                lines_a.append(lineno)
+                kstart_a.append(start)
+                kend_a.append(start)
+                vstart_a.append(start)
+                vend_a.append(start)
+            continue
+        lead = len(seg) - len(left)
+        s = left.rstrip(_WS)
+        colon = s.find(":")
+        missing_colon = False
+        if colon < 0:
+            sp = -1
+            for i, ch in enumerate(s):
+                if ch == " " or ch == "\t":
+                    sp = i
+                    break
+            rest = s[sp:].lstrip(" \t") if sp >= 0 else ""
+            if sp < 0 or " " in rest or "\t" in rest or legacy:
+                _not_a_directive(findings, s, lineno, lead + 1, sp < 0)
+                continue
+            colon = sp
+            missing_colon = True
+        key = s[:colon].rstrip(_WS)
+        if not key:
+            _finding(findings, "L029", "no-field-name", "warning", lineno, lead + 1,
+                     "line has a value but no field name; ignored")
+            continue
+        after = s[colon + 1 :]
+        value = after.lstrip(_WS)
+        vstart = start + lead + colon + 1 + (len(after) - len(value))
+        kind = exact.get(key.lower())
+        intended: str | None = None
+        if kind is None:
+            kind, intended = classify_key(key, dialect)
+        if missing_colon:
+            name = intended or KIND_NAMES.get(kind, key).capitalize()
+            _finding(findings, "L004", "missing-colon", "warning", lineno, lead + len(key) + 1,
+                     f"no colon after '{key}'" + ("" if kind < OTHER else "; ignored")
+                     + ("" if kind >= OTHER else " (Google reads it anyway)"),
+                     f"{name}: {display(value)}")
+        if intended is not None:
+            _finding(findings, "L003", "typo-directive", "warning", lineno, lead + 1,
+                     f"'{display(key)}' read as '{intended}' (Google accepts it; other "
+                     "parsers may not)", f"{intended}: {display(value)}")
+        kinds.append(kind)
+        lines_a.append(lineno)
+        kstart_a.append(start + lead)
+        kend_a.append(start + lead + len(key))
+        vstart_a.append(vstart)
+        vend_a.append(start + lead + len(s))
+    tokens.line_count = lineno
+    return tokens
+
+
+def _not_a_directive(
+    findings: list[Finding], s: str, lineno: int, column: int, one_word: bool
+) -> None:
+    low = s.lower()
+    if low.startswith(("<", "<!doctype")):
+        _finding(findings, "L020", "html-line", "error", lineno, column,
+                 "HTML markup in robots.txt; the line is ignored")
+        return
+    key = s.split(None, 1)[0] if s.split() else s
+    kind, _ = classify_key(key, "google")
+    if kind != UNKNOWN and not one_word:
+        _finding(findings, "L004", "missing-colon", "warning", lineno, column,
+                 f"no colon after '{display(key)}' and more than one value word; ignored",
+                 f"{KIND_NAMES.get(kind, key).capitalize()}: ...")
+        return
+    _finding(findings, "L029", "not-a-directive", "warning", lineno, column,
+             f"'{display(s[:60])}' is not a 'field: value' line; ignored")

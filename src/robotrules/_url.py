@@ -1,0 +1,101 @@
+"""URL to matchable path, and the percent-encoding normalisations of each dialect.
+
+- ``path_of``: Google's ``GetPathParamsQuery`` (robots.cc): path, params and query of a URL,
+  fragment dropped, ``/`` when there is none; a URL without a scheme takes its first segment
+  as the host. Used by every dialect so that a URL is cut into a path one way only.
+- ``rfc_normalize``: RFC 9309 2.2.2: decode ``%xx`` of unreserved characters, upper-case the
+  other escapes, percent-encode octets outside ASCII (as UTF-8); reserved characters stay as
+  they are, raw or encoded. Characters that are neither reserved nor unreserved (space, ``"``,
+  ``<`` ...) are encoded too, so that ``/a b`` and ``/a%20b`` compare equal. A literal ``*`` or
+  ``$`` in a URL is written ``%2A`` / ``%24`` so that a rule's ``%2A`` / ``%24`` matches it
+  (2.2.3) while the rule's own ``*`` and final ``$`` keep their special meaning.
+- ``legacy_normalize``: the 1996 draft (3.2.2): ``%xx`` is decoded before comparison, except
+  ``%2F``.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote_from_bytes, unquote
+
+__all__ = ["legacy_normalize", "path_of", "rfc_normalize", "rfc_normalize_pattern"]
+
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_RESERVED = ":/?#[]@!$&'()*+,;="
+# Safe for quote(): unreserved and reserved (both kept as they are) and '%' (escapes are
+# handled separately). '*' and '$' are handled by the caller.
+_SAFE = "-._~" + _RESERVED + "%"
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_NEEDS_WORK = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!&'()+,;=]")
+
+
+def path_of(url: str) -> str:
+    """Path, params and query of ``url`` exactly as Google's matcher extracts them."""
+    search_start = 2 if url.startswith("//") else 0
+    early_path = _find_first_of(url, "/?;", search_start)
+    protocol_end = url.find("://", search_start)
+    if protocol_end < 0 or (0 <= early_path < protocol_end):
+        protocol_end = search_start
+    else:
+        protocol_end += 3
+    path_start = _find_first_of(url, "/?;", protocol_end)
+    if path_start < 0:
+        return "/"
+    hash_pos = url.find("#", search_start)
+    if 0 <= hash_pos < path_start:
+        return "/"
+    path_end = len(url) if hash_pos < 0 else hash_pos
+    path = url[path_start:path_end]
+    if url[path_start] != "/":
+        return "/" + path
+    return path
+
+
+def _find_first_of(s: str, chars: str, start: int) -> int:
+    best = -1
+    for c in chars:
+        i = s.find(c, start)
+        if i >= 0 and (best < 0 or i < best):
+            best = i
+    return best
+
+
+def _fix_escape(m: re.Match[str]) -> str:
+    value = int(m.group(1), 16)
+    if value in _UNRESERVED:
+        return chr(value)
+    return "%" + m.group(1).upper()
+
+
+def rfc_normalize(text: str) -> str:
+    """RFC 9309 2.2.2 form of a URL path (or a literal run of a pattern)."""
+    if _NEEDS_WORK.search(text) is None:
+        return text
+    if "%" in text:
+        text = _ESCAPE.sub(_fix_escape, text)
+    if "*" in text:
+        text = text.replace("*", "%2A")
+    if "$" in text:
+        text = text.replace("$", "%24")
+    if _NEEDS_WORK.search(text) is None:
+        return text
+    raw = text.encode("utf-8", "surrogateescape")
+    return quote_from_bytes(raw, safe=_SAFE)
+
+
+def rfc_normalize_pattern(pattern: str) -> str:
+    """RFC 9309 form of a rule pattern: literal runs normalised, ``*`` and final ``$`` kept."""
+    anchored = pattern.endswith("$")
+    body = pattern[:-1] if anchored else pattern
+    out = "*".join(rfc_normalize(part) for part in body.split("*"))
+    return out + "$" if anchored else out
+
+
+_SLASH_ESCAPE = re.compile("%2[fF]")
+
+
+def legacy_normalize(text: str) -> str:
+    """1996 draft 3.2.2: decode ``%xx`` before comparing, except ``%2F`` (kept, upper-cased)."""
+    if "%" not in text:
+        return text
+    return "%2F".join(unquote(part) for part in _SLASH_ESCAPE.split(text))

@@ -1,0 +1,289 @@
+"""A drop-in for :class:`urllib.robotparser.RobotFileParser` with RFC 9309 semantics.
+
+Switch with one line::
+
+    from robotrules.compat import RobotFileParser   # was: from urllib.robotparser import ...
+
+The class keeps the standard library's names, argument order and return types: ``set_url``,
+``read``, ``parse(lines)``, ``can_fetch(useragent, url)``, ``crawl_delay``, ``request_rate``
+(returning the stdlib's own ``RequestRate`` named tuple), ``site_maps``, ``mtime``,
+``modified`` and the ``allow_all`` / ``disallow_all`` / ``last_checked`` attributes. What the
+stdlib documents still holds: before ``read()`` or ``parse()`` every URL is disallowed.
+
+Underneath, the file is compiled once by :func:`robotrules.parse`, so groups for one agent are
+merged, the longest rule wins, product tokens match exactly and percent-encoding is normalised
+as RFC 9309 section 2.2 says. Where this differs from the stdlib is listed in ``docs/compat.md``.
+
+``read()`` maps the HTTP outcome like RFC 9309 section 2.3.1, with one switch:
+
+=====================  ==============================  ======================================
+outcome                stdlib                          here
+=====================  ==============================  ======================================
+2xx                    parse                           parse (first 512000 bytes, never
+                                                       raises on bad UTF-8)
+401, 403               disallow all                    ``auth_failure="disallow"`` (default,
+                                                       as the stdlib documents);
+                                                       ``"allow"`` follows RFC 9309 2.3.1.3
+other 4xx              allow all                       allow all (2.3.1.3)
+429, 5xx               nothing read: disallow all      disallow all (2.3.1.4)
+network error          raises ``URLError``             disallow all (2.3.1.4); the exception
+                                                       is kept in ``error``
+too many redirects     nothing read: disallow all      allow all (2.3.1.2 MAY; as Google)
+=====================  ==============================  ======================================
+
+``read()`` uses only :mod:`urllib.request`, so the drop-in needs no dependency beyond the core,
+like the module it replaces.
+"""
+
+from __future__ import annotations
+
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterable
+from typing import Literal
+from urllib.robotparser import RequestRate
+
+from robotrules import Dialect, RobotsTxt, Verdict, parse
+
+__all__ = ["RequestRate", "RobotFileParser"]
+
+AuthFailure = Literal["allow", "disallow"]
+# The verdict reasons this module gives itself (a subset of Verdict.reason).
+_Reason = Literal["unavailable", "unreachable", "not-fetched"]
+
+_MAX_BYTES = 512_000  # RFC 9309 2.5: a parsing limit of at least 500 KiB
+
+
+class RobotFileParser:
+    """Read, parse and answer questions about one robots.txt, like the stdlib class.
+
+    Extra keyword-only arguments (all optional, so existing calls keep working):
+
+    ``dialect``
+        ``"rfc9309"`` (default), ``"google"`` or ``"1994"`` (first match, substring agents).
+    ``auth_failure``
+        What a 401 or 403 on ``read()`` means. ``"disallow"`` (default) is what the stdlib
+        documents and does; ``"allow"`` is RFC 9309 section 2.3.1.3 (4xx: unavailable).
+    ``user_agent``
+        The ``User-Agent`` header ``read()`` sends (default: urllib's ``Python-urllib/3.x``).
+    ``timeout``
+        Seconds ``read()`` waits for the server (the stdlib waits forever by default).
+    ``max_bytes``
+        How much of the body ``read()`` parses (RFC 9309 2.5 says at least 500 KiB).
+    """
+
+    def __init__(
+        self,
+        url: str = "",
+        *,
+        dialect: Dialect = "rfc9309",
+        auth_failure: AuthFailure = "disallow",
+        user_agent: str | None = None,
+        timeout: float | None = 30.0,
+        max_bytes: int = _MAX_BYTES,
+    ) -> None:
+        if auth_failure not in ("allow", "disallow"):
+            raise ValueError(f"auth_failure must be 'allow' or 'disallow', not {auth_failure!r}")
+        self.dialect: Dialect = dialect
+        self.auth_failure: AuthFailure = auth_failure
+        self.user_agent = user_agent
+        self.timeout = timeout
+        self.max_bytes = max_bytes
+        self.rules: RobotsTxt | None = None
+        self.sitemaps: list[str] = []
+        self.disallow_all = False
+        self.allow_all = False
+        self.last_checked: float = 0
+        #: HTTP status of the last ``read()`` (``None``: not read, or no response at all).
+        self.status: int | None = None
+        #: The transport failure of the last ``read()``, if any (the stdlib would raise it).
+        self.error: Exception | None = None
+        self.url = ""
+        self.host = ""
+        self.path = ""
+        self.set_url(url)
+
+    # -- the stdlib API ---------------------------------------------------------------------
+
+    def mtime(self) -> float:
+        """The time the robots.txt was last fetched (``0`` if never), as in the stdlib."""
+        return self.last_checked
+
+    def modified(self) -> None:
+        """Set the last-fetched time to now, as in the stdlib."""
+        self.last_checked = time.time()
+
+    def set_url(self, url: str) -> None:
+        """Set the URL of the robots.txt file (it is fetched as given, like the stdlib)."""
+        self.url = url
+        parts = urllib.parse.urlparse(url)
+        self.host, self.path = parts.netloc, parts.path
+
+    def read(self) -> None:
+        """Fetch the robots.txt URL and feed it to the parser; see the module's table.
+
+        Never raises for HTTP or network outcomes: they become allow-all or disallow-all.
+        """
+        self.allow_all = self.disallow_all = False
+        self.status = None
+        self.error = None
+        headers = {"User-Agent": self.user_agent} if self.user_agent else {}
+        request = urllib.request.Request(self.url, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                self.status = response.status
+                body = response.read(self.max_bytes)
+        except urllib.error.HTTPError as err:
+            self.status = err.code
+            err.close()
+            self._apply_status(err.code)
+            return
+        except (OSError, ValueError) as err:  # URLError, timeouts, resets, bad URLs
+            # RFC 9309 2.3.1.4: unreachable means complete disallow.
+            self.error = err
+            self.disallow_all = True
+            return
+        self._load(body, url=self.url or None)
+
+    def parse(self, lines: Iterable[str] | Iterable[bytes] | str | bytes) -> None:
+        """Parse the lines of a robots.txt (a list of lines, as the stdlib takes).
+
+        Line terminators on the items are tolerated (``readlines()`` output works). A whole
+        ``str`` or ``bytes`` body is accepted too. Unlike the stdlib, a second call replaces
+        the rules instead of adding to them: one object is one file.
+        """
+        self._load(_join(lines))
+
+    def can_fetch(self, useragent: str, url: str) -> bool:
+        """Whether ``useragent`` may fetch ``url``; stdlib argument order."""
+        return self.explain(useragent, url).allowed
+
+    def crawl_delay(self, useragent: str) -> float | None:
+        """The ``Crawl-delay`` for ``useragent`` in seconds, or ``None``.
+
+        Whole numbers come back as ``int`` like the stdlib; fractions are kept.
+        """
+        if not self.mtime() or self.rules is None:
+            return None
+        return _intlike(self.rules.crawl_delay(user_agent=useragent))
+
+    def request_rate(self, useragent: str) -> RequestRate | None:
+        """The ``Request-rate`` for ``useragent`` as the stdlib's ``RequestRate``, or ``None``."""
+        if not self.mtime() or self.rules is None:
+            return None
+        rate = self.rules.request_rate(user_agent=useragent)
+        if rate is None:
+            return None
+        return RequestRate(rate.requests, _intlike(rate.seconds))
+
+    def site_maps(self) -> list[str] | None:
+        """The ``Sitemap`` URLs in file order, or ``None`` when there are none (stdlib)."""
+        return list(self.sitemaps) or None
+
+    def __str__(self) -> str:
+        # The stdlib's layout: specific groups in file order, then the default group.
+        if self.rules is None:
+            return ""
+        groups = [g for g in self.rules.groups if not g.is_global]
+        groups += [g for g in self.rules.groups if g.is_global]
+        blocks = []
+        for group in groups:
+            lines = [f"User-agent: {agent}" for agent in group.agents]
+            if group.crawl_delay is not None:
+                lines.append(f"Crawl-delay: {_intlike(group.crawl_delay)}")
+            if group.request_rate is not None:
+                rate = group.request_rate
+                lines.append(f"Request-rate: {rate.requests}/{_intlike(rate.seconds)}")
+            lines.extend(str(rule) for rule in group.rules)
+            blocks.append("\n".join(lines))
+        return "\n\n".join(blocks)
+
+    # -- beyond the stdlib ------------------------------------------------------------------
+
+    def explain(self, useragent: str, url: str) -> Verdict:
+        """Like :meth:`can_fetch`, but returns the :class:`~robotrules.Verdict` saying why."""
+        if self.disallow_all:
+            return self._outcome(useragent, url, allowed=False)
+        if self.allow_all:
+            return self._outcome(useragent, url, allowed=True)
+        if not self.last_checked or self.rules is None:
+            # The stdlib's promise: until the file is read, nothing is allowed.
+            return _verdict(
+                False, useragent, url, self.dialect, "not-fetched",
+                "robots.txt not read yet: read() or parse() first; until then nothing is allowed",
+            )
+        return self.rules.explain(url, user_agent=useragent)
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _load(self, body: str | bytes, *, url: str | None = None) -> None:
+        self.rules = parse(body, self.dialect, url=url)
+        self.sitemaps = list(self.rules.sitemaps)
+        self.modified()
+
+    def _apply_status(self, status: int) -> None:
+        if status in (401, 403):
+            if self.auth_failure == "disallow":
+                self.disallow_all = True
+            else:
+                self.allow_all = True
+        elif status == 429 or status >= 500:
+            self.disallow_all = True  # RFC 9309 2.3.1.4 (429 as Google: overloaded)
+        else:
+            # Other 4xx: unavailable (2.3.1.3). 3xx here means urllib gave up on a redirect
+            # chain: 2.3.1.2 MAY treat that as unavailable, as Google does.
+            self.allow_all = True
+
+    def _outcome(self, useragent: str, url: str, *, allowed: bool) -> Verdict:
+        status = f"HTTP {self.status}" if self.status is not None else "no response"
+        if self.error is not None:
+            status = f"{status} ({type(self.error).__name__}: {self.error})"
+        reason: _Reason
+        if self.status is not None and 400 <= self.status < 500 and self.status != 429:
+            reason = "unavailable"
+            detail = (
+                f"{status} for robots.txt: everything allowed (RFC 9309 2.3.1.3)"
+                if allowed
+                else f"{status} for robots.txt: everything disallowed "
+                "(auth_failure='disallow', as urllib.robotparser documents)"
+            )
+        elif allowed:
+            reason = "unavailable"
+            detail = f"{status} for robots.txt: everything allowed"
+        else:
+            reason = "unreachable"
+            detail = f"{status} for robots.txt: everything disallowed (RFC 9309 2.3.1.4)"
+        return _verdict(allowed, useragent, url, self.dialect, reason, detail)
+
+
+def _verdict(
+    allowed: bool, useragent: str, url: str, dialect: Dialect, reason: _Reason, detail: str
+) -> Verdict:
+    path = urllib.parse.urlsplit(url).path or "/"
+    return Verdict(
+        allowed=allowed, line=None, rule=None, agents=(), reason=reason,
+        user_agent=useragent, path=path, dialect=dialect, detail=detail,
+    )  # fmt: skip
+
+
+def _join(lines: Iterable[str] | Iterable[bytes] | str | bytes) -> str | bytes:
+    if isinstance(lines, str | bytes):
+        return lines
+    items = list(lines)
+    if items and all(isinstance(item, bytes) for item in items):
+        return b"\n".join(bytes(item).rstrip(b"\r\n") for item in items)
+    # readlines() keeps "\n"; joining as-is would double every line break, which matters in
+    # the 1994 dialect, where a blank line ends a record.
+    return "\n".join(
+        (item.decode("utf-8", "replace") if isinstance(item, bytes) else item).rstrip("\r\n")
+        for item in items
+    )
+
+
+def _intlike(value: float | None) -> float | None:
+    """``3.0`` -> ``3`` (the stdlib returns ints); fractions and ``None`` unchanged."""
+    if value is not None and float(value).is_integer():
+        return int(value)
+    return value

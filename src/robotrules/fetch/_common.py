@@ -1,0 +1,295 @@
+"""What the sync and async clients share: configuration, cache lookups, verdicts.
+
+Everything here is free of network I/O; :mod:`._sync` and :mod:`._async` only send requests,
+read bodies and talk to the store (from a thread, for the async client).
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import re
+import socket
+import ssl
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Literal
+
+import robotrules
+from robotrules import RobotsTxt, Verdict
+from robotrules._model import Dialect
+from robotrules.fetch import _policy as P
+from robotrules.stores._base import CacheEntry, Outcome, Store
+from robotrules.stores._memory import MemoryStore
+
+__all__ = ["DEFAULT_USER_AGENT", "FetchedRobots"]
+
+log = logging.getLogger("robotrules.fetch")
+
+DEFAULT_USER_AGENT = f"robotrules/{robotrules.__version__} (+https://pypi.org/project/robotrules/)"
+_TOKEN = re.compile(r"[A-Za-z_-]+")
+_MEMO_SIZE = 1024  # parsed files kept per client (the store keeps bytes; parsing costs)
+_EMPTY: dict[str, RobotsTxt] = {}
+
+
+def _empty(dialect: Dialect) -> RobotsTxt:
+    if dialect not in _EMPTY:
+        _EMPTY[dialect] = robotrules.parse(b"", dialect)
+    return _EMPTY[dialect]
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedRobots:
+    """One origin's robots.txt and how it was obtained.
+
+    ``outcome`` is ``"rules"`` (a file was fetched and parsed: ``rules`` decides),
+    ``"allow-all"`` (unavailable: 4xx, redirect limit; RFC 9309 2.3.1.3) or ``"disallow-all"``
+    (unreachable: 5xx, 429, network failure; 2.3.1.4). For the last two ``rules`` is the parse
+    of an empty file. ``expires_at`` is when the client will fetch again; ``error`` says why a
+    fetch failed (for a stale copy: why the refresh failed); ``failing_since`` is set while the
+    origin has been unreachable and an older copy stands in.
+    """
+
+    rules: RobotsTxt
+    outcome: Outcome
+    status: int | None
+    robots_url: str
+    final_url: str
+    redirects: tuple[tuple[str, int], ...]
+    fetched_at: float
+    expires_at: float
+    size: int
+    error: str | None
+    from_cache: bool
+    headers: Mapping[str, str]
+    summary: str
+    truncated: bool
+    failing_since: float | None = None
+    origin: str = field(default="", compare=False)
+
+    @property
+    def allow_all(self) -> bool:
+        return self.outcome == "allow-all"
+
+    @property
+    def disallow_all(self) -> bool:
+        return self.outcome == "disallow-all"
+
+    def explain(self, url: str, *, user_agent: str) -> Verdict:
+        """The verdict for ``url``: the rules', or the HTTP outcome's (line None)."""
+        if self.outcome == "rules":
+            return self.rules.explain(url, user_agent=user_agent)
+        allowed = self.outcome == "allow-all"
+        if allowed:
+            reason: Literal["unavailable", "unreachable"] = "unavailable"
+        else:
+            auth = self.failing_since is None and self.status in (401, 403)
+            reason = "unavailable" if auth else "unreachable"
+        return Verdict(
+            allowed=allowed,
+            line=None,
+            rule=None,
+            agents=(),
+            reason=reason,
+            user_agent=user_agent,
+            path=P.path_of(url),
+            dialect=self.rules.dialect,
+            detail=self.summary,
+        )
+
+    def is_allowed(self, url: str, *, user_agent: str) -> bool:
+        if self.outcome == "rules":
+            return self.rules.is_allowed(url, user_agent=user_agent)
+        return self.outcome == "allow-all"
+
+
+def product_token(user_agent: str) -> str:
+    """The product token at the start of a User-Agent header (RFC 9309 2.2.1)."""
+    m = _TOKEN.match(user_agent.strip())
+    return m.group(0) if m else "*"
+
+
+def describe_exception(exc: BaseException) -> str:
+    """Transport failures in a few stable words ("connection refused", "timeout" ...)."""
+    name = type(exc).__name__
+    chain: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and len(chain) < 8:
+        chain.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    for e in chain:
+        if isinstance(e, ConnectionRefusedError) or getattr(e, "errno", None) == errno.ECONNREFUSED:
+            return "connection refused"
+        if isinstance(e, ConnectionResetError) or getattr(e, "errno", None) == errno.ECONNRESET:
+            return "connection reset"
+        if isinstance(e, socket.gaierror):
+            return "DNS failure"
+        if isinstance(e, ssl.SSLError):
+            return "TLS error"
+    text = " ".join(str(e) for e in chain).lower()
+    if "timeout" in name.lower() or "timed out" in text:
+        return "timeout"
+    if "refused" in text:
+        return "connection refused"
+    if "reset" in text:
+        return "connection reset"
+    if "name or service" in text or "nodename" in text or "getaddrinfo" in text:
+        return "DNS failure"
+    if "ssl" in text or "certificate" in text or "tls" in text:
+        return "TLS error"
+    if "incomplete" in text or "peer closed" in text or "chunk" in text:
+        return "incomplete body"
+    if name == "RemoteProtocolError":
+        return "protocol error"
+    return f"network error ({name})"
+
+
+class BaseClient:
+    """Configuration and every decision shared by :class:`RobotsClient` and its async twin."""
+
+    def __init__(
+        self,
+        *,
+        user_agent: str,
+        store: Store | None,
+        clock: Callable[[], float] | None,
+        dialect: Dialect,
+        max_bytes: int,
+        connect_timeout: float,
+        timeout: float,
+        auth_failure: Literal["allow", "disallow"],
+        max_redirects: int,
+        long_outage: Literal["disallow", "allow"],
+    ) -> None:
+        if max_bytes < P.DEFAULT_MAX_BYTES:
+            # RFC 9309 2.5: the parsing limit MUST be at least 500 KiB. Smaller limits are
+            # still accepted (tests, embedded use), but they are not conformant.
+            log.debug("max_bytes=%d is below RFC 9309's 500 KiB minimum", max_bytes)
+        if max_bytes < 1 or max_redirects < 0 or timeout <= 0 or connect_timeout <= 0:
+            raise ValueError("max_bytes, timeouts must be positive and max_redirects >= 0")
+        if auth_failure not in ("allow", "disallow"):
+            raise ValueError("auth_failure must be 'allow' or 'disallow'")
+        if long_outage not in ("allow", "disallow"):
+            raise ValueError("long_outage must be 'allow' or 'disallow'")
+        robotrules.parse(b"", dialect)  # validates the dialect now rather than on first use
+        self.user_agent = user_agent
+        self.token = product_token(user_agent)
+        self._own_store = store is None
+        self.store: Store = store if store is not None else MemoryStore()
+        self.clock: Callable[[], float] = clock or time.time
+        self.dialect: Dialect = dialect
+        self.max_bytes = max_bytes
+        self.connect_timeout = connect_timeout
+        self.timeout = timeout
+        self.auth_failure: Literal["allow", "disallow"] = auth_failure
+        self.max_redirects = max_redirects
+        self.long_outage: Literal["disallow", "allow"] = long_outage
+        self._memo: OrderedDict[str, tuple[CacheEntry, FetchedRobots]] = OrderedDict()
+        self._memo_lock = threading.Lock()
+        self._store_ok = True
+        self.requests_sent = 0  # GETs sent by this client (redirect hops count one each)
+
+    # -- request ----------------------------------------------------------------------------
+
+    def request_headers(self) -> dict[str, str]:
+        return {
+            "User-Agent": self.user_agent,
+            "Accept": "text/plain, */*;q=0.5",
+            "Accept-Encoding": "gzip, deflate, br",
+        }
+
+    def new_attempt(self, origin: str) -> P.Attempt:
+        return P.Attempt(
+            origin,
+            max_bytes=self.max_bytes,
+            max_redirects=self.max_redirects,
+            auth_failure=self.auth_failure,
+        )
+
+    # -- cache --------------------------------------------------------------------------------
+
+    def memo_fresh(self, origin: str, now: float) -> FetchedRobots | None:
+        with self._memo_lock:
+            item = self._memo.get(origin)
+            if item is None or now >= item[1].expires_at:
+                return None
+            self._memo.move_to_end(origin)
+        return replace(item[1], from_cache=True)
+
+    def memo_entry(self, origin: str) -> CacheEntry | None:
+        """The last entry this client saw for ``origin`` (stands in when the store fails)."""
+        with self._memo_lock:
+            item = self._memo.get(origin)
+        return None if item is None else item[0]
+
+    def materialize(self, origin: str, entry: CacheEntry, *, from_cache: bool) -> FetchedRobots:
+        """Entry -> FetchedRobots, reusing the parse of an identical earlier body."""
+        with self._memo_lock:
+            old = self._memo.get(origin)
+        if entry.outcome != "rules":
+            rules = _empty(self.dialect)
+        elif old is not None and old[0].outcome == "rules" and old[0].body == entry.body:
+            rules = old[1].rules
+        else:
+            rules = robotrules.parse(entry.body, self.dialect, url=entry.final_url)
+        fr = FetchedRobots(
+            rules=rules,
+            outcome=entry.outcome,
+            status=entry.status,
+            robots_url=entry.robots_url,
+            final_url=entry.final_url,
+            redirects=entry.redirects,
+            fetched_at=entry.fetched_at,
+            expires_at=entry.expires_at,
+            size=len(entry.body),
+            error=entry.error,
+            from_cache=from_cache,
+            headers=MappingProxyType(dict(entry.headers)),
+            summary=entry.summary,
+            truncated=entry.truncated,
+            failing_since=entry.failing_since,
+            origin=origin,
+        )
+        with self._memo_lock:
+            self._memo[origin] = (entry, fr)
+            self._memo.move_to_end(origin)
+            while len(self._memo) > _MEMO_SIZE:
+                self._memo.popitem(last=False)
+        return fr
+
+    def memo_drop(self, origin: str) -> None:
+        with self._memo_lock:
+            self._memo.pop(origin, None)
+
+    def is_news(self, entry: CacheEntry | None, previous: CacheEntry | None) -> bool:
+        """Did another process store a fresh entry since we looked (``previous``)?"""
+        if entry is None or self.clock() >= entry.expires_at:
+            return False
+        return previous is None or (entry.fetched_at, entry.expires_at) != (
+            previous.fetched_at, previous.expires_at
+        )
+
+    def store_failed(self, exc: BaseException, action: str) -> None:
+        if self._store_ok:
+            log.warning(
+                "robots.txt cache store %r failed to %s (%s); fetching without it until it "
+                "recovers", self.store, action, exc,
+            )
+        else:
+            log.debug("store still failing to %s: %s", action, exc)
+        self._store_ok = False
+
+    def store_recovered(self) -> None:
+        if not self._store_ok:
+            log.info("robots.txt cache store %r works again", self.store)
+        self._store_ok = True
+
+    def settle(self, previous: CacheEntry | None, result: P.AttemptResult) -> CacheEntry:
+        return P.settle(previous, result, self.clock(), long_outage=self.long_outage)
+
+    def ua(self, user_agent: str | None) -> str:
+        return self.token if user_agent is None else user_agent

@@ -1,0 +1,549 @@
+"""The linter: the parser's per-line findings plus checks that need the whole file.
+
+Theory of operation
+-------------------
+The parser already reports everything a single line can show (typos, missing colons, tokens,
+paths, encoding ...) as :class:`~robotrules.Finding` values on its one token stream; this module
+never re-reads the lines. It adds the *semantic* checks of the catalogue (REFERENCE.md section
+4), which look at the compiled groups:
+
+- per product token, the merged rules (RFC 9309 2.2.1) are compared pairwise to find rules that
+  can never decide (L011, L012): a rule is dead when another rule matches every path it
+  matches and always wins (longer pattern, or equal and allow; RFC 9309 2.2.2);
+- group structure: split groups (L013), named groups that drop the ``*`` rules (L014);
+- what the rules do: blocking everything (L022), stylesheets and scripts (L023), prefix traps
+  (L024), the implicit ``/robots.txt`` allow (L025), case variants (L026), paths worth not
+  advertising (L027), huge crawl-delays (L028);
+- what came with the body: size (L018), HTML (L020), HTTP status (L021).
+
+Pattern inclusion ("does S match every path R matches?") is decided on the patterns alone: with
+``R'`` = R with a trailing ``*`` unless it ends in ``$`` (likewise ``S'``), S covers R exactly
+when the glob ``S'`` matches the word ``R'`` in which each ``*`` of ``R'`` is a symbol that only
+a ``*`` of ``S'`` can absorb. This is an ``O(len(S) * len(R))`` table. Candidate pairs are found
+through the literal prefix (text before the first ``*``): S can only cover R when S's prefix is
+a prefix of R's, so a group of ``n`` rules costs about ``n * prefix length`` look-ups rather than
+``n**2`` comparisons.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from ._model import Dialect, Finding, Group, Rule, Severity
+
+if TYPE_CHECKING:
+    from . import RobotsTxt
+
+__all__ = ["CATALOGUE", "lint"]
+
+#: code -> (kind, default severity, one-line description): the stable catalogue.
+CATALOGUE: dict[str, tuple[str, Severity, str]] = {
+    "L001": ("unknown-directive", "warning", "key not in the known set"),
+    "L002": ("unsupported-directive", "info", "known key the target engine ignores"),
+    "L003": ("typo-directive", "warning", "misspelt key, e.g. Dissalow, User agent"),
+    "L004": ("missing-colon", "warning", "no colon between key and value"),
+    "L005": ("rule-outside-group", "warning", "rule before the first user-agent line"),
+    "L006": ("ua-not-token", "error", "user-agent value is a full UA string or not a token"),
+    "L007": ("empty-ua", "error", "user-agent line without a value"),
+    "L008": ("path-not-slash", "warning", "pattern not empty and not starting with /"),
+    "L009": ("dollar-not-last", "warning", "$ that is not the last character"),
+    "L010": ("redundant-star", "info", "trailing * or ** that changes nothing it matches"),
+    "L011": ("shadowed-rule", "warning", "rule that can never decide: duplicate or overridden"),
+    "L012": ("conflicting-equal", "info", "allow and disallow with the same pattern"),
+    "L013": ("split-groups", "info", "the same user-agent in several groups"),
+    "L014": ("specific-group-drops-star", "info", "a named group stops the * rules applying"),
+    "L015": ("sitemap-not-absolute", "warning", "sitemap URL that is not absolute http(s)"),
+    "L016": ("bare-url-line", "warning", "a line that is only a URL"),
+    "L017": ("encoding", "info", "byte order mark, or not UTF-8"),
+    "L018": ("too-big", "error", "file over 500 KiB: the rest is ignored"),
+    "L019": ("line-too-long", "warning", "line over Google's 16,664-byte limit"),
+    "L020": ("html-served", "error", "HTML or a non-text/plain type served"),
+    "L021": ("bad-status", "error", "HTTP status that overrides the file"),
+    "L022": ("blocks-everything", "warning", "Disallow: / for every crawler"),
+    "L023": ("blocks-assets", "warning", "stylesheets or scripts blocked for search engines"),
+    "L024": ("trailing-slash-trap", "info", "prefix without a slash also blocks longer names"),
+    "L025": ("self-block", "info", "disallowing /robots.txt has no effect"),
+    "L026": ("case-sensitivity", "info", "rules that differ only in letter case"),
+    "L027": ("sensitive-path-leak", "info", "robots.txt advertises a private-looking path"),
+    "L028": ("crawl-delay-bad", "warning", "crawl-delay not a number, or huge"),
+    "L029": ("junk-in-file", "error", "NUL bytes, scripts or other junk"),
+}
+
+MAX_BYTES = 500 * 1024  # RFC 9309 2.5: a parsing limit of at least 500 KiB; Google's limit
+HUGE_CRAWL_DELAY = 30.0  # Nutch and StormCrawler skip hosts above 30 s; crawler-commons: 300 s
+_SEARCH_TOKENS = frozenset({"*", "googlebot", "bingbot", "msnbot", "yandex", "yandexbot"})
+_ASSET = re.compile(r"\.(css|js|mjs)(?:$|[$*?])", re.IGNORECASE)
+_SENSITIVE = re.compile(
+    r"(?:^|/)(?:\.git|\.env|\.svn|backups?|bak|dump|sql|db|database|config|"
+    r"private|secret|secrets|staging|passwords?|credentials|phpmyadmin|admin)(?:/|$|\.|\*)",
+    re.IGNORECASE,
+)
+_NOT_SENSITIVE = ("/wp-admin/",)  # the WordPress default: public knowledge, nothing to leak
+_HTML = re.compile(rb"^\s*(?:<!doctype\s+html|<html|<head|<body|<\?xml)", re.IGNORECASE)
+_STAR = "\x00"  # a pattern's ``*`` as a symbol in the inclusion table
+
+
+def lint(
+    body: bytes | str,
+    *,
+    dialect: Dialect = "rfc9309",
+    content_type: str | None = None,
+    status: int | None = None,
+) -> list[Finding]:
+    """Every finding for ``body``, sorted by line: the parser's and the semantic checks'.
+
+    ``content_type`` and ``status``, when the file came over HTTP, add L020 and L021. A clean,
+    ordinary file gets no warning and no error (``info`` findings are advice).
+    """
+    from . import parse  # the core, imported late: the linter is a consumer of it
+
+    rules = parse(body, dialect=dialect)
+    raw = body.encode("utf-8", "surrogateescape") if isinstance(body, str) else body
+    findings = list(rules.findings)
+    findings.extend(_transport(raw, content_type, status))
+    findings.extend(_semantic(rules))
+    findings = _dedupe(findings)
+    findings.sort(key=lambda f: (f.line, f.column, f.code))
+    return findings
+
+
+# -- transport: size, HTML, status --------------------------------------------------------
+
+
+def _make(code: str, line: int, column: int, message: str, fix: str | None = None,
+          severity: Severity | None = None) -> Finding:
+    kind, default, _ = CATALOGUE[code]
+    return Finding(code, kind, severity or default, line, column, message, fix)
+
+
+def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iterator[Finding]:
+    if len(raw) > MAX_BYTES:
+        cut = raw.count(b"\n", 0, MAX_BYTES) + 1
+        yield _make(
+            "L018", cut, 1,
+            f"the file is {len(raw):,} bytes; crawlers read only the first {MAX_BYTES:,} "
+            f"(500 KiB, RFC 9309 2.5) and ignore everything from about line {cut} on",
+            "shorten the file: merge rules with * patterns, drop rules for retired paths",
+        )
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    looks_html = bool(_HTML.match(raw[:1024].lstrip(b"\xef\xbb\xbf")))
+    if media and media != "text/plain":
+        what = "HTML" if "html" in media else f"'{media}'"
+        yield _make(
+            "L020", 0, 0,
+            f"served as {what}, not text/plain (RFC 9309 2.3)"
+            + ("; the body is an HTML page" if looks_html else ""),
+            "serve the file as 'Content-Type: text/plain; charset=utf-8'",
+        )
+    elif looks_html:
+        yield _make(
+            "L020", 1, 1,
+            "the body is an HTML page, not a robots.txt (often an error page or a catch-all "
+            "route); crawlers find no rules in it",
+            "serve a plain-text robots.txt at /robots.txt",
+        )
+    if status is None or 200 <= status < 300:
+        return
+    if status == 429 or status >= 500:
+        yield _make(
+            "L021", 0, 0,
+            f"HTTP {status}: the file is unreachable, so crawlers must assume everything is "
+            "disallowed (RFC 9309 2.3.1.4; Google treats 429 the same way)",
+            "serve /robots.txt with status 200 (or 404 if there are no rules)",
+        )
+    elif status in (401, 403):
+        yield _make(
+            "L021", 0, 0,
+            f"HTTP {status}: RFC 9309 and Google treat this as 'no robots.txt' and crawl "
+            "everything; older crawlers (1996 draft) treat it as disallow all",
+            "serve /robots.txt with status 200 and say what you mean in it",
+            severity="warning",
+        )
+    elif 400 <= status < 500:
+        yield _make(
+            "L021", 0, 0,
+            f"HTTP {status}: no robots.txt, so everything may be crawled (RFC 9309 2.3.1.3)",
+            severity="info",
+        )
+    elif 300 <= status < 400:
+        yield _make(
+            "L021", 0, 0,
+            f"HTTP {status}: redirect not followed to a file (RFC 9309 2.3.1.2: follow at "
+            "least five redirects)",
+            severity="warning",
+        )
+
+
+# -- patterns -----------------------------------------------------------------------------
+
+
+def _priority(pattern: str) -> int:
+    """Octets of the pattern once percent-encoded (RFC 9309 2.2.2, counted as Google does)."""
+    return sum(1 if ord(c) < 128 else 3 * len(c.encode("utf-8", "surrogatepass")) for c in pattern)
+
+
+def _word(pattern: str) -> str:
+    """The pattern as a word of the inclusion table: ``*`` as a symbol, a tail ``*`` unless ``$``."""
+    if pattern.endswith("$"):
+        return pattern[:-1].replace("*", _STAR)
+    return pattern.replace("*", _STAR) + _STAR
+
+
+def _literal_prefix(pattern: str) -> str:
+    cut = pattern.find("*")
+    body = pattern if cut < 0 else pattern[:cut]
+    if cut < 0 and body.endswith("$"):
+        body = body[:-1]
+    return body
+
+
+def covers(general: str, specific: str) -> bool:
+    """Whether pattern ``general`` matches every path that pattern ``specific`` matches."""
+    s, r = _word(general), _word(specific)
+    # reach[j]: s[:i] can match r[:j]
+    reach = [True] + [False] * len(r)
+    for ch in s:
+        if ch == _STAR:
+            seen = False
+            for j in range(len(r) + 1):
+                seen = seen or reach[j]
+                reach[j] = seen
+        else:
+            nxt = [False] * (len(r) + 1)
+            for j in range(len(r)):
+                if reach[j] and r[j] == ch:
+                    nxt[j + 1] = True
+            reach = nxt
+            if not any(reach):
+                return False
+    return reach[len(r)]
+
+
+def matches(pattern: str, path: str) -> bool:
+    """Whether ``pattern`` matches ``path`` (no normalisation: the linter's own samples)."""
+    if not pattern:
+        return False
+    return covers(pattern, path.replace("*", "") + "$")
+
+
+def _beats(winner: Rule, loser: Rule, dialect: Dialect) -> bool:
+    """Whether ``winner`` wins against ``loser`` wherever both match."""
+    if dialect == "1994":  # first match (1996 draft 3.2.2)
+        return winner.line < loser.line
+    pw, pl = _priority(winner.pattern), _priority(loser.pattern)
+    if pw != pl:
+        return pw > pl
+    if winner.allow != loser.allow:
+        return winner.allow  # RFC 9309 2.2.2: allow wins ties
+    return winner.line < loser.line
+
+
+def _deciders(rules: Sequence[Rule], dialect: Dialect) -> dict[int, tuple[Rule, Rule]]:
+    """For each dead rule (by index): ``(rule, the rule that always beats it)``."""
+    by_prefix: dict[str, list[int]] = defaultdict(list)
+    live = [i for i, r in enumerate(rules) if r.pattern]
+    for i in live:
+        prefix = rules[i].pattern if dialect == "1994" else _literal_prefix(rules[i].pattern)
+        by_prefix[prefix].append(i)
+    dead: dict[int, tuple[Rule, Rule]] = {}
+    for i in live:
+        rule = rules[i]
+        prefix = rule.pattern if dialect == "1994" else _literal_prefix(rule.pattern)
+        for n in range(len(prefix) + 1):
+            for j in by_prefix.get(prefix[:n], ()):
+                other = rules[j]
+                if j == i or not _beats(other, rule, dialect):
+                    continue
+                if dialect == "1994":
+                    ok = rule.pattern.startswith(other.pattern)
+                else:
+                    ok = covers(other.pattern, rule.pattern)
+                if ok:
+                    dead[i] = (rule, other)
+                    break
+            if i in dead:
+                break
+    return dead
+
+
+# -- groups -------------------------------------------------------------------------------
+
+
+def _merged(groups: Sequence[Group], dialect: Dialect) -> dict[str, tuple[list[Group], list[Rule]]]:
+    """Per lower-cased token: the groups naming it and the rules that apply (RFC 9309 2.2.1)."""
+    out: dict[str, tuple[list[Group], list[Rule]]] = {}
+    for g in groups:
+        for tok in dict.fromkeys(t.lower() for t in g.tokens if t):
+            named, rules = out.setdefault(tok, ([], []))
+            if dialect == "1994" and named:
+                named.append(g)  # 1994: only the first record applies
+                continue
+            named.append(g)
+            rules.extend(g.rules)
+    for _, rules in out.values():
+        rules.sort(key=lambda r: r.line)
+    return out
+
+
+def _column(rules: RobotsTxt, rule: Rule) -> int:
+    text = rules.line_text(rule.line)
+    at = text.find(rule.pattern) if rule.pattern else -1
+    return at + 1 if at >= 0 else 1
+
+
+def _label(tok: str) -> str:
+    return "every crawler (*)" if tok == "*" else tok
+
+
+def _semantic(rules: RobotsTxt) -> Iterator[Finding]:
+    dialect = rules.dialect
+    merged = _merged(rules.groups, dialect)
+    yield from _stars(rules)
+    yield from _split(merged, dialect)
+    for tok, (_, group_rules) in merged.items():
+        yield from _dead(rules, tok, group_rules, dialect)
+        yield from _case_variants(rules, group_rules)
+    yield from _drops_star(rules, merged, dialect)
+    yield from _blocks(rules, merged, dialect)
+    yield from _per_rule(rules)
+    yield from _crawl_delay(rules)
+
+
+def _all_rules(rules: RobotsTxt) -> Iterator[Rule]:
+    seen: set[int] = set()
+    for g in rules.groups:
+        for r in g.rules:
+            if r.line not in seen:
+                seen.add(r.line)
+                yield r
+
+
+def _stars(rules: RobotsTxt) -> Iterator[Finding]:
+    """L010: ``**`` and a trailing ``*`` (``/dir/*`` matches what ``/dir/`` matches)."""
+    if rules.dialect == "1994":
+        return  # no wildcards in 1994: a * is a literal character
+    for r in _all_rules(rules):
+        p = r.pattern
+        if "**" in p:
+            fixed = re.sub(r"\*{2,}", "*", p)
+            yield _make("L010", r.line, _column(rules, r),
+                        f"'{p}': consecutive * match the same as one",
+                        f"{r.directive.capitalize()}: {fixed}")
+        elif len(p) > 1 and p.endswith("*"):
+            fixed = p.rstrip("*")
+            yield _make(
+                "L010", r.line, _column(rules, r),
+                f"'{p}': a trailing * is implied; it matches the same paths as '{fixed}' "
+                "(it only adds one to the rule's length in precedence)",
+                f"{r.directive.capitalize()}: {fixed}",
+            )
+
+
+def _split(merged: dict[str, tuple[list[Group], list[Rule]]], dialect: Dialect) -> Iterator[Finding]:
+    """L013: the same token in several groups: merged (RFC 9309 2.2.1), or ignored (1994)."""
+    for tok, (named, _) in merged.items():
+        if len(named) < 2:
+            continue
+        first = named[0]
+        for g in named[1:]:
+            if dialect == "1994":
+                yield _make(
+                    "L013", g.line, 1,
+                    f"user-agent {_label(tok)} already has a group at line {first.line}; "
+                    "crawlers of the 1994 standard obey only the first one, so this group is "
+                    "ignored",
+                    f"move these rules into the group at line {first.line}",
+                    severity="warning",
+                )
+            else:
+                yield _make(
+                    "L013", g.line, 1,
+                    f"user-agent {_label(tok)} also has a group at line {first.line}; the groups "
+                    "are merged (RFC 9309 2.2.1), but older parsers use only the first",
+                    f"move these rules into the group at line {first.line}",
+                )
+
+
+def _dead(rules: RobotsTxt, tok: str, group_rules: list[Rule], dialect: Dialect) -> Iterator[Finding]:
+    """L011 / L012: rules that can never decide for ``tok``."""
+    for rule, winner in _deciders(group_rules, dialect).values():
+        col = _column(rules, rule)
+        scope = "" if tok == "*" else f" for {tok}"
+        if winner.pattern == rule.pattern and winner.directive == rule.directive:
+            yield _make("L011", rule.line, col,
+                        f"duplicate of line {winner.line}{scope}: '{rule}'", "delete this line")
+        elif winner.pattern == rule.pattern:
+            yield _make(
+                "L012", rule.line, col,
+                f"'{rule}' and line {winner.line} '{winner}' have the same pattern{scope}; "
+                "allow wins (RFC 9309 2.2.2), so this line never decides",
+                "delete one of the two lines",
+            )
+        elif winner.directive == rule.directive:
+            continue  # same verdict either way: redundant, not wrong
+        else:
+            why = ("comes first (1994: first match wins)" if dialect == "1994"
+                   else "matches every path it matches and is at least as long")
+            yield _make(
+                "L011", rule.line, col,
+                f"'{rule}' never decides{scope}: line {winner.line} '{winner}' {why} "
+                "(RFC 9309 2.2.2: most specific match wins)",
+                f"delete this line, or make it longer than '{winner.pattern}'",
+            )
+
+
+def _case_variants(rules: RobotsTxt, group_rules: list[Rule]) -> Iterator[Finding]:
+    """L026: two rules whose patterns differ only in case (paths are case-sensitive)."""
+    seen: dict[str, Rule] = {}
+    for r in group_rules:
+        if not r.pattern:
+            continue
+        key = r.pattern.lower()
+        first = seen.setdefault(key, r)
+        if first is not r and first.pattern != r.pattern:
+            yield _make(
+                "L026", r.line, _column(rules, r),
+                f"'{r.pattern}' and '{first.pattern}' (line {first.line}) differ only in case; "
+                "paths match case-sensitively (RFC 9309 2.2.2), so they are two rules",
+            )
+
+
+def _blanket(rule: Rule) -> bool:
+    return rule.directive == "disallow" and bool(rule.pattern) and covers(rule.pattern, "/")
+
+
+def access_of(group_rules: Sequence[Rule], dialect: Dialect) -> tuple[str, Rule | None]:
+    """``("blocked" | "partial" | "allowed", deciding rule)`` for one agent's merged rules."""
+    live = [r for r in group_rules if r.pattern]
+    blankets = [r for r in live if _blanket(r)]
+    if blankets:
+        top = max(blankets, key=lambda r: (_priority(r.pattern), -r.line))
+        if dialect == "1994":
+            top = min(blankets, key=lambda r: r.line)
+        opens = [r for r in live if r.allow and _beats(r, top, dialect)]
+        return ("partial", top) if opens else ("blocked", top)
+    disallows = [r for r in live if not r.allow]
+    if not disallows:
+        return "allowed", None
+    dead = _deciders(live, dialect)
+    dead_lines = {rule.line for rule, winner in dead.values() if winner.allow}
+    alive = [r for r in disallows if r.line not in dead_lines]
+    return ("partial", alive[0]) if alive else ("allowed", None)
+
+
+def _drops_star(rules: RobotsTxt, merged: dict[str, tuple[list[Group], list[Rule]]],
+                dialect: Dialect) -> Iterator[Finding]:
+    """L014: a named group exists, so the ``*`` rules do not apply to that crawler."""
+    star = merged.get("*")
+    if star is None:
+        return
+    star_disallows = [r for r in star[1] if not r.allow and r.pattern]
+    if not star_disallows:
+        return
+    for tok, (named, group_rules) in merged.items():
+        if tok == "*":
+            continue
+        if access_of(group_rules, dialect)[0] == "blocked":
+            continue
+        own = {(r.directive, r.pattern) for r in group_rules}
+        missing = [r for r in star_disallows if (r.directive, r.pattern) not in own]
+        if not missing:
+            continue
+        example = missing[0]
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        yield _make(
+            "L014", named[0].line, 1,
+            f"{tok} has its own group, so the * group does not apply to it (RFC 9309 2.2.1): "
+            f"'{example}' (line {example.line}){more} do not apply to {tok}",
+            "repeat the * rules in this group if they should apply to it too",
+        )
+
+
+def _blocks(rules: RobotsTxt, merged: dict[str, tuple[list[Group], list[Rule]]],
+            dialect: Dialect) -> Iterator[Finding]:
+    """L022 (everything blocked for *) and L023 (CSS/JS blocked for search engines)."""
+    star = merged.get("*")
+    if star is not None:
+        state, rule = access_of(star[1], dialect)
+        if state == "blocked" and rule is not None:
+            yield _make(
+                "L022", rule.line, _column(rules, rule),
+                f"'{rule}' for every crawler (*) blocks the whole site, search engines included "
+                "(often left over from a staging site)",
+                "delete it, or name the crawlers to block",
+            )
+    for tok, (_, group_rules) in merged.items():
+        if tok not in _SEARCH_TOKENS:
+            continue
+        if access_of(group_rules, dialect)[0] == "blocked":
+            continue
+        dead = {rule.line for rule, _ in _deciders(group_rules, dialect).values()}
+        for r in group_rules:
+            if r.allow or not r.pattern or r.line in dead or not _ASSET.search(r.pattern):
+                continue
+            yield _make(
+                "L023", r.line, _column(rules, r),
+                f"'{r}' blocks stylesheets or scripts for {_label(tok)}; search engines need "
+                "them to render pages and may rank them lower",
+                f"delete it, or add 'Allow: {r.pattern}' in a group for Googlebot",
+            )
+
+
+def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
+    """L024, L025, L027: one rule at a time."""
+    for r in _all_rules(rules):
+        p = r.pattern
+        if r.allow or not p:
+            continue
+        col = _column(rules, r)
+        if "robots" in p.lower() and matches(p, "/robots.txt"):
+            yield _make(
+                "L025", r.line, col,
+                f"'{r}' matches /robots.txt, which is always allowed (RFC 9309 2.2.2)",
+                "delete this line",
+            )
+        last = p.rsplit("/", 1)[-1]
+        if (p.startswith("/") and len(p) > 1 and last and last[-1].isalnum()
+                and not any(c in last for c in ".?=*$&%")):
+            yield _make(
+                "L024", r.line, col,
+                f"'{p}' is a prefix: it also blocks '{p}-old', '{p}ping' and '{p}.html'",
+                f"use '{p}/' for the directory only, or '{p}$' for that path only",
+            )
+        if _SENSITIVE.search(p) and not any(p.startswith(x) for x in _NOT_SENSITIVE):
+            yield _make(
+                "L027", r.line, col,
+                f"'{p}' is listed publicly: robots.txt tells everyone where it is, and it keeps "
+                "no one out (RFC 9309 3)",
+                "protect the path with authentication instead",
+            )
+
+
+def _crawl_delay(rules: RobotsTxt) -> Iterator[Finding]:
+    """L028: huge crawl-delays (non-numbers come from the parser)."""
+    for g in rules.groups:
+        if g.crawl_delay is None or g.crawl_delay <= HUGE_CRAWL_DELAY:
+            continue
+        line = next((r.line for r in g.records if r.key.lower().replace(" ", "-") == "crawl-delay"),
+                    g.line)
+        yield _make(
+            "L028", line, 1,
+            f"crawl-delay {g.crawl_delay:g} s is huge (at most {86400 / g.crawl_delay:.0f} "
+            "pages a day); many crawlers skip hosts above 30 s "
+            "(Nutch, StormCrawler) or treat above 300 s as disallow all (crawler-commons)",
+            "use at most 10",
+        )
+
+
+def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
+    seen: set[tuple[str, int, str]] = set()
+    out = []
+    for f in findings:
+        key = (f.code, f.line, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out

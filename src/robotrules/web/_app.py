@@ -1,0 +1,364 @@
+"""The web tester: one HTML page and the JSON API it calls.
+
+Routes: ``GET /`` (the page), ``/static/*`` (its script and style, served from the package),
+``GET /api/agents``, ``POST /api/check``, ``POST /api/lint`` and ``POST /api/fetch``. Every
+POST takes ``application/json`` (which also keeps other sites' pages from posting to it
+without a CORS preflight the app never grants), capped at ``max_body`` bytes (413 above it);
+bad input gives 400 with ``{"error": "..."}``. Parsing runs in a worker thread so one large
+file does not stall the event loop.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, get_args
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+import robotrules
+from robotrules import Dialect, Finding, RobotrulesError
+from robotrules.lint import lint
+
+from ._safety import Resolver, refusal, resolve
+
+__all__ = ["DIALECTS", "LOOPBACK_HOSTS", "MAX_BODY", "MAX_FETCH_BYTES", "create_app"]
+
+DIALECTS: tuple[Dialect, ...] = get_args(Dialect)
+MAX_BODY = 1024 * 1024  # request bodies; a robots.txt past 500 KiB is cut by crawlers anyway
+MAX_FETCH_BYTES = 512 * 1024  # RFC 9309 2.5: crawlers must parse at least 500 KiB
+MAX_URLS = 500
+MAX_AGENTS = 50
+MAX_FIELD = 8192  # one URL or agent
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+FETCH_USER_AGENT = "robotrules-web-tester"
+
+_STATIC = "robotrules.web"
+_SECURITY_HEADERS = {
+    # Everything comes from the package: no CDN, no inline script, nothing framed.
+    "content-security-policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cross-origin-opener-policy": "same-origin",
+    "cross-origin-resource-policy": "same-origin",
+}
+
+
+class ApiError(Exception):
+    """A request the API refuses: its HTTP status and a sentence for the caller."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# -- adapters to the rest of the package (each optional part may be absent) ------------------
+
+
+def _known_agents() -> list[dict[str, str]]:
+    try:
+        from robotrules.agents import known_agents
+    except ImportError:
+        return []
+    return [
+        {
+            "token": agent.token,
+            "name": agent.name,
+            "operator": agent.operator,
+            "category": agent.category,
+            "purpose": agent.purpose,
+        }
+        for agent in known_agents()
+    ]
+
+
+# -- request parsing ---------------------------------------------------------------------------
+
+
+async def _read_json(request: Request, max_body: int) -> dict[str, Any]:
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media_type != "application/json":
+        raise ApiError(415, "send the body as application/json")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_body:
+        raise ApiError(413, f"request body is larger than {max_body} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_body:
+            raise ApiError(413, f"request body is larger than {max_body} bytes")
+        chunks.append(chunk)
+    try:
+        data = json.loads(b"".join(chunks))
+    except ValueError as exc:
+        raise ApiError(400, f"body is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "body must be a JSON object")
+    return data
+
+
+def _text(data: dict[str, Any], key: str, *, default: str | None = None) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise ApiError(400, f"'{key}' must be a string")
+    return value
+
+
+def _dialect(data: dict[str, Any]) -> Dialect:
+    value = data.get("dialect", "rfc9309")
+    for dialect in DIALECTS:
+        if value == dialect:
+            return dialect
+    raise ApiError(400, f"'dialect' must be one of {', '.join(DIALECTS)}")
+
+
+def _lines(data: dict[str, Any], key: str, limit: int) -> list[str]:
+    value = data.get(key)
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ApiError(400, f"'{key}' must be a list of strings")
+    items = [item.strip() for item in value if item.strip()]
+    if len(items) > limit:
+        raise ApiError(400, f"at most {limit} {key} per request")
+    if any(len(item) > MAX_FIELD for item in items):
+        raise ApiError(400, f"each of '{key}' must be at most {MAX_FIELD} characters")
+    return list(dict.fromkeys(items))  # drop repeats, keep order
+
+
+# -- the work (plain functions, run in a worker thread) ----------------------------------------
+
+
+def check(body: str, urls: Sequence[str], agents: Sequence[str], dialect: Dialect) -> dict[str, Any]:
+    """Every agent x URL verdict in ``dialect``, with how the other dialects answer."""
+    parsed = {d: robotrules.parse(body, dialect=d) for d in DIALECTS}
+    results: list[dict[str, Any]] = []
+    for url in urls:
+        for agent in agents:
+            verdicts: dict[str, dict[str, Any]] = {}
+            error: str | None = None
+            for d in DIALECTS:
+                try:
+                    verdicts[d] = parsed[d].explain(url, user_agent=agent).to_dict()
+                except (ValueError, RobotrulesError) as exc:
+                    error = str(exc) or type(exc).__name__
+                    break
+            if error is not None:
+                results.append({"agent": agent, "url": url, "error": error})
+                continue
+            answers = {v["allowed"] for v in verdicts.values()}
+            results.append(
+                {
+                    "agent": agent,
+                    "url": url,
+                    "verdict": verdicts[dialect],
+                    "dialects": {
+                        d: {"allowed": v["allowed"], "line": v["line"]} for d, v in verdicts.items()
+                    },
+                    "dialects_disagree": len(answers) > 1,
+                }
+            )
+    return {"dialect": dialect, "urls": list(urls), "agents": list(agents), "results": results}
+
+
+def lint_findings(body: str, dialect: Dialect) -> dict[str, Any]:
+    findings: list[Finding] = sorted(lint(body, dialect=dialect), key=lambda f: (f.line, f.column, f.code))
+    return {"dialect": dialect, "findings": [f.to_dict() for f in findings]}
+
+
+def _robots_text(fetched: Any) -> str:
+    """The fetched file as text, from whichever attribute the fetch result offers."""
+    for owner in (fetched, getattr(fetched, "rules", None)):
+        for name in ("text", "body", "source", "content"):
+            value = getattr(owner, name, None)
+            if isinstance(value, bytes):
+                return value.decode("utf-8", errors="replace")
+            if isinstance(value, str):
+                return value
+    return ""
+
+
+def _fetch_target(raw: str) -> tuple[str, str, int]:
+    """Normalise what a person typed (``example.com``, a page URL) to a URL, host and port."""
+    url = raw.strip()
+    if "://" not in url:
+        url = "https://" + url
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise ApiError(400, f"not a URL: {exc}") from None
+    if parts.scheme not in ("http", "https"):
+        raise ApiError(400, "only http and https URLs can be fetched")
+    if not parts.hostname:
+        raise ApiError(400, "the URL has no host")
+    return url, parts.hostname, port or (443 if parts.scheme == "https" else 80)
+
+
+def fetch(
+    raw_url: str, *, allow_private: bool, resolver: Resolver, max_bytes: int, timeout: float
+) -> dict[str, Any]:
+    url, host, port = _fetch_target(raw_url)
+    why = refusal(host, port, allow_private=allow_private, resolver=resolver)
+    if why is not None:
+        raise ApiError(403, why)
+    from robotrules.fetch import RobotsClient
+
+    client = RobotsClient(user_agent=FETCH_USER_AGENT, timeout=timeout, max_bytes=max_bytes)
+    try:
+        fetched = client.rules_for(url)
+    finally:
+        close = getattr(client, "close", None)
+        if callable(close):
+            close()
+    final_url = str(getattr(fetched, "final_url", "") or url)
+    final = urlsplit(final_url)
+    if final.hostname and final.hostname != host:  # a redirect left the checked host
+        why = refusal(final.hostname, final.port or port, allow_private=allow_private,
+                      resolver=resolver)
+        if why is not None:
+            raise ApiError(403, f"redirected to {final_url}: {why}")
+    text = _robots_text(fetched)
+    return {
+        "url": url,
+        "final_url": final_url,
+        "status": getattr(fetched, "status", None),
+        "outcome": str(getattr(fetched, "outcome", "")),
+        "summary": str(getattr(fetched, "summary", "")),
+        "size": getattr(fetched, "size", len(text.encode("utf-8"))),
+        "robots_txt": text,
+    }
+
+
+# -- the app -----------------------------------------------------------------------------------
+
+
+class _SecurityHeaders:
+    """Adds the headers above to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                for name, value in _SECURITY_HEADERS.items():
+                    if name.encode() not in present:
+                        headers.append((name.encode(), value.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def create_app(
+    *,
+    allow_private: bool = False,
+    max_body: int = MAX_BODY,
+    max_fetch_bytes: int = MAX_FETCH_BYTES,
+    fetch_timeout: float = 10.0,
+    allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
+    resolver: Resolver = resolve,
+) -> Starlette:
+    """The tester as an ASGI app.
+
+    ``allow_private`` lets fetch-by-URL reach loopback and private networks. ``allowed_hosts``
+    are the ``Host`` header values accepted (loopback names by default, which stops DNS
+    rebinding from turning a web page into a client of this API); pass ``["*"]`` when serving
+    on another interface. ``resolver`` maps a host and port to addresses (tests inject one).
+    """
+    from importlib.resources import files
+
+    index = files(_STATIC).joinpath("static", "index.html")
+
+    async def page(request: Request) -> Response:
+        return FileResponse(str(index), media_type="text/html; charset=utf-8")
+
+    async def agents(request: Request) -> Response:
+        return JSONResponse({"agents": await run_in_threadpool(_known_agents)})
+
+    async def api_check(request: Request) -> Response:
+        data = await _read_json(request, max_body)
+        body = _text(data, "robots_txt")
+        dialect = _dialect(data)
+        urls = _lines(data, "urls", MAX_URLS)
+        user_agents = _lines(data, "agents", MAX_AGENTS)
+        return JSONResponse(await run_in_threadpool(check, body, urls, user_agents, dialect))
+
+    async def api_lint(request: Request) -> Response:
+        data = await _read_json(request, max_body)
+        body = _text(data, "robots_txt")
+        return JSONResponse(await run_in_threadpool(lint_findings, body, _dialect(data)))
+
+    async def api_fetch(request: Request) -> Response:
+        data = await _read_json(request, max_body)
+        url = _text(data, "url")
+        if not url.strip():
+            raise ApiError(400, "'url' is empty")
+        result = await run_in_threadpool(
+            _fetch_or_error, url, allow_private, resolver, max_fetch_bytes, fetch_timeout
+        )
+        return JSONResponse(result)
+
+    async def api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+        return Response(exc.detail, status_code=exc.status_code, media_type="text/plain")
+
+    handlers: dict[Any, Callable[[Request, Exception], Any]] = {
+        ApiError: api_error,
+        HTTPException: http_error,
+    }
+    return Starlette(
+        routes=[
+            Route("/", page),
+            Route("/api/agents", agents),
+            Route("/api/check", api_check, methods=["POST"]),
+            Route("/api/lint", api_lint, methods=["POST"]),
+            Route("/api/fetch", api_fetch, methods=["POST"]),
+            Mount("/static", StaticFiles(packages=[(_STATIC, "static")]), name="static"),
+        ],
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)),
+            Middleware(_SecurityHeaders),
+        ],
+        exception_handlers=handlers,
+    )
+
+
+def _fetch_or_error(
+    url: str, allow_private: bool, resolver: Resolver, max_bytes: int, timeout: float
+) -> dict[str, Any]:
+    try:
+        return fetch(
+            url, allow_private=allow_private, resolver=resolver, max_bytes=max_bytes,
+            timeout=timeout,
+        )
+    except ImportError as exc:
+        raise ApiError(501, f"fetching needs the web extra: {exc}") from None
+    except RobotrulesError as exc:
+        raise ApiError(502, f"fetch failed: {exc}") from None

@@ -1,0 +1,131 @@
+"""``robotrules serve``: bind a socket, print the address, run the app under uvicorn.
+
+Nothing here imports Starlette or uvicorn at import time, so the command can be listed (and
+explain what to install) even when the ``web`` extra is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import socket
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+__all__ = ["add_serve_command", "bind", "display_url", "is_loopback", "serve"]
+
+INSTALL_HINT = "the web tester needs the web extra: pip install 'robotrules[web]'"
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def display_url(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("", "0.0.0.0") else host
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/"
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (``port`` 0 picks a free one)."""
+    info = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(info[0], socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(info[4])
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(
+    *, host: str = "127.0.0.1", port: int = 8000, allow_private: bool = False,
+    out: TextIO | None = None,
+) -> None:
+    """Serve the tester until interrupted, after printing where to open it."""
+    import uvicorn
+
+    from ._app import LOOPBACK_HOSTS, create_app
+
+    out = out or sys.stdout
+    loopback = is_loopback(host)
+    app: Starlette = create_app(
+        allow_private=allow_private, allowed_hosts=LOOPBACK_HOSTS if loopback else ["*"]
+    )
+    sock = bind(host, port)
+    bound_port = int(sock.getsockname()[1])
+    print(f"robotrules web tester: {display_url(host, bound_port)}  (Ctrl+C to stop)", file=out)
+    if not loopback:
+        print(
+            f"warning: listening on {host}, not loopback: anyone who can reach this address "
+            "can use the tester and its fetch-by-URL",
+            file=out,
+        )
+    if allow_private:
+        print("note: fetch-by-URL may reach loopback and private addresses", file=out)
+    out.flush()
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        serve(host=args.host, port=args.port, allow_private=args.allow_private)
+    except ImportError as exc:
+        print(f"robotrules serve: {INSTALL_HINT} ({exc})", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"robotrules serve: cannot listen on {args.host}:{args.port}: {exc}",
+              file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port out of range: {value}")
+    return value
+
+
+def add_serve_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``serve`` to an argparse sub-command set; its handler is ``args.func(args) -> int``."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "serve",
+        help="open the web tester (edit a draft, test URLs x crawlers, see lint findings)",
+        description=(
+            "Serve the robots.txt web tester on this machine and print its address. "
+            "Nothing you type leaves the machine unless you use fetch-by-URL."
+        ),
+    )
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="interface to listen on (default: 127.0.0.1, loopback only)")
+    parser.add_argument("--port", type=_port, default=8000,
+                        help="port to listen on (default: 8000; 0 picks a free port)")
+    parser.add_argument(
+        "--allow-private", action="store_true",
+        help="let fetch-by-URL reach loopback, private and link-local addresses",
+    )
+    parser.set_defaults(func=_run)
+    return parser

@@ -1,0 +1,525 @@
+// robotrules web tester: keeps the state (file, URLs, agents, dialect) in the URL fragment,
+// asks /api/check and /api/lint as you type, and draws the editor overlay and results table.
+// Every piece of user or server text reaches the page through textContent, never innerHTML.
+"use strict";
+
+(() => {
+  const DIALECTS = ["rfc9309", "google", "1994"];
+  const DIALECT_NAMES = { rfc9309: "RFC 9309", google: "Google", 1994: "1994" };
+  const REASONS = {
+    "no-matching-rule": "no rule matches",
+    "no-group": "no group for this agent",
+    "robots-txt": "/robots.txt is always allowed",
+  };
+  const DEBOUNCE_MS = 150;
+  const MAX_FILE = 1024 * 1024;
+
+  const DEFAULT_STATE = {
+    robots_txt: [
+      "# A draft: what does it block for Googlebot and GPTBot?",
+      "User-agent: *",
+      "Disallow: /private/",
+      "Allow: /private/press/",
+      "",
+      "User-agent: Googlebot",
+      "Disallow: /*.pdf$",
+      "Crawl-delay: 10",
+      "",
+      "User-agent: GPTBot",
+      "Disallow: /",
+      "",
+    ].join("\n"),
+    urls: ["/", "/private/report.html", "/private/press/launch.html", "/docs/guide.pdf"],
+    agents: ["Googlebot", "GPTBot"],
+    dialect: "rfc9309",
+  };
+
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, attrs = {}, ...children) => {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs)) {
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else if (key.includes("-")) node.setAttribute(key, value);
+      else node[key] = value;
+    }
+    for (const child of children) {
+      if (child !== null && child !== undefined) node.append(child);
+    }
+    return node;
+  };
+
+  const ui = {
+    robots: $("robots"), gutter: $("gutter"), backdrop: $("backdrop"),
+    urls: $("urls"), agents: $("agents"), agentInput: $("agent-input"),
+    agentAdd: $("agent-add"), agentPick: $("agent-pick"), knownList: $("known-agents"),
+    results: $("results"), empty: $("empty"), summary: $("summary"), status: $("status"),
+    findings: $("findings"), findingsCount: $("findings-count"), fileMeta: $("file-meta"),
+    share: $("share"), fetchForm: $("fetch-form"), fetchUrl: $("fetch-url"), upload: $("upload"),
+  };
+
+  let state = { ...DEFAULT_STATE };
+  let known = new Map(); // token (lower case) -> agent record from /api/agents
+  let findings = [];
+  let selectedLine = null;
+  let timer = null;
+  let inflight = null;
+  let sequence = 0;
+  let ownHash = "";
+
+  // ---- the fragment: JSON, deflated when the browser can, base64url -------------------------
+
+  const toBase64Url = (bytes) => {
+    let binary = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) {
+      binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    }
+    return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  };
+  const fromBase64Url = (text) => {
+    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  };
+  const pipe = async (bytes, stream) =>
+    new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(stream)).arrayBuffer());
+
+  async function encodeState(value) {
+    const json = new TextEncoder().encode(JSON.stringify({ v: 1, ...value }));
+    if (typeof CompressionStream === "function") {
+      return "z=" + toBase64Url(await pipe(json, new CompressionStream("deflate-raw")));
+    }
+    return "j=" + toBase64Url(json);
+  }
+
+  async function decodeState(hash) {
+    const match = /^#?([zj])=([A-Za-z0-9_-]*)$/.exec(hash);
+    if (!match) return null;
+    let bytes = fromBase64Url(match[2]);
+    if (match[1] === "z") bytes = await pipe(bytes, new DecompressionStream("deflate-raw"));
+    const data = JSON.parse(new TextDecoder().decode(bytes));
+    const strings = (list) => (Array.isArray(list) ? list.filter((s) => typeof s === "string") : []);
+    return {
+      robots_txt: typeof data.robots_txt === "string" ? data.robots_txt : "",
+      urls: strings(data.urls),
+      agents: strings(data.agents),
+      dialect: DIALECTS.includes(data.dialect) ? data.dialect : "rfc9309",
+    };
+  }
+
+  async function saveHash() {
+    const hash = await encodeState(state);
+    ownHash = "#" + hash;
+    if (location.hash !== ownHash) history.replaceState(null, "", ownHash);
+  }
+
+  // ---- API --------------------------------------------------------------------------------------
+
+  async function post(path, body, signal) {
+    const response = await fetch(path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal,
+    });
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (_) {
+      /* not JSON: reported below */
+    }
+    if (!response.ok) throw new Error((data && data.error) || `${path}: HTTP ${response.status}`);
+    return data;
+  }
+
+  function setStatus(text, kind = "") {
+    ui.status.textContent = text;
+    ui.status.className = "status" + (kind ? " " + kind : "");
+  }
+
+  function schedule() {
+    clearTimeout(timer);
+    timer = setTimeout(refresh, DEBOUNCE_MS);
+  }
+
+  async function refresh() {
+    const mine = ++sequence;
+    if (inflight) inflight.abort();
+    inflight = new AbortController();
+    const { signal } = inflight;
+    const size = new TextEncoder().encode(state.robots_txt).length;
+    ui.fileMeta.textContent = `${lineCount(state.robots_txt)} lines · ${formatBytes(size)}`;
+    saveHash().catch(() => {});
+    if (size > MAX_FILE) {
+      setStatus(`The file is ${formatBytes(size)}; the tester takes up to ${formatBytes(MAX_FILE)}.`, "error");
+      return;
+    }
+    setStatus("Checking…", "busy");
+    try {
+      const [checked, linted] = await Promise.all([
+        post("/api/check", {
+          robots_txt: state.robots_txt, urls: state.urls, agents: state.agents, dialect: state.dialect,
+        }, signal),
+        post("/api/lint", { robots_txt: state.robots_txt, dialect: state.dialect }, signal),
+      ]);
+      if (mine !== sequence) return;
+      findings = linted.findings;
+      renderFindings();
+      renderEditor();
+      renderResults(checked);
+      setStatus(`Checked ${checked.results.length} combinations · ${DIALECT_NAMES[state.dialect]}`, "ok");
+      document.body.dataset.ready = String(mine);
+    } catch (error) {
+      if (error.name === "AbortError" || mine !== sequence) return;
+      setStatus(error.message, "error");
+    }
+  }
+
+  // ---- editor: line numbers, findings on their lines, the highlighted line -------------------
+
+  const lineCount = (text) => text.split("\n").length;
+  const formatBytes = (n) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(n < 10240 ? 1 : 0)} KiB`);
+  const SEVERITY_ORDER = { error: 0, warning: 1, info: 2 };
+  const SEVERITY_MARK = { error: "✖", warning: "▲", info: "●" };
+
+  function findingsByLine() {
+    const byLine = new Map();
+    for (const finding of findings) {
+      if (finding.line < 1) continue;
+      if (!byLine.has(finding.line)) byLine.set(finding.line, []);
+      byLine.get(finding.line).push(finding);
+    }
+    for (const list of byLine.values()) {
+      list.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
+    }
+    return byLine;
+  }
+
+  function renderEditor() {
+    const lines = state.robots_txt.split("\n");
+    const byLine = findingsByLine();
+    const numbers = el("div", { class: "numbers" });
+    numbers.textContent = lines.map((_, i) => i + 1).join("\n");
+    const marks = el("div", { class: "marks" });
+    const layer = el("div", { class: "layer" });
+    const wanted = new Set(byLine.keys());
+    if (selectedLine !== null && selectedLine <= lines.length) wanted.add(selectedLine);
+    for (const n of [...wanted].sort((a, b) => a - b)) {
+      const top = `calc(${n - 1} * var(--lh))`;
+      const list = byLine.get(n) || [];
+      const classes = ["line-hl"];
+      if (list.length) classes.push("sev-" + list[0].severity);
+      if (n === selectedLine) classes.push("selected");
+      const row = el("div", { class: classes.join(" "), "data-line": String(n) });
+      row.style.top = top;
+      // The line's own text, invisible, puts the message just past the end of the line.
+      row.append(el("span", { class: "ghost", text: lines[n - 1] || "" }));
+      if (list.length) {
+        const more = list.length > 1 ? ` (+${list.length - 1})` : "";
+        row.append(el("span", { class: "lens", text: `${list[0].message}${more}` }));
+        const mark = el("span", {
+          class: "mark sev-" + list[0].severity,
+          text: SEVERITY_MARK[list[0].severity] || "●",
+          title: list.map((f) => `${f.code} ${f.message}`).join("\n"),
+        });
+        mark.style.top = top;
+        marks.append(mark);
+      }
+      layer.append(row);
+    }
+    if (selectedLine !== null && selectedLine <= lines.length) {
+      const bar = el("div", { class: "gutter-sel" });
+      bar.style.top = `calc(${selectedLine - 1} * var(--lh))`;
+      marks.append(bar);
+    }
+    ui.gutter.replaceChildren(numbers, marks);
+    ui.backdrop.replaceChildren(layer);
+    syncScroll();
+  }
+
+  function syncScroll() {
+    const { scrollTop, scrollLeft } = ui.robots;
+    for (const child of ui.gutter.children) child.style.transform = `translateY(${-scrollTop}px)`;
+    const layer = ui.backdrop.firstElementChild;
+    if (layer) layer.style.transform = `translate(${-scrollLeft}px, ${-scrollTop}px)`;
+  }
+
+  function highlightLine(line) {
+    selectedLine = line;
+    renderEditor();
+    const lh = parseFloat(getComputedStyle(ui.robots).lineHeight) || 20;
+    const top = (line - 1) * lh;
+    const view = ui.robots.clientHeight;
+    if (top < ui.robots.scrollTop || top > ui.robots.scrollTop + view - 2 * lh) {
+      ui.robots.scrollTop = Math.max(0, top - view / 3);
+      syncScroll();
+    }
+  }
+
+  function renderFindings() {
+    ui.findingsCount.textContent = String(findings.length);
+    ui.findingsCount.className = "count" + (findings.some((f) => f.severity === "error") ? " error"
+      : findings.some((f) => f.severity === "warning") ? " warning" : "");
+    const items = findings.map((f) => {
+      const where = f.line > 0 ? `line ${f.line}` : "file";
+      const item = el("li", { class: "finding sev-" + f.severity },
+        el("span", { class: "sev", text: f.severity }),
+        el("button", { type: "button", class: "where", text: where, disabled: f.line < 1 }),
+        el("span", { class: "code", text: `${f.code} ${f.kind}` }),
+        el("span", { class: "msg", text: f.message }),
+        f.fix ? el("span", { class: "fix", text: `Fix: ${f.fix}` }) : null);
+      if (f.line > 0) item.querySelector(".where").addEventListener("click", () => highlightLine(f.line));
+      return item;
+    });
+    if (!items.length) items.push(el("li", { class: "finding none", text: "No findings." }));
+    ui.findings.replaceChildren(...items);
+  }
+
+  // ---- results --------------------------------------------------------------------------------
+
+  function describe(verdict) {
+    if (verdict.line !== null && verdict.directive) {
+      const directive = verdict.directive[0].toUpperCase() + verdict.directive.slice(1);
+      return `line ${verdict.line} · ${directive}: ${verdict.pattern}`;
+    }
+    return REASONS[verdict.reason] || verdict.reason;
+  }
+
+  function renderResults(checked) {
+    const byKey = new Map(checked.results.map((r) => [`${r.agent}\u0000${r.url}`, r]));
+    const head = el("tr", {}, el("th", { class: "url-col", text: "URL" }));
+    for (const agent of checked.agents) {
+      const info = known.get(agent.toLowerCase());
+      head.append(el("th", { text: agent, title: info ? `${info.name} · ${info.operator} · ${info.purpose}` : "" }));
+    }
+    head.append(el("th", { class: "diff-col", text: "Dialects", title: "Do RFC 9309, Google and 1994 agree?" }));
+    const rows = [];
+    const blocked = new Map(checked.agents.map((a) => [a, 0]));
+    for (const url of checked.urls) {
+      const row = el("tr", {}, el("th", { class: "url", scope: "row", text: url, title: url }));
+      const differs = [];
+      for (const agent of checked.agents) {
+        const result = byKey.get(`${agent}\u0000${url}`);
+        row.append(renderCell(result));
+        if (result && result.verdict && !result.verdict.allowed) blocked.set(agent, blocked.get(agent) + 1);
+        if (result && result.dialects_disagree) differs.push(result);
+      }
+      const diff = el("td", { class: "diff" });
+      if (differs.length) {
+        row.classList.add("disagree");
+        diff.append(el("span", { class: "flag", text: "≠", title: "The dialects disagree here" }));
+        for (const result of differs) {
+          const parts = DIALECTS.map((d) => {
+            const v = result.dialects[d];
+            return `${DIALECT_NAMES[d]} ${v.allowed ? "allows" : "blocks"}`;
+          });
+          diff.append(el("div", { class: "diff-line", text: `${result.agent}: ${parts.join(" · ")}` }));
+        }
+      } else {
+        diff.append(el("span", { class: "agree", text: "agree" }));
+      }
+      row.append(diff);
+      rows.push(row);
+    }
+    ui.results.tHead.replaceChildren(head);
+    ui.results.tBodies[0].replaceChildren(...rows);
+    const empty = !checked.urls.length || !checked.agents.length;
+    ui.results.hidden = empty;
+    ui.empty.hidden = !empty;
+    ui.summary.replaceChildren(...(empty ? [] : checked.agents.map((agent) => {
+      const n = blocked.get(agent);
+      const kind = n === 0 ? "allow" : n === checked.urls.length ? "block" : "mixed";
+      return el("span", { class: "tally " + kind },
+        el("strong", { text: agent }),
+        ` ${n ? "blocked from" : "may fetch"} ${n || "all"} of ${checked.urls.length} URL${checked.urls.length === 1 ? "" : "s"}`);
+    })));
+  }
+
+  function renderCell(result) {
+    const cell = el("td", { class: "cell" });
+    if (!result) return cell;
+    if (result.error) {
+      cell.append(el("span", { class: "pill error", text: "Error" }), el("span", { class: "rule", text: result.error }));
+      return cell;
+    }
+    const v = result.verdict;
+    const button = el("button", {
+      type: "button",
+      class: "verdict " + (v.allowed ? "allow" : "block"),
+      title: v.detail || describe(v),
+      "data-line": v.line === null ? "" : String(v.line),
+      "data-agent": result.agent,
+      "data-url": result.url,
+    },
+    el("span", { class: "pill " + (v.allowed ? "allow" : "block"), text: v.allowed ? "Allowed" : "Blocked" }),
+    result.dialects_disagree ? el("span", { class: "flag small", text: "≠" }) : null,
+    el("span", { class: "rule", text: describe(v) }));
+    button.addEventListener("click", () => {
+      for (const other of ui.results.querySelectorAll(".verdict.active")) other.classList.remove("active");
+      button.classList.add("active");
+      if (v.line !== null) highlightLine(v.line);
+      else {
+        selectedLine = null;
+        renderEditor();
+      }
+    });
+    cell.append(button);
+    return cell;
+  }
+
+  // ---- agents ---------------------------------------------------------------------------------
+
+  function renderAgents() {
+    const chips = state.agents.map((agent, index) => {
+      const info = known.get(agent.toLowerCase());
+      const chip = el("span", { class: "chip", title: info ? `${info.name} · ${info.operator}` : "custom user-agent" },
+        el("span", { text: agent }),
+        el("button", { type: "button", class: "remove", text: "×", title: `Remove ${agent}`, "aria-label": `Remove ${agent}` }));
+      chip.querySelector(".remove").addEventListener("click", () => {
+        state.agents.splice(index, 1);
+        renderAgents();
+        schedule();
+      });
+      return chip;
+    });
+    ui.agents.replaceChildren(...chips);
+  }
+
+  function addAgent(raw) {
+    for (const name of raw.split(",").map((s) => s.trim()).filter(Boolean)) {
+      if (!state.agents.some((a) => a.toLowerCase() === name.toLowerCase())) state.agents.push(name);
+    }
+    renderAgents();
+    schedule();
+  }
+
+  async function loadKnownAgents() {
+    try {
+      const response = await fetch("/api/agents");
+      const { agents } = await response.json();
+      known = new Map(agents.map((a) => [a.token.toLowerCase(), a]));
+      ui.knownList.replaceChildren(...agents.map((a) => el("option", { value: a.token, label: `${a.name} (${a.operator})` })));
+      const groups = new Map();
+      for (const a of agents) {
+        if (!groups.has(a.category)) groups.set(a.category, el("optgroup", { label: a.category }));
+        groups.get(a.category).append(el("option", { value: a.token, text: `${a.token} · ${a.operator}` }));
+      }
+      ui.agentPick.append(...groups.values());
+      ui.agentPick.hidden = agents.length === 0;
+      renderAgents();
+    } catch (_) {
+      ui.agentPick.hidden = true;
+    }
+  }
+
+  // ---- wiring ---------------------------------------------------------------------------------
+
+  function applyState(next) {
+    state = next;
+    ui.robots.value = state.robots_txt;
+    ui.urls.value = state.urls.join("\n");
+    for (const radio of document.querySelectorAll('input[name="dialect"]')) {
+      radio.checked = radio.value === state.dialect;
+    }
+    selectedLine = null;
+    renderAgents();
+    renderEditor();
+    refresh();
+  }
+
+  function setFile(text) {
+    ui.robots.value = text;
+    state.robots_txt = text;
+    selectedLine = null;
+    renderEditor();
+    schedule();
+  }
+
+  ui.robots.addEventListener("input", () => {
+    state.robots_txt = ui.robots.value;
+    selectedLine = null;
+    renderEditor();
+    schedule();
+  });
+  ui.robots.addEventListener("scroll", syncScroll);
+  ui.urls.addEventListener("input", () => {
+    state.urls = ui.urls.value.split("\n").map((s) => s.trim()).filter(Boolean);
+    schedule();
+  });
+  for (const radio of document.querySelectorAll('input[name="dialect"]')) {
+    radio.addEventListener("change", () => {
+      state.dialect = radio.value;
+      schedule();
+    });
+  }
+  ui.agentInput.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      addAgent(ui.agentInput.value);
+      ui.agentInput.value = "";
+    }
+  });
+  ui.agentAdd.addEventListener("click", () => {
+    addAgent(ui.agentInput.value);
+    ui.agentInput.value = "";
+  });
+  ui.agentPick.addEventListener("change", () => {
+    if (ui.agentPick.value) addAgent(ui.agentPick.value);
+    ui.agentPick.value = "";
+  });
+
+  ui.upload.addEventListener("change", () => {
+    const file = ui.upload.files[0];
+    if (!file) return;
+    if (file.size > MAX_FILE) {
+      setStatus(`${file.name} is ${formatBytes(file.size)}; the tester takes up to ${formatBytes(MAX_FILE)}.`, "error");
+      return;
+    }
+    file.text().then((text) => {
+      setFile(text);
+      setStatus(`Opened ${file.name}`, "ok");
+    });
+    ui.upload.value = "";
+  });
+
+  ui.fetchForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const url = ui.fetchUrl.value.trim();
+    if (!url) return;
+    setStatus(`Fetching ${url}…`, "busy");
+    try {
+      const fetched = await post("/api/fetch", { url });
+      setFile(fetched.robots_txt);
+      setStatus(`Fetched ${fetched.final_url}: ${fetched.summary || "HTTP " + fetched.status}`, "ok");
+    } catch (error) {
+      setStatus(`Fetch refused or failed: ${error.message}`, "error");
+    }
+  });
+
+  ui.share.addEventListener("click", async () => {
+    await saveHash();
+    try {
+      await navigator.clipboard.writeText(location.href);
+      setStatus("Share link copied: everything is in the #fragment, nothing was uploaded.", "ok");
+    } catch (_) {
+      window.prompt("Copy this link:", location.href);
+    }
+  });
+
+  window.addEventListener("hashchange", async () => {
+    if (location.hash === ownHash) return;
+    const next = await decodeState(location.hash).catch(() => null);
+    if (next) applyState(next);
+  });
+
+  async function start() {
+    let initial = null;
+    if (location.hash.length > 1) {
+      initial = await decodeState(location.hash).catch(() => null);
+      if (!initial) setStatus("This link's state could not be read; showing the example.", "error");
+    }
+    applyState(initial || { ...DEFAULT_STATE, urls: [...DEFAULT_STATE.urls], agents: [...DEFAULT_STATE.agents] });
+    loadKnownAgents();
+  }
+
+  start();
+})();
