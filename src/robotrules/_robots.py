@@ -192,6 +192,13 @@ class RobotsTxt:
                     members.append(array("I"))
                     cur = len(uas) - 1
                     has_rules = False
+                elif members[cur]:
+                    findings.append(Finding(
+                        "L030", "ua-joins-group", "warning", lines[i], 1,
+                        "this user-agent joins the group above, which has no allow/disallow "
+                        "rule yet: the group's other lines (e.g. crawl-delay) apply to it too "
+                        "(RFC 9309 2.1: a group ends at a user-agent line after a rule)",
+                        "give the group above a rule (e.g. 'Disallow:') or merge the groups"))
                 uas[cur].append(i)
             elif k == T.ALLOW or k == T.DISALLOW:
                 if cur < 0:

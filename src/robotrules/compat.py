@@ -176,7 +176,8 @@ class RobotFileParser:
         rate = self.rules.request_rate(user_agent=useragent)
         if rate is None:
             return None
-        return RequestRate(rate.requests, _intlike(rate.seconds))
+        # _make: typeshed types the stdlib tuple's seconds as int; fractions are kept here.
+        return RequestRate._make((rate.requests, _number(rate.seconds)))
 
     def site_maps(self) -> list[str] | None:
         """The ``Sitemap`` URLs in file order, or ``None`` when there are none (stdlib)."""
@@ -210,10 +211,8 @@ class RobotFileParser:
             return self._outcome(useragent, url, allowed=True)
         if not self.last_checked or self.rules is None:
             # The stdlib's promise: until the file is read, nothing is allowed.
-            return _verdict(
-                False, useragent, url, self.dialect, "not-fetched",
-                "robots.txt not read yet: read() or parse() first; until then nothing is allowed",
-            )
+            detail = "robots.txt not read yet (read() or parse() first): nothing is allowed"
+            return _verdict(False, useragent, url, self.dialect, "not-fetched", detail)
         return self.rules.explain(url, user_agent=useragent)
 
     # -- internals --------------------------------------------------------------------------
@@ -271,19 +270,25 @@ def _verdict(
 def _join(lines: Iterable[str] | Iterable[bytes] | str | bytes) -> str | bytes:
     if isinstance(lines, str | bytes):
         return lines
-    items = list(lines)
-    if items and all(isinstance(item, bytes) for item in items):
-        return b"\n".join(bytes(item).rstrip(b"\r\n") for item in items)
     # readlines() keeps "\n"; joining as-is would double every line break, which matters in
     # the 1994 dialect, where a blank line ends a record.
-    return "\n".join(
-        (item.decode("utf-8", "replace") if isinstance(item, bytes) else item).rstrip("\r\n")
-        for item in items
-    )
+    text: list[str] = []
+    raw: list[bytes] = []
+    for item in lines:
+        if isinstance(item, bytes):
+            raw.append(item.rstrip(b"\r\n"))
+            text.append(item.decode("utf-8", "replace").rstrip("\r\n"))
+        else:
+            text.append(item.rstrip("\r\n"))
+    if raw and len(raw) == len(text):
+        return b"\n".join(raw)  # all bytes: let the parser decode (and report) them
+    return "\n".join(text)
 
 
 def _intlike(value: float | None) -> float | None:
     """``3.0`` -> ``3`` (the stdlib returns ints); fractions and ``None`` unchanged."""
-    if value is not None and float(value).is_integer():
-        return int(value)
-    return value
+    return None if value is None else _number(value)
+
+
+def _number(value: float) -> float:
+    return int(value) if float(value).is_integer() else value

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from functools import lru_cache
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -180,6 +181,7 @@ def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iter
 # -- patterns -----------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=65536)
 def _priority(pattern: str) -> int:
     """Octets of the pattern once percent-encoded (RFC 9309 2.2.2, counted as Google does)."""
     return sum(1 if ord(c) < 128 else 3 * len(c.encode("utf-8", "surrogatepass")) for c in pattern)
@@ -200,8 +202,16 @@ def _literal_prefix(pattern: str) -> str:
     return body
 
 
+@lru_cache(maxsize=1 << 18)
 def covers(general: str, specific: str) -> bool:
     """Whether pattern ``general`` matches every path that pattern ``specific`` matches."""
+    if "*" not in general:
+        if general.endswith("$"):
+            return specific == general
+        return _literal_prefix(specific).startswith(general) and (
+            "*" in specific or not specific.endswith("$") or len(specific) > len(general))
+    if any(seg not in specific for seg in general.rstrip("$").split("*")):
+        return False  # a literal part of the general pattern that the specific one lacks
     s, r = _word(general), _word(specific)
     # reach[j]: s[:i] can match r[:j]
     reach = [True] + [False] * len(r)
@@ -249,13 +259,16 @@ def _deciders(rules: Sequence[Rule], dialect: Dialect) -> dict[int, tuple[Rule, 
         prefix = rules[i].pattern if dialect == "1994" else _literal_prefix(rules[i].pattern)
         by_prefix[prefix].append(i)
     dead: dict[int, tuple[Rule, Rule]] = {}
+    prio = {i: _priority(rules[i].pattern) for i in live}
     for i in live:
         rule = rules[i]
         prefix = rule.pattern if dialect == "1994" else _literal_prefix(rule.pattern)
         for n in range(len(prefix) + 1):
             for j in by_prefix.get(prefix[:n], ()):
                 other = rules[j]
-                if j == i or not _beats(other, rule, dialect):
+                if j == i or (dialect != "1994" and prio[j] < prio[i]):
+                    continue
+                if not _beats(other, rule, dialect):
                     continue
                 if dialect == "1994":
                     ok = rule.pattern.startswith(other.pattern)
@@ -272,7 +285,10 @@ def _deciders(rules: Sequence[Rule], dialect: Dialect) -> dict[int, tuple[Rule, 
 # -- groups -------------------------------------------------------------------------------
 
 
-def _merged(groups: Sequence[Group], dialect: Dialect) -> dict[str, tuple[list[Group], list[Rule]]]:
+Merged = dict[str, tuple[list[Group], list[Rule]]]
+
+
+def _merged(groups: Sequence[Group], dialect: Dialect) -> Merged:
     """Per lower-cased token: the groups naming it and the rules that apply (RFC 9309 2.2.1)."""
     out: dict[str, tuple[list[Group], list[Rule]]] = {}
     for g in groups:
@@ -301,13 +317,14 @@ def _label(tok: str) -> str:
 def _semantic(rules: RobotsTxt) -> Iterator[Finding]:
     dialect = rules.dialect
     merged = _merged(rules.groups, dialect)
+    dead = {tok: _deciders(group_rules, dialect) for tok, (_, group_rules) in merged.items()}
     yield from _stars(rules)
     yield from _split(merged, dialect)
     for tok, (_, group_rules) in merged.items():
-        yield from _dead(rules, tok, group_rules, dialect)
+        yield from _dead(rules, tok, dead[tok], dialect)
         yield from _case_variants(rules, group_rules)
-    yield from _drops_star(rules, merged, dialect)
-    yield from _blocks(rules, merged, dialect)
+    yield from _drops_star(merged, dead, dialect)
+    yield from _blocks(rules, merged, dead, dialect)
     yield from _per_rule(rules)
     yield from _crawl_delay(rules)
 
@@ -342,7 +359,7 @@ def _stars(rules: RobotsTxt) -> Iterator[Finding]:
             )
 
 
-def _split(merged: dict[str, tuple[list[Group], list[Rule]]], dialect: Dialect) -> Iterator[Finding]:
+def _split(merged: Merged, dialect: Dialect) -> Iterator[Finding]:
     """L013: the same token in several groups: merged (RFC 9309 2.2.1), or ignored (1994)."""
     for tok, (named, _) in merged.items():
         if len(named) < 2:
@@ -367,9 +384,12 @@ def _split(merged: dict[str, tuple[list[Group], list[Rule]]], dialect: Dialect) 
                 )
 
 
-def _dead(rules: RobotsTxt, tok: str, group_rules: list[Rule], dialect: Dialect) -> Iterator[Finding]:
+Dead = dict[int, tuple[Rule, Rule]]
+
+
+def _dead(rules: RobotsTxt, tok: str, dead: Dead, dialect: Dialect) -> Iterator[Finding]:
     """L011 / L012: rules that can never decide for ``tok``."""
-    for rule, winner in _deciders(group_rules, dialect).values():
+    for rule, winner in dead.values():
         col = _column(rules, rule)
         scope = "" if tok == "*" else f" for {tok}"
         if winner.pattern == rule.pattern and winner.directive == rule.directive:
@@ -415,8 +435,14 @@ def _blanket(rule: Rule) -> bool:
     return rule.directive == "disallow" and bool(rule.pattern) and covers(rule.pattern, "/")
 
 
-def access_of(group_rules: Sequence[Rule], dialect: Dialect) -> tuple[str, Rule | None]:
-    """``("blocked" | "partial" | "allowed", deciding rule)`` for one agent's merged rules."""
+def access_of(group_rules: Sequence[Rule], dialect: Dialect,
+              dead: dict[int, tuple[Rule, Rule]] | None = None) -> tuple[str, Rule | None]:
+    """``("blocked" | "partial" | "allowed", deciding rule)`` for one agent's merged rules.
+
+    Blocked: a disallow matches every path and no allow can beat it. Allowed: every non-empty
+    disallow is beaten everywhere by an allow. Partly blocked otherwise. ``dead`` is
+    ``_deciders(group_rules)`` when the caller has it.
+    """
     live = [r for r in group_rules if r.pattern]
     blankets = [r for r in live if _blanket(r)]
     if blankets:
@@ -425,17 +451,16 @@ def access_of(group_rules: Sequence[Rule], dialect: Dialect) -> tuple[str, Rule 
             top = min(blankets, key=lambda r: r.line)
         opens = [r for r in live if r.allow and _beats(r, top, dialect)]
         return ("partial", top) if opens else ("blocked", top)
-    disallows = [r for r in live if not r.allow]
-    if not disallows:
+    if not any(not r.allow for r in live):
         return "allowed", None
-    dead = _deciders(live, dialect)
+    if dead is None:
+        dead = _deciders(group_rules, dialect)
     dead_lines = {rule.line for rule, winner in dead.values() if winner.allow}
-    alive = [r for r in disallows if r.line not in dead_lines]
+    alive = [r for r in live if not r.allow and r.line not in dead_lines]
     return ("partial", alive[0]) if alive else ("allowed", None)
 
 
-def _drops_star(rules: RobotsTxt, merged: dict[str, tuple[list[Group], list[Rule]]],
-                dialect: Dialect) -> Iterator[Finding]:
+def _drops_star(merged: Merged, dead: dict[str, Dead], dialect: Dialect) -> Iterator[Finding]:
     """L014: a named group exists, so the ``*`` rules do not apply to that crawler."""
     star = merged.get("*")
     if star is None:
@@ -446,7 +471,7 @@ def _drops_star(rules: RobotsTxt, merged: dict[str, tuple[list[Group], list[Rule
     for tok, (named, group_rules) in merged.items():
         if tok == "*":
             continue
-        if access_of(group_rules, dialect)[0] == "blocked":
+        if access_of(group_rules, dialect, dead[tok])[0] == "blocked":
             continue
         own = {(r.directive, r.pattern) for r in group_rules}
         missing = [r for r in star_disallows if (r.directive, r.pattern) not in own]
@@ -462,12 +487,12 @@ def _drops_star(rules: RobotsTxt, merged: dict[str, tuple[list[Group], list[Rule
         )
 
 
-def _blocks(rules: RobotsTxt, merged: dict[str, tuple[list[Group], list[Rule]]],
+def _blocks(rules: RobotsTxt, merged: Merged, dead: dict[str, Dead],
             dialect: Dialect) -> Iterator[Finding]:
     """L022 (everything blocked for *) and L023 (CSS/JS blocked for search engines)."""
     star = merged.get("*")
     if star is not None:
-        state, rule = access_of(star[1], dialect)
+        state, rule = access_of(star[1], dialect, dead["*"])
         if state == "blocked" and rule is not None:
             yield _make(
                 "L022", rule.line, _column(rules, rule),
@@ -478,11 +503,11 @@ def _blocks(rules: RobotsTxt, merged: dict[str, tuple[list[Group], list[Rule]]],
     for tok, (_, group_rules) in merged.items():
         if tok not in _SEARCH_TOKENS:
             continue
-        if access_of(group_rules, dialect)[0] == "blocked":
+        if access_of(group_rules, dialect, dead[tok])[0] == "blocked":
             continue
-        dead = {rule.line for rule, _ in _deciders(group_rules, dialect).values()}
+        dead_lines = {rule.line for rule, _ in dead[tok].values()}
         for r in group_rules:
-            if r.allow or not r.pattern or r.line in dead or not _ASSET.search(r.pattern):
+            if r.allow or not r.pattern or r.line in dead_lines or not _ASSET.search(r.pattern):
                 continue
             yield _make(
                 "L023", r.line, _column(rules, r),

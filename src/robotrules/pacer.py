@@ -53,8 +53,9 @@ class _HasRules(Protocol):
 class RulesSource(Protocol):
     """What a pacer needs of a client: ``rules_for(url)`` giving an object with ``.rules``.
 
-    :class:`robotrules.fetch.RobotsClient` fits; so does :class:`~robotrules.fetch.AsyncRobotsClient`
-    for :class:`AsyncPacer` (its ``rules_for`` returns an awaitable).
+    :class:`robotrules.fetch.RobotsClient` fits; so does
+    :class:`~robotrules.fetch.AsyncRobotsClient` for :class:`AsyncPacer` (its ``rules_for``
+    returns an awaitable).
     """
 
     def rules_for(self, url: str) -> Any: ...
@@ -112,12 +113,17 @@ class _PacerCore:
             return dict(self._capped)
 
     def _agent(self, user_agent: str | None, client: object) -> str:
-        if user_agent:
-            return user_agent
-        if self.user_agent:
-            return self.user_agent
-        client_agent = getattr(client, "user_agent", None)
-        return client_agent if isinstance(client_agent, str) and client_agent else "*"
+        # The call's agent, else the pacer's, else the client's (its product token, as the
+        # client's own is_allowed uses), else "*".
+        for candidate in (
+            user_agent,
+            self.user_agent,
+            getattr(client, "token", None),
+            getattr(client, "user_agent", None),
+        ):
+            if isinstance(candidate, str) and candidate:
+                return candidate
+        return "*"
 
     def _delay(self, url: str, user_agent: str, rules: RobotsTxt | None) -> float:
         """The delay to apply for ``url``'s origin, clamped, reporting a cap."""
@@ -219,7 +225,7 @@ class Pacer(_PacerCore):
     def delay_for(
         self, url: str, *, user_agent: str | None = None, rules: RobotsTxt | None = None
     ) -> float:
-        """The delay (seconds, after clamping) this pacer applies between hits on ``url``'s origin."""
+        """Seconds (after clamping) this pacer keeps between hits on ``url``'s origin."""
         agent = self._agent(user_agent, self.client)
         if rules is None and self.client is not None:
             fetched: _HasRules = self.client.rules_for(url)
@@ -267,7 +273,7 @@ class AsyncPacer(_PacerCore):
     async def delay_for(
         self, url: str, *, user_agent: str | None = None, rules: RobotsTxt | None = None
     ) -> float:
-        """The delay (seconds, after clamping) this pacer applies between hits on ``url``'s origin."""
+        """Seconds (after clamping) this pacer keeps between hits on ``url``'s origin."""
         agent = self._agent(user_agent, self.client)
         if rules is None and self.client is not None:
             fetched = self.client.rules_for(url)
@@ -288,19 +294,21 @@ class AsyncPacer(_PacerCore):
 
 
 def _origin_of(url: str) -> str:
-    """``scheme://host:port`` of ``url``, lower-cased with the default port made explicit.
+    """``scheme://host[:port]`` of ``url``, lower-cased, default ports dropped.
 
-    Pacing is per origin, like robots.txt itself (RFC 9309 2.3: scheme and authority).
+    Pacing is per origin, like robots.txt itself (RFC 9309 2.3: scheme and authority). The form
+    is that of ``robotrules.fetch.origin_of`` (not imported: it needs the fetch extra), so the
+    keys of :attr:`Pacer.capped` match ``FetchedRobots.origin``; unlike it, this never raises.
     """
-    parts = urllib.parse.urlsplit(url)
+    parts = urllib.parse.urlsplit(url.strip())
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
     try:
         port = parts.port
     except ValueError:
         port = None
-    if port is None:
-        port = _DEFAULT_PORTS.get(scheme)
     if ":" in host:  # IPv6 literal
         host = f"[{host}]"
-    return f"{scheme}://{host}" + (f":{port}" if port is not None else "")
+    if port is None or port == _DEFAULT_PORTS.get(scheme):
+        return f"{scheme}://{host}"
+    return f"{scheme}://{host}:{port}"

@@ -23,7 +23,7 @@ body came back, and a download error means allow all. See ``docs/compat.md``.
 
 from __future__ import annotations
 
-from typing import Any, Self, get_args
+from typing import Any, Self, cast, get_args
 
 from scrapy.robotstxt import RobotParser as _ScrapyRobotParser
 
@@ -57,7 +57,7 @@ class RobotParser(_ScrapyRobotParser):
             wanted = settings.get("ROBOTRULES_DIALECT") or "rfc9309"
             if wanted not in _DIALECTS:
                 raise ValueError(f"ROBOTRULES_DIALECT must be one of {_DIALECTS}, not {wanted!r}")
-            dialect = wanted
+            dialect = cast(Dialect, wanted)
         return cls(robotstxt_body, spider, dialect=dialect)
 
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:

@@ -182,7 +182,11 @@ def test_read_redirect_loop_is_unavailable(site: Site) -> None:
 def test_read_caps_the_body(site: Site) -> None:
     """Source: RFC 9309 2.5: a parsing limit of at least 500 KiB; content past it is ignored."""
     filler = b"# " + b"x" * 600_000 + b"\n"
-    site.routes["/robots.txt"] = (200, b"User-agent: *\nDisallow: /a\n" + filler + b"Disallow: /b\n", {})
+    site.routes["/robots.txt"] = (
+        200,
+        b"User-agent: *\nDisallow: /a\n" + filler + b"Disallow: /b\n",
+        {},
+    )
     parser = RobotFileParser(site.url("/robots.txt"))
     parser.read()
     assert parser.can_fetch("*", "/a") is False
@@ -210,3 +214,25 @@ def test_read_sitemaps(site: Site) -> None:
     parser = RobotFileParser(site.url("/robots.txt"))
     parser.read()
     assert parser.site_maps() == ["http://example.com/s.xml"]
+
+
+@pytest.mark.parametrize("auth_failure", ["allow", "disallow"])
+@pytest.mark.parametrize("status", [200, 400, 401, 403, 404, 410, 418, 429, 500, 502, 503, 599])
+def test_status_table_matches_the_fetch_policy(site: Site, status: int, auth_failure: str) -> None:
+    """Source: ``robotrules.fetch``'s I/O-free policy (RFC 9309 2.3.1). The drop-in reads with
+    urllib so that it needs no extra; this keeps its status table equal to the fetcher's."""
+    policy = pytest.importorskip("robotrules.fetch._policy")
+    attempt = policy.Attempt("http://x.test", auth_failure=auth_failure)
+    step = attempt.on_response(status, {})
+    expected = (
+        "rules"
+        if step == "read-body"
+        else {"unavailable": "allow-all", "auth-disallow": "disallow-all"}.get(
+            attempt.result.kind, "disallow-all"
+        )
+    )
+    site.routes["/robots.txt"] = (status, b"User-agent: *\nDisallow: /x\n", {})
+    parser = RobotFileParser(site.url("/robots.txt"), auth_failure=auth_failure)  # type: ignore[arg-type]
+    parser.read()
+    got = "allow-all" if parser.allow_all else "disallow-all" if parser.disallow_all else "rules"
+    assert got == expected

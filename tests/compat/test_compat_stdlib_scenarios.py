@@ -155,8 +155,14 @@ Crawl-delay: 3
 Request-rate: 9/banana
     """,
         good=("/tmp",),
-        bad=("/tmp/", "/tmp/a.html", "/a%3cd.html", "/a%3Cd.html", "/a/b.html",
-             "/%7Ejoe/index.html"),
+        bad=(
+            "/tmp/",
+            "/tmp/a.html",
+            "/a%3cd.html",
+            "/a%3Cd.html",
+            "/a/b.html",
+            "/%7Ejoe/index.html",
+        ),
         crawl_delay=3,
         check_rates=True,
     ),
@@ -183,8 +189,7 @@ Request-rate: whale/banana
         bad=("/folder1/anotherfile.html",),
         check_rates=True,
     ),
-    Scenario("UserAgentOrderingTest", _GOOGLEBOT_ORDER, agent="Googlebot",
-             bad=("/something.jpg",)),
+    Scenario("UserAgentOrderingTest", _GOOGLEBOT_ORDER, agent="Googlebot", bad=("/something.jpg",)),
     Scenario(
         "UserAgentGoogleMobileTest",
         _GOOGLEBOT_ORDER,

@@ -131,6 +131,14 @@ def describe_exception(exc: BaseException) -> str:
         if isinstance(e, ssl.SSLError):
             return "TLS error"
     text = " ".join(str(e) for e in chain).lower()
+    if "without sending complete message body" in text:
+        return "incomplete body"  # fewer bytes than Content-Length, or chunks cut short
+    if "chunk" in text:
+        return "broken chunked encoding"
+    if "without sending a response" in text:
+        return "no response"
+    if "illegal status line" in text or "illegal header" in text or "invalid" in text:
+        return "invalid response"
     if "timeout" in name.lower() or "timed out" in text:
         return "timeout"
     if "refused" in text:
@@ -141,7 +149,7 @@ def describe_exception(exc: BaseException) -> str:
         return "DNS failure"
     if "ssl" in text or "certificate" in text or "tls" in text:
         return "TLS error"
-    if "incomplete" in text or "peer closed" in text or "chunk" in text:
+    if "incomplete" in text or "peer closed" in text:
         return "incomplete body"
     if name == "RemoteProtocolError":
         return "protocol error"

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urljoin, urlsplit
 
 from robotrules.errors import InvalidURL
@@ -289,6 +289,7 @@ class BodyDecoder:
         self.error: str | None = None
         self._out = bytearray()
         self._done = False
+        self._sniffed = bytearray()
         codings = [c.strip().lower() for c in content_encoding.split(",") if c.strip()]
         codings = [c for c in codings if c != "identity"]
         self._zlib: zlib._Decompress | None = None
@@ -334,16 +335,20 @@ class BodyDecoder:
     def _feed_zlib(self, raw: bytes, budget: int) -> None:
         assert self._zlib is not None
         data = raw
+        if self._deflate_sniff:
+            self._sniffed += raw
         while budget > 0 and data:
             try:
                 out = self._zlib.decompress(data, budget)
             except zlib.error as exc:
-                if self._deflate_sniff and not self._out and self._zlib.unconsumed_tail == b"":
+                if self._deflate_sniff:  # not zlib-wrapped: start over as raw deflate
                     self._deflate_sniff = False
                     self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
+                    data = bytes(self._sniffed)
                     continue
                 raise ValueError(f"invalid compressed body: {exc}") from exc
-            self._deflate_sniff = False
+            if self._deflate_sniff and (out or len(self._sniffed) >= 2):
+                self._deflate_sniff = False  # the 2-byte zlib header checked out
             self._out += out
             budget -= len(out)
             data = self._zlib.unconsumed_tail
@@ -358,21 +363,24 @@ class BodyDecoder:
     def _feed_brotli(self, raw: bytes, budget: int) -> None:
         import brotli
 
-        dec = self._brotli
-        assert dec is not None
+        dec: Any = self._brotli
         try:
             try:
-                out = dec.process(raw, output_buffer_limit=budget)  # type: ignore[attr-defined]
-                self._out += out
-                while len(self._out) <= self.max_bytes and not dec.can_accept_more_data():  # type: ignore[attr-defined]
-                    more = dec.process(b"", output_buffer_limit=self.max_bytes + 1 - len(self._out))  # type: ignore[attr-defined]
+                # The limit stops the output buffer growing (it may overshoot by one block);
+                # what passes the limit is dropped at once.
+                out = dec.process(raw, output_buffer_limit=budget)
+                self._out += out[:budget]
+                while len(self._out) <= self.max_bytes and not dec.can_accept_more_data():
+                    budget = self.max_bytes + 1 - len(self._out)
+                    more = dec.process(b"", output_buffer_limit=budget)
                     if not more:
                         break
-                    self._out += more
+                    self._out += more[:budget]
             except TypeError:  # brotli < 1.2 has no output limit: feed small slices
                 for i in range(0, len(raw), 256):
-                    self._out += dec.process(raw[i : i + 256])  # type: ignore[attr-defined]
+                    self._out += dec.process(raw[i : i + 256])
                     if len(self._out) > self.max_bytes:
+                        del self._out[self.max_bytes + 1 :]
                         break
         except brotli.error as exc:
             raise ValueError(f"invalid compressed body: {exc}") from exc
@@ -384,7 +392,8 @@ class BodyDecoder:
         if complete and not truncated:
             if self._zlib is not None and not self._zlib.eof:
                 raise ValueError("incomplete compressed body")
-            if self._brotli is not None and not self._brotli.is_finished():  # type: ignore[attr-defined]
+            brotli_dec: Any = self._brotli
+            if brotli_dec is not None and not brotli_dec.is_finished():
                 raise ValueError("incomplete compressed body")
         body = bytes(self._out[: self.max_bytes])
         if truncated:
@@ -435,10 +444,8 @@ def freshness_lifetime(headers: Mapping[str, str]) -> float:
     elif "expires" in headers:
         expires = _http_date(headers["expires"])
         date = _http_date(headers.get("date", ""))
-        if expires is None or date is None:
-            lifetime = 0.0  # RFC 9111 5.3: an invalid Expires means already expired
-        else:
-            lifetime = expires - date
+        # RFC 9111 5.3: an invalid Expires means already expired
+        lifetime = 0.0 if expires is None or date is None else expires - date
     if lifetime is None:
         return MAX_TTL
     return min(max(lifetime, MIN_TTL), MAX_TTL)
@@ -465,7 +472,7 @@ def backoff_delay(failures: int, hint: float | None = None) -> float:
     60 s, 120 s, 240 s ... capped at 1 h; a server's ``Retry-After`` can only lengthen it
     (up to 24 h).
     """
-    delay = min(BACKOFF_BASE * 2 ** min(max(failures - 1, 0), 16), BACKOFF_MAX)
+    delay: float = min(BACKOFF_BASE * 2.0 ** min(max(failures - 1, 0), 16), BACKOFF_MAX)
     if hint is not None:
         delay = max(delay, min(hint, MAX_TTL))
     return delay

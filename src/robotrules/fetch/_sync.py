@@ -14,7 +14,12 @@ import httpx
 from robotrules import RequestRate, Verdict
 from robotrules._model import Dialect
 from robotrules.fetch import _policy as P
-from robotrules.fetch._common import DEFAULT_USER_AGENT, BaseClient, FetchedRobots, describe_exception
+from robotrules.fetch._common import (
+    DEFAULT_USER_AGENT,
+    BaseClient,
+    FetchedRobots,
+    describe_exception,
+)
 from robotrules.stores._base import CacheEntry, Store
 
 __all__ = ["RobotsClient"]
@@ -93,9 +98,9 @@ class RobotsClient(BaseClient):
             previous = self._store_get(origin) or self.memo_entry(origin)
             if previous is not None and self.clock() < previous.expires_at:
                 return self.materialize(origin, previous, from_cache=True)
-            leased = self._lease(origin)
+            leased = self._lease(origin)  # None: the store has no leases
             try:
-                if not leased:
+                if leased is False:
                     peer, leased = self._wait_for_peer(origin, previous)
                     if peer is not None:
                         return self.materialize(origin, peer, from_cache=True)
@@ -202,15 +207,15 @@ class RobotsClient(BaseClient):
         else:
             self.store_recovered()
 
-    def _lease(self, origin: str) -> bool:
+    def _lease(self, origin: str) -> bool | None:
         try_lease = getattr(self.store, "try_lease", None)
         if try_lease is None or not self._store_ok:
-            return True
+            return None
         try:
             return bool(try_lease(origin, ttl=self.timeout + 5.0))
         except Exception as exc:
             self.store_failed(exc, "lease")
-            return True
+            return None
 
     def _release(self, origin: str) -> None:
         try:
@@ -220,7 +225,7 @@ class RobotsClient(BaseClient):
 
     def _wait_for_peer(
         self, origin: str, previous: CacheEntry | None
-    ) -> tuple[CacheEntry | None, bool]:
+    ) -> tuple[CacheEntry | None, bool | None]:
         """Another process holds the fetch lease: wait (bounded) for its result in the store.
 
         Returns the peer's entry, or None and whether we now hold the lease ourselves.
@@ -232,11 +237,11 @@ class RobotsClient(BaseClient):
             if self.is_news(entry, previous):
                 return entry, False
             if not self._store_ok:
-                return None, False
+                return None, None
             if self._lease(origin):  # the peer gave up or finished between two looks
                 entry = self._store_get(origin)
                 if self.is_news(entry, previous):
                     self._release(origin)
                     return entry, False
                 return None, True
-        return None, False
+        return None, None

@@ -10,6 +10,7 @@ them fetches an origin at a time; the others wait briefly for its result.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from typing import Any
 
@@ -36,7 +37,9 @@ class RedisStore:
             try:
                 import redis
             except ImportError as exc:  # pragma: no cover - depends on the install
-                raise ImportError("RedisStore needs the redis package: pip install robotrules[redis]") from exc
+                raise ImportError(
+                    "RedisStore needs the redis package: pip install robotrules[redis]"
+                ) from exc
             client = redis.Redis.from_url(
                 url, socket_timeout=socket_timeout, socket_connect_timeout=socket_timeout
             )
@@ -90,10 +93,8 @@ class RedisStore:
             raise StoreError(f"Redis store: {exc}") from exc
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # closing a dead connection has nothing to report
             self.client.close()
-        except Exception:  # noqa: S110 - closing a dead connection has nothing to report
-            pass
 
     def __repr__(self) -> str:
         return f"RedisStore(prefix={self.prefix!r})"

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, get_args
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -30,7 +29,7 @@ import robotrules
 from robotrules import Dialect, Finding, RobotrulesError
 from robotrules.lint import lint
 
-from ._safety import Resolver, refusal, resolve
+from ._safety import Resolver, resolve
 
 __all__ = ["DIALECTS", "LOOPBACK_HOSTS", "MAX_BODY", "MAX_FETCH_BYTES", "create_app"]
 
@@ -41,7 +40,6 @@ MAX_URLS = 500
 MAX_AGENTS = 50
 MAX_FIELD = 8192  # one URL or agent
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
-FETCH_USER_AGENT = "robotrules-web-tester"
 
 _STATIC = "robotrules.web"
 _SECURITY_HEADERS = {
@@ -142,7 +140,9 @@ def _lines(data: dict[str, Any], key: str, limit: int) -> list[str]:
 # -- the work (plain functions, run in a worker thread) ----------------------------------------
 
 
-def check(body: str, urls: Sequence[str], agents: Sequence[str], dialect: Dialect) -> dict[str, Any]:
+def check(
+    body: str, urls: Sequence[str], agents: Sequence[str], dialect: Dialect
+) -> dict[str, Any]:
     """Every agent x URL verdict in ``dialect``, with how the other dialects answer."""
     parsed = {d: robotrules.parse(body, dialect=d) for d in DIALECTS}
     results: list[dict[str, Any]] = []
@@ -175,72 +175,8 @@ def check(body: str, urls: Sequence[str], agents: Sequence[str], dialect: Dialec
 
 
 def lint_findings(body: str, dialect: Dialect) -> dict[str, Any]:
-    findings: list[Finding] = sorted(lint(body, dialect=dialect), key=lambda f: (f.line, f.column, f.code))
+    findings: list[Finding] = lint(body, dialect=dialect)  # sorted by line
     return {"dialect": dialect, "findings": [f.to_dict() for f in findings]}
-
-
-def _robots_text(fetched: Any) -> str:
-    """The fetched file as text, from whichever attribute the fetch result offers."""
-    for owner in (fetched, getattr(fetched, "rules", None)):
-        for name in ("text", "body", "source", "content"):
-            value = getattr(owner, name, None)
-            if isinstance(value, bytes):
-                return value.decode("utf-8", errors="replace")
-            if isinstance(value, str):
-                return value
-    return ""
-
-
-def _fetch_target(raw: str) -> tuple[str, str, int]:
-    """Normalise what a person typed (``example.com``, a page URL) to a URL, host and port."""
-    url = raw.strip()
-    if "://" not in url:
-        url = "https://" + url
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError as exc:
-        raise ApiError(400, f"not a URL: {exc}") from None
-    if parts.scheme not in ("http", "https"):
-        raise ApiError(400, "only http and https URLs can be fetched")
-    if not parts.hostname:
-        raise ApiError(400, "the URL has no host")
-    return url, parts.hostname, port or (443 if parts.scheme == "https" else 80)
-
-
-def fetch(
-    raw_url: str, *, allow_private: bool, resolver: Resolver, max_bytes: int, timeout: float
-) -> dict[str, Any]:
-    url, host, port = _fetch_target(raw_url)
-    why = refusal(host, port, allow_private=allow_private, resolver=resolver)
-    if why is not None:
-        raise ApiError(403, why)
-    from robotrules.fetch import RobotsClient
-
-    client = RobotsClient(user_agent=FETCH_USER_AGENT, timeout=timeout, max_bytes=max_bytes)
-    try:
-        fetched = client.rules_for(url)
-    finally:
-        close = getattr(client, "close", None)
-        if callable(close):
-            close()
-    final_url = str(getattr(fetched, "final_url", "") or url)
-    final = urlsplit(final_url)
-    if final.hostname and final.hostname != host:  # a redirect left the checked host
-        why = refusal(final.hostname, final.port or port, allow_private=allow_private,
-                      resolver=resolver)
-        if why is not None:
-            raise ApiError(403, f"redirected to {final_url}: {why}")
-    text = _robots_text(fetched)
-    return {
-        "url": url,
-        "final_url": final_url,
-        "status": getattr(fetched, "status", None),
-        "outcome": str(getattr(fetched, "outcome", "")),
-        "summary": str(getattr(fetched, "summary", "")),
-        "size": getattr(fetched, "size", len(text.encode("utf-8"))),
-        "robots_txt": text,
-    }
 
 
 # -- the app -----------------------------------------------------------------------------------
@@ -312,10 +248,8 @@ def create_app(
     async def api_fetch(request: Request) -> Response:
         data = await _read_json(request, max_body)
         url = _text(data, "url")
-        if not url.strip():
-            raise ApiError(400, "'url' is empty")
         result = await run_in_threadpool(
-            _fetch_or_error, url, allow_private, resolver, max_fetch_bytes, fetch_timeout
+            _fetch, url, allow_private, resolver, max_fetch_bytes, fetch_timeout
         )
         return JSONResponse(result)
 
@@ -350,15 +284,17 @@ def create_app(
     )
 
 
-def _fetch_or_error(
+def _fetch(
     url: str, allow_private: bool, resolver: Resolver, max_bytes: int, timeout: float
 ) -> dict[str, Any]:
-    try:
-        return fetch(
-            url, allow_private=allow_private, resolver=resolver, max_bytes=max_bytes,
-            timeout=timeout,
-        )
+    try:  # the fetcher needs httpx: loaded here so the rest of the page works without it
+        from ._fetch import FetchRefused, fetch_robots
     except ImportError as exc:
         raise ApiError(501, f"fetching needs the web extra: {exc}") from None
+    try:
+        return fetch_robots(url, allow_private=allow_private, resolver=resolver,
+                            max_bytes=max_bytes, timeout=timeout)
+    except FetchRefused as exc:
+        raise ApiError(exc.status, str(exc)) from None
     except RobotrulesError as exc:
         raise ApiError(502, f"fetch failed: {exc}") from None

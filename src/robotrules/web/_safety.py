@@ -39,13 +39,13 @@ def unsafe_address(address: str) -> str | None:
         return "is not an IP address"
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    checks = (
+    checks = (  # most specific name first: 0.0.0.0 and 240/4 are also "private" to Python
+        ("unspecified", ip.is_unspecified),
         ("loopback", ip.is_loopback),
         ("link-local", ip.is_link_local),
-        ("private", ip.is_private),
         ("multicast", ip.is_multicast),
-        ("unspecified", ip.is_unspecified),
         ("reserved", ip.is_reserved),
+        ("private", ip.is_private),
     )
     for name, hit in checks:
         if hit:
@@ -55,7 +55,9 @@ def unsafe_address(address: str) -> str | None:
     return None
 
 
-def refusal(host: str, port: int, *, allow_private: bool, resolver: Resolver = resolve) -> str | None:
+def refusal(
+    host: str, port: int, *, allow_private: bool, resolver: Resolver = resolve
+) -> str | None:
     """Why fetching from ``host`` is refused, or ``None`` when it may go ahead."""
     if allow_private:
         return None

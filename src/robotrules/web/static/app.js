@@ -55,7 +55,7 @@
     agentAdd: $("agent-add"), agentPick: $("agent-pick"), knownList: $("known-agents"),
     results: $("results"), empty: $("empty"), summary: $("summary"), status: $("status"),
     findings: $("findings"), findingsCount: $("findings-count"), fileMeta: $("file-meta"),
-    share: $("share"), fetchForm: $("fetch-form"), fetchUrl: $("fetch-url"), upload: $("upload"),
+    share: $("share"), source: $("source"), fetchForm: $("fetch-form"), fetchUrl: $("fetch-url"), upload: $("upload"),
   };
 
   let state = { ...DEFAULT_STATE };
@@ -308,11 +308,17 @@
         row.classList.add("disagree");
         diff.append(el("span", { class: "flag", text: "≠", title: "The dialects disagree here" }));
         for (const result of differs) {
-          const parts = DIALECTS.map((d) => {
+          const line = el("div", { class: "diff-line" }, el("strong", { text: result.agent }));
+          for (const d of DIALECTS) {
             const v = result.dialects[d];
-            return `${DIALECT_NAMES[d]} ${v.allowed ? "allows" : "blocks"}`;
-          });
-          diff.append(el("div", { class: "diff-line", text: `${result.agent}: ${parts.join(" · ")}` }));
+            const where = v.line === null ? "" : ` (line ${v.line})`;
+            line.append(el("span", {
+              class: "dialect " + (v.allowed ? "allow" : "block"),
+              text: `${DIALECT_NAMES[d]} ${v.allowed ? "allows" : "blocks"}`,
+              title: `${DIALECT_NAMES[d]}: ${v.allowed ? "allowed" : "blocked"}${where}`,
+            }));
+          }
+          diff.append(line);
         }
       } else {
         diff.append(el("span", { class: "agree", text: "agree" }));
@@ -345,7 +351,7 @@
     const button = el("button", {
       type: "button",
       class: "verdict " + (v.allowed ? "allow" : "block"),
-      title: v.detail || describe(v),
+      title: (v.detail || describe(v)) + (v.path !== result.url ? ` (matched as ${v.path})` : ""),
       "data-line": v.line === null ? "" : String(v.line),
       "data-agent": result.agent,
       "data-url": result.url,
@@ -426,6 +432,12 @@
     refresh();
   }
 
+  function setSource(text, kind = "") {
+    ui.source.textContent = text;
+    ui.source.className = "source" + (kind ? " " + kind : "");
+    ui.source.hidden = !text;
+  }
+
   function setFile(text) {
     ui.robots.value = text;
     state.robots_txt = text;
@@ -476,7 +488,7 @@
     }
     file.text().then((text) => {
       setFile(text);
-      setStatus(`Opened ${file.name}`, "ok");
+      setSource(`Opened ${file.name} (${formatBytes(file.size)}), read in this browser`);
     });
     ui.upload.value = "";
   });
@@ -485,13 +497,19 @@
     event.preventDefault();
     const url = ui.fetchUrl.value.trim();
     if (!url) return;
-    setStatus(`Fetching ${url}…`, "busy");
+    setSource(`Fetching ${url}…`);
     try {
       const fetched = await post("/api/fetch", { url });
+      const what = `${fetched.final_url}: ${fetched.summary || "HTTP " + fetched.status}`;
+      if (fetched.outcome === "disallow-all") {
+        // Unreachable: crawlers would stop altogether; no file to show, keep the draft.
+        setSource(`Could not fetch ${what}. The editor keeps your draft.`, "error");
+        return;
+      }
       setFile(fetched.robots_txt);
-      setStatus(`Fetched ${fetched.final_url}: ${fetched.summary || "HTTP " + fetched.status}`, "ok");
+      setSource(`Fetched ${what}`, "ok");
     } catch (error) {
-      setStatus(`Fetch refused or failed: ${error.message}`, "error");
+      setSource(`Fetch refused or failed: ${error.message}`, "error");
     }
   });
 

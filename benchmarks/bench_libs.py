@@ -1,0 +1,155 @@
+"""The libraries under comparison, each behind the same three calls.
+
+Every adapter receives the raw bytes of a robots.txt, a full URL (``https://<host>/...``) and a
+bare agent token. Libraries that only take text decode the bytes themselves with UTF-8
+``errors="replace"``, *inside* their timed parse (a crawler receives bytes, so that decoding
+is part of their cost). Google's matcher has no parse step: it re-parses the body on every
+call, so it only appears in the workloads that include parsing (cold, scaling per call).
+"""
+
+from __future__ import annotations
+
+import urllib.robotparser
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+import protego
+import robots
+from jwm.robotstxt import googlebot
+
+import robotrules
+
+Query = tuple[str, str]  # (agent token, full URL)
+
+
+@dataclass(frozen=True)
+class Lib:
+    """One library: how to parse, how to ask, how to run the cold workload."""
+
+    name: str
+    version: str
+    parse: Callable[[bytes], Any] | None
+    ask: Callable[[Any, str, str], bool] | None  # (parsed, agent, url) -> allowed
+    cold: Callable[[bytes, Sequence[Query]], list[bool]]
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:  # pragma: no cover - editable installs
+        return "?"
+
+
+def _decode(body: bytes) -> str:
+    return body.decode("utf-8", errors="replace")
+
+
+# -- robotrules --------------------------------------------------------------------------
+
+
+def _rr_parse(body: bytes) -> robotrules.RobotsTxt:
+    return robotrules.parse(body)
+
+
+def _rr_google_parse(body: bytes) -> robotrules.RobotsTxt:
+    return robotrules.parse(body, "google")
+
+
+def _rr_ask(rules: robotrules.RobotsTxt, agent: str, url: str) -> bool:
+    return rules.is_allowed(url, user_agent=agent)
+
+
+def _rr_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
+    rules = robotrules.parse(body)
+    ask = rules.is_allowed
+    return [ask(url, user_agent=agent) for agent, url in queries]
+
+
+def _rr_google_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
+    rules = robotrules.parse(body, "google")
+    ask = rules.is_allowed
+    return [ask(url, user_agent=agent) for agent, url in queries]
+
+
+# -- protego (Scrapy) --------------------------------------------------------------------
+
+
+def _protego_parse(body: bytes) -> protego.Protego:
+    return protego.Protego.parse(_decode(body))
+
+
+def _protego_ask(rp: protego.Protego, agent: str, url: str) -> bool:
+    return bool(rp.can_fetch(url, agent))
+
+
+def _protego_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
+    rp = protego.Protego.parse(_decode(body))
+    ask = rp.can_fetch
+    return [bool(ask(url, agent)) for agent, url in queries]
+
+
+# -- urllib.robotparser ------------------------------------------------------------------
+
+
+def _stdlib_parse(body: bytes) -> urllib.robotparser.RobotFileParser:
+    rp = urllib.robotparser.RobotFileParser()
+    rp.parse(_decode(body).splitlines())
+    return rp
+
+
+def _stdlib_ask(rp: urllib.robotparser.RobotFileParser, agent: str, url: str) -> bool:
+    return rp.can_fetch(agent, url)
+
+
+def _stdlib_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
+    rp = _stdlib_parse(body)
+    ask = rp.can_fetch
+    return [ask(agent, url) for agent, url in queries]
+
+
+# -- robotspy ----------------------------------------------------------------------------
+
+
+def _robotspy_parse(body: bytes) -> Any:
+    return robots.RobotsParser.from_string(_decode(body))
+
+
+def _robotspy_ask(rp: Any, agent: str, url: str) -> bool:
+    return bool(rp.can_fetch(agent, url))
+
+
+def _robotspy_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
+    rp = robots.RobotsParser.from_string(_decode(body))
+    ask = rp.can_fetch
+    return [bool(ask(agent, url)) for agent, url in queries]
+
+
+# -- Google's C++ matcher (jwm-robotstxt) -------------------------------------------------
+
+
+def _google_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
+    ask = googlebot.RobotsMatcher().OneAgentAllowedByRobots
+    return [bool(ask(body, agent.encode(), url.encode())) for agent, url in queries]
+
+
+def google_answer(body: bytes, agent: str, url: str) -> bool:
+    """The reference verdict (a fresh matcher per call: it keeps state between calls)."""
+    m = googlebot.RobotsMatcher()
+    return bool(m.OneAgentAllowedByRobots(body, agent.encode(), url.encode()))
+
+
+ROBOTRULES = Lib("robotrules", _version("robotrules"), _rr_parse, _rr_ask, _rr_cold)
+ROBOTRULES_GOOGLE = Lib("robotrules[google]", _version("robotrules"), _rr_google_parse,
+                        _rr_ask, _rr_google_cold)
+PROTEGO = Lib("protego", _version("protego"), _protego_parse, _protego_ask, _protego_cold)
+STDLIB = Lib("urllib.robotparser", "stdlib", _stdlib_parse, _stdlib_ask, _stdlib_cold)
+ROBOTSPY = Lib("robotspy", _version("robotspy"), _robotspy_parse, _robotspy_ask,
+               _robotspy_cold)
+GOOGLE = Lib("google C++ (jwm)", _version("jwm.robotstxt"), None, None, _google_cold)
+
+ALL: tuple[Lib, ...] = (ROBOTRULES, ROBOTRULES_GOOGLE, PROTEGO, STDLIB, ROBOTSPY, GOOGLE)
+# The libraries with a separate parse step (everything but Google's matcher).
+PARSING: tuple[Lib, ...] = tuple(lib for lib in ALL if lib.parse is not None)
+BASELINE = PROTEGO.name

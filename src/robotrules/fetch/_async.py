@@ -1,0 +1,251 @@
+"""The asynchronous client: drives :mod:`._policy` with an ``httpx.AsyncClient``.
+
+The twin of :mod:`._sync`, line for line; stores that do I/O are called from a worker thread
+so that a slow SQLite file or Redis server never blocks the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from types import TracebackType
+from typing import Any, Literal, TypeVar
+
+import httpx
+
+from robotrules import RequestRate, Verdict
+from robotrules._model import Dialect
+from robotrules.fetch import _policy as P
+from robotrules.fetch._common import (
+    DEFAULT_USER_AGENT,
+    BaseClient,
+    FetchedRobots,
+    describe_exception,
+)
+from robotrules.stores._base import CacheEntry, Store
+
+__all__ = ["AsyncRobotsClient"]
+
+_PEER_POLL = 0.05
+T = TypeVar("T")
+
+
+class _KeyedLocks:
+    """One asyncio lock per origin, dropped when nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+
+    @asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._locks.setdefault(key, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if users[0] == 0:
+                del self._locks[key]
+
+
+class AsyncRobotsClient(BaseClient):
+    """Fetches, caches and applies robots.txt files (RFC 9309 2.3, 2.4), with asyncio.
+
+    Many tasks asking about one origin at once cause exactly one request. Use one instance
+    per event loop.
+    """
+
+    def __init__(
+        self,
+        *,
+        user_agent: str = DEFAULT_USER_AGENT,
+        store: Store | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        clock: Callable[[], float] | None = None,
+        dialect: Dialect = "rfc9309",
+        max_bytes: int = P.DEFAULT_MAX_BYTES,
+        connect_timeout: float = P.DEFAULT_CONNECT_TIMEOUT,
+        timeout: float = P.DEFAULT_TIMEOUT,
+        auth_failure: Literal["allow", "disallow"] = "allow",
+        max_redirects: int = 5,
+        long_outage: Literal["disallow", "allow"] = "disallow",
+    ) -> None:
+        super().__init__(
+            user_agent=user_agent, store=store, clock=clock, dialect=dialect,
+            max_bytes=max_bytes, connect_timeout=connect_timeout, timeout=timeout,
+            auth_failure=auth_failure, max_redirects=max_redirects, long_outage=long_outage,
+        )
+        self._own_http = http_client is None
+        self.http = http_client if http_client is not None else httpx.AsyncClient(
+            follow_redirects=False, headers={"User-Agent": user_agent}
+        )
+        self._locks = _KeyedLocks()
+
+    # -- public API ---------------------------------------------------------------------------
+
+    async def rules_for(self, url: str) -> FetchedRobots:
+        """The robots.txt governing ``url`` (from the cache, or fetched now)."""
+        origin = P.origin_of(url)
+        hit = self.memo_fresh(origin, self.clock())
+        if hit is not None:
+            return hit
+        async with self._locks.hold(origin):
+            hit = self.memo_fresh(origin, self.clock())  # a task ahead of us fetched it
+            if hit is not None:
+                return hit
+            previous = await self._store_get(origin) or self.memo_entry(origin)
+            if previous is not None and self.clock() < previous.expires_at:
+                return self.materialize(origin, previous, from_cache=True)
+            leased = await self._lease(origin)  # None: the store has no leases
+            try:
+                if leased is False:
+                    peer, leased = await self._wait_for_peer(origin, previous)
+                    if peer is not None:
+                        return self.materialize(origin, peer, from_cache=True)
+                result = await self._fetch(origin)
+                entry = self.settle(previous, result)
+                await self._store_set(origin, entry)
+            finally:
+                if leased:
+                    await self._release(origin)
+            return self.materialize(origin, entry, from_cache=False)
+
+    async def is_allowed(self, url: str, *, user_agent: str | None = None) -> bool:
+        """May ``user_agent`` (default: the client's product token) fetch ``url``?"""
+        return (await self.rules_for(url)).is_allowed(url, user_agent=self.ua(user_agent))
+
+    async def explain(self, url: str, *, user_agent: str | None = None) -> Verdict:
+        """Why ``url`` is allowed or not: the deciding rule, or the HTTP outcome."""
+        return (await self.rules_for(url)).explain(url, user_agent=self.ua(user_agent))
+
+    async def crawl_delay(self, url: str, *, user_agent: str | None = None) -> float | None:
+        """The ``Crawl-delay`` for ``user_agent`` at ``url``'s origin (None if none)."""
+        return (await self.rules_for(url)).rules.crawl_delay(user_agent=self.ua(user_agent))
+
+    async def request_rate(self, url: str, *, user_agent: str | None = None) -> RequestRate | None:
+        """The ``Request-rate`` for ``user_agent`` at ``url``'s origin (None if none)."""
+        return (await self.rules_for(url)).rules.request_rate(user_agent=self.ua(user_agent))
+
+    async def sitemaps(self, url_or_origin: str) -> list[str]:
+        """The ``Sitemap`` URLs listed in the origin's robots.txt."""
+        return list((await self.rules_for(url_or_origin)).rules.sitemaps)
+
+    async def forget(self, url_or_origin: str) -> None:
+        """Drop the origin from this client's memory and from the store (next call fetches)."""
+        origin = P.origin_of(url_or_origin)
+        self.memo_drop(origin)
+        try:
+            await self._call_store(self.store.delete, origin)
+        except Exception as exc:
+            self.store_failed(exc, "delete")
+
+    async def aclose(self) -> None:
+        """Close the HTTP client and store this client created (not ones passed in)."""
+        if self._own_http:
+            await self.http.aclose()
+        if self._own_store:
+            await self._call_store(self.store.close)
+
+    async def __aenter__(self) -> AsyncRobotsClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # -- I/O -------------------------------------------------------------------------------
+
+    async def _fetch(self, origin: str) -> P.AttemptResult:
+        attempt = self.new_attempt(origin)
+        deadline = time.monotonic() + self.timeout
+        headers = self.request_headers()
+        while attempt.result is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                attempt.on_error("timeout")
+                break
+            limits = httpx.Timeout(remaining, connect=min(self.connect_timeout, remaining))
+            try:
+                async with self.http.stream(
+                    "GET", attempt.url, headers=headers, timeout=limits, follow_redirects=False
+                ) as response:
+                    if attempt.on_response(response.status_code, response.headers) != "read-body":
+                        continue
+                    complete = True
+                    async for chunk in response.aiter_raw():
+                        if attempt.feed(chunk):
+                            complete = False
+                            break
+                        if time.monotonic() > deadline:
+                            attempt.on_error("timeout")
+                            break
+                    if attempt.result is None:
+                        attempt.on_body_end(complete=complete)
+            except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
+                attempt.on_error(describe_exception(exc))
+        assert attempt.result is not None
+        return attempt.result
+
+    async def _call_store(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        if getattr(self.store, "blocking", True):
+            return await asyncio.to_thread(fn, *args, **kwargs)
+        return fn(*args, **kwargs)
+
+    async def _store_get(self, origin: str) -> CacheEntry | None:
+        try:
+            entry = await self._call_store(self.store.get, origin)
+        except Exception as exc:  # a failing store must never make an answer wrong
+            self.store_failed(exc, "read")
+            return None
+        self.store_recovered()
+        return entry
+
+    async def _store_set(self, origin: str, entry: CacheEntry) -> None:
+        try:
+            ttl = P.store_ttl(entry, self.clock())
+            await self._call_store(self.store.set, origin, entry, ttl=ttl)
+        except Exception as exc:
+            self.store_failed(exc, "write")
+        else:
+            self.store_recovered()
+
+    async def _lease(self, origin: str) -> bool | None:
+        try_lease = getattr(self.store, "try_lease", None)
+        if try_lease is None or not self._store_ok:
+            return None
+        try:
+            return bool(await self._call_store(try_lease, origin, ttl=self.timeout + 5.0))
+        except Exception as exc:
+            self.store_failed(exc, "lease")
+            return None
+
+    async def _release(self, origin: str) -> None:
+        try:
+            await self._call_store(self.store.release_lease, origin)  # type: ignore[attr-defined]
+        except Exception as exc:
+            self.store_failed(exc, "release a lease")
+
+    async def _wait_for_peer(
+        self, origin: str, previous: CacheEntry | None
+    ) -> tuple[CacheEntry | None, bool | None]:
+        """Another process holds the fetch lease: wait (bounded) for its result in the store."""
+        deadline = time.monotonic() + self.timeout + 5.0
+        while time.monotonic() < deadline:
+            await asyncio.sleep(_PEER_POLL)
+            entry = await self._store_get(origin)
+            if self.is_news(entry, previous):
+                return entry, False
+            if not self._store_ok:
+                return None, None
+            if await self._lease(origin):
+                entry = await self._store_get(origin)
+                if self.is_news(entry, previous):
+                    await self._release(origin)
+                    return entry, False
+                return None, True
+        return None, None

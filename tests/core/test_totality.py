@@ -1,0 +1,152 @@
+"""Bad input is normal input: the parser is total and every query is bounded.
+
+Sources: RFC 9309 section 3 ("parsers ... should treat the content as untrusted"),
+RFC 9309 2.3.1.5 ("crawlers MUST try to parse each line ... and use the parseable rules"),
+and the conformance README's list of Google's line-handling quirks.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import robotrules
+from robotrules import Dialect
+from tests.conftest import SHARED
+
+DIALECTS: tuple[Dialect, ...] = ("rfc9309", "google", "1994")
+
+
+def _corpus() -> list[Path]:
+    return sorted(Path(SHARED, "corpus", "sites").glob("*.txt")) + sorted(
+        Path(SHARED, "corpus", "fixtures").glob("*"))
+
+
+@pytest.mark.skipif(not _corpus(), reason="shared/corpus not present")
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_no_corpus_file_makes_the_parser_raise(dialect: Dialect) -> None:
+    """RFC 9309 2.3.1.5: parse every line; never reject the file."""
+    for path in _corpus():
+        rules = robotrules.parse(path.read_bytes(), dialect)
+        for agent in ("Googlebot", "*", "GPTBot/1.0 (+https://openai.com/gptbot)", ""):
+            v = rules.explain("https://example.com/a/b?c=d", user_agent=agent)
+            assert v.allowed is rules.is_allowed("https://example.com/a/b?c=d", user_agent=agent)
+        for group in rules.groups:
+            assert group.agents
+        for finding in rules.findings:
+            assert finding.line >= 0
+            assert finding.severity in ("error", "warning", "info")
+
+
+@settings(max_examples=400, deadline=None)
+@given(body=st.binary(max_size=600), url=st.text(max_size=60), agent=st.text(max_size=20))
+def test_random_bytes_never_raise(body: bytes, url: str, agent: str) -> None:
+    for dialect in DIALECTS:
+        rules = robotrules.parse(body, dialect)
+        assert isinstance(rules.is_allowed(url, user_agent=agent), bool)
+        rules.explain(url, user_agent=agent)
+        rules.crawl_delay(user_agent=agent)
+        rules.request_rate(user_agent=agent)
+        _ = rules.groups, rules.sitemaps, rules.findings
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=400))
+def test_random_text_never_raises(text: str) -> None:
+    """str input, lone surrogates included (encoded with surrogateescape/surrogatepass)."""
+    for dialect in DIALECTS:
+        robotrules.parse(text, dialect).is_allowed("/", user_agent="a")
+
+
+HOSTILE = [
+    b"\x00" * 1000,
+    b"User-agent: *\nDisallow: /a\x00b\n",
+    b"User-agent: *\nDisallow: /" + b"a" * 100_000 + b"\n",
+    b"\xff\xfeU\x00s\x00e\x00r\x00",  # UTF-16
+    b"\n" * 200_000,
+    b"\r\n" * 50_000 + b"User-agent: *\r\nDisallow: /\r\n",
+    b"User-agent: *\n" + b"Disallow: /" + b"*" * 5_000 + b"\n",
+    b"User-agent: *\n" + b"Disallow: " + b"$" * 500 + b"\n",
+    b"<html><script>alert(1)</script></html>",
+    b"User-agent: " + b"A" * 20_000 + b"\nDisallow: /\n",
+    b"\xef\xbb\xbf\xef\xbb\xbfUser-agent: *\nDisallow: /\n",
+    bytes(range(256)) * 20,
+]
+
+
+@pytest.mark.parametrize("body", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_bodies(body: bytes) -> None:
+    for dialect in DIALECTS:
+        rules = robotrules.parse(body, dialect)
+        rules.is_allowed("https://example.com/" + "a" * 5000, user_agent="A" * 50)
+        rules.explain("/x", user_agent="*")
+
+
+def test_line_cut_at_google_limit() -> None:
+    """Conformance README: "Only the first 16,663 bytes of a line are kept"."""
+    pattern = "/" + "a" * 16_700
+    rules = robotrules.parse(f"User-agent: *\nDisallow: {pattern}\n", "google")
+    kept = "Disallow: " + pattern
+    kept = kept[:16_663]
+    assert not rules.is_allowed("/" + kept[len("Disallow: /"):] + "zzz", user_agent="x")
+    assert any(f.code == "L019" for f in rules.findings)
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_every_split_point_and_line_ending_gives_the_same_rules(eol: str) -> None:
+    """h11-style: the same file with each line-ending style answers the same, and inserting a
+    line break at any position never raises."""
+    base = ("User-agent: FooBot\nDisallow: /private\nAllow: /private/ok\n\n"
+            "User-agent: *\nDisallow: /\nCrawl-delay: 2\n")
+    text = base.replace("\n", eol)
+    rules = robotrules.parse(text)
+    assert not rules.is_allowed("/private/x", user_agent="FooBot")
+    assert rules.is_allowed("/private/ok", user_agent="FooBot")
+    assert not rules.is_allowed("/x", user_agent="Other")
+    assert rules.crawl_delay(user_agent="Other") == 2.0
+    for i in range(len(text) + 1):
+        split = text[:i] + eol + text[i:]
+        robotrules.parse(split).is_allowed("/private/x", user_agent="FooBot")
+
+
+def test_adversarial_wildcards_are_answered() -> None:
+    """Issue 2: "/*a*a*a...*a*b against a 4,000-char URL" (no backtracking; timed by the
+    benchmark, here only its answer is checked)."""
+    pattern = "/" + "*a" * 60 + "*b"
+    rules = robotrules.parse(f"User-agent: *\nDisallow: {pattern}\n")
+    assert rules.is_allowed("/" + "a" * 4000, user_agent="x")
+    assert not rules.is_allowed("/" + "a" * 4000 + "b", user_agent="x")
+    anchored = robotrules.parse("User-agent: *\nDisallow: /" + "*a" * 60 + "*b$\n")
+    assert anchored.is_allowed("/" + "a" * 4000 + "bc", user_agent="x")
+
+
+def test_one_object_serves_many_threads() -> None:
+    """STYLE principle 2: a query mutates nothing visible; one object serves many threads."""
+    names = [f"bot{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(50)]
+    body = "".join(f"User-agent: {names[i]}\nDisallow: /p{i}/\n" for i in range(50))
+    rules = robotrules.parse("User-agent: *\nDisallow: /x\n" + body)
+    errors: list[str] = []
+
+    def work(n: int) -> None:
+        for i in range(200):
+            agent = names[(i + n) % 50]
+            if rules.is_allowed(f"/p{(i + n) % 50}/a", user_agent=agent):
+                errors.append(agent)
+            if rules.is_allowed("/x", user_agent="other"):
+                errors.append("other")
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_unknown_dialect_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="unknown dialect"):
+        robotrules.parse("", "rfc")  # type: ignore[arg-type]

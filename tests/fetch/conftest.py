@@ -1,0 +1,95 @@
+"""Fixtures for the fetch tests: servers per origin, an injected clock, both client twins."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+try:
+    import robotrules  # noqa: F401
+except ImportError:  # running from a checkout without `pip install -e .`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+
+from robots_servers import FakeClock, Handler, Response, Server
+
+from robotrules.fetch import AsyncRobotsClient, RobotsClient
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Handler], Server]]:
+    """``serve(handler)`` starts one origin (a new port); all are closed after the test."""
+    servers: list[Server] = []
+
+    def start(handler: Handler) -> Server:
+        server = Server(handler)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+@pytest.fixture
+def serve_robots(serve: Callable[[Handler], Server]) -> Callable[..., Server]:
+    """``serve_robots(body, status=200, headers={})``: an origin serving one /robots.txt."""
+
+    def start(body: bytes = b"", status: int = 200, headers: dict[str, str] | None = None,
+              delay: float = 0.0) -> Server:
+        resp = Response(status, body, headers or {}, delay)
+        return serve(lambda req: resp if req.path == "/robots.txt" else Response(404))
+
+    return start
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+class AsyncAdapter:
+    """Runs an AsyncRobotsClient's coroutines on a private loop, so one test body covers both
+    twins. Attribute access passes through; coroutine methods are awaited."""
+
+    def __init__(self, client: AsyncRobotsClient) -> None:
+        self.client = client
+        self.loop = asyncio.new_event_loop()
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self.client, name)
+        if inspect.iscoroutinefunction(attr):
+            return lambda *a, **k: self.loop.run_until_complete(attr(*a, **k))
+        return attr
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.client.aclose())
+        self.loop.close()
+
+
+@pytest.fixture(params=["sync", "async"])
+def make_client(request: pytest.FixtureRequest, clock: FakeClock) -> Iterator[Callable[..., Any]]:
+    """``make_client(**kwargs)``: a RobotsClient, or an AsyncRobotsClient behind a sync facade.
+
+    The injected fake clock is the default; every client is closed after the test.
+    """
+    made: list[Any] = []
+
+    def make(**kwargs: Any) -> Any:
+        kwargs.setdefault("clock", clock)
+        kwargs.setdefault("timeout", 5.0)
+        if request.param == "sync":
+            client: Any = RobotsClient(**kwargs)
+        else:
+            client = AsyncAdapter(AsyncRobotsClient(**kwargs))
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()
