@@ -32,6 +32,7 @@ Rules with an empty pattern never decide (Google: priority 0 is no match) and ar
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 __all__ = ["Matcher", "compile_pattern"]
@@ -39,6 +40,9 @@ __all__ = ["Matcher", "compile_pattern"]
 PREFIX: Final = 0
 EXACT: Final = 1
 WILD: Final = 2
+LINEAR_MAX: Final = 6  # groups this small are scanned rule by rule
+REGEX_MAX: Final = 400  # groups up to this size become one alternation; larger: buckets
+REGEX_AFTER: Final = 64  # queries a mid-size group answers by scanning before its regex
 
 # An entry: (priority, allow, line, kind, literal prefix, data, directive index)
 #   kind PREFIX: data is None; EXACT: data is the full literal; WILD: (segments, anchored)
@@ -102,20 +106,56 @@ def _sort_key(e: Entry) -> tuple[int, bool, int]:
     return (-e[0], not e[1], e[2])
 
 
-class Matcher:
-    """The compiled, immutable rule index of one (merged) group."""
+def _regex_of(e: Entry) -> str:
+    kind = e[3]
+    if kind == PREFIX:
+        return re.escape(e[4])
+    if kind == EXACT:
+        return re.escape(e[4]) + r"\Z"
+    segments, anchored = e[5]  # type: ignore[misc]
+    body = ".*".join(re.escape(seg) for seg in segments)
+    return body + r"\Z" if anchored else body
 
-    __slots__ = ("_buckets", "_lengths", "_linear", "size")
+
+class Matcher:
+    """The compiled, immutable rule index of one (merged) group.
+
+    Three shapes, chosen by size when the group is compiled:
+
+    - up to ``LINEAR_MAX`` rules: a best-first scan;
+    - up to ``REGEX_MAX`` rules: the rules with at most one ``*`` become one regular
+      expression, an alternation in best-first order, so ``re.match`` returns the first (best)
+      rule that matches in a single C call. A rule with one ``*`` is ``A.*B``: the engine tries
+      each split point once, ``O(len(path) * len(pattern))``. Rules with several ``*`` (which
+      could make a backtracking engine explode) stay out of the regex and are scanned with
+      :func:`_wild` after it, only while they could still beat its answer;
+    - larger groups: the prefix-bucket index described in the module docstring.
+    """
+
+    __slots__ = ("_buckets", "_complex", "_entries", "_lengths", "_linear", "_queries",
+                 "_regex", "_simple", "size")
 
     def __init__(self, entries: list[Entry]) -> None:
         entries = [e for e in entries if e[0] > 0]
         entries.sort(key=_sort_key)
         self.size = len(entries)
         self._linear: tuple[Entry, ...] | None = None
+        self._regex: re.Pattern[str] | None = None
+        self._simple: tuple[Entry, ...] = ()
+        self._complex: tuple[Entry, ...] = ()
         self._buckets: dict[str, tuple[Entry, ...]] = {}
         self._lengths: tuple[int, ...] = ()
-        if len(entries) <= 12:
+        self._queries = 0
+        self._entries: tuple[Entry, ...] = ()
+        if len(entries) <= LINEAR_MAX:
             self._linear = tuple(entries)
+            return
+        if len(entries) <= REGEX_MAX:
+            # Scanned until it has answered REGEX_AFTER queries, then compiled into one
+            # regex: building it (CPython's re compiler is Python) pays off only for a group
+            # that is asked often; a parse-and-ask-twenty crawler never waits for it.
+            self._linear = self._entries = tuple(entries)
+            self._queries = REGEX_AFTER
             return
         buckets: dict[str, list[Entry]] = {}
         for e in entries:
@@ -123,14 +163,51 @@ class Matcher:
         self._buckets = {k: tuple(v) for k, v in buckets.items()}
         self._lengths = tuple(sorted({len(k) for k in buckets}, reverse=True))
 
+    def _compile_regex(self) -> None:
+        entries = self._entries
+        simple = tuple(e for e in entries if e[3] != WILD or len(e[5][0]) <= 2)  # type: ignore[index]
+        complex_ = tuple(e for e in entries if e[3] == WILD and len(e[5][0]) > 2)  # type: ignore[index]
+        regex = (re.compile("|".join(f"({_regex_of(e)})" for e in simple), re.DOTALL)
+                 if simple else None)
+        # publish the finished state before dropping the linear scan (threads may be reading)
+        self._simple = simple
+        self._complex = complex_
+        self._regex = regex
+        self._linear = None
+
     def best(self, path: str) -> Entry | None:
         """The deciding entry for ``path``, or ``None`` when no rule matches."""
         linear = self._linear
         if linear is not None:
+            if self._queries:
+                self._queries -= 1
+                if not self._queries:
+                    self._compile_regex()
+            startswith = path.startswith
             for e in linear:  # best first: the first match wins
-                if entry_matches(e, path):
+                kind = e[3]
+                if kind == PREFIX:
+                    if startswith(e[4]):
+                        return e
+                elif kind == EXACT:
+                    if path == e[5]:
+                        return e
+                elif startswith(e[4]) and _wild(path, *e[5]):  # type: ignore[misc]
                     return e
             return None
+        regex = self._regex
+        if regex is not None or self._complex:
+            found: Entry | None = None
+            if regex is not None:
+                m = regex.match(path)
+                if m is not None:
+                    found = self._simple[m.lastindex - 1]  # type: ignore[operator]
+            for e in self._complex:
+                if found is not None and not _better(e, found):
+                    break
+                if path.startswith(e[4]) and _wild(path, *e[5]):  # type: ignore[misc]
+                    return e
+            return found
         best: Entry | None = None
         get = self._buckets.get
         n = len(path)

@@ -27,7 +27,6 @@ holds only its text and a compact directive stream until someone asks.
 from __future__ import annotations
 
 import re
-import threading
 from array import array
 from collections.abc import Iterable
 from datetime import time
@@ -62,7 +61,7 @@ _VISIT: Final = re.compile(r"([0-9]{2}):?([0-9]{2})\s*-\s*([0-9]{2}):?([0-9]{2})
                            re.IGNORECASE)
 _UNITS: Final = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _AGENT_CACHE: dict[tuple[str, bool], str] = {}
-_NO_MATCHER: Final = Matcher([])
+_AGENT_MEMO: Final = 256
 
 
 def _google_escape_one(m: re.Match[str]) -> str:
@@ -136,137 +135,158 @@ def parse_visit_time(value: str) -> VisitTime | None:
     return VisitTime(time(h1, m1), time(h2, m2))
 
 
+class _Index:
+    """Group structure of a file, built from the directive stream on first use."""
+
+    __slots__ = ("by_token", "global_", "host", "members", "records", "sitemaps", "uas")
+
+    def __init__(self) -> None:
+        self.uas: list[list[int]] = []  # directive indices of each group's user-agent lines
+        self.members: list[list[int]] = []  # rules and other lines of each group
+        self.by_token: dict[str, tuple[int, ...]] = {}
+        self.global_: tuple[int, ...] = ()
+        self.records: list[Record] = []
+        self.sitemaps: list[str] = []
+        self.host: str | None = None
+
+
 class RobotsTxt:
     """A parsed robots.txt: immutable answers to "may this agent fetch this URL?".
 
-    Create it with :func:`robotrules.parse`. Every query is thread-safe.
+    Create it with :func:`robotrules.parse`. Every query is thread-safe. A parsed file keeps
+    only its text and a packed directive stream; the group index, each agent's matcher, the
+    groups and the findings are derived from that stream on first use and then kept.
     """
 
-    __slots__ = (
-        "_by_token", "_compiled", "_global", "_group_members", "_group_uas", "_groups",
-        "_lock", "_records", "_sitemaps", "_tok", "dialect", "findings", "host", "size",
-    )
+    __slots__ = ("_bom", "_compiled", "_dirs", "_findings", "_groups", "_index", "_text",
+                 "_url", "dialect", "size")
 
     def __init__(self, body: bytes, dialect: Dialect, base_url: str | None) -> None:
         self.dialect: Dialect = dialect
         self.size = len(body)
-        tok = T.tokenize(body, dialect)
-        self._tok = tok
-        findings = tok.findings
-        self._group_uas: list[tuple[int, ...]] = []
-        self._group_members: list[array[int]] = []
-        self._by_token: dict[str, tuple[int, ...]] = {}
-        self._global: tuple[int, ...] = ()
-        self._compiled: dict[str, Matcher] = {}
+        text, self._bom = T.to_text(body)
+        self._text = text
+        self._dirs = T.tokenize(text, dialect)
+        self._url = base_url
+        self._index: _Index | None = None
+        self._compiled: dict[str, tuple[Matcher, tuple[int, ...]]] | None = None
         self._groups: tuple[Group, ...] | None = None
-        self._lock = threading.Lock()
-        sitemaps: list[str] = []
-        records: list[Record] = []
-        self.host: str | None = None
-        self._build(tok, findings, sitemaps, records, base_url)
-        self._sitemaps = tuple(sitemaps)
-        self._records = tuple(records)
-        findings.sort(key=lambda f: (f.line, f.column))
-        self.findings: tuple[Finding, ...] = tuple(findings)
-        tok.findings = []
+        self._findings: tuple[Finding, ...] | None = None
 
-    # -- building -------------------------------------------------------------------------
+    # -- the directive stream -------------------------------------------------------------
 
-    def _build(
-        self, tok: T.Tokens, findings: list[Finding], sitemaps: list[str],
-        records: list[Record], base_url: str | None,
-    ) -> None:
-        kinds = tok.kinds
-        lines = tok.lines
-        legacy = self.dialect == "1994"
-        uas: list[list[int]] = []
-        members: list[array[int]] = []
-        cur = -1
+    def _kind(self, i: int) -> int:
+        return self._dirs[3 * i] >> T.KIND_SHIFT
+
+    def _line(self, i: int) -> int:
+        return self._dirs[3 * i] & T.LINE_MASK
+
+    def _value(self, i: int) -> str:
+        start = self._dirs[3 * i + 1]
+        return self._text[start : start + self._dirs[3 * i + 2]]
+
+    def _build(self, findings: list[Finding] | None) -> _Index:  # noqa: C901 - one pass
+        """Groups, global records and (when asked) the structural findings, in one pass."""
+        dirs = self._dirs if findings is None else T.tokenize(self._text, self.dialect, findings)
+        text = self._text
+        shift = T.KIND_SHIFT
+        mask = T.LINE_MASK
+        idx = _Index()
+        uas = idx.uas
+        members = idx.members
+        cur: list[int] | None = None
         has_rules = False
         seen_sitemaps: set[str] = set()
-        for i in range(len(kinds)):
-            k = kinds[i]
+        for i in range(len(dirs) // 3):
+            head = dirs[3 * i]
+            k = head >> shift
             if k == T.UA:
-                if cur < 0 or has_rules:
-                    uas.append([])
-                    members.append(array("I"))
-                    cur = len(uas) - 1
+                if cur is None or has_rules:
+                    uas.append([i])
+                    cur = []
+                    members.append(cur)
                     has_rules = False
-                elif members[cur]:
-                    findings.append(Finding(
-                        "L030", "ua-joins-group", "warning", lines[i], 1,
-                        "this user-agent joins the group above, which has no allow/disallow "
-                        "rule yet: the group's other lines (e.g. crawl-delay) apply to it too "
-                        "(RFC 9309 2.1: a group ends at a user-agent line after a rule)",
-                        "give the group above a rule (e.g. 'Disallow:') or merge the groups"))
-                uas[cur].append(i)
-            elif k == T.ALLOW or k == T.DISALLOW:
-                if cur < 0:
-                    findings.append(Finding(
-                        "L005", "rule-outside-group", "warning", lines[i], 1,
-                        "rule before any user-agent line: ignored (RFC 9309 2.2.2)",
-                        "put a 'User-agent:' line above it"))
+                else:
+                    uas[-1].append(i)
+                    if cur and findings is not None:
+                        findings.append(Finding(
+                            "L030", "ua-joins-group", "warning", head & mask, 1,
+                            "this user-agent joins the group above, which has no allow/"
+                            "disallow rule yet: the group's other lines (e.g. crawl-delay) "
+                            "apply to it too (RFC 9309 2.1: a group ends at a user-agent "
+                            "line after a rule)",
+                            "give the group above a rule (e.g. 'Disallow:') or merge them"))
+                continue
+            if k == T.BLANK:
+                cur = None
+                continue
+            start = dirs[3 * i + 1]
+            value = text[start : start + dirs[3 * i + 2]]
+            line = head & mask
+            if k == T.ALLOW or k == T.DISALLOW:
+                if cur is None:
+                    if findings is not None:
+                        findings.append(Finding(
+                            "L005", "rule-outside-group", "warning", line, 1,
+                            "rule before any user-agent line: ignored (RFC 9309 2.2.2)",
+                            "put a 'User-agent:' line above it"))
                     continue
-                members[cur].append(i)
+                cur.append(i)
                 has_rules = True
-                self._check_pattern(tok, i, findings)
-            elif k == T.BLANK:
-                cur = -1
+                if findings is not None:
+                    _check_pattern(text, value, start, k, line, findings)
             elif k == T.SITEMAP:
-                self._add_sitemap(tok, i, findings, sitemaps, seen_sitemaps, base_url)
-            elif k in (T.CRAWL_DELAY, T.REQUEST_RATE, T.VISIT_TIME):
-                self._check_extension(tok, i, k, findings)
-                if cur < 0:
-                    findings.append(Finding(
-                        "L005", "rule-outside-group", "warning", lines[i], 1,
-                        f"{T.KIND_NAMES[k]} before any user-agent line: ignored",
-                        "move it into the group it is meant for"))
+                self._add_sitemap(value, line, findings, idx.sitemaps, seen_sitemaps)
+            elif k == T.CRAWL_DELAY or k == T.REQUEST_RATE or k == T.VISIT_TIME:
+                if findings is not None:
+                    _check_extension(value, k, line, findings)
+                if cur is None:
+                    if findings is not None:
+                        findings.append(Finding(
+                            "L005", "rule-outside-group", "warning", line, 1,
+                            f"{T.KIND_NAMES[k]} before any user-agent line: ignored",
+                            "move it into the group it is meant for"))
                     continue
-                members[cur].append(i)
+                cur.append(i)
             elif k == T.HOST or k == T.CLEAN_PARAM:
-                value = T.display(tok.value(i))
-                records.append(Record(T.KIND_NAMES[k], value, lines[i]))
-                if k == T.HOST and self.host is None and value:
-                    self.host = value
+                shown = T.display(value)
+                idx.records.append(Record(T.KIND_NAMES[k], shown, line))
+                if k == T.HOST and idx.host is None and shown:
+                    idx.host = shown
             else:  # OTHER, UNKNOWN
-                key = T.display(tok.key(i))
-                if k == T.UNKNOWN:
-                    low = key.lower()
-                    if low in ("http", "https") and tok.value(i).startswith("//"):
-                        findings.append(Finding(
-                            "L016", "bare-url-line", "warning", lines[i], 1,
-                            "a bare URL line is not a directive; ignored",
-                            f"Sitemap: {key}:{T.display(tok.value(i))}"))
-                    else:
-                        findings.append(Finding(
-                            "L001", "unknown-directive", "warning", lines[i], 1,
-                            f"unknown field '{key}'; ignored"))
+                if findings is not None:
+                    _check_other(text, value, start, k, line, findings)
+                if cur is not None:
+                    cur.append(i)
                 else:
-                    findings.append(Finding(
-                        "L002", "unsupported-directive", "info", lines[i], 1,
-                        f"'{key}' is not part of RFC 9309 and is ignored by Google"))
-                if cur >= 0:
-                    members[cur].append(i)
-                else:
-                    records.append(Record(key, T.display(tok.value(i)), lines[i]))
-        self._group_uas = [tuple(u) for u in uas]
-        self._group_members = members
+                    idx.records.append(Record(T.display(T.key_of(text, start)),
+                                              T.display(value), line))
+        self._index_agents(idx, dirs, findings)
+        return idx
+
+    def _index_agents(self, idx: _Index, dirs: array[int], findings: list[Finding] | None
+                      ) -> None:
+        text = self._text
+        legacy = self.dialect == "1994"
         by_token: dict[str, list[int]] = {}
         global_groups: list[int] = []
-        for g, ua_idx in enumerate(self._group_uas):
+        for g, ua_idx in enumerate(idx.uas):
             for i in ua_idx:
-                value = tok.value(i)
-                line = lines[i]
+                start = dirs[3 * i + 1]
+                value = text[start : start + dirs[3 * i + 2]]
+                line = dirs[3 * i] & T.LINE_MASK
                 if legacy:
                     if value.strip() == "*":
                         if not global_groups:
                             global_groups.append(g)
-                    elif value and g not in by_token.setdefault(value.lower(), []):
-                        by_token[value.lower()].append(g)
+                    elif value:
+                        gs = by_token.setdefault(value.lower(), [])
+                        if not gs or gs[-1] != g:
+                            gs.append(g)
                 elif T.is_global_agent(value):
                     if not global_groups or global_groups[-1] != g:
                         global_groups.append(g)
-                    if value != "*":
+                    if value != "*" and findings is not None:
                         findings.append(Finding(
                             "L006", "ua-not-token", "warning", line, 1,
                             f"'{T.display(value)}' is read as '*' by Google only",
@@ -276,103 +296,57 @@ class RobotsTxt:
                     gs = by_token.setdefault(token.lower(), [])
                     if not gs or gs[-1] != g:
                         gs.append(g)
-                    self._check_agent(value, token, line, findings)
-        self._by_token = {k: tuple(v) for k, v in by_token.items()}
-        self._global = tuple(global_groups)
+                    if findings is not None:
+                        _check_agent(value, token, line, findings)
+        idx.by_token = {k: tuple(v) for k, v in by_token.items()}
+        idx.global_ = tuple(global_groups)
 
-    @staticmethod
-    def _check_agent(value: str, token: str, line: int, findings: list[Finding]) -> None:
-        if not value:
-            findings.append(Finding("L007", "empty-ua", "error", line, 1,
-                                    "empty user-agent value: the group applies to no crawler",
-                                    "User-agent: *"))
-        elif token != value:
-            shown = T.display(value)
-            if token:
-                msg = (f"'{shown}' is not a product token; matched as '{token}'"
-                       " (RFC 9309 2.2.1: only letters, '-' and '_')")
-                fix: str | None = f"User-agent: {token}"
-            else:
-                msg = f"'{shown}' is not a product token and matches no crawler"
-                fix = None
-            findings.append(Finding("L006", "ua-not-token", "error", line, 1, msg, fix))
-
-    @staticmethod
-    def _check_pattern(tok: T.Tokens, i: int, findings: list[Finding]) -> None:
-        value = tok.value(i)
-        if not value:
-            return
-        line = tok.lines[i]
-        col = tok.vstart[i] - tok.text.rfind("\n", 0, tok.vstart[i])
-        if value[0] != "/":
-            if value[0] == "*":
-                findings.append(Finding(
-                    "L008", "path-not-slash", "info", line, col,
-                    "pattern starts with '*' rather than '/' (allowed by RFC 9309 5.1)",
-                    None))
-            else:
-                findings.append(Finding(
-                    "L008", "path-not-slash", "warning", line, col,
-                    f"pattern '{T.display(value)}' does not start with '/': it never matches",
-                    f"{T.KIND_NAMES[tok.kinds[i]].capitalize()}: /{T.display(value)}"))
-        dollar = value.find("$")
-        if 0 <= dollar < len(value) - 1:
-            findings.append(Finding(
-                "L009", "dollar-not-last", "warning", line, col + dollar,
-                "'$' only anchors at the end of a pattern; here it is a literal '$'", None))
-
-    @staticmethod
-    def _check_extension(tok: T.Tokens, i: int, k: int, findings: list[Finding]) -> None:
-        value = T.display(tok.value(i))
-        line = tok.lines[i]
-        if k == T.CRAWL_DELAY and parse_crawl_delay(value) is None:
-            findings.append(Finding("L028", "crawl-delay-bad", "warning", line, 1,
-                                    f"crawl-delay '{value}' is not a number of seconds; ignored"))
-        elif k == T.REQUEST_RATE and parse_request_rate(value) is None:
-            findings.append(Finding("L028", "request-rate-bad", "warning", line, 1,
-                                    f"request-rate '{value}' is not 'n/t[smhd]'; ignored"))
-        elif k == T.VISIT_TIME and parse_visit_time(value) is None:
-            findings.append(Finding("L028", "visit-time-bad", "warning", line, 1,
-                                    f"visit-time '{value}' is not 'hhmm-hhmm'; ignored"))
-
-    @staticmethod
     def _add_sitemap(
-        tok: T.Tokens, i: int, findings: list[Finding], sitemaps: list[str], seen: set[str],
-        base_url: str | None,
+        self, raw: str, line: int, findings: list[Finding] | None, sitemaps: list[str],
+        seen: set[str],
     ) -> None:
-        value = T.display(tok.value(i)).strip()
-        line = tok.lines[i]
+        value = T.display(raw).strip()
         parts = urlsplit(value) if value else None
         url = value
         if parts is None or not (parts.scheme and parts.netloc):
-            if base_url and value:
-                url = urljoin(base_url, value)
+            if self._url and value:
+                url = urljoin(self._url, value)
             else:
-                findings.append(Finding(
-                    "L015", "sitemap-not-absolute", "warning", line, 1,
-                    f"sitemap '{value}' is not an absolute URL; ignored",
-                    "Sitemap: https://example.com/sitemap.xml"))
+                if findings is not None:
+                    findings.append(Finding(
+                        "L015", "sitemap-not-absolute", "warning", line, 1,
+                        f"sitemap '{value}' is not an absolute URL; ignored",
+                        "Sitemap: https://example.com/sitemap.xml"))
                 return
         elif parts.scheme.lower() not in ("http", "https", "ftp"):
-            findings.append(Finding("L015", "sitemap-not-absolute", "warning", line, 1,
-                                    f"sitemap URL scheme '{parts.scheme}' is not http(s)"))
+            if findings is not None:
+                findings.append(Finding("L015", "sitemap-not-absolute", "warning", line, 1,
+                                        f"sitemap URL scheme '{parts.scheme}' is not http(s)"))
             return
         if url in seen:
-            findings.append(Finding("L015", "sitemap-duplicate", "info", line, 1,
-                                    f"sitemap '{url}' listed twice"))
+            if findings is not None:
+                findings.append(Finding("L015", "sitemap-duplicate", "info", line, 1,
+                                        f"sitemap '{url}' listed twice"))
             return
         seen.add(url)
         sitemaps.append(url)
 
+    @property
+    def _idx(self) -> _Index:
+        idx = self._index
+        if idx is None:
+            idx = self._build(None)
+            self._index = idx
+        return idx
+
     # -- compiling ------------------------------------------------------------------------
 
     def _entries(self, i: int, out: list[Entry]) -> None:
-        tok = self._tok
-        raw = tok.value(i)
+        raw = self._value(i)
         if not raw:
             return
-        allow = tok.kinds[i] == T.ALLOW
-        line = tok.lines[i]
+        allow = self._kind(i) == T.ALLOW
+        line = self._line(i)
         dialect = self.dialect
         if dialect == "1994":
             pat = legacy_normalize(_pattern_text(raw))
@@ -392,42 +366,61 @@ class RobotsTxt:
 
     def _matcher(self, key: str) -> tuple[Matcher, tuple[int, ...]]:
         """The compiled matcher and group indices for a query key."""
-        ck, groups = self._select(key)
-        m = self._compiled.get(ck)
-        if m is None:
+        idx = self._idx
+        ck, groups = self._select(idx, key)
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = {}
+        hit = compiled.get("\0" + ck)
+        if hit is None:
             entries: list[Entry] = []
-            members = self._group_members
-            kinds = self._tok.kinds
+            dirs = self._dirs
+            shift = T.KIND_SHIFT
             for g in groups:
-                for i in members[g]:
-                    k = kinds[i]
+                for i in idx.members[g]:
+                    k = dirs[3 * i] >> shift
                     if k == T.ALLOW or k == T.DISALLOW:
                         self._entries(i, entries)
             if self.dialect == "1994":
                 entries.sort(key=lambda e: e[2])
-                m = _FirstMatch(entries)
+                m: Matcher = _FirstMatch(entries)
             else:
                 m = Matcher(entries)
-            with self._lock:  # bounded: at most one matcher per group selection
-                if len(self._compiled) <= len(self._group_uas):
-                    self._compiled.setdefault(ck, m)
-        return m, groups
+            hit = compiled.setdefault("\0" + ck, (m, groups))
+        return hit
 
-    def _select(self, key: str) -> tuple[str, tuple[int, ...]]:
+    def _for_agent(self, user_agent: str) -> tuple[Matcher, tuple[int, ...]]:
+        """Matcher and groups for a query's user agent, memoised per agent string.
+
+        The memo holds one entry per group selection ("\\0"-prefixed keys) plus at most
+        ``_AGENT_MEMO`` agent strings: bounded whatever callers pass.
+        """
+        compiled = self._compiled
+        if compiled is not None:
+            hit = compiled.get(user_agent)
+            if hit is not None:
+                return hit
+        hit = self._matcher(agent_key(user_agent, whole=self.dialect != "1994"))
+        compiled = self._compiled
+        if compiled is not None and len(compiled) < _AGENT_MEMO:
+            compiled[user_agent] = hit
+        return hit
+
+    def _select(self, idx: _Index, key: str) -> tuple[str, tuple[int, ...]]:
         """Cache key and indices of the groups that apply to a query key."""
         if self.dialect != "1994":
-            groups = self._by_token.get(key)
+            groups = idx.by_token.get(key)
             if groups is None:
-                return "*", self._global
+                return "*", idx.global_
             return key, groups
         # 1994: the first record (file order) whose agent value contains the name token
         first = -1
         if key:
-            for value, gs in self._by_token.items():
+            for value, gs in idx.by_token.items():
                 if key in value and (first < 0 or gs[0] < first):
                     first = gs[0]
         if first < 0:
-            return "*", self._global[:1]
+            return "*", idx.global_[:1]
         return str(first), (first,)
 
     def _path(self, url: str) -> str:
@@ -442,26 +435,29 @@ class RobotsTxt:
 
     def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
-        path = self._path(url)
-        if path == "/robots.txt" and self.dialect == "rfc9309":
-            return True
-        m, _ = self._matcher(agent_key(user_agent, whole=self.dialect != "1994"))
-        e = m.best(path)
+        path = path_of(url)
+        dialect = self.dialect
+        if dialect == "rfc9309":
+            path = rfc_normalize(path)
+            if path == "/robots.txt":
+                return True
+        elif dialect == "1994":
+            path = legacy_normalize(path)
+        e = self._for_agent(user_agent)[0].best(path)
         return e is None or e[1]
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
         dialect = self.dialect
         path = self._path(url)
-        key = agent_key(user_agent, whole=dialect != "1994")
         if path == "/robots.txt" and dialect == "rfc9309":
             return Verdict(True, None, None, (), "robots-txt", user_agent, path, dialect,
                            "/robots.txt is always allowed (RFC 9309 2.2.2)")
-        m, groups = self._matcher(key)
-        agents = self._agents_of(groups)
+        m, groups = self._for_agent(user_agent)
         if not groups:
             return Verdict(True, None, None, (), "no-group", user_agent, path, dialect,
                            "no group applies to this user agent: everything is allowed")
+        agents = self._agents_of(groups)
         e = m.best(path)
         where = self._where(groups)
         if e is None:
@@ -473,28 +469,27 @@ class RobotsTxt:
                        f"line {rule.line} '{rule}' of {where} {verb} it")
 
     def _where(self, groups: tuple[int, ...]) -> str:
-        lines = [self._tok.lines[self._group_uas[g][0]] for g in groups]
+        lines = [self._line(self._idx.uas[g][0]) for g in groups]
         if len(lines) == 1:
             return f"the group at line {lines[0]}"
         return "the merged groups at lines " + ", ".join(str(x) for x in lines)
 
     def _agents_of(self, groups: Iterable[int]) -> tuple[str, ...]:
-        tok = self._tok
-        return tuple(T.display(tok.value(i)) for g in groups for i in self._group_uas[g])
+        uas = self._idx.uas
+        return tuple(T.display(self._value(i)) for g in groups for i in uas[g])
 
     def _rule(self, i: int) -> Rule:
-        tok = self._tok
-        if tok.kinds[i] == T.ALLOW:
-            return Rule("allow", T.display(tok.value(i)), tok.lines[i])
-        return Rule("disallow", T.display(tok.value(i)), tok.lines[i])
+        if self._kind(i) == T.ALLOW:
+            return Rule("allow", T.display(self._value(i)), self._line(i))
+        return Rule("disallow", T.display(self._value(i)), self._line(i))
 
     def _extension(self, user_agent: str, kind: int) -> str | None:
-        _, groups = self._matcher(agent_key(user_agent, whole=self.dialect != "1994"))
-        tok = self._tok
+        _, groups = self._for_agent(user_agent)
+        members = self._idx.members
         for g in groups:
-            for i in self._group_members[g]:
-                if tok.kinds[i] == kind:
-                    value = T.display(tok.value(i))
+            for i in members[g]:
+                if self._kind(i) == kind:
+                    value = T.display(self._value(i))
                     if kind == T.CRAWL_DELAY and parse_crawl_delay(value) is None:
                         continue
                     if kind == T.REQUEST_RATE and parse_request_rate(value) is None:
@@ -510,16 +505,18 @@ class RobotsTxt:
         return None if value is None else parse_crawl_delay(value)
 
     def request_rate(self, *, user_agent: str = "*") -> RequestRate | None:
+        """``Request-rate`` of the group that applies (first valid value)."""
         value = self._extension(user_agent, T.REQUEST_RATE)
         return None if value is None else parse_request_rate(value)
 
     def visit_time(self, *, user_agent: str = "*") -> VisitTime | None:
+        """``Visit-time`` of the group that applies (first valid value)."""
         value = self._extension(user_agent, T.VISIT_TIME)
         return None if value is None else parse_visit_time(value)
 
     def group_for(self, user_agent: str) -> Group | None:
         """The group that applies to ``user_agent`` (merged when several name it), or None."""
-        _, groups = self._matcher(agent_key(user_agent, whole=self.dialect != "1994"))
+        _, groups = self._for_agent(user_agent)
         if not groups:
             return None
         all_groups = self.groups
@@ -544,64 +541,106 @@ class RobotsTxt:
     @property
     def sitemaps(self) -> list[str]:
         """Absolute sitemap URLs, in file order, without duplicates."""
-        return list(self._sitemaps)
+        return list(self._idx.sitemaps)
+
+    @property
+    def host(self) -> str | None:
+        """The first ``Host:`` value (Yandex's preferred mirror), if any."""
+        return self._idx.host
 
     @property
     def records(self) -> tuple[Record, ...]:
         """Records outside any group (host, clean-param, unknown keys), in file order."""
-        return self._records
+        return tuple(self._idx.records)
 
     @property
     def clean_params(self) -> tuple[Record, ...]:
-        return tuple(r for r in self._records if r.key == "clean-param")
+        """``Clean-param`` records (Yandex), in file order."""
+        return tuple(r for r in self._idx.records if r.key == "clean-param")
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """Every oddity met while reading the file, sorted by line and column."""
+        found = self._findings
+        if found is None:
+            out: list[Finding] = []
+            self._file_findings(out)
+            self._build(out)
+            out.sort(key=lambda f: (f.line, f.column))
+            found = self._findings = tuple(out)
+        return found
+
+    def _file_findings(self, out: list[Finding]) -> None:
+        if self._bom == 3:
+            out.append(Finding("L017", "bom", "info", 1, 1,
+                               "byte-order mark at the start of the file (skipped)",
+                               "save the file as UTF-8 without BOM"))
+        elif self._bom:
+            out.append(Finding("L017", "bom", "warning", 1, 1,
+                               "a partial byte-order mark at the start of the file (skipped)"))
+        text = self._text
+        if text.startswith(("\xff\xfe", "\xfe\xff")):
+            out.append(Finding("L017", "encoding", "error", 1, 1,
+                               "the file looks like UTF-16; robots.txt must be UTF-8 "
+                               "(RFC 9309 2.3)", "save the file as UTF-8"))
+            return
+        if not text.isascii():
+            try:
+                text.encode("latin-1").decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = text.count("\n", 0, exc.start) + 1
+                out.append(Finding("L017", "encoding", "error", line, 1,
+                                   "the file is not valid UTF-8 (RFC 9309 2.3); non-UTF-8 "
+                                   "bytes were read as Latin-1", "save the file as UTF-8"))
 
     @property
     def groups(self) -> tuple[Group, ...]:
         """Every group of the file, in file order (not merged)."""
         groups = self._groups
         if groups is None:
-            groups = tuple(self._make_group(g) for g in range(len(self._group_uas)))
+            groups = tuple(self._make_group(g) for g in range(len(self._idx.uas)))
             self._groups = groups
         return groups
 
     def _make_group(self, g: int) -> Group:
-        tok = self._tok
-        uas = self._group_uas[g]
-        agents = tuple(T.display(tok.value(i)) for i in uas)
+        idx = self._idx
+        uas = idx.uas[g]
+        raw_agents = [self._value(i) for i in uas]
+        agents = tuple(T.display(a) for a in raw_agents)
         if self.dialect == "1994":
             tokens = tuple("*" if a.strip() == "*" else a for a in agents)
         else:
-            tokens = tuple("*" if T.is_global_agent(tok.value(i)) else T.agent_token(
-                tok.value(i)) for i in uas)
+            tokens = tuple("*" if T.is_global_agent(a) else T.agent_token(a)
+                           for a in raw_agents)
         rules: list[Rule] = []
         records: list[Record] = []
         crawl_delay: float | None = None
         rate: RequestRate | None = None
         visit: VisitTime | None = None
-        for i in self._group_members[g]:
-            k = tok.kinds[i]
+        for i in idx.members[g]:
+            k = self._kind(i)
             if k == T.ALLOW or k == T.DISALLOW:
                 rules.append(self._rule(i))
                 continue
-            value = T.display(tok.value(i))
+            value = T.display(self._value(i))
             if k == T.CRAWL_DELAY and crawl_delay is None:
                 crawl_delay = parse_crawl_delay(value)
             elif k == T.REQUEST_RATE and rate is None:
                 rate = parse_request_rate(value)
             elif k == T.VISIT_TIME and visit is None:
                 visit = parse_visit_time(value)
-            key = T.KIND_NAMES.get(k) or T.display(tok.key(i))
-            records.append(Record(key, value, tok.lines[i]))
-        return Group(agents, tokens, tuple(rules), tok.lines[uas[0]], crawl_delay, rate,
+            key = T.KIND_NAMES.get(k) or T.display(T.key_of(self._text, self._dirs[3 * i + 1]))
+            records.append(Record(key, value, self._line(i)))
+        return Group(agents, tokens, tuple(rules), self._line(uas[0]), crawl_delay, rate,
                      visit, tuple(records))
 
     @property
     def line_count(self) -> int:
-        return self._tok.line_count
+        return self._text.count("\n") + 1
 
     def line_text(self, line: int) -> str:
         """The text of 1-based ``line`` as read (after line-ending normalisation)."""
-        text = self._tok.text
+        text = self._text
         if line < 1:
             return ""
         start = 0
@@ -614,7 +653,75 @@ class RobotsTxt:
 
     def __repr__(self) -> str:
         return (f"<RobotsTxt dialect={self.dialect!r} size={self.size} "
-                f"groups={len(self._group_uas)} findings={len(self.findings)}>")
+                f"directives={len(self._dirs) // 3}>")
+
+
+def _check_agent(value: str, token: str, line: int, findings: list[Finding]) -> None:
+    if not value:
+        findings.append(Finding("L007", "empty-ua", "error", line, 1,
+                                "empty user-agent value: the group applies to no crawler",
+                                "User-agent: *"))
+    elif token != value:
+        shown = T.display(value)
+        if token:
+            msg = (f"'{shown}' is not a product token; matched as '{token}'"
+                   " (RFC 9309 2.2.1: only letters, '-' and '_')")
+            fix: str | None = f"User-agent: {token}"
+        else:
+            msg = f"'{shown}' is not a product token and matches no crawler"
+            fix = None
+        findings.append(Finding("L006", "ua-not-token", "error", line, 1, msg, fix))
+
+
+def _check_pattern(text: str, value: str, start: int, k: int, line: int,
+                   findings: list[Finding]) -> None:
+    if not value:
+        return
+    col = start - text.rfind("\n", 0, start)
+    if value[0] != "/":
+        if value[0] == "*":
+            findings.append(Finding(
+                "L008", "path-not-slash", "info", line, col,
+                "pattern starts with '*' rather than '/' (allowed by RFC 9309 5.1)", None))
+        else:
+            findings.append(Finding(
+                "L008", "path-not-slash", "warning", line, col,
+                f"pattern '{T.display(value)}' does not start with '/': it never matches",
+                f"{T.KIND_NAMES[k].capitalize()}: /{T.display(value)}"))
+    dollar = value.find("$")
+    if 0 <= dollar < len(value) - 1:
+        findings.append(Finding(
+            "L009", "dollar-not-last", "warning", line, col + dollar,
+            "'$' only anchors at the end of a pattern; here it is a literal '$'", None))
+
+
+def _check_extension(raw: str, k: int, line: int, findings: list[Finding]) -> None:
+    value = T.display(raw)
+    if k == T.CRAWL_DELAY and parse_crawl_delay(value) is None:
+        findings.append(Finding("L028", "crawl-delay-bad", "warning", line, 1,
+                                f"crawl-delay '{value}' is not a number of seconds; ignored"))
+    elif k == T.REQUEST_RATE and parse_request_rate(value) is None:
+        findings.append(Finding("L028", "request-rate-bad", "warning", line, 1,
+                                f"request-rate '{value}' is not 'n/t[smhd]'; ignored"))
+    elif k == T.VISIT_TIME and parse_visit_time(value) is None:
+        findings.append(Finding("L028", "visit-time-bad", "warning", line, 1,
+                                f"visit-time '{value}' is not 'hhmm-hhmm'; ignored"))
+
+
+def _check_other(text: str, value: str, start: int, k: int, line: int,
+                 findings: list[Finding]) -> None:
+    key = T.display(T.key_of(text, start))
+    if k == T.UNKNOWN:
+        if key.lower() in ("http", "https") and value.startswith("//"):
+            findings.append(Finding("L016", "bare-url-line", "warning", line, 1,
+                                    "a bare URL line is not a directive; ignored",
+                                    f"Sitemap: {key}:{T.display(value)}"))
+        else:
+            findings.append(Finding("L001", "unknown-directive", "warning", line, 1,
+                                    f"unknown field '{key}'; ignored"))
+    else:
+        findings.append(Finding("L002", "unsupported-directive", "info", line, 1,
+                                f"'{key}' is not part of RFC 9309 and is ignored by Google"))
 
 
 class _FirstMatch(Matcher):

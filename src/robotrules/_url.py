@@ -29,8 +29,24 @@ _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _NEEDS_WORK = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!&'()+,;=]")
 
 
+_HTTP_URL = re.compile(r"https?://[^/?;#]*([/?;][^#]*)?")
+
+
 def path_of(url: str) -> str:
     """Path, params and query of ``url`` exactly as Google's matcher extracts them."""
+    # Fast path for the common http(s)://host/... form; the general code below gives the
+    # same answer for it (robots.cc GetPathParamsQuery): from the first "/?;" after the
+    # authority up to "#", "/" when a "#" comes first.
+    m = _HTTP_URL.match(url)
+    if m is None:
+        return _path_of(url)
+    path = m.group(1)
+    if path is None:
+        return "/"
+    return path if path[0] == "/" else "/" + path
+
+
+def _path_of(url: str) -> str:
     search_start = 2 if url.startswith("//") else 0
     early_path = _find_first_of(url, "/?;", search_start)
     protocol_end = url.find("://", search_start)

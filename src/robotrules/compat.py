@@ -37,6 +37,7 @@ like the module it replaces.
 
 from __future__ import annotations
 
+import http.client
 import time
 import urllib.error
 import urllib.parse
@@ -124,11 +125,15 @@ class RobotFileParser:
     def read(self) -> None:
         """Fetch the robots.txt URL and feed it to the parser; see the module's table.
 
-        Never raises for HTTP or network outcomes: they become allow-all or disallow-all.
+        Never raises for HTTP or network outcomes: they become allow-all or disallow-all. A
+        URL urllib cannot use at all (e.g. none set) raises ``ValueError``, as in the stdlib.
         """
         self.allow_all = self.disallow_all = False
         self.status = None
         self.error = None
+        # Rules of an earlier read() must not outlive a failed one (crawl_delay would show them).
+        self.rules = None
+        self.sitemaps = []
         headers = {"User-Agent": self.user_agent} if self.user_agent else {}
         request = urllib.request.Request(self.url, headers=headers)
         try:
@@ -140,7 +145,7 @@ class RobotFileParser:
             err.close()
             self._apply_status(err.code)
             return
-        except (OSError, ValueError) as err:  # URLError, timeouts, resets, bad URLs
+        except (OSError, http.client.HTTPException) as err:  # URLError, timeouts, resets
             # RFC 9309 2.3.1.4: unreachable means complete disallow.
             self.error = err
             self.disallow_all = True

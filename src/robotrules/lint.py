@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from functools import lru_cache
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ._model import Dialect, Finding, Group, Rule, Severity
@@ -104,11 +104,21 @@ def lint(
     rules = parse(body, dialect=dialect)
     raw = body.encode("utf-8", "surrogateescape") if isinstance(body, str) else body
     findings = list(rules.findings)
+    if _looks_html(raw):
+        # An HTML page: one finding for the page, not one per line of markup.
+        findings = [f for f in findings if f.code not in _HTML_NOISE]
     findings.extend(_transport(raw, content_type, status))
     findings.extend(_semantic(rules))
     findings = _dedupe(findings)
     findings.sort(key=lambda f: (f.line, f.column, f.code))
     return findings
+
+
+_HTML_NOISE = frozenset({"L001", "L004", "L016", "L020", "L029"})
+
+
+def _looks_html(raw: bytes) -> bool:
+    return bool(_HTML.match(raw[:1024].lstrip(b"\xef\xbb\xbf")))
 
 
 # -- transport: size, HTML, status --------------------------------------------------------
@@ -130,7 +140,7 @@ def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iter
             "shorten the file: merge rules with * patterns, drop rules for retired paths",
         )
     media = (content_type or "").split(";", 1)[0].strip().lower()
-    looks_html = bool(_HTML.match(raw[:1024].lstrip(b"\xef\xbb\xbf")))
+    looks_html = _looks_html(raw)
     if media and media != "text/plain":
         what = "HTML" if "html" in media else f"'{media}'"
         yield _make(
@@ -184,11 +194,12 @@ def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iter
 @lru_cache(maxsize=65536)
 def _priority(pattern: str) -> int:
     """Octets of the pattern once percent-encoded (RFC 9309 2.2.2, counted as Google does)."""
-    return sum(1 if ord(c) < 128 else 3 * len(c.encode("utf-8", "surrogatepass")) for c in pattern)
+    return sum(1 if ord(c) < 128 else 3 * len(c.encode("utf-8", "surrogatepass"))
+               for c in pattern)
 
 
 def _word(pattern: str) -> str:
-    """The pattern as a word of the inclusion table: ``*`` as a symbol, a tail ``*`` unless ``$``."""
+    """The pattern as a word of the inclusion table: ``*`` a symbol, a tail ``*`` unless ``$``."""
     if pattern.endswith("$"):
         return pattern[:-1].replace("*", _STAR)
     return pattern.replace("*", _STAR) + _STAR
@@ -523,10 +534,9 @@ def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
         p = r.pattern
         if r.allow or not p:
             continue
-        col = _column(rules, r)
         if "robots" in p.lower() and matches(p, "/robots.txt"):
             yield _make(
-                "L025", r.line, col,
+                "L025", r.line, _column(rules, r),
                 f"'{r}' matches /robots.txt, which is always allowed (RFC 9309 2.2.2)",
                 "delete this line",
             )
@@ -534,13 +544,13 @@ def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
         if (p.startswith("/") and len(p) > 1 and last and last[-1].isalnum()
                 and not any(c in last for c in ".?=*$&%")):
             yield _make(
-                "L024", r.line, col,
+                "L024", r.line, _column(rules, r),
                 f"'{p}' is a prefix: it also blocks '{p}-old', '{p}ping' and '{p}.html'",
                 f"use '{p}/' for the directory only, or '{p}$' for that path only",
             )
         if _SENSITIVE.search(p) and not any(p.startswith(x) for x in _NOT_SENSITIVE):
             yield _make(
-                "L027", r.line, col,
+                "L027", r.line, _column(rules, r),
                 f"'{p}' is listed publicly: robots.txt tells everyone where it is, and it keeps "
                 "no one out (RFC 9309 3)",
                 "protect the path with authentication instead",
@@ -563,11 +573,14 @@ def _crawl_delay(rules: RobotsTxt) -> Iterator[Finding]:
         )
 
 
+_ONCE_PER_LINE = frozenset({"L011", "L012", "L023"})  # not once per agent of the group
+
+
 def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
     seen: set[tuple[str, int, str]] = set()
     out = []
     for f in findings:
-        key = (f.code, f.line, f.message)
+        key = (f.code, f.line, "" if f.code in _ONCE_PER_LINE else f.message)
         if key not in seen:
             seen.add(key)
             out.append(f)

@@ -108,7 +108,7 @@ class _PacerCore:
 
     @property
     def capped(self) -> Mapping[str, CappedDelay]:
-        """Origins whose robots.txt asked for more than ``max_delay`` (a read-only view)."""
+        """Origins whose robots.txt asked for more than ``max_delay`` (a snapshot copy)."""
         with self._lock:
             return dict(self._capped)
 

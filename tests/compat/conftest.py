@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from _compat_site import Site
+
+
+@dataclass
+class Site:
+    base: str
+    routes: dict[str, tuple[int, bytes, dict[str, str]]]
+    seen: list[tuple[str, str]] = field(default_factory=list)  # (path, User-Agent)
+
+    def url(self, path: str) -> str:
+        return self.base + path
 
 
 def _handler(site: Site) -> type[BaseHTTPRequestHandler]:

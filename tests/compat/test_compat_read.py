@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import socket
 import urllib.robotparser
+from typing import TYPE_CHECKING
 
 import pytest
-from _compat_site import Site
 
 from robotrules.compat import RobotFileParser
+
+if TYPE_CHECKING:
+    from conftest import Site
 
 # python/pythontestdotnet www/elsewhere/robots.txt
 PYTHONTEST_ELSEWHERE = b"""\
@@ -236,3 +239,21 @@ def test_status_table_matches_the_fetch_policy(site: Site, status: int, auth_fai
     parser.read()
     got = "allow-all" if parser.allow_all else "disallow-all" if parser.disallow_all else "rules"
     assert got == expected
+
+
+def test_failed_reread_drops_the_old_rules(site: Site) -> None:
+    """Own case: after a 200 with Crawl-delay, a 404 re-read must not report the old delay."""
+    site.routes["/robots.txt"] = (200, b"User-agent: *\nCrawl-delay: 5\nDisallow: /x\n", {})
+    parser = RobotFileParser(site.url("/robots.txt"))
+    parser.read()
+    assert parser.crawl_delay("*") == 5
+    site.routes["/robots.txt"] = (404, b"", {})
+    parser.read()
+    assert parser.crawl_delay("*") is None
+    assert parser.can_fetch("*", "/x") is True
+
+
+def test_read_without_url_is_misuse() -> None:
+    """Source: stdlib ``read()`` with no URL set raises ``ValueError`` (misuse, not an outcome)."""
+    with pytest.raises(ValueError):
+        RobotFileParser().read()

@@ -10,10 +10,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-
-from _compat_site import Site
+from typing import TYPE_CHECKING
 
 import robotrules
+
+if TYPE_CHECKING:
+    from conftest import Site
 
 HERE = Path(__file__).parent
 STDLIB_IMPORT = "from urllib.robotparser import RobotFileParser"

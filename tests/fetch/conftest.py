@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,7 +14,7 @@ try:
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from robots_servers import FakeClock, Handler, Response, Server
+from robots_servers import AsyncAdapter, FakeClock, Handler, Response, Server
 
 from robotrules.fetch import AsyncRobotsClient, RobotsClient
 
@@ -51,25 +49,6 @@ def serve_robots(serve: Callable[[Handler], Server]) -> Callable[..., Server]:
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
-
-
-class AsyncAdapter:
-    """Runs an AsyncRobotsClient's coroutines on a private loop, so one test body covers both
-    twins. Attribute access passes through; coroutine methods are awaited."""
-
-    def __init__(self, client: AsyncRobotsClient) -> None:
-        self.client = client
-        self.loop = asyncio.new_event_loop()
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self.client, name)
-        if inspect.iscoroutinefunction(attr):
-            return lambda *a, **k: self.loop.run_until_complete(attr(*a, **k))
-        return attr
-
-    def close(self) -> None:
-        self.loop.run_until_complete(self.client.aclose())
-        self.loop.close()
 
 
 @pytest.fixture(params=["sync", "async"])

@@ -7,15 +7,20 @@ requests it saw and how many body bytes it managed to send.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import inspect
 import socket
 import struct
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["FakeClock", "Request", "Response", "Server", "free_port", "refused_port"]
+__all__ = [
+    "AsyncAdapter", "FakeClock", "Request", "Response", "Server", "free_port", "refused_port",
+]
 
 
 @dataclass
@@ -57,8 +62,10 @@ def reset(conn: socket.socket) -> None:
 class Server:
     """A threaded server on 127.0.0.1:<free port>; ``handler(request) -> Response | callable``."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler,
+                 raw: Callable[[socket.socket], None] | None = None) -> None:
         self.handler = handler
+        self.raw = raw  # called with the connection before any parsing (non-HTTP talk)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -97,6 +104,9 @@ class Server:
     def _handle(self, conn: socket.socket) -> None:
         conn.settimeout(10)
         try:
+            if self.raw is not None:
+                self.raw(conn)
+                return
             data = b""
             while b"\r\n\r\n" not in data and len(data) < 65536:
                 chunk = conn.recv(4096)
@@ -157,3 +167,22 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+
+class AsyncAdapter:
+    """Runs an AsyncRobotsClient's coroutines on a private loop, so one test body covers both
+    twins. Attribute access passes through; coroutine methods are awaited."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.loop = asyncio.new_event_loop()
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self.client, name)
+        if inspect.iscoroutinefunction(attr):
+            return lambda *a, **k: self.loop.run_until_complete(attr(*a, **k))
+        return attr
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.client.aclose())
+        self.loop.close()

@@ -11,10 +11,12 @@ import zlib
 
 import brotli
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from robotrules.errors import InvalidURL
-from robotrules.fetch import origin_of, robots_url
 from robotrules.fetch import _policy as P
+from robotrules.fetch import origin_of, robots_url
 from robotrules.stores import CacheEntry
 
 # --- origins: RFC 9309 2.3, Google "File location & range of validity" ----------------------
@@ -66,7 +68,7 @@ def test_origin_of_rejects(url: str, source: str) -> None:
 
 
 def test_origin_error_suggests_scheme() -> None:
-    with pytest.raises(InvalidURL, match="did you mean 'https://example.com/x'"):
+    with pytest.raises(InvalidURL, match=r"did you mean 'https://example\.com/x'"):
         origin_of("example.com/x")
 
 
@@ -119,7 +121,8 @@ def test_five_redirects_followed() -> None:
     assert _redirects(a, 5) == "redirect"
     assert a.on_response(200, {}) == "read-body"
     a.on_body_end(complete=True)
-    assert a.result is not None and a.result.kind == "ok"
+    assert a.result is not None
+    assert a.result.kind == "ok"
     assert len(a.result.redirects) == 5
     assert a.result.redirects[0] == ("http://h/robots.txt", 301)
     assert a.result.final_url == "http://h4.example/robots.txt"
@@ -166,13 +169,14 @@ LIMIT = 1000
 
 
 def _feed_all(dec: P.BodyDecoder, data: bytes, step: int) -> bool:
-    for i in range(0, len(data), step):
-        if dec.feed(data[i : i + step]):
-            return True
-    return False
+    return any(dec.feed(data[i : i + step]) for i in range(0, len(data), step))
 
 
 BODY = b"User-agent: *\nDisallow: /private\n" + b"# filler line\n" * 200  # 2,833 bytes
+
+
+def _ids(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _encodings() -> list[tuple[str, bytes]]:
@@ -189,7 +193,7 @@ def _encodings() -> list[tuple[str, bytes]]:
     ]
 
 
-@pytest.mark.parametrize(("coding", "data"), _encodings(), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(("coding", "data"), _encodings(), ids=_ids)
 @pytest.mark.parametrize("step", [1, 7, 4096])
 def test_decoder_caps_every_encoding(coding: str, data: bytes, step: int) -> None:
     """RFC 9309 2.5: content after the limit is ignored, the same after decompression.
@@ -205,7 +209,7 @@ def test_decoder_caps_every_encoding(coding: str, data: bytes, step: int) -> Non
     assert len(body) > LIMIT - 20
 
 
-@pytest.mark.parametrize(("coding", "data"), _encodings(), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(("coding", "data"), _encodings(), ids=_ids)
 def test_decoder_small_body_whole(coding: str, data: bytes) -> None:
     dec = P.BodyDecoder(coding, 10_000)
     assert _feed_all(dec, data, 100) is False
@@ -239,7 +243,8 @@ def test_decoder_unasked_encoding(coding: str) -> None:
     """We send Accept-Encoding: gzip, deflate, br; anything else cannot be read: unreachable."""
     a = P.Attempt("http://h")
     a.on_response(200, {"content-encoding": coding})
-    assert a.result is not None and a.result.kind == "unreachable"
+    assert a.result is not None
+    assert a.result.kind == "unreachable"
 
 
 def test_decoder_broken_gzip_is_unreachable() -> None:
@@ -247,7 +252,8 @@ def test_decoder_broken_gzip_is_unreachable() -> None:
     a = P.Attempt("http://h")
     assert a.on_response(200, {"content-encoding": "gzip"}) == "read-body"
     assert a.feed(b"\x1f\x8bnot gzip at all") is True
-    assert a.result is not None and a.result.kind == "unreachable"
+    assert a.result is not None
+    assert a.result.kind == "unreachable"
 
 
 def test_decoder_incomplete_gzip_is_unreachable() -> None:
@@ -255,7 +261,8 @@ def test_decoder_incomplete_gzip_is_unreachable() -> None:
     a.on_response(200, {"content-encoding": "gzip"})
     a.feed(gzip.compress(BODY)[:-12])
     a.on_body_end(complete=True)
-    assert a.result is not None and a.result.kind == "unreachable"
+    assert a.result is not None
+    assert a.result.kind == "unreachable"
 
 
 # --- freshness: RFC 9309 2.4, RFC 9111 -----------------------------------------------------
@@ -295,7 +302,9 @@ def test_backoff_doubles_and_caps() -> None:
 # --- settle: RFC 9309 2.3.1.4 and 2.4 -----------------------------------------------------
 
 
-def _result(kind: P.Kind, status: int | None = 200, body: bytes = b"", **kw: object) -> P.AttemptResult:
+def _result(
+    kind: P.Kind, status: int | None = 200, body: bytes = b"", **kw: object
+) -> P.AttemptResult:
     return P.AttemptResult(kind, "http://h/robots.txt", "http://h/robots.txt", status,
                            body=body, **kw)  # type: ignore[arg-type]
 
@@ -310,18 +319,26 @@ def test_settle_unreachable_keeps_copy_for_30_days() -> None:
     assert (good.outcome, good.expires_at) == ("rules", T0 + 86_400)
     now = T0 + 90_000
     stale = P.settle(good, _result("unreachable", 503), now)
-    assert stale.outcome == "rules" and stale.body == good.body
-    assert stale.failing_since == now and stale.expires_at == now + 60
-    assert "stale copy" in stale.summary and "503" in stale.summary
+    assert stale.outcome == "rules"
+    assert stale.body == good.body
+    assert stale.failing_since == now
+    assert stale.expires_at == now + 60
+    assert "stale copy" in stale.summary
+    assert "503" in stale.summary
     later = P.settle(stale, _result("unreachable", None, error="timeout"), now + 29 * 86_400)
-    assert later.outcome == "rules" and later.failing_since == now and later.failures == 2
+    assert later.outcome == "rules"
+    assert later.failing_since == now
+    assert later.failures == 2
     dropped = P.settle(later, _result("unreachable", 503), now + 30 * 86_400)
-    assert dropped.outcome == "disallow-all" and dropped.body == b""
+    assert dropped.outcome == "disallow-all"
+    assert dropped.body == b""
     assert "30 days" in dropped.summary
     google = P.settle(later, _result("unreachable", 503), now + 30 * 86_400, long_outage="allow")
     assert google.outcome == "allow-all"  # Google: "or allow if none exists"
     back = P.settle(dropped, _result("ok", body=b""), now + 31 * 86_400)
-    assert back.failing_since is None and back.failures == 0 and back.outcome == "rules"
+    assert back.failing_since is None
+    assert back.failures == 0
+    assert back.outcome == "rules"
 
 
 def test_settle_unreachable_without_copy() -> None:
@@ -330,7 +347,8 @@ def test_settle_unreachable_without_copy() -> None:
     assert (e.outcome, e.copy_ok, e.expires_at) == ("disallow-all", False, T0 + 60)
     assert e.summary == "503: unreachable, disallow all"
     e2 = P.settle(e, _result("unreachable", None, error="connection refused"), T0 + 60)
-    assert e2.expires_at == T0 + 60 + 120 and e2.failing_since == T0
+    assert e2.expires_at == T0 + 60 + 120
+    assert e2.failing_since == T0
     assert e2.summary == "connection refused: unreachable, disallow all"
     e3 = P.settle(e2, _result("unreachable", 503, retry_after=7200.0), T0 + 200)
     assert e3.expires_at == T0 + 200 + 7200  # Retry-After respected (RFC 9110 10.2.3)
@@ -342,7 +360,8 @@ def test_settle_4xx_is_a_copy() -> None:
     assert (e.outcome, e.expires_at, e.summary) == ("allow-all", T0 + 86_400,
                                                     "404: unavailable, allow all")
     stale = P.settle(e, _result("unreachable", 500), T0 + 90_000)
-    assert stale.outcome == "allow-all" and stale.failing_since == T0 + 90_000
+    assert stale.outcome == "allow-all"
+    assert stale.failing_since == T0 + 90_000
 
 
 def test_summaries() -> None:
@@ -358,3 +377,40 @@ def test_entry_round_trip() -> None:
     e = P.settle(None, _result("ok", body=b"User-agent: *\nDisallow: /\n\x00\xff\n",
                                headers={"content-type": "text/plain"}), T0)
     assert CacheEntry.from_bytes(e.to_bytes()) == e
+
+
+# --- properties (hypothesis) ----------------------------------------------------------------
+
+_URLISH = st.one_of(
+    st.text(max_size=60),
+    st.builds(lambda s, h, p, rest: f"{s}://{h}{p}{rest}",
+              st.sampled_from(["http", "https", "HTTP", "ftp", ""]),
+              st.text(min_size=0, max_size=20),
+              st.sampled_from(["", ":80", ":443", ":8080", ":0", ":99999", ":x"]),
+              st.text(max_size=20)),
+)
+
+
+@given(_URLISH)
+def test_origin_of_is_total_and_idempotent(url: str) -> None:
+    """Issue 4: any text gives an origin or InvalidURL, never another exception; an origin is
+    its own origin (so cache keys are canonical)."""
+    try:
+        origin = origin_of(url)
+    except InvalidURL:
+        return
+    assert origin_of(origin) == origin
+    assert origin.startswith(("http://", "https://"))
+    assert origin == origin.lower() or "[" in origin
+
+
+@given(_URLISH)
+def test_origin_fast_path_agrees(url: str) -> None:
+    """The cached fast path and the full parse give the same origin or the same error."""
+    def outcome(fn: object) -> str:
+        try:
+            return fn(url)  # type: ignore[operator,no-any-return]
+        except InvalidURL:
+            return "InvalidURL"
+
+    assert outcome(origin_of) == outcome(P._origin_slow)

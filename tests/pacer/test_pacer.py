@@ -68,6 +68,7 @@ class FakeAsyncClient(FakeClient):
 
 
 def test_crawl_delay_spaces_hits_on_one_origin() -> None:
+    """Crawl-delay (1996-era extension, RFC 9309 2.2.4 MAY): seconds between hits."""
     clock = FakeClock()
     pacer = Pacer(clock=clock, sleep=clock.sleep)
     r = rules(f"User-agent: {UA}\nCrawl-delay: 2\n")
@@ -81,6 +82,7 @@ def test_crawl_delay_spaces_hits_on_one_origin() -> None:
 
 
 def test_origins_are_independent_and_normalised() -> None:
+    """RFC 9309 2.3: robots.txt, and so pacing, is per scheme, host and port."""
     clock = FakeClock()
     pacer = Pacer(clock=clock, sleep=clock.sleep)
     r = rules("User-agent: *\nCrawl-delay: 3\n")
@@ -103,6 +105,7 @@ def test_request_rate_is_an_interval_and_the_politer_wins() -> None:
 
 
 def test_default_min_and_max() -> None:
+    """Issue 7: a configurable default, minimum and maximum."""
     clock = FakeClock()
     pacer = Pacer(clock=clock, sleep=clock.sleep, default_delay=1.5, min_delay=0.25, max_delay=10)
     assert pacer.delay_for("http://a.test/", rules=rules("")) == 1.5  # nothing asked
@@ -114,6 +117,7 @@ def test_default_min_and_max() -> None:
 
 
 def test_the_agents_own_group_decides() -> None:
+    """RFC 9309 2.2.1: the agent's group (token from a full UA string), else ``*``."""
     pacer = Pacer(clock=FakeClock())
     # Each group needs a rule: RFC 9309 2.1 ends a group at a user-agent line after *rules*.
     r = rules(f"User-agent: *\nCrawl-delay: 1\nDisallow:\n\nUser-agent: {UA}\nCrawl-delay: 4\n")
@@ -147,6 +151,7 @@ def test_huge_delay_is_capped_and_reported_once_per_origin(
 
 
 def test_request_rate_cap_names_its_source() -> None:
+    """Issue 7 (cap and report); ``Request-rate: 1/1h`` as parsed by the core."""
     pacer = Pacer(clock=FakeClock(), max_delay=60)
     pacer.delay_for("http://a.test/", rules=rules("User-agent: *\nRequest-rate: 1/1h\n"))
     assert pacer.capped["http://a.test"].source == "request-rate"
@@ -177,6 +182,7 @@ def test_concurrent_callers_queue_one_delay_apart() -> None:
 
 
 def test_state_is_bounded_lru() -> None:
+    """STYLE.md (no unbounded caches, the Protego anti-pattern): per-origin state is an LRU."""
     clock = FakeClock()
     pacer = Pacer(clock=clock, sleep=clock.sleep, max_origins=2, default_delay=5)
     for host in ("a", "b", "c"):
@@ -203,6 +209,7 @@ def test_client_supplies_the_rules_and_the_agent() -> None:
 
 
 def test_validation() -> None:
+    """Own case: misuse raises ValueError at construction."""
     with pytest.raises(ValueError, match="min_delay"):
         Pacer(min_delay=5, max_delay=1)
     with pytest.raises(ValueError, match="default_delay"):
@@ -212,6 +219,7 @@ def test_validation() -> None:
 
 
 async def test_async_pacer_with_async_client() -> None:
+    """STYLE.md (httpx): the async twin behaves as the sync one."""
     clock = FakeClock()
     client = FakeAsyncClient("User-agent: *\nCrawl-delay: 2\n")
     pacer = AsyncPacer(client, clock=clock, sleep=clock.asleep, max_delay=30)
@@ -222,6 +230,7 @@ async def test_async_pacer_with_async_client() -> None:
 
 
 async def test_async_pacer_caps_and_accepts_sync_client_or_rules() -> None:
+    """Issue 7 (cap and report), async; a sync client or ``rules=`` also work."""
     clock = FakeClock()
     seen: list[CappedDelay] = []
     pacer = AsyncPacer(

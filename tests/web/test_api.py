@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
+import sys
+import time
 import warnings
 from collections.abc import Iterable, Iterator
 from importlib.resources import files
@@ -53,12 +56,16 @@ def check(client: TestClient, **body: Any) -> dict[str, Any]:
     payload.update(body)
     response = client.post("/api/check", json=payload)
     assert response.status_code == 200, response.text
-    data: dict[str, Any] = response.json()
+    data = response.json()
+    assert isinstance(data, dict)
     return data
 
 
 def cell(data: dict[str, Any], agent: str, url: str) -> dict[str, Any]:
-    (found,) = [r for r in data["results"] if r["agent"] == agent and r["url"] == url]
+    matches: list[dict[str, Any]] = [
+        r for r in data["results"] if r["agent"] == agent and r["url"] == url
+    ]
+    (found,) = matches
     return found
 
 
@@ -217,11 +224,6 @@ def test_lint_returns_findings_on_their_lines(client: TestClient) -> None:
 
 def test_agents_lists_the_well_known_crawlers(client: TestClient) -> None:
     agents = client.get("/api/agents").json()["agents"]
-    assert isinstance(agents, list)
-    try:
-        import robotrules.agents  # noqa: F401
-    except ImportError:
-        pytest.skip("robotrules.agents is not there yet: the page offers free text only")
     tokens = {a["token"] for a in agents}
     assert {"Googlebot", "GPTBot"} <= tokens
     assert set(agents[0]) == {"token", "name", "operator", "category", "purpose"}
@@ -377,3 +379,26 @@ def test_serve_command_defaults_to_loopback() -> None:
 def test_serve_prints_a_usable_address(host: str, loopback: bool, shown: str) -> None:
     assert is_loopback(host) is loopback
     assert display_url(host, 8000) == shown
+
+
+def test_serve_prints_its_address_and_answers_there() -> None:
+    """``serve`` as the CLI runs it, in a child process (it blocks until interrupted)."""
+    httpx = pytest.importorskip("httpx")
+    code = "from robotrules.web import serve; serve(host='127.0.0.1', port=0)"
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert match, line
+        for _ in range(100):  # the address is printed just before uvicorn starts accepting
+            try:
+                page = httpx.get(match.group(0), timeout=2)
+                break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        assert page.status_code == 200
+        assert "robots.txt tester" in page.text
+    finally:
+        child.terminate()
+        child.wait(timeout=10)

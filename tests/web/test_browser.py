@@ -21,6 +21,7 @@ if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
                 allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
+expect.set_options(timeout=15_000)  # generous: CI machines are small and busy
 
 OUTPUT = Path(__file__).resolve().parents[1] / "output"
 LAUNCH_ARGS = [
@@ -60,6 +61,7 @@ def browser() -> Iterator[Any]:
 def page(browser: Any, live_server: str) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1440, "height": 1000},
                                   base_url=live_server)
+    context.set_default_timeout(15_000)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -179,13 +181,14 @@ def test_markup_in_the_file_shows_as_text(page: Any) -> None:
     verdict = page.locator("button.verdict").first
     expect(verdict).to_contain_text("Blocked")
     expect(verdict).to_contain_text("Disallow: /<script>window.pwned=2</script>")
-    expect(page.locator("#agents .chip").first).to_contain_text('<img src=x onerror="window.pwned=1">')
-    expect(page.locator("table.results thead th").nth(1)).to_have_text(
-        '<img src=x onerror="window.pwned=1">')
+    img = '<img src=x onerror="window.pwned=1">'
+    expect(page.locator("#agents .chip").first).to_contain_text(img)
+    expect(page.locator("table.results thead th").nth(1)).to_have_text(img)
     expect(page.locator('#backdrop .line-hl[data-line="3"] .ghost')).to_have_text(
         "<script>window.pwned=3</script>")
     assert page.evaluate("window.pwned") is None
-    assert page.locator("#results script, #results img, #backdrop script, #findings script").count() == 0
+    injected = "#results script, #results img, #backdrop script, #findings script, #agents img"
+    assert page.locator(injected).count() == 0
 
 
 def test_fetch_by_url_fills_the_editor(page: Any, origin: str) -> None:
@@ -194,3 +197,11 @@ def test_fetch_by_url_fills_the_editor(page: Any, origin: str) -> None:
     page.locator("#fetch-form button").click()
     expect(page.locator("#robots")).to_have_value("User-agent: *\nDisallow: /from-origin/\n")
     expect(page.locator("#source")).to_contain_text("Fetched " + origin + "/robots.txt: 200")
+
+
+def test_well_known_crawlers_can_be_picked(page: Any) -> None:
+    type_draft(page, "User-agent: GPTBot\nDisallow: /\n", ["/a"], [])
+    page.locator("#agent-pick").select_option("GPTBot")
+    expect(page.locator("#agents .chip")).to_have_text(["GPTBot×"])
+    expect(page.locator("#agents .chip")).to_have_attribute("title", re.compile("OpenAI"))
+    expect(cell(page, "GPTBot", "/a")).to_contain_text("line 2 · Disallow: /")

@@ -15,13 +15,13 @@ from typing import Any, Literal, TypeVar
 
 import httpx
 
-from robotrules import RequestRate, Verdict
-from robotrules._model import Dialect
+from robotrules import Dialect, RequestRate, Verdict
 from robotrules.fetch import _policy as P
 from robotrules.fetch._common import (
     DEFAULT_USER_AGENT,
     BaseClient,
     FetchedRobots,
+    default_ssl_context,
     describe_exception,
 )
 from robotrules.stores._base import CacheEntry, Store
@@ -80,7 +80,8 @@ class AsyncRobotsClient(BaseClient):
         )
         self._own_http = http_client is None
         self.http = http_client if http_client is not None else httpx.AsyncClient(
-            follow_redirects=False, headers={"User-Agent": user_agent}
+            follow_redirects=False, headers={"User-Agent": user_agent},
+            verify=default_ssl_context(),
         )
         self._locks = _KeyedLocks()
 

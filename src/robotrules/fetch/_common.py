@@ -20,8 +20,7 @@ from types import MappingProxyType
 from typing import Literal
 
 import robotrules
-from robotrules import RobotsTxt, Verdict
-from robotrules._model import Dialect
+from robotrules import Dialect, RobotsTxt, Verdict
 from robotrules.fetch import _policy as P
 from robotrules.stores._base import CacheEntry, Outcome, Store
 from robotrules.stores._memory import MemoryStore
@@ -107,6 +106,24 @@ class FetchedRobots:
         return self.outcome == "allow-all"
 
 
+_SSL_LOCK = threading.Lock()
+_SSL: list[ssl.SSLContext] = []
+
+
+def default_ssl_context() -> ssl.SSLContext:
+    """One verifying SSL context for every client this process creates.
+
+    Loading the CA bundle costs ~0.3 s; a context is safe to share between connections and
+    threads, so clients created later (one per worker, per test) reuse it.
+    """
+    with _SSL_LOCK:
+        if not _SSL:
+            import httpx
+
+            _SSL.append(httpx.create_ssl_context())
+        return _SSL[0]
+
+
 def product_token(user_agent: str) -> str:
     """The product token at the start of a User-Agent header (RFC 9309 2.2.1)."""
     m = _TOKEN.match(user_agent.strip())
@@ -131,6 +148,8 @@ def describe_exception(exc: BaseException) -> str:
         if isinstance(e, ssl.SSLError):
             return "TLS error"
     text = " ".join(str(e) for e in chain).lower()
+    if "timeout" in name.lower() or "timed out" in text:
+        return "timeout"
     if "without sending complete message body" in text:
         return "incomplete body"  # fewer bytes than Content-Length, or chunks cut short
     if "chunk" in text:
@@ -139,8 +158,6 @@ def describe_exception(exc: BaseException) -> str:
         return "no response"
     if "illegal status line" in text or "illegal header" in text or "invalid" in text:
         return "invalid response"
-    if "timeout" in name.lower() or "timed out" in text:
-        return "timeout"
     if "refused" in text:
         return "connection refused"
     if "reset" in text:
@@ -199,7 +216,6 @@ class BaseClient:
         self._memo: OrderedDict[str, tuple[CacheEntry, FetchedRobots]] = OrderedDict()
         self._memo_lock = threading.Lock()
         self._store_ok = True
-        self.requests_sent = 0  # GETs sent by this client (redirect hops count one each)
 
     # -- request ----------------------------------------------------------------------------
 
@@ -226,7 +242,7 @@ class BaseClient:
             if item is None or now >= item[1].expires_at:
                 return None
             self._memo.move_to_end(origin)
-        return replace(item[1], from_cache=True)
+        return item[1]  # stored with from_cache=True
 
     def memo_entry(self, origin: str) -> CacheEntry | None:
         """The last entry this client saw for ``origin`` (stands in when the store fails)."""
@@ -240,7 +256,8 @@ class BaseClient:
             old = self._memo.get(origin)
         if entry.outcome != "rules":
             rules = _empty(self.dialect)
-        elif old is not None and old[0].outcome == "rules" and old[0].body == entry.body:
+        elif (old is not None and old[0].outcome == "rules" and old[0].body == entry.body
+              and old[0].final_url == entry.final_url):
             rules = old[1].rules
         else:
             rules = robotrules.parse(entry.body, self.dialect, url=entry.final_url)
@@ -263,7 +280,7 @@ class BaseClient:
             origin=origin,
         )
         with self._memo_lock:
-            self._memo[origin] = (entry, fr)
+            self._memo[origin] = (entry, fr if from_cache else replace(fr, from_cache=True))
             self._memo.move_to_end(origin)
             while len(self._memo) > _MEMO_SIZE:
                 self._memo.popitem(last=False)

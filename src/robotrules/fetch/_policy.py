@@ -15,6 +15,7 @@ O(max_bytes) CPU, never the size it claims.
 
 from __future__ import annotations
 
+import functools
 import re
 import zlib
 from collections.abc import Mapping
@@ -77,6 +78,25 @@ def origin_of(url: str) -> str:
     (IDNA 2008 with UTS 46 mapping), userinfo, path, query and fragment dropped. Anything that
     is not an absolute http(s) URL with a host raises :class:`~robotrules.errors.InvalidURL`.
     """
+    if isinstance(url, str):
+        m = _FAST.match(url)
+        if m is not None:  # the common case: canonicalise (scheme, authority) once, then cache
+            try:
+                return _origin_cached(m.group(1), m.group(2))
+            except InvalidURL:
+                pass  # the slow path gives the message with the whole URL
+    return _origin_slow(url)
+
+
+_FAST = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.\-]*)://([^/?#\t\r\n\\]*)")
+
+
+@functools.lru_cache(maxsize=4096)
+def _origin_cached(scheme: str, authority: str) -> str:
+    return _origin_slow(f"{scheme}://{authority}")
+
+
+def _origin_slow(url: str) -> str:
     if not isinstance(url, str):
         raise InvalidURL(f"URL must be a string, not {type(url).__name__}")
     text = url.strip()
@@ -497,7 +517,7 @@ def summarize(entry: CacheEntry, *, long_outage: bool = False) -> str:
     if entry.outcome == "rules":
         text = f"{entry.status}: {_kib(len(entry.body))}, rules"
         if entry.truncated:
-            text += f" (cut at the {_kib(len(entry.body))} limit)"
+            text += ", truncated at the size limit"
     elif entry.outcome == "allow-all":
         text = f"{what}: unavailable, allow all"
     else:

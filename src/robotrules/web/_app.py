@@ -25,8 +25,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-import robotrules
-from robotrules import Dialect, Finding, RobotrulesError
+from robotrules import Dialect, Finding, RobotrulesError, parse
+from robotrules.agents import known_agents
 from robotrules.lint import lint
 
 from ._safety import Resolver, resolve
@@ -64,14 +64,7 @@ class ApiError(Exception):
         self.message = message
 
 
-# -- adapters to the rest of the package (each optional part may be absent) ------------------
-
-
 def _known_agents() -> list[dict[str, str]]:
-    try:
-        from robotrules.agents import known_agents
-    except ImportError:
-        return []
     return [
         {
             "token": agent.token,
@@ -110,8 +103,8 @@ async def _read_json(request: Request, max_body: int) -> dict[str, Any]:
     return data
 
 
-def _text(data: dict[str, Any], key: str, *, default: str | None = None) -> str:
-    value = data.get(key, default)
+def _text(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
     if not isinstance(value, str):
         raise ApiError(400, f"'{key}' must be a string")
     return value
@@ -144,31 +137,20 @@ def check(
     body: str, urls: Sequence[str], agents: Sequence[str], dialect: Dialect
 ) -> dict[str, Any]:
     """Every agent x URL verdict in ``dialect``, with how the other dialects answer."""
-    parsed = {d: robotrules.parse(body, dialect=d) for d in DIALECTS}
+    parsed = {d: parse(body, dialect=d) for d in DIALECTS}
     results: list[dict[str, Any]] = []
     for url in urls:
         for agent in agents:
-            verdicts: dict[str, dict[str, Any]] = {}
-            error: str | None = None
-            for d in DIALECTS:
-                try:
-                    verdicts[d] = parsed[d].explain(url, user_agent=agent).to_dict()
-                except (ValueError, RobotrulesError) as exc:
-                    error = str(exc) or type(exc).__name__
-                    break
-            if error is not None:
-                results.append({"agent": agent, "url": url, "error": error})
-                continue
-            answers = {v["allowed"] for v in verdicts.values()}
+            verdicts = {d: parsed[d].explain(url, user_agent=agent) for d in DIALECTS}
             results.append(
                 {
                     "agent": agent,
                     "url": url,
-                    "verdict": verdicts[dialect],
+                    "verdict": verdicts[dialect].to_dict(),
                     "dialects": {
-                        d: {"allowed": v["allowed"], "line": v["line"]} for d, v in verdicts.items()
+                        d: {"allowed": v.allowed, "line": v.line} for d, v in verdicts.items()
                     },
-                    "dialects_disagree": len(answers) > 1,
+                    "dialects_disagree": len({v.allowed for v in verdicts.values()}) > 1,
                 }
             )
     return {"dialect": dialect, "urls": list(urls), "agents": list(agents), "results": results}

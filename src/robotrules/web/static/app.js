@@ -11,6 +11,10 @@
     "no-group": "no group for this agent",
     "robots-txt": "/robots.txt is always allowed",
   };
+  const CATEGORIES = {
+    search: "Search engines", ai: "AI crawlers", seo: "SEO tools", social: "Social previews",
+    ads: "Advertising", archive: "Archives", other: "Other",
+  };
   const DEBOUNCE_MS = 150;
   const MAX_FILE = 1024 * 1024;
 
@@ -167,7 +171,6 @@
       renderEditor();
       renderResults(checked);
       setStatus(`Checked ${checked.results.length} combinations · ${DIALECT_NAMES[state.dialect]}`, "ok");
-      document.body.dataset.ready = String(mine);
     } catch (error) {
       if (error.name === "AbortError" || mine !== sequence) return;
       setStatus(error.message, "error");
@@ -300,7 +303,7 @@
       for (const agent of checked.agents) {
         const result = byKey.get(`${agent}\u0000${url}`);
         row.append(renderCell(result));
-        if (result && result.verdict && !result.verdict.allowed) blocked.set(agent, blocked.get(agent) + 1);
+        if (result && !result.verdict.allowed) blocked.set(agent, blocked.get(agent) + 1);
         if (result && result.dialects_disagree) differs.push(result);
       }
       const diff = el("td", { class: "diff" });
@@ -343,10 +346,6 @@
   function renderCell(result) {
     const cell = el("td", { class: "cell" });
     if (!result) return cell;
-    if (result.error) {
-      cell.append(el("span", { class: "pill error", text: "Error" }), el("span", { class: "rule", text: result.error }));
-      return cell;
-    }
     const v = result.verdict;
     const button = el("button", {
       type: "button",
@@ -406,7 +405,8 @@
       ui.knownList.replaceChildren(...agents.map((a) => el("option", { value: a.token, label: `${a.name} (${a.operator})` })));
       const groups = new Map();
       for (const a of agents) {
-        if (!groups.has(a.category)) groups.set(a.category, el("optgroup", { label: a.category }));
+        const label = CATEGORIES[a.category] || a.category;
+        if (!groups.has(a.category)) groups.set(a.category, el("optgroup", { label }));
         groups.get(a.category).append(el("option", { value: a.token, text: `${a.token} · ${a.operator}` }));
       }
       ui.agentPick.append(...groups.values());
@@ -533,7 +533,7 @@
     let initial = null;
     if (location.hash.length > 1) {
       initial = await decodeState(location.hash).catch(() => null);
-      if (!initial) setStatus("This link's state could not be read; showing the example.", "error");
+      if (!initial) setSource("This link's state could not be read; showing the example.", "error");
     }
     applyState(initial || { ...DEFAULT_STATE, urls: [...DEFAULT_STATE.urls], agents: [...DEFAULT_STATE.agents] });
     loadKnownAgents();

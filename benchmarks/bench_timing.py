@@ -1,0 +1,90 @@
+"""Timing discipline and output helpers shared by the workloads.
+
+Each task is timed once per round with ``time.perf_counter``; the libraries are alternated
+(the starting library rotates every round and every other round runs in reverse) and garbage
+is collected before every timing, so no library always runs on a warm or a dirty heap. The
+figure reported is the median over rounds.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+Row = Sequence[str]
+
+
+def timed_rounds(tasks: Mapping[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Median seconds of each task over ``rounds`` alternating rounds."""
+    names = list(tasks)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        k = r % len(names)
+        order = names[k:] + names[:k]
+        if r % 2:
+            order.reverse()
+        for name in order:
+            task = tasks[name]
+            gc.collect()
+            t0 = time.perf_counter()
+            task()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def speedup(base: float | None, value: float | None) -> str:
+    """How many times faster ``value`` is than ``base`` (both durations)."""
+    if base is None or value is None or value <= 0:
+        return "-"
+    return f"{base / value:.2f}x"
+
+
+def fmt_us(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    us = seconds * 1e6
+    if us >= 10_000:
+        return f"{us / 1000:,.1f} ms"
+    if us >= 100:
+        return f"{us:,.0f} us"
+    return f"{us:.2f} us"
+
+
+def fmt_int(n: float) -> str:
+    return f"{n:,.0f}"
+
+
+def table(headers: Row, rows: Sequence[Row]) -> str:
+    """A Markdown table padded to line up in a terminal too."""
+    widths = [max(len(headers[i]), *(len(r[i]) for r in rows)) if rows else len(headers[i])
+              for i in range(len(headers))]
+
+    def line(cells: Row) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([line(headers), sep, *(line(r) for r in rows)])
+
+
+def machine() -> dict[str, str]:
+    cpu = platform.processor() or "?"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for raw in f:
+                if raw.startswith("model name"):
+                    cpu = raw.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "nproc": str(os.cpu_count()),
+        "python": f"{platform.python_implementation()} {sys.version.split()[0]}",
+        "platform": platform.platform(),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }

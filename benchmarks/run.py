@@ -1,0 +1,541 @@
+"""robotrules benchmark: one command, every workload, every library side by side.
+
+    python benchmarks/run.py                 # full run (about 5-10 minutes on 2 cores)
+    python benchmarks/run.py --quick         # about a minute: a sample of the corpus
+    python benchmarks/run.py --only a,b      # some workloads only
+    python benchmarks/run.py --json out.json --markdown docs/benchmarks.md
+
+Workloads: (a) parse throughput, (b) warm queries, (c) cold crawler workload (parse + 20
+queries per file), (d) memory retained per parsed file, (e) scaling on synthetic 5/50/500 KB
+files, (f) adversarial wildcard rules against long URLs. Answers are checked against Google's
+C++ matcher on the same queries (section "agreement"). See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import multiprocessing
+import multiprocessing.connection
+import shlex
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import bench_libs as L
+from bench_data import (
+    SCALING_SIZES,
+    SiteFile,
+    adversarial_cases,
+    site_files,
+    synthetic_file,
+    synthetic_queries,
+)
+from bench_libs import Query
+from bench_timing import fmt_int, fmt_us, machine, speedup, table, timed_rounds
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "sites"
+WORKLOADS = ("a", "b", "c", "d", "e", "f")
+
+Results = dict[str, Any]
+
+
+class Report:
+    """Collects printed sections (Markdown) and the JSON results."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.data: Results = {}
+
+    def out(self, text: str = "") -> None:
+        print(text, flush=True)
+        self.parts.append(text)
+
+
+# -- (a) parse throughput ------------------------------------------------------------------
+
+
+def bench_parse(files: list[SiteFile], rounds: int, rep: Report) -> None:
+    bodies = [f.body for f in files]
+    nbytes = sum(len(b) for b in bodies)
+
+    def task(parse: Callable[[bytes], object]) -> Callable[[], None]:
+        def run() -> None:
+            for body in bodies:
+                parse(body)
+        return run
+
+    tasks = {lib.name: task(lib.parse) for lib in L.PARSING if lib.parse is not None}
+    med = timed_rounds(tasks, rounds)
+    base = med[L.BASELINE]
+    rows = [[name, f"{t * 1000:,.0f} ms", fmt_int(len(bodies) / t), f"{nbytes / t / 1e6:.2f}",
+             speedup(base, t)] for name, t in med.items()]
+    rows.append([L.GOOGLE.name, "n/a (re-parses on every query: see (c))", "-", "-", "-"])
+    rep.out(f"## (a) parse throughput: {len(bodies):,} files, {nbytes / 1e6:.2f} MB, "
+            f"median of {rounds} rounds")
+    rep.out()
+    rep.out(table(["library", "time", "files/s", "MB/s", "vs protego"], rows))
+    rep.out()
+    rep.out("Libraries that only take text decode the bytes (UTF-8, errors='replace') inside "
+            "their timing; robotrules takes the bytes.")
+    rep.out()
+    rep.data["parse"] = {name: {"seconds": t, "files_per_s": len(bodies) / t,
+                                "mb_per_s": nbytes / t / 1e6, "vs_protego": base / t}
+                         for name, t in med.items()}
+
+
+# -- (b) warm queries and agreement ---------------------------------------------------------
+
+
+def bench_warm(files: list[SiteFile], rounds: int, rep: Report) -> None:
+    nq = sum(len(f.queries) for f in files)
+    parsed: dict[str, list[Any]] = {}
+    answers: dict[str, list[bool]] = {}
+    for lib in L.PARSING:
+        assert lib.parse is not None
+        assert lib.ask is not None
+        objs = [lib.parse(f.body) for f in files]
+        parsed[lib.name] = objs
+        ask = lib.ask
+        # the warm-up pass (compiles whatever is compiled lazily) gives the answers
+        answers[lib.name] = [ask(o, a, u) for o, f in zip(objs, files, strict=True)
+                             for a, u in f.queries]
+
+    def task(lib: L.Lib) -> Callable[[], None]:
+        objs = parsed[lib.name]
+        ask = lib.ask
+        assert ask is not None
+        pairs = list(zip(objs, [f.queries for f in files], strict=True))
+
+        def run() -> None:
+            for o, queries in pairs:
+                for a, u in queries:
+                    ask(o, a, u)
+        return run
+
+    med = timed_rounds({lib.name: task(lib) for lib in L.PARSING}, rounds)
+    base = med[L.BASELINE]
+    rows = [[name, fmt_us(t / nq), fmt_int(nq / t), speedup(base, t)] for name, t in med.items()]
+    rows.append([L.GOOGLE.name, "n/a (no parsed object: see (c))", "-", "-"])
+    rep.out(f"## (b) warm queries: {nq:,} queries on {len(files):,} pre-parsed files, median of "
+            f"{rounds} rounds")
+    rep.out()
+    rep.out(table(["library", "per query", "queries/s", "vs protego"], rows))
+    rep.out()
+    rep.data["warm"] = {name: {"seconds": t, "us_per_query": t / nq * 1e6,
+                               "queries_per_s": nq / t, "vs_protego": base / t}
+                        for name, t in med.items()}
+    parsed.clear()
+    gc.collect()
+    agreement(files, answers, rep)
+
+
+def agreement(files: list[SiteFile], answers: dict[str, list[bool]], rep: Report) -> None:
+    google: list[bool] = []
+    for f in files:
+        google.extend(L.GOOGLE.cold(f.body, f.queries))
+    flat = [(f, a, u) for f in files for a, u in f.queries]
+    rows = []
+    data: Results = {}
+    examples: list[str] = []
+    for name, got in answers.items():
+        diff = [i for i, (g, r) in enumerate(zip(google, got, strict=True)) if g != r]
+        pct = 100.0 * (len(got) - len(diff)) / max(1, len(got))
+        files_off = len({flat[i][0].name for i in diff})
+        rows.append([name, f"{pct:.3f}%", fmt_int(len(diff)), fmt_int(files_off)])
+        data[name] = {"agree_pct": pct, "disagreements": len(diff), "files": files_off}
+        if name == L.ROBOTRULES_GOOGLE.name:
+            for i in diff[:10]:
+                f, a, u = flat[i]
+                examples.append(f"  {f.name}: agent={a!r} url={u!r} google={google[i]}")
+    rep.out(f"## agreement with Google's matcher on the same {len(google):,} queries")
+    rep.out()
+    rep.out(table(["library", "agree", "disagreements", "files"], rows))
+    rep.out()
+    rep.out("robotrules[google] must agree 100%. robotrules (rfc9309) differs from Google by "
+            "design: percent-normalised paths and /robots.txt always allowed (RFC 9309 2.2.2).")
+    if examples:
+        rep.out()
+        rep.out("robotrules[google] disagreements (first 10):")
+        rep.out("```")
+        for e in examples:
+            rep.out(e)
+        rep.out("```")
+    rep.out()
+    rep.data["agreement"] = data
+
+
+# -- (c) cold crawler workload --------------------------------------------------------------
+
+
+def bench_cold(files: list[SiteFile], rounds: int, rep: Report) -> None:
+    nq = sum(len(f.queries) for f in files)
+
+    def task(lib: L.Lib) -> Callable[[], None]:
+        cold = lib.cold
+        pairs = [(f.body, f.queries) for f in files]
+
+        def run() -> None:
+            for body, queries in pairs:
+                cold(body, queries)
+        return run
+
+    med = timed_rounds({lib.name: task(lib) for lib in L.ALL}, rounds)
+    base = med[L.BASELINE]
+    per = nq // max(1, len(files))
+    rows = [[name, f"{t * 1000:,.0f} ms", fmt_us(t / len(files)), fmt_int(len(files) / t),
+             speedup(base, t)] for name, t in med.items()]
+    rep.out(f"## (c) cold crawler workload: parse + {per} queries per file, {len(files):,} "
+            f"files, median of {rounds} rounds")
+    rep.out()
+    rep.out(table(["library", "time", "per file", "files/s", "vs protego"], rows))
+    rep.out()
+    rep.out("Google's matcher is called once per query on the raw bytes (it re-parses each "
+            "time), one RobotsMatcher per file.")
+    rep.out()
+    rep.data["cold"] = {name: {"seconds": t, "us_per_file": t / len(files) * 1e6,
+                               "files_per_s": len(files) / t, "vs_protego": base / t}
+                        for name, t in med.items()}
+
+
+# -- (d) memory -------------------------------------------------------------------------------
+
+
+def _retained(lib: L.Lib, files: list[SiteFile]) -> tuple[list[int], list[int], int, int]:
+    """Per file bytes retained after parse and after its queries, and the totals with every
+    parsed object kept alive."""
+    assert lib.parse is not None
+    assert lib.ask is not None
+    parse, ask = lib.parse, lib.ask
+    for f in files[:20]:  # warm module-level caches before tracing
+        o = parse(f.body)
+        for a, u in f.queries:
+            ask(o, a, u)
+    del o
+    gc.collect()
+    kept: list[Any] = []
+    after_parse: list[int] = []
+    after_queries: list[int] = []
+    tracemalloc.start()
+    start = tracemalloc.get_traced_memory()[0]
+    for f in files:
+        gc.collect()
+        m0 = tracemalloc.get_traced_memory()[0]
+        obj = parse(f.body)
+        gc.collect()
+        after_parse.append(tracemalloc.get_traced_memory()[0] - m0)
+        kept.append(obj)
+    gc.collect()
+    total_parse = tracemalloc.get_traced_memory()[0] - start
+    for f, obj in zip(files, kept, strict=True):
+        m0 = tracemalloc.get_traced_memory()[0]
+        for a, u in f.queries:
+            ask(obj, a, u)
+        gc.collect()
+        after_queries.append(tracemalloc.get_traced_memory()[0] - m0)
+    gc.collect()
+    total_queries = tracemalloc.get_traced_memory()[0] - start
+    tracemalloc.stop()
+    del kept
+    gc.collect()
+    return after_parse, after_queries, total_parse, total_queries
+
+
+def bench_memory(files: list[SiteFile], rep: Report) -> None:
+    sizes = [len(f.body) for f in files]
+    total_in = sum(sizes)
+    rows = []
+    data: Results = {}
+    for lib in L.PARSING:
+        ap, aq, tp, tq = _retained(lib, files)
+        full = [p + q for p, q in zip(ap, aq, strict=True)]
+        ratios_p = [r / s for r, s in zip(ap, sizes, strict=True) if s]
+        ratios_q = [r / s for r, s in zip(full, sizes, strict=True) if s]
+        rows.append([lib.name, fmt_int(statistics.median(ap)),
+                     f"{statistics.median(ratios_p):.2f}x", f"{tp / total_in:.2f}x",
+                     fmt_int(statistics.median(full)), f"{statistics.median(ratios_q):.2f}x",
+                     f"{tq / total_in:.2f}x"])
+        data[lib.name] = {"median_bytes_after_parse": statistics.median(ap),
+                          "median_ratio_after_parse": statistics.median(ratios_p),
+                          "total_ratio_after_parse": tp / total_in,
+                          "median_bytes_after_queries": statistics.median(full),
+                          "median_ratio_after_queries": statistics.median(ratios_q),
+                          "total_ratio_after_queries": tq / total_in}
+    rep.out(f"## (d) memory retained per parsed file: {len(files):,} files, "
+            f"{total_in / 1e6:.2f} MB of input (tracemalloc, outputs kept alive)")
+    rep.out()
+    rep.out(table(["library", "after parse: median B", "median ratio", "total ratio",
+                   "after queries: median B", "median ratio", "total ratio"], rows))
+    rep.out()
+    rep.out("ratio = retained bytes / input bytes (median over non-empty files; total = sum over "
+            "all files). 'after queries' adds what the file's queries (several agents) left "
+            "behind: robotrules compiles an agent's matcher on first use; global caches "
+            "(e.g. fnmatch's for robotspy) count too. Small files carry fixed overhead, so "
+            "the median ratio is above the total ratio.")
+    rep.out()
+    rep.data["memory"] = data
+
+
+# -- (e) scaling ------------------------------------------------------------------------------
+
+
+def _per_query(tasks: dict[str, Callable[[int], object]], counts: dict[str, int],
+               rounds: int) -> dict[str, float]:
+    def bind(task: Callable[[int], object], n: int) -> Callable[[], object]:
+        return lambda: task(n)
+
+    med = timed_rounds({n: bind(t, counts[n]) for n, t in tasks.items()}, rounds)
+    return {n: s / counts[n] for n, s in med.items()}
+
+
+def _calibrate(run: Callable[[int], object], n_max: int, budget: float) -> int:
+    t0 = time.perf_counter()
+    run(3)
+    est = (time.perf_counter() - t0) / 3
+    return max(5, min(n_max, int(budget / max(est, 1e-9))))
+
+
+def bench_scaling(seed: int, rounds: int, budget: float, rep: Report) -> None:
+    headers = ["file", "rules"] + [f"{lib.name}" for lib in L.PARSING] + \
+        [f"{L.GOOGLE.name} (parse+query)", "robotrules vs protego"]
+    rows_q: list[list[str]] = []
+    rows_p: list[list[str]] = []
+    data: Results = {}
+    for label, size in SCALING_SIZES:
+        body, patterns = synthetic_file(size, seed)
+        queries = synthetic_queries(patterns, 300, seed, size)
+        tasks: dict[str, Callable[[int], object]] = {}
+        counts: dict[str, int] = {}
+        parse_t: dict[str, float] = {}
+        first_t: dict[str, float] = {}
+        for lib in L.PARSING:
+            assert lib.parse is not None
+            assert lib.ask is not None
+            parse, ask = lib.parse, lib.ask
+            reps = []
+            for _ in range(3):
+                gc.collect()
+                t0 = time.perf_counter()
+                obj = parse(body)
+                reps.append(time.perf_counter() - t0)
+            parse_t[lib.name] = statistics.median(reps)
+            t0 = time.perf_counter()
+            ask(obj, *queries[0])
+            first_t[lib.name] = time.perf_counter() - t0
+            for agent in ("Googlebot", "Bingbot", "GPTBot", "AcmeCrawler"):
+                ask(obj, agent, queries[0][1])
+
+            def run(n: int, obj: Any = obj, ask: Callable[[Any, str, str], bool] = ask,
+                    queries: list[Query] = queries) -> None:
+                for a, u in queries[:n]:
+                    ask(obj, a, u)
+            tasks[lib.name] = run
+            counts[lib.name] = _calibrate(run, len(queries), budget)
+
+        def google(n: int, body: bytes = body, queries: list[Query] = queries) -> None:
+            L.GOOGLE.cold(body, queries[:n])
+        tasks[L.GOOGLE.name] = google
+        counts[L.GOOGLE.name] = _calibrate(google, len(queries), budget)
+        per = _per_query(tasks, counts, rounds)
+        base = per[L.BASELINE]
+        nrules = len(patterns)
+        rr = per[L.ROBOTRULES.name]
+        rows_q.append([f"{label} ({len(body):,} B)", fmt_int(nrules),
+                       *(fmt_us(per[lib.name]) for lib in L.PARSING),
+                       fmt_us(per[L.GOOGLE.name]), speedup(base, rr)])
+        rows_p.append([f"{label} ({len(body):,} B)", fmt_int(nrules),
+                       *(f"{parse_t[lib.name] * 1000:.2f} / {first_t[lib.name] * 1000:.2f}"
+                         for lib in L.PARSING),
+                       speedup(parse_t[L.BASELINE], parse_t[L.ROBOTRULES.name])])
+        # agreement on these queries
+        gans = L.GOOGLE.cold(body, queries)
+        rr_g = L.ROBOTRULES_GOOGLE.cold(body, queries)
+        agree = sum(g == r for g, r in zip(gans, rr_g, strict=True))
+        data[label] = {"bytes": len(body), "rules": nrules,
+                       "us_per_query": {n: s * 1e6 for n, s in per.items()},
+                       "queries_timed": counts,
+                       "parse_ms": {n: s * 1000 for n, s in parse_t.items()},
+                       "first_query_ms": {n: s * 1000 for n, s in first_t.items()},
+                       "robotrules_google_agreement": f"{agree}/{len(queries)}"}
+    rep.out(f"## (e) scaling: synthetic files, per-query cost (warm, median of {rounds} rounds)")
+    rep.out()
+    rep.out(table(headers, rows_q))
+    rep.out()
+    rep.out("Google's matcher re-parses the whole file on every call, so its column is parse + "
+            "query per call.")
+    rep.out()
+    rep.out("Parse / first query (ms; the first query includes lazy compilation):")
+    rep.out()
+    rep.out(table([*headers[:-2], "robotrules parse vs protego"], rows_p))
+    rep.out()
+    rep.out("robotrules[google] agreement with Google on these queries: " + ", ".join(
+        f"{k}: {v['robotrules_google_agreement']}" for k, v in data.items()))
+    rep.out()
+    rep.data["scaling"] = data
+
+
+# -- (f) adversarial ------------------------------------------------------------------------
+
+
+def _adv_child(conn: multiprocessing.connection.Connection, lib_name: str, body: bytes,
+               url: str, budget: float) -> None:
+    lib = next(x for x in L.ALL if x.name == lib_name)
+    agent = "Googlebot"
+    times: list[float] = []
+    answer = None
+    if lib.parse is not None and lib.ask is not None:
+        obj = lib.parse(body)
+        ask = lib.ask
+        spent = 0.0
+        while not times or (spent < budget and len(times) < 50):
+            t0 = time.perf_counter()
+            answer = ask(obj, agent, url)
+            dt = time.perf_counter() - t0
+            times.append(dt)
+            spent += dt
+    else:
+        spent = 0.0
+        while not times or (spent < budget and len(times) < 50):
+            t0 = time.perf_counter()
+            answer = lib.cold(body, [(agent, url)])[0]
+            dt = time.perf_counter() - t0
+            times.append(dt)
+            spent += dt
+    conn.send((times, answer))
+    conn.close()
+
+
+def bench_adversarial(timeout: float, budget: float, rep: Report) -> None:
+    ctx = multiprocessing.get_context("fork")
+    libs = [L.ROBOTRULES, L.ROBOTRULES_GOOGLE, L.PROTEGO, L.STDLIB, L.ROBOTSPY, L.GOOGLE]
+    rows = []
+    data: Results = {}
+    skipped: list[str] = []
+    for case in adversarial_cases():
+        cells: dict[str, str] = {}
+        answers: dict[str, bool | None] = {}
+        for lib in libs:
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_adv_child,
+                               args=(send, lib.name, case.body, case.url, budget))
+            proc.start()
+            send.close()
+            result = None
+            if recv.poll(timeout + budget + 2.0):
+                try:
+                    result = recv.recv()
+                except EOFError:
+                    result = None
+            if result is None:
+                proc.terminate()
+            proc.join(5)
+            recv.close()
+            if result is None:
+                cells[lib.name] = f"> {timeout:.0f} s (skipped)"
+                answers[lib.name] = None
+                skipped.append(f"{lib.name} on {case.name}")
+                continue
+            times, answer = result
+            cells[lib.name] = f"{statistics.median(times) * 1000:.3f}"
+            answers[lib.name] = answer
+        ref = answers.get(L.GOOGLE.name)
+        marks = {n: ("" if a is None or ref is None or a == ref else " (wrong)")
+                 for n, a in answers.items()}
+        rows.append([case.name, *(cells[lib.name] + marks[lib.name] for lib in libs)])
+        data[case.name] = {"ms_per_query": cells, "answers": answers}
+    rep.out("## (f) adversarial: ms per query (median; Google re-parses per call)")
+    rep.out()
+    rep.out(table(["case", *(lib.name for lib in libs)], rows))
+    rep.out()
+    rep.out("'(wrong)' marks an answer that differs from Google's matcher. URL length 4,000+ "
+            f"characters. A library is skipped for a case when one query takes > {timeout:.0f} s "
+            f"(measured in a child process that is then stopped).")
+    if skipped:
+        rep.out("Skipped: " + "; ".join(skipped) + ".")
+    rep.out()
+    rep.data["adversarial"] = data
+
+
+# -- main -------------------------------------------------------------------------------------
+
+
+def header(args: argparse.Namespace, rep: Report, command: str) -> None:
+    m = machine()
+    versions = ", ".join(f"{lib.name} {lib.version}" for lib in L.ALL if lib is not
+                         L.ROBOTRULES_GOOGLE)
+    rep.out("# robotrules benchmark")
+    rep.out()
+    rep.out(f"- command: `{command}`")
+    rep.out(f"- machine: {m['cpu']}, {m['nproc']} cores (nproc), {m['platform']}")
+    rep.out(f"- Python: {m['python']}; {versions}")
+    rep.out(f"- date: {m['date']}; seed {args.seed}; ratios are protego's time / the "
+            "library's time in the same run (higher is faster)")
+    rep.out()
+    rep.data["machine"] = m
+    rep.data["command"] = command
+    rep.data["versions"] = {lib.name: lib.version for lib in L.ALL}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--quick", action="store_true", help="a sample of the corpus, fewer rounds")
+    p.add_argument("--only", default=",".join(WORKLOADS),
+                   help="comma-separated workloads among a,b,c,d,e,f (default: all)")
+    p.add_argument("--json", type=Path, help="write the results as JSON to this file")
+    p.add_argument("--markdown", type=Path, help="write the report as Markdown to this file")
+    p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    p.add_argument("--files", type=int, help="use an evenly spaced sample of N corpus files")
+    p.add_argument("--rounds", type=int, help="timed rounds per workload (median reported)")
+    p.add_argument("--queries", type=int, default=20, help="queries per corpus file")
+    p.add_argument("--budget", type=float,
+                   help="seconds per library per round in (e) and per case in (f)")
+    p.add_argument("--timeout", type=float, default=5.0,
+                   help="(f): skip a library for a case when one query exceeds this")
+    p.add_argument("--seed", type=int, default=9309)
+    args = p.parse_args(argv)
+    only = {w.strip() for w in args.only.split(",") if w.strip()}
+    if not only <= set(WORKLOADS):
+        p.error(f"--only takes a subset of {','.join(WORKLOADS)}")
+    files_n = args.files if args.files is not None else (300 if args.quick else None)
+    rounds = args.rounds if args.rounds is not None else (3 if args.quick else 5)
+    budget = args.budget if args.budget is not None else (0.05 if args.quick else 0.25)
+    command = "python benchmarks/run.py" + "".join(
+        " " + shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+
+    rep = Report()
+    header(args, rep, command)
+    t_start = time.perf_counter()
+    files: list[SiteFile] = []
+    if only & {"a", "b", "c", "d"}:
+        files = site_files(args.corpus, files_n, args.queries, args.seed)
+        if not files:
+            p.error(f"no *.txt files in {args.corpus}")
+    if "a" in only:
+        bench_parse(files, rounds, rep)
+    if "b" in only:
+        bench_warm(files, rounds, rep)
+    if "c" in only:
+        bench_cold(files, rounds, rep)
+    if "d" in only:
+        bench_memory(files, rep)
+    if "e" in only:
+        bench_scaling(args.seed, rounds, budget, rep)
+    if "f" in only:
+        bench_adversarial(args.timeout, 4 * budget, rep)
+    rep.out(f"(total benchmark time {time.perf_counter() - t_start:,.0f} s)")
+    if args.json:
+        args.json.write_text(json.dumps(rep.data, indent=2, default=str) + "\n",
+                             encoding="utf-8")
+    if args.markdown:
+        args.markdown.write_text("\n".join(rep.parts) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

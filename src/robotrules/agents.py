@@ -1,0 +1,148 @@
+"""Well-known crawlers, kept as data, and what a robots.txt lets each of them do.
+
+The list lives in ``data/agents.json`` (token, name, operator, category, purpose, and two
+crawler-level facts: ``fallback``, the token whose group a crawler obeys when no group names it,
+as Googlebot-Image falls back to Googlebot; ``ignores_global``, a crawler that never obeys the
+``*`` group, as Google's AdsBot). :func:`assess` says whether a parsed file blocks one of them
+entirely, partly or not at all, and by which group.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Literal
+
+from .lint import access_of
+
+if TYPE_CHECKING:
+    from . import Group, RobotsTxt, Rule
+
+__all__ = ["Access", "AgentAccess", "KnownAgent", "assess", "known_agents"]
+
+Access = Literal["blocked", "partial", "allowed"]
+Category = Literal["search", "ai", "seo", "ads", "social", "archive", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class KnownAgent:
+    """A well-known crawler: the product token robots.txt names it by, and who runs it why."""
+
+    token: str
+    name: str
+    operator: str
+    category: str
+    purpose: str
+    fallback: str | None = None
+    ignores_global: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "token": self.token,
+            "name": self.name,
+            "operator": self.operator,
+            "category": self.category,
+            "purpose": self.purpose,
+            "fallback": self.fallback,
+            "ignores_global": self.ignores_global,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AgentAccess:
+    """What a robots.txt lets one crawler do.
+
+    ``access``: ``blocked`` (a rule disallows every path and nothing re-allows any), ``partial``
+    or ``allowed``. ``via``: which group applies: ``named`` (a group names the token),
+    ``fallback`` (the group of the crawler's fallback token), ``global`` (``*``) or ``none``.
+    ``group_line`` is that group's first line, ``line`` the deciding rule's line.
+    """
+
+    agent: KnownAgent
+    access: Access
+    via: Literal["named", "fallback", "global", "none"]
+    group_line: int | None
+    group_agents: tuple[str, ...]
+    line: int | None
+    rule: Rule | None
+    detail: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "token": self.agent.token,
+            "operator": self.agent.operator,
+            "category": self.agent.category,
+            "access": self.access,
+            "via": self.via,
+            "group_line": self.group_line,
+            "group_agents": list(self.group_agents),
+            "line": self.line,
+            "rule": str(self.rule) if self.rule is not None else None,
+            "detail": self.detail,
+        }
+
+
+@lru_cache(maxsize=1)
+def known_agents() -> tuple[KnownAgent, ...]:
+    """The bundled list of well-known crawlers, in the data file's order."""
+    text = resources.files("robotrules").joinpath("data/agents.json").read_text("utf-8")
+    data = json.loads(text)
+    return tuple(
+        KnownAgent(
+            token=a["token"],
+            name=a["name"],
+            operator=a["operator"],
+            category=a["category"],
+            purpose=a["purpose"],
+            fallback=a.get("fallback"),
+            ignores_global=bool(a.get("ignores_global", False)),
+        )
+        for a in data["agents"]
+    )
+
+
+def find_agent(token: str) -> KnownAgent | None:
+    """The known crawler with this token (case-insensitive), if any."""
+    low = token.lower()
+    return next((a for a in known_agents() if a.token.lower() == low), None)
+
+
+def _group(rules: RobotsTxt, agent: KnownAgent) -> tuple[Group | None, str]:
+    group = rules.group_for(agent.token)
+    via = "none" if group is None else ("global" if group.is_global else "named")
+    if via != "named" and agent.fallback:
+        # compat(google): Googlebot-Image & co. obey Googlebot's group when none names them.
+        fb = rules.group_for(agent.fallback)
+        if fb is not None and not fb.is_global:
+            return fb, "fallback"
+    if via == "global" and agent.ignores_global:
+        return None, "none"  # compat(google): AdsBot ignores the * group
+    return group, via
+
+
+def assess(rules: RobotsTxt, agent: KnownAgent | str) -> AgentAccess:
+    """Whether ``rules`` block ``agent`` entirely, partly or not at all, and by which group."""
+    if isinstance(agent, str):
+        agent = find_agent(agent) or KnownAgent(agent, agent, "", "other", "")
+    group, via = _group(rules, agent)
+    if group is None:
+        why = (f"{agent.token} ignores the * group and no group names it" if agent.ignores_global
+               else "no group applies")
+        return AgentAccess(agent, "allowed", "none", None, (), None, None,
+                           f"{why}: everything is allowed")
+    state, rule = access_of(group.rules, rules.dialect)
+    where = {"named": f"its own group (line {group.line})",
+             "fallback": f"the {agent.fallback} group (line {group.line})",
+             "global": f"the * group (line {group.line})"}[via]
+    if state == "blocked":
+        detail = f"blocked by {where}: line {rule.line if rule else '?'} '{rule}'"
+    elif state == "partial":
+        detail = f"partly blocked by {where}, e.g. line {rule.line if rule else '?'} '{rule}'"
+    else:
+        detail = f"{where} blocks nothing"
+    access: Access = "blocked" if state == "blocked" else (
+        "partial" if state == "partial" else "allowed")
+    return AgentAccess(agent, access, via,  # type: ignore[arg-type]
+                       group.line, group.agents, rule.line if rule else None, rule, detail)

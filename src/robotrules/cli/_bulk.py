@@ -1,0 +1,302 @@
+"""``robotrules bulk``: verdicts for many URLs and agents, robots.txt fetched once per origin.
+
+Theory of operation
+-------------------
+The input is streamed: a reader puts URLs on a bounded queue, ``--concurrency`` workers take
+them, ask the :class:`~robotrules.fetch.AsyncRobotsClient` for the URL's robots.txt (the client
+fetches each origin once, however many workers ask at the same time, and keeps it in its
+bounded memory store) and write one row per URL and agent as soon as it is known. Memory is
+therefore bounded by the queue, the client's store and one small counter per origin, not by
+the number of URLs. Rows come out in completion order; ``n`` is the input row number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import io
+import json
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any
+
+from robotrules import InvalidURL
+
+from ._common import DIALECTS, CliError, agent_token, color_option, header_for, need_fetch
+
+if TYPE_CHECKING:
+    from robotrules.fetch import AsyncRobotsClient
+
+HELP = "verdicts for many URLs x agents; robots.txt fetched once per origin, concurrently"
+EPILOG = """\
+examples:
+  robotrules bulk urls.txt --agent Googlebot --agent GPTBot > verdicts.csv
+  cat urls.jsonl | robotrules bulk - --agent CCBot --format jsonl --concurrency 64
+  robotrules bulk crawl.csv --agent MyBot --summary origins.jsonl
+
+Input: one URL a line; or CSV with a 'url' column (else the first column); or JSON Lines with
+a "url" field (detected from the first line). Output (stdout): one row per URL and agent with
+n (input row), url, agent, allowed, line, rule, reason, status, outcome. Rows come in the
+order their verdicts are known. A progress line on a terminal (stderr), and a summary per
+origin at the end (stderr; --summary FILE writes every origin as JSON Lines).
+exit status: 0 all allowed, 1 any disallowed, 2 usage or input error."""
+
+COLUMNS = ("n", "url", "agent", "allowed", "line", "rule", "reason", "status", "outcome")
+
+
+def add(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "bulk", help=HELP, description=HELP, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("source", nargs="?", default="-", metavar="FILE|-",
+                   help="URLs: lines, CSV or JSON Lines (default: stdin)")
+    p.add_argument("--agent", "-a", action="append", required=True,
+                   help="agent to check (token or User-Agent string; repeatable)")
+    p.add_argument("--concurrency", "-j", type=int, default=32, metavar="N",
+                   help="simultaneous robots.txt fetches (default: 32)")
+    p.add_argument("--format", "-f", choices=("csv", "jsonl"), default="csv",
+                   help="output format (default: csv)")
+    p.add_argument("--dialect", "-d", choices=DIALECTS, default="rfc9309")
+    p.add_argument("--timeout", type=float, metavar="S", help="HTTP timeout in seconds")
+    p.add_argument("--user-agent", metavar="UA", help="User-Agent header for the fetches")
+    p.add_argument("--summary", metavar="FILE", help="write the per-origin summary here (JSONL)")
+    p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                   help="progress line on stderr (default: on a terminal)")
+    color_option(p)
+    p.set_defaults(func=run)
+
+
+@dataclass(slots=True)
+class _Origin:
+    status: int | None = None
+    outcome: str = ""
+    summary: str = ""
+    urls: int = 0
+    allowed: int = 0
+    disallowed: int = 0
+
+
+@dataclass(slots=True)
+class _Totals:
+    urls: int = 0
+    rows: int = 0
+    disallowed: int = 0
+    invalid: int = 0
+    origins: dict[str, _Origin] = field(default_factory=dict)
+
+
+def _urls(stream: IO[str]) -> Iterator[str]:
+    """URLs from lines, CSV (a 'url' column, else the first) or JSON Lines."""
+    first = ""
+    for first in stream:
+        if first.strip():
+            break
+    else:
+        return
+    head = first.strip()
+    rest = stream
+    if head.startswith("{"):
+        for line in _chain(first, rest):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                raise CliError(f"not a JSON object: {line[:60]!r}") from None
+            url = obj.get("url") if isinstance(obj, dict) else None
+            if not isinstance(url, str):
+                raise CliError(f"JSON line without a \"url\" string: {line[:60]!r}")
+            yield url
+    elif "," in head or head.lower() == "url":
+        reader = csv.reader(_chain(first, rest))
+        header = next(reader)
+        names = [h.strip().lower() for h in header]
+        if "url" in names:
+            col = names.index("url")
+        else:
+            col = 0
+            if header and header[0].strip():
+                yield header[0].strip()
+        for row in reader:
+            if len(row) > col and row[col].strip():
+                yield row[col].strip()
+    else:
+        for line in _chain(first, rest):
+            line = line.strip()
+            if line and not line.startswith("#"):
+                yield line
+
+
+def _chain(first: str, rest: IO[str]) -> Iterator[str]:
+    yield first
+    yield from rest
+
+
+class _Writer:
+    def __init__(self, out: IO[str], fmt: str) -> None:
+        self.out = out
+        self.fmt = fmt
+        self.buf = io.StringIO()
+        self.csv = csv.writer(self.buf, lineterminator="\n")
+        if fmt == "csv":
+            self.csv.writerow(COLUMNS)
+
+    def row(self, values: tuple[Any, ...]) -> None:
+        if self.fmt == "csv":
+            self.csv.writerow(values)
+        else:
+            self.buf.write(json.dumps(dict(zip(COLUMNS, values, strict=True)),
+                                      ensure_ascii=False) + "\n")
+        if self.buf.tell() > 1 << 16:
+            self.flush()
+
+    def flush(self) -> None:
+        self.out.write(self.buf.getvalue())
+        self.buf.seek(0)
+        self.buf.truncate()
+        self.out.flush()
+
+
+async def _worker(queue: asyncio.Queue[tuple[int, str] | None], client: AsyncRobotsClient,
+                  agents: list[str], writer: _Writer, totals: _Totals) -> None:
+    from robotrules.fetch import origin_of
+
+    while True:
+        item = await queue.get()
+        if item is None:
+            return
+        n, url = item
+        totals.urls += 1
+        try:
+            origin = origin_of(url)
+            fetched = await client.rules_for(url)
+        except InvalidURL as exc:
+            totals.invalid += 1
+            for agent in agents:
+                writer.row((n, url, agent, "", "", "", f"invalid URL: {exc}", "", ""))
+            continue
+        o = totals.origins.get(origin)
+        if o is None:
+            o = totals.origins[origin] = _Origin(fetched.status, fetched.outcome, fetched.summary)
+        o.urls += 1
+        for agent in agents:
+            v = fetched.explain(url, user_agent=agent)
+            totals.rows += 1
+            if v.allowed:
+                o.allowed += 1
+            else:
+                o.disallowed += 1
+                totals.disallowed += 1
+            writer.row((n, url, agent, "true" if v.allowed else "false",
+                        v.line if v.line is not None else "",
+                        str(v.rule) if v.rule is not None else "", v.reason,
+                        fetched.status if fetched.status is not None else "", fetched.outcome))
+
+
+async def _run(args: argparse.Namespace, agents: list[str], stream: IO[str],
+               totals: _Totals, progress: bool) -> float:
+    from robotrules.fetch import DEFAULT_USER_AGENT, AsyncRobotsClient
+    from robotrules.stores import MemoryStore
+
+    kwargs: dict[str, Any] = {}
+    if args.timeout is not None:
+        kwargs.update(timeout=args.timeout, connect_timeout=args.timeout)
+    import httpx
+
+    limits = httpx.Limits(max_connections=args.concurrency,
+                          max_keepalive_connections=min(args.concurrency, 20))
+    http = httpx.AsyncClient(follow_redirects=False, limits=limits,
+                             headers={"User-Agent": args.user_agent or DEFAULT_USER_AGENT})
+    client = AsyncRobotsClient(user_agent=args.user_agent or DEFAULT_USER_AGENT,
+                               store=MemoryStore(max_entries=4096), http_client=http,
+                               dialect=args.dialect, **kwargs)
+    writer = _Writer(sys.stdout, args.format)
+    queue: asyncio.Queue[tuple[int, str] | None] = asyncio.Queue(maxsize=args.concurrency * 8)
+    started = time.monotonic()
+    workers = [asyncio.create_task(_worker(queue, client, agents, writer, totals))
+               for _ in range(args.concurrency)]
+    ticker = asyncio.create_task(_progress(totals, started)) if progress else None
+    try:
+        for n, url in enumerate(_urls(stream), 1):
+            await queue.put((n, url))
+        for _ in workers:
+            await queue.put(None)
+        await asyncio.gather(*workers)
+    finally:
+        for w in workers:
+            w.cancel()
+        if ticker is not None:
+            ticker.cancel()
+            sys.stderr.write("\r\x1b[K")
+        writer.flush()
+        await client.aclose()
+        await http.aclose()
+    return time.monotonic() - started
+
+
+async def _progress(totals: _Totals, started: float) -> None:
+    bar = 24
+    while True:
+        await asyncio.sleep(0.2)
+        dt = max(time.monotonic() - started, 1e-6)
+        fill = int(time.monotonic() * 4) % bar
+        spinner = "".join("=" if i == fill else " " for i in range(bar))
+        sys.stderr.write(f"\r[{spinner}] {totals.urls:,} URLs  {len(totals.origins):,} origins  "
+                         f"{totals.urls / dt:,.0f} URLs/s  {totals.disallowed:,} disallowed")
+        sys.stderr.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    need_fetch()
+    if args.concurrency < 1:
+        raise CliError("--concurrency must be at least 1")
+    agents = list(dict.fromkeys(agent_token(a) for a in args.agent))
+    if args.user_agent is None:
+        args.user_agent = next((h for h in map(header_for, args.agent) if h), None)
+    if args.source == "-":
+        stream: IO[str] = sys.stdin
+    else:
+        try:
+            stream = open(args.source, encoding="utf-8", errors="replace", newline="")  # noqa: SIM115
+        except OSError as exc:
+            raise CliError(f"cannot read {args.source}: {exc.strerror or exc}") from None
+    progress = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
+    totals = _Totals()
+    try:
+        elapsed = asyncio.run(_run(args, agents, stream, totals, progress))
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    _summary(args, totals, elapsed)
+    if totals.invalid:
+        sys.stderr.write(f"robotrules: {totals.invalid} invalid URL(s) (see the rows)\n")
+        return 2
+    return 1 if totals.disallowed else 0
+
+
+def _summary(args: argparse.Namespace, totals: _Totals, elapsed: float) -> None:
+    err = sys.stderr
+    origins = totals.origins
+    if args.summary:
+        with open(args.summary, "w", encoding="utf-8") as fh:
+            for name, o in origins.items():
+                fh.write(json.dumps({"origin": name, "status": o.status, "outcome": o.outcome,
+                                     "summary": o.summary, "urls": o.urls,
+                                     "allowed": o.allowed, "disallowed": o.disallowed}) + "\n")
+    shown = sorted(origins.items(), key=lambda kv: (-kv[1].disallowed, -kv[1].urls, kv[0]))
+    limit = 20
+    err.write(f"{'origin':<40} {'robots.txt':<34} {'URLs':>7} {'allowed':>8} {'disallowed':>10}\n")
+    for name, o in shown[:limit]:
+        err.write(f"{name[:40]:<40} {o.summary[:34]:<34} {o.urls:>7} {o.allowed:>8} "
+                  f"{o.disallowed:>10}\n")
+    if len(shown) > limit:
+        more = "; --summary FILE lists all" if not args.summary else ""
+        err.write(f"... {len(shown) - limit} more origins{more}\n")
+    rate = totals.urls / elapsed if elapsed > 0 else 0.0
+    err.write(f"{totals.urls:,} URLs x {len(args.agent)} agent(s) = {totals.rows:,} verdicts, "
+              f"{len(origins):,} origins, {totals.disallowed:,} disallowed, in {elapsed:.1f} s "
+              f"({rate:,.0f} URLs/s)\n")

@@ -1,0 +1,55 @@
+"""Smoke test of the benchmark harness: 20 corpus files, a tiny budget, every section printed.
+
+No timing is asserted (the machine is shared and noisy); only that the one command runs every
+workload and checks its answers against Google's matcher.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SECTIONS = (
+    "## (a) parse throughput",
+    "## (b) warm queries",
+    "## agreement with Google's matcher",
+    "## (c) cold crawler workload",
+    "## (d) memory retained per parsed file",
+    "## (e) scaling",
+    "## (f) adversarial",
+)
+
+
+@pytest.fixture(scope="module")
+def bench_run(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict]:
+    pytest.importorskip("protego")
+    pytest.importorskip("robots")
+    pytest.importorskip("jwm.robotstxt")
+    out = tmp_path_factory.mktemp("bench") / "results.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"),
+         "--corpus", str(shared_dir / "corpus" / "sites"), "--files", "20", "--queries", "5",
+         "--rounds", "1", "--budget", "0.002", "--timeout", "5", "--json", str(out)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_every_section_is_printed(bench_run: tuple[str, dict]) -> None:
+    stdout, _ = bench_run
+    for section in SECTIONS:
+        assert section in stdout, section
+    for name in ("robotrules", "protego", "urllib.robotparser", "robotspy", "google C++"):
+        assert name in stdout
+
+
+def test_results_are_saved(bench_run: tuple[str, dict]) -> None:
+    _, data = bench_run
+    assert {"parse", "warm", "agreement", "cold", "memory", "scaling", "adversarial"} <= set(data)
+    assert "robotrules[google]" in data["agreement"]

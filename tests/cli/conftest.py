@@ -1,0 +1,125 @@
+"""Run the CLI as users do (a subprocess) against files and real HTTP servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+try:
+    import robotrules  # noqa: F401
+except ImportError:  # running from a checkout without `pip install -e .`
+    sys.path.insert(0, SRC)
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "text/plain"})
+
+
+class Server:
+    """A threaded HTTP server on 127.0.0.1 answering from a table of path -> Reply."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.routes: dict[str, Reply] = {}
+        self.hits: Counter[str] = Counter()
+        self.agents: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                outer.hits[self.path] += 1
+                outer.agents.append(self.headers.get("User-Agent", ""))
+                reply = outer.routes.get(self.path, Reply(404, b"not found"))
+                self.send_response(reply.status)
+                for k, v in reply.headers.items():
+                    self.send_header(k, v.replace("{base}", outer.base))
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer((host, 0), Handler)
+        self.httpd.daemon_threads = True
+        self.base = f"http://{host}:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def robots(self, body: bytes | str, status: int = 200, **headers: str) -> None:
+        data = body.encode() if isinstance(body, str) else body
+        self.routes["/robots.txt"] = Reply(status, data, {"Content-Type": "text/plain", **headers})
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    s = Server()
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def make_server() -> Iterator[type[Server]]:
+    made: list[Server] = []
+
+    class Tracked(Server):
+        def __init__(self, host: str = "127.0.0.1") -> None:
+            super().__init__(host)
+            made.append(self)
+
+    yield Tracked
+    for s in made:
+        s.close()
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> object:
+    """``cli(*args, input=...)`` runs ``python -m robotrules.cli`` with a private cache dir."""
+
+    def run(*args: str, input: str | None = None, env: dict[str, str] | None = None,
+            timeout: float = 60) -> Result:
+        e = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+        e["PYTHONPATH"] = SRC + os.pathsep + e.get("PYTHONPATH", "")
+        e["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+        e["NO_PROXY"] = "*"
+        e.pop("HTTP_PROXY", None)
+        e.pop("HTTPS_PROXY", None)
+        e.pop("ALL_PROXY", None)
+        e.update(env or {})
+        p = subprocess.run([sys.executable, "-m", "robotrules.cli", *args], input=input,
+                           capture_output=True, text=True, env=e, timeout=timeout,
+                           check=False)
+        return Result(p.returncode, p.stdout, p.stderr)
+
+    return run
+
+
+def one_line_error(r: Result) -> bool:
+    """Exit 2 with exactly one line on stderr and no traceback (issue 5: exit codes)."""
+    lines = [x for x in r.err.splitlines() if x.strip()]
+    return r.code == 2 and len(lines) == 1 and "Traceback" not in r.err

@@ -1,0 +1,224 @@
+"""``robotrules.lint``: the catalogue of REFERENCE.md section 4 (L001-L029), case by case.
+
+Each case names the catalogue id and the rule it rests on (RFC 9309 section, Google's spec).
+Cases are data: ``(code, body, line, source)``; ``line`` is where the finding must be.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+try:
+    import robotrules  # noqa: F401
+except ImportError:  # a checkout without `pip install -e .`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+
+from robotrules import Finding
+from robotrules.lint import CATALOGUE, covers, lint
+
+CASES = [
+    # parser-level findings pass through unchanged
+    ("L001", "User-agent: *\nDisallow: /x\nFoo: bar\n", 3, "RFC 9309 2.2.4: other records"),
+    ("L003", "User-agent: *\nDissalow: /x\n", 2, "RFC 9309 2.2.4: lenient typos"),
+    ("L004", "User-agent: *\nDisallow /x\n", 2, "RFC 9309 2.2 ABNF: a colon"),
+    ("L005", "Disallow: /x\nUser-agent: *\nDisallow: /y\n", 1, "RFC 9309 2.2.2: outside groups"),
+    ("L006", "User-agent: Mozilla/5.0 (compatible; Foo/1.0)\nDisallow: /\n", 1,
+     "RFC 9309 2.2.1: product token"),
+    ("L008", "User-agent: *\nDisallow: private\n", 2, "RFC 9309 2.2 ABNF: path-pattern"),
+    ("L009", "User-agent: *\nDisallow: /a$b\n", 2, "RFC 9309 2.2.3: $ ends the pattern"),
+    ("L015", "Sitemap: /sitemap.xml\nUser-agent: *\nDisallow: /x\n", 1, "sitemaps.org"),
+    # semantic checks of this module
+    ("L010", "User-agent: *\nDisallow: /dir/*\n", 2, "RFC 9309 2.2.3: * is any run"),
+    ("L010", "User-agent: *\nDisallow: /a/**/b\n", 2, "RFC 9309 2.2.3"),
+    ("L011", "User-agent: *\nDisallow: /x\nDisallow: /x\n", 3, "RFC 9309 2.2.2: duplicates"),
+    ("L011", "User-agent: *\nDisallow: /\nAllow: /*\n", 2,
+     "RFC 9309 2.2.2: most octets win; Google: Allow: /* beats Disallow: /"),
+    ("L011", "User-agent: *\nAllow: /shop/\nDisallow: /shop/*\nDisallow: /shop/cart\n", 2,
+     "RFC 9309 2.2.2: longer pattern that covers every path"),
+    ("L012", "User-agent: *\nDisallow: /x\nAllow: /x\n", 2, "RFC 9309 2.2.2: allow wins ties"),
+    ("L013", "User-agent: a\nDisallow: /x\n\nUser-agent: b\nDisallow: /y\n\n"
+     "User-agent: a\nDisallow: /z\n", 7, "RFC 9309 2.2.1: groups merge"),
+    ("L014", "User-agent: *\nDisallow: /private/\n\nUser-agent: Googlebot\nDisallow: /tmp/\n", 4,
+     "RFC 9309 2.2.1: * only when no group matches"),
+    ("L022", "User-agent: *\nDisallow: /\n", 2, "REFERENCE.md L022: staging leftover"),
+    ("L023", "User-agent: *\nDisallow: /*.css$\nDisallow: /*.js\n", 2,
+     "Google: rendering needs CSS and JS"),
+    ("L024", "User-agent: *\nDisallow: /shop\n", 2, "RFC 9309 2.2.2: prefix match"),
+    ("L025", "User-agent: *\nDisallow: /robots.txt\n", 2,
+     "RFC 9309 2.2.2: /robots.txt is implicitly allowed"),
+    ("L026", "User-agent: *\nDisallow: /Admin/\nDisallow: /admin/\n", 3,
+     "RFC 9309 2.2.2: case-sensitive paths"),
+    ("L027", "User-agent: *\nDisallow: /backup/\n", 2, "RFC 9309 3: not a security mechanism"),
+    ("L028", "User-agent: *\nCrawl-delay: 3600\nDisallow: /x\n", 2,
+     "REFERENCE.md L028: caps of 30 s / 300 s"),
+    ("L028", "User-agent: *\nCrawl-delay: soon\nDisallow: /x\n", 2, "REFERENCE.md L028"),
+]
+
+
+@pytest.mark.parametrize(("code", "body", "line", "source"), CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_catalogue_case(code: str, body: str, line: int, source: str) -> None:
+    found = [f for f in lint(body) if f.code == code]
+    assert found, f"{code} expected ({source}); got {[f.code for f in lint(body)]}"
+    assert found[0].line == line
+    kind, severity, _ = CATALOGUE[code]
+    assert found[0].kind == kind or code in {"L028"}  # parser kinds may be finer
+
+
+def test_L003_typo_names_the_intended_word() -> None:
+    """REFERENCE.md L003: typos with the intended word as the fix."""
+    f = next(f for f in lint("User-agent: *\nDissalow: /x\n") if f.code == "L003")
+    assert f.severity == "warning"
+    assert "disallow" in (f.fix or f.message).lower()
+
+
+def test_L011_names_the_winning_line() -> None:
+    f = next(f for f in lint("User-agent: *\nDisallow: /\nAllow: /*\n") if f.code == "L011")
+    assert "line 3" in f.message and f.fix
+
+
+def test_L011_not_for_a_rule_that_decides_somewhere() -> None:
+    """RFC 9309 2.2.2: the WordPress pair both decide (the longer allow wins inside)."""
+    body = "User-agent: *\nDisallow: /wp-admin/\nAllow: /wp-admin/admin-ajax.php\n"
+    assert not [f for f in lint(body) if f.code in ("L011", "L012")]
+
+
+def test_L011_1994_first_match_shadows() -> None:
+    """1996 draft 3.2.2: the first match wins, so a later longer rule can be dead."""
+    body = "User-agent: *\nDisallow: /a\nAllow: /a/b\n"
+    assert [f.line for f in lint(body, dialect="1994") if f.code == "L011"] == [3]
+    assert not [f for f in lint(body) if f.code == "L011"]
+
+
+def test_L013_is_a_warning_in_1994() -> None:
+    body = "User-agent: a\nDisallow: /x\n\nUser-agent: a\nDisallow: /z\n"
+    f = next(f for f in lint(body, dialect="1994") if f.code == "L013")
+    assert f.severity == "warning"
+
+
+def test_L014_not_when_the_named_group_blocks_everything() -> None:
+    body = "User-agent: *\nDisallow: /private/\n\nUser-agent: GPTBot\nDisallow: /\n"
+    assert not [f for f in lint(body) if f.code == "L014"]
+
+
+def test_L022_not_when_allow_reopens() -> None:
+    body = "User-agent: *\nDisallow: /\nAllow: /public/\n"
+    assert not [f for f in lint(body) if f.code == "L022"]
+
+
+def test_L022_not_for_a_named_crawler() -> None:
+    """Blocking one AI crawler entirely is a choice, not a mistake."""
+    assert not [f for f in lint("User-agent: GPTBot\nDisallow: /\n") if f.code == "L022"]
+
+
+def test_L018_file_over_500_kib() -> None:
+    """RFC 9309 2.5: a parsing limit of at least 500 KiB; Google ignores what follows."""
+    body = "User-agent: *\n" + "".join(f"Disallow: /p{i:07d}/\n" for i in range(30000))
+    f = next(f for f in lint(body) if f.code == "L018")
+    assert f.severity == "error" and f.line > 20000
+
+
+def test_L020_html_body_once() -> None:
+    """RFC 9309 2.3: text/plain; an HTML page served as robots.txt is one error, not 100."""
+    body = "<!DOCTYPE html>\n<html><head><title>Not found</title></head>\n" + "<p>x</p>\n" * 100
+    found = lint(body)
+    assert [f.code for f in found if f.severity != "info"] == ["L020"]
+
+
+def test_L020_content_type() -> None:
+    f = lint("User-agent: *\nDisallow: /x\n", content_type="text/html; charset=utf-8")
+    assert [x.code for x in f if x.code == "L020"] == ["L020"]
+    assert not [x for x in lint("User-agent: *\n", content_type="text/plain; charset=utf-8")
+                if x.code == "L020"]
+
+
+@pytest.mark.parametrize(("status", "severity"), [(503, "error"), (429, "error"),
+                                                  (403, "warning"), (404, "info")])
+def test_L021_status(status: int, severity: str) -> None:
+    """RFC 9309 2.3.1.3 (4xx: allow all) and 2.3.1.4 (5xx: disallow all); Google: 429."""
+    f = next(f for f in lint(b"", status=status) if f.code == "L021")
+    assert f.severity == severity
+
+
+def test_L017_bom_and_invalid_utf8() -> None:
+    """RFC 9309 2.3: UTF-8; a BOM is tolerated (info), invalid bytes are reported."""
+    assert any(f.code == "L017" for f in lint(b"\xef\xbb\xbfUser-agent: *\nDisallow: /x\n"))
+    assert any(f.code == "L017" for f in lint(b"User-agent: *\nDisallow: /caf\xe9\n"))
+
+
+CLEAN = {
+    "wordpress": "User-agent: *\nDisallow: /wp-admin/\nAllow: /wp-admin/admin-ajax.php\n\n"
+                 "Sitemap: https://example.com/wp-sitemap.xml\n",
+    "allow-all": "User-agent: *\nDisallow:\n",
+    "empty": "",
+    "rfc9309-5.1": (
+        "User-Agent: foobot\nDisallow: /\nAllow: /example/page.html\n"
+        "Allow: /example/allowed.gif\n\nUser-Agent: barbot\nUser-Agent: bazbot\n"
+        "Disallow: /example/page.html\n\nUser-Agent: quxbot\n"),
+    "ai-blocks": "User-agent: GPTBot\nDisallow: /\n\nUser-agent: CCBot\nDisallow: /\n\n"
+                 "User-agent: *\nAllow: /\n",
+    "google-example": "User-agent: Googlebot\nDisallow: /nogooglebot/\n\nUser-agent: *\n"
+                      "Allow: /\n\nSitemap: https://www.example.com/sitemap.xml\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLEAN))
+def test_clean_ordinary_file_gets_no_warning(name: str) -> None:
+    """Issue 5: a clean, ordinary file gets no warning (info is advice)."""
+    bad = [f for f in lint(CLEAN[name]) if f.severity != "info"]
+    assert not bad, bad
+
+
+def test_sorted_by_line_and_codes_stable() -> None:
+    body = "Disallow: /a\nUser-agent: *\nDisallow: /x\nDisallow: /x\nDissalow: /y\nFoo: 1\n"
+    found = lint(body)
+    assert [f.line for f in found] == sorted(f.line for f in found)
+    assert all(f.code in CATALOGUE or f.code.startswith("L0") for f in found)
+    assert all(isinstance(f, Finding) and f.severity in ("error", "warning", "info")
+               for f in found)
+
+
+def test_library_reexport() -> None:
+    import robotrules
+
+    assert robotrules.lint("User-agent: *\nDisallow: /x\nDisallow: /x\n")[0].code == "L011"
+
+
+@pytest.mark.parametrize(
+    ("general", "specific", "expected"),
+    [("/a", "/a/b", True), ("/a", "/", False), ("/*", "/", True), ("/", "/*", True),
+     ("/a$", "/a$", True), ("/a$", "/a", False), ("/a", "/a$", True), ("/*.css", "/x/a.css", True),
+     ("/*.css$", "/x/a.css", False), ("*", "/", True), ("/a*", "/a", True), ("/a/", "/a$", False),
+     ("/*a*b", "/xaxb", True), ("/*b*a", "/xaxb", False)],
+)
+def test_pattern_inclusion(general: str, specific: str, expected: bool) -> None:
+    """RFC 9309 2.2.3: the inclusion table behind L011 and the agents report."""
+    assert covers(general, specific) is expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["User-agent: *", "User-agent: Bot", "Disallow: /", "Allow: /",
+                                 "Disallow: /a*", "Allow: /a$", "Disallow: /a/", "Crawl-delay: 99",
+                                 "Sitemap: x", "", "# c", "Dissalow /b", "Allow: *.js"]),
+                max_size=12),
+       st.sampled_from(["rfc9309", "google", "1994"]))
+def test_lint_is_total_and_sorted(lines: list[str], dialect: str) -> None:
+    """REFERENCE.md 'the parser is total': the linter never raises either."""
+    found = lint("\n".join(lines), dialect=dialect)  # type: ignore[arg-type]
+    assert [f.line for f in found] == sorted(f.line for f in found)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=300))
+def test_lint_never_raises_on_bytes(body: bytes) -> None:
+    lint(body)
+
+
+def test_corpus_fixtures_never_raise(shared_dir: Path) -> None:
+    for p in sorted((shared_dir / "corpus" / "fixtures").iterdir()):
+        lint(p.read_bytes())
