@@ -32,20 +32,17 @@ Rules with an empty pattern never decide (Google: priority 0 is no match) and ar
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
-__all__ = ["Matcher", "compile_pattern"]
+__all__ = ["Matcher", "compile_pattern", "make_matcher"]
 
 PREFIX: Final = 0
 EXACT: Final = 1
-WILD: Final = 2
-LINEAR_MAX: Final = 6  # groups this small are scanned rule by rule
-REGEX_MAX: Final = 400  # groups up to this size become one alternation; larger: buckets
-REGEX_AFTER: Final = 64  # queries a mid-size group answers by scanning before its regex
+WILD: Final = 2  # several "*": data is (segments, anchored)
+STAR: Final = 3  # one "*": data is (suffix, anchored, minimum path length)
+LINEAR_MAX: Final = 8  # groups this small are scanned rule by rule
 
 # An entry: (priority, allow, line, kind, literal prefix, data, directive index)
-#   kind PREFIX: data is None; EXACT: data is the full literal; WILD: (segments, anchored)
 Entry = tuple[int, bool, int, int, str, object, int]
 
 
@@ -53,11 +50,15 @@ def compile_pattern(pattern: str) -> tuple[int, str, object]:
     """Classify ``pattern`` and return ``(kind, literal_prefix, data)``."""
     anchored = pattern.endswith("$")
     body = pattern[:-1] if anchored else pattern
-    if "*" not in body:
+    star = body.find("*")
+    if star < 0:
         if anchored:
             return EXACT, body, body
         return PREFIX, body, None
     segments = tuple(body.split("*"))
+    if len(segments) == 2:
+        prefix, suffix = segments
+        return STAR, prefix, (suffix, anchored, len(prefix) + len(suffix))
     return WILD, segments[0], (segments, anchored)
 
 
@@ -79,17 +80,31 @@ def _wild(path: str, segments: tuple[str, ...], anchored: bool) -> bool:
     return not tail or find(tail, pos) >= 0
 
 
+def _star(path: str, prefix: str, data: object) -> bool:
+    suffix: str
+    anchored: bool
+    minimum: int
+    suffix, anchored, minimum = data  # type: ignore[misc]
+    if anchored:
+        return len(path) >= minimum and path.endswith(suffix)
+    return not suffix or path.find(suffix, len(prefix)) >= 0
+
+
 def entry_matches(entry: Entry, path: str) -> bool:
-    """Whether ``entry`` matches ``path`` (prefix not yet checked)."""
+    """Whether ``entry`` matches ``path``."""
     kind = entry[3]
     if kind == PREFIX:
         return path.startswith(entry[4])
     if kind == EXACT:
         return path == entry[5]
+    if not path.startswith(entry[4]):
+        return False
+    if kind == STAR:
+        return _star(path, entry[4], entry[5])
     segments: tuple[str, ...]
     anchored: bool
     segments, anchored = entry[5]  # type: ignore[misc]
-    return path.startswith(entry[4]) and _wild(path, segments, anchored)
+    return _wild(path, segments, anchored)
 
 
 def _better(a: Entry, best: Entry | None) -> bool:
@@ -106,128 +121,121 @@ def _sort_key(e: Entry) -> tuple[int, bool, int]:
     return (-e[0], not e[1], e[2])
 
 
-def _regex_of(e: Entry) -> str:
-    kind = e[3]
-    if kind == PREFIX:
-        return re.escape(e[4])
-    if kind == EXACT:
-        return re.escape(e[4]) + r"\Z"
-    segments, anchored = e[5]  # type: ignore[misc]
-    body = ".*".join(re.escape(seg) for seg in segments)
-    return body + r"\Z" if anchored else body
+def _scan(entries: tuple[Entry, ...], path: str, best: Entry | None) -> Entry | None:
+    """First entry of best-first ``entries`` that matches and beats ``best``."""
+    startswith = path.startswith
+    for e in entries:
+        if best is not None and not _better(e, best):
+            return best
+        kind = e[3]
+        if kind == PREFIX:
+            if startswith(e[4]):
+                return e
+        elif kind == EXACT:
+            if path == e[5]:
+                return e
+        elif startswith(e[4]):
+            if kind == STAR:
+                suffix, anchored, minimum = e[5]  # type: ignore[misc]
+                if anchored:
+                    if len(path) >= minimum and path.endswith(suffix):
+                        return e
+                elif not suffix or path.find(suffix, len(e[4])) >= 0:
+                    return e
+            elif _wild(path, *e[5]):  # type: ignore[misc]
+                return e
+    return best
 
 
 class Matcher:
-    """The compiled, immutable rule index of one (merged) group.
+    """The compiled, immutable rule index of one (merged) group: :meth:`best` finds the rule
+    that decides a path. Built by :func:`make_matcher`, which picks the shape."""
 
-    Three shapes, chosen by size when the group is compiled:
+    __slots__ = ("size",)
 
-    - up to ``LINEAR_MAX`` rules: a best-first scan;
-    - up to ``REGEX_MAX`` rules: the rules with at most one ``*`` become one regular
-      expression, an alternation in best-first order, so ``re.match`` returns the first (best)
-      rule that matches in a single C call. A rule with one ``*`` is ``A.*B``: the engine tries
-      each split point once, ``O(len(path) * len(pattern))``. Rules with several ``*`` (which
-      could make a backtracking engine explode) stay out of the regex and are scanned with
-      :func:`_wild` after it, only while they could still beat its answer;
-    - larger groups: the prefix-bucket index described in the module docstring.
-    """
+    def __init__(self, size: int) -> None:
+        self.size = size
 
-    __slots__ = ("_buckets", "_complex", "_entries", "_lengths", "_linear", "_queries",
-                 "_regex", "_simple", "size")
+    def best(self, path: str) -> Entry | None:  # pragma: no cover - abstract
+        raise NotImplementedError
 
-    def __init__(self, entries: list[Entry]) -> None:
-        entries = [e for e in entries if e[0] > 0]
-        entries.sort(key=_sort_key)
-        self.size = len(entries)
-        self._linear: tuple[Entry, ...] | None = None
-        self._regex: re.Pattern[str] | None = None
-        self._simple: tuple[Entry, ...] = ()
-        self._complex: tuple[Entry, ...] = ()
-        self._buckets: dict[str, tuple[Entry, ...]] = {}
-        self._lengths: tuple[int, ...] = ()
-        self._queries = 0
-        self._entries: tuple[Entry, ...] = ()
-        if len(entries) <= LINEAR_MAX:
-            self._linear = tuple(entries)
-            return
-        if len(entries) <= REGEX_MAX:
-            # Scanned until it has answered REGEX_AFTER queries, then compiled into one
-            # regex: building it (CPython's re compiler is Python) pays off only for a group
-            # that is asked often; a parse-and-ask-twenty crawler never waits for it.
-            self._linear = self._entries = tuple(entries)
-            self._queries = REGEX_AFTER
-            return
-        buckets: dict[str, list[Entry]] = {}
-        for e in entries:
-            buckets.setdefault(e[4], []).append(e)
-        self._buckets = {k: tuple(v) for k, v in buckets.items()}
-        self._lengths = tuple(sorted({len(k) for k in buckets}, reverse=True))
 
-    def _compile_regex(self) -> None:
-        entries = self._entries
-        simple = tuple(e for e in entries if e[3] != WILD or len(e[5][0]) <= 2)  # type: ignore[index]
-        complex_ = tuple(e for e in entries if e[3] == WILD and len(e[5][0]) > 2)  # type: ignore[index]
-        regex = (re.compile("|".join(f"({_regex_of(e)})" for e in simple), re.DOTALL)
-                 if simple else None)
-        # publish the finished state before dropping the linear scan (threads may be reading)
-        self._simple = simple
-        self._complex = complex_
-        self._regex = regex
-        self._linear = None
+class LinearMatcher(Matcher):
+    """Up to ``LINEAR_MAX`` rules, best first: the first match decides."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: tuple[Entry, ...]) -> None:
+        super().__init__(len(entries))
+        self._entries = entries
 
     def best(self, path: str) -> Entry | None:
-        """The deciding entry for ``path``, or ``None`` when no rule matches."""
-        linear = self._linear
-        if linear is not None:
-            if self._queries:
-                self._queries -= 1
-                if not self._queries:
-                    self._compile_regex()
-            startswith = path.startswith
-            for e in linear:  # best first: the first match wins
-                kind = e[3]
-                if kind == PREFIX:
-                    if startswith(e[4]):
-                        return e
-                elif kind == EXACT:
-                    if path == e[5]:
-                        return e
-                elif startswith(e[4]) and _wild(path, *e[5]):  # type: ignore[misc]
+        startswith = path.startswith
+        for e in self._entries:
+            kind = e[3]
+            if kind == PREFIX:
+                if startswith(e[4]):
                     return e
-            return None
-        regex = self._regex
-        if regex is not None or self._complex:
-            found: Entry | None = None
-            if regex is not None:
-                m = regex.match(path)
-                if m is not None:
-                    found = self._simple[m.lastindex - 1]  # type: ignore[operator]
-            for e in self._complex:
-                if found is not None and not _better(e, found):
-                    break
-                if path.startswith(e[4]) and _wild(path, *e[5]):  # type: ignore[misc]
+            elif kind == EXACT:
+                if path == e[5]:
                     return e
-            return found
+            elif startswith(e[4]):
+                if kind == STAR:
+                    suffix, anchored, minimum = e[5]  # type: ignore[misc]
+                    if anchored:
+                        if len(path) >= minimum and path.endswith(suffix):
+                            return e
+                    elif not suffix or path.find(suffix, len(e[4])) >= 0:
+                        return e
+                elif _wild(path, *e[5]):  # type: ignore[misc]
+                    return e
+        return None
+
+
+class IndexedMatcher(Matcher):
+    """A larger group, split in two:
+
+    - rules whose literal prefix has two characters or more sit in prefix buckets behind
+      one ``str.startswith(tuple_of_prefixes)`` call, a C-speed filter that rules them all out
+      at once for most paths (protego 0.7 uses the same filter); a path that passes looks up
+      ``path[:n]`` for each distinct prefix length ``n``;
+    - rules whose prefix is ``""`` or ``"/"`` (``*.gif$``, ``/*?sort=``) could match any
+      path and are scanned best first, only while they can still beat the buckets' answer.
+    """
+
+    __slots__ = ("_always", "_buckets", "_lengths", "_prefixes")
+
+    def __init__(self, entries: list[Entry]) -> None:
+        super().__init__(len(entries))
+        self._always = tuple(e for e in entries if len(e[4]) < 2)
+        buckets: dict[str, list[Entry]] = {}
+        for e in entries:
+            if len(e[4]) >= 2:
+                buckets.setdefault(e[4], []).append(e)
+        self._buckets = {k: tuple(v) for k, v in buckets.items()}
+        self._prefixes = tuple(buckets)
+        self._lengths = tuple(sorted({len(k) for k in buckets}, reverse=True))
+
+    def best(self, path: str) -> Entry | None:
         best: Entry | None = None
-        get = self._buckets.get
-        n = len(path)
-        for length in self._lengths:
-            if length > n:
-                continue
-            bucket = get(path[:length])
-            if bucket is None:
-                continue
-            if best is not None and not _better(bucket[0], best):
-                continue  # nothing in this bucket can beat the current best
-            for e in bucket:
-                if best is not None and not _better(e, best):
-                    break
-                kind = e[3]
-                if (
-                    kind == PREFIX
-                    or (kind == EXACT and path == e[5])
-                    or (kind == WILD and _wild(path, *e[5]))  # type: ignore[misc]
-                ):
-                    best = e
-                    break
+        if self._prefixes and path.startswith(self._prefixes):
+            get = self._buckets.get
+            n = len(path)
+            for length in self._lengths:
+                if length > n:
+                    continue
+                bucket = get(path[:length])
+                if bucket is not None and (best is None or _better(bucket[0], best)):
+                    best = _scan(bucket, path, best)
+        if self._always:
+            best = _scan(self._always, path, best)
         return best
+
+
+def make_matcher(entries: list[Entry]) -> Matcher:
+    """Sort ``entries`` best first (empty patterns never decide) and index them."""
+    entries = [e for e in entries if e[0] > 0]
+    entries.sort(key=_sort_key)
+    if len(entries) <= LINEAR_MAX:
+        return LinearMatcher(tuple(entries))
+    return IndexedMatcher(entries)

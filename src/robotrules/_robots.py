@@ -34,7 +34,7 @@ from typing import Final
 from urllib.parse import urljoin, urlsplit
 
 from . import _tokenize as T
-from ._match import Entry, Matcher, compile_pattern
+from ._match import Entry, Matcher, compile_pattern, make_matcher
 from ._model import (
     Dialect,
     Finding,
@@ -45,7 +45,7 @@ from ._model import (
     Verdict,
     VisitTime,
 )
-from ._url import legacy_normalize, path_of, rfc_normalize, rfc_normalize_pattern
+from ._url import legacy_normalize, path_of, rfc_normalize, rfc_normalize_pattern, rfc_path
 
 __all__ = ["RobotsTxt", "parse"]
 
@@ -135,19 +135,50 @@ def parse_visit_time(value: str) -> VisitTime | None:
     return VisitTime(time(h1, m1), time(h2, m2))
 
 
+_PATTERNS: dict[tuple[str, str, bool], tuple[tuple[int, int, str, object, bool], ...]] = {}
+
+
+def _compiled_pattern(
+    raw: str, dialect: Dialect, allow: bool
+) -> tuple[tuple[int, int, str, object, bool], ...]:
+    """A rule pattern as matcher parts ``(priority, kind, prefix, data, derived)``, memoised:
+    the same patterns recur across files (``/wp-admin/``, ``/*?``), and the memo is bounded."""
+    ck = (raw, dialect, allow)
+    parts = _PATTERNS.get(ck)
+    if parts is not None:
+        return parts
+    if dialect == "1994":
+        pat = legacy_normalize(_pattern_text(raw))
+        parts = ((len(pat), 0, pat, None, False),)
+    else:
+        pat = google_escape(raw) if dialect == "google" else rfc_normalize_pattern(
+            _pattern_text(raw))
+        kind, prefix, data = compile_pattern(pat)
+        parts = ((len(pat), kind, prefix, data, False),)
+        slash = pat.rfind("/")
+        if allow and slash >= 0 and pat.startswith("/index.htm", slash):
+            # compat(google): Allow: /x/index.htm(l) also allows /x/ (robots.cc HandleAllow)
+            derived = pat[: slash + 1] + "$"
+            kind, prefix, data = compile_pattern(derived)
+            parts += ((len(derived), kind, prefix, data, True),)
+    if len(_PATTERNS) >= 65536:
+        _PATTERNS.clear()
+    _PATTERNS[ck] = parts
+    return parts
+
+
 class _Index:
     """Group structure of a file, built from the directive stream on first use."""
 
-    __slots__ = ("by_token", "global_", "host", "members", "records", "sitemaps", "uas")
+    __slots__ = ("by_token", "global_", "members", "outside", "sitemaps", "uas")
 
     def __init__(self) -> None:
         self.uas: list[list[int]] = []  # directive indices of each group's user-agent lines
         self.members: list[list[int]] = []  # rules and other lines of each group
         self.by_token: dict[str, tuple[int, ...]] = {}
         self.global_: tuple[int, ...] = ()
-        self.records: list[Record] = []
-        self.sitemaps: list[str] = []
-        self.host: str | None = None
+        self.outside: list[int] = []  # host, clean-param and unknown lines outside groups
+        self.sitemaps: list[int] = []  # sitemap lines (checked when asked for)
 
 
 class RobotsTxt:
@@ -197,6 +228,7 @@ class RobotsTxt:
         cur: list[int] | None = None
         has_rules = False
         seen_sitemaps: set[str] = set()
+        sitemaps: list[str] = []
         for i in range(len(dirs) // 3):
             head = dirs[3 * i]
             k = head >> shift
@@ -236,7 +268,9 @@ class RobotsTxt:
                 if findings is not None:
                     _check_pattern(text, value, start, k, line, findings)
             elif k == T.SITEMAP:
-                self._add_sitemap(value, line, findings, idx.sitemaps, seen_sitemaps)
+                idx.sitemaps.append(i)
+                if findings is not None:
+                    self._add_sitemap(value, line, findings, sitemaps, seen_sitemaps)
             elif k == T.CRAWL_DELAY or k == T.REQUEST_RATE or k == T.VISIT_TIME:
                 if findings is not None:
                     _check_extension(value, k, line, findings)
@@ -249,18 +283,14 @@ class RobotsTxt:
                     continue
                 cur.append(i)
             elif k == T.HOST or k == T.CLEAN_PARAM:
-                shown = T.display(value)
-                idx.records.append(Record(T.KIND_NAMES[k], shown, line))
-                if k == T.HOST and idx.host is None and shown:
-                    idx.host = shown
+                idx.outside.append(i)
             else:  # OTHER, UNKNOWN
                 if findings is not None:
                     _check_other(text, value, start, k, line, findings)
                 if cur is not None:
                     cur.append(i)
                 else:
-                    idx.records.append(Record(T.display(T.key_of(text, start)),
-                                              T.display(value), line))
+                    idx.outside.append(i)
         self._index_agents(idx, dirs, findings)
         return idx
 
@@ -342,27 +372,18 @@ class RobotsTxt:
     # -- compiling ------------------------------------------------------------------------
 
     def _entries(self, i: int, out: list[Entry]) -> None:
-        raw = self._value(i)
+        dirs = self._dirs
+        head = dirs[3 * i]
+        start = dirs[3 * i + 1]
+        raw = self._text[start : start + dirs[3 * i + 2]]
         if not raw:
             return
-        allow = self._kind(i) == T.ALLOW
-        line = self._line(i)
-        dialect = self.dialect
-        if dialect == "1994":
-            pat = legacy_normalize(_pattern_text(raw))
-            out.append((len(pat), allow, line, 0, pat, None, i))
-            return
-        pat = google_escape(raw) if dialect == "google" else rfc_normalize_pattern(
-            _pattern_text(raw))
-        kind, prefix, data = compile_pattern(pat)
-        out.append((len(pat), allow, line, kind, prefix, data, i))
-        if allow:
-            # compat(google): Allow: /x/index.htm(l) also allows /x/ (robots.cc HandleAllow)
-            slash = pat.rfind("/")
-            if slash >= 0 and pat.startswith("/index.htm", slash):
-                derived = pat[: slash + 1] + "$"
-                kind, prefix, data = compile_pattern(derived)
-                out.append((len(derived), True, line, kind, prefix, data, i))
+        allow = head >> T.KIND_SHIFT == T.ALLOW
+        line = head & T.LINE_MASK
+        for priority, kind, prefix, data, derived in _compiled_pattern(raw, self.dialect, allow):
+            if derived and not allow:
+                continue
+            out.append((priority, allow, line, kind, prefix, data, i))
 
     def _matcher(self, key: str) -> tuple[Matcher, tuple[int, ...]]:
         """The compiled matcher and group indices for a query key."""
@@ -385,7 +406,7 @@ class RobotsTxt:
                 entries.sort(key=lambda e: e[2])
                 m: Matcher = _FirstMatch(entries)
             else:
-                m = Matcher(entries)
+                m = make_matcher(entries)
             hit = compiled.setdefault("\0" + ck, (m, groups))
         return hit
 
@@ -424,9 +445,9 @@ class RobotsTxt:
         return str(first), (first,)
 
     def _path(self, url: str) -> str:
-        path = path_of(url)
         if self.dialect == "rfc9309":
-            return rfc_normalize(path)
+            return rfc_path(url)
+        path = path_of(url)
         if self.dialect == "1994":
             return legacy_normalize(path)
         return path
@@ -435,15 +456,20 @@ class RobotsTxt:
 
     def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
-        path = path_of(url)
         dialect = self.dialect
         if dialect == "rfc9309":
-            path = rfc_normalize(path)
+            path = rfc_path(url)
             if path == "/robots.txt":
                 return True
-        elif dialect == "1994":
-            path = legacy_normalize(path)
-        e = self._for_agent(user_agent)[0].best(path)
+        elif dialect == "google":
+            path = path_of(url)
+        else:
+            path = legacy_normalize(path_of(url))
+        compiled = self._compiled
+        hit = compiled.get(user_agent) if compiled is not None else None
+        if hit is None:
+            hit = self._for_agent(user_agent)
+        e = hit[0].best(path)
         return e is None or e[1]
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
@@ -541,22 +567,34 @@ class RobotsTxt:
     @property
     def sitemaps(self) -> list[str]:
         """Absolute sitemap URLs, in file order, without duplicates."""
-        return list(self._idx.sitemaps)
+        out: list[str] = []
+        seen: set[str] = set()
+        for i in self._idx.sitemaps:
+            self._add_sitemap(self._value(i), self._line(i), None, out, seen)
+        return out
+
+    def _outside(self) -> list[Record]:
+        out: list[Record] = []
+        for i in self._idx.outside:
+            k = self._kind(i)
+            name = T.KIND_NAMES.get(k) or T.key_of(self._text, self._dirs[3 * i + 1])
+            out.append(Record(T.display(name), T.display(self._value(i)), self._line(i)))
+        return out
 
     @property
     def host(self) -> str | None:
         """The first ``Host:`` value (Yandex's preferred mirror), if any."""
-        return self._idx.host
+        return next((r.value for r in self._outside() if r.key == "host" and r.value), None)
 
     @property
     def records(self) -> tuple[Record, ...]:
         """Records outside any group (host, clean-param, unknown keys), in file order."""
-        return tuple(self._idx.records)
+        return tuple(self._outside())
 
     @property
     def clean_params(self) -> tuple[Record, ...]:
         """``Clean-param`` records (Yandex), in file order."""
-        return tuple(r for r in self._idx.records if r.key == "clean-param")
+        return tuple(r for r in self._outside() if r.key == "clean-param")
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -730,9 +768,8 @@ class _FirstMatch(Matcher):
     __slots__ = ("_rules",)
 
     def __init__(self, entries: list[Entry]) -> None:
-        super().__init__([])
+        super().__init__(len(entries))
         self._rules = tuple(entries)
-        self.size = len(entries)
 
     def best(self, path: str) -> Entry | None:
         for e in self._rules:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote_from_bytes, unquote
 
-__all__ = ["legacy_normalize", "path_of", "rfc_normalize", "rfc_normalize_pattern"]
+__all__ = ["legacy_normalize", "path_of", "rfc_normalize", "rfc_normalize_pattern", "rfc_path"]
 
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _RESERVED = ":/?#[]@!$&'()*+,;="
@@ -30,6 +30,23 @@ _NEEDS_WORK = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!&'()+,;=]")
 
 
 _HTTP_URL = re.compile(r"https?://[^/?;#]*([/?;][^#]*)?")
+
+
+# An http(s) URL whose path and query hold only characters that RFC 9309 normalisation keeps
+# as they are: its path needs no normalisation (group 1; None means "/").
+_PLAIN_HTTP_URL = re.compile(
+    r"https?://[^/?;#]*([/?;][A-Za-z0-9\-._~:/?\[\]@!&'()+,;=]*)?(?:#|\Z)", re.DOTALL)
+
+
+def rfc_path(url: str) -> str:
+    """``rfc_normalize(path_of(url))``, in one regex call for the common plain URL."""
+    m = _PLAIN_HTTP_URL.match(url)
+    if m is None:
+        return rfc_normalize(path_of(url))
+    path = m.group(1)
+    if path is None:
+        return "/"
+    return path if path[0] == "/" else "/" + path
 
 
 def path_of(url: str) -> str:
@@ -99,10 +116,15 @@ def rfc_normalize(text: str) -> str:
     return quote_from_bytes(raw, safe=_SAFE)
 
 
+_PLAIN_PATTERN = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!&'()+,;=*]")
+
+
 def rfc_normalize_pattern(pattern: str) -> str:
     """RFC 9309 form of a rule pattern: literal runs normalised, ``*`` and final ``$`` kept."""
     anchored = pattern.endswith("$")
     body = pattern[:-1] if anchored else pattern
+    if _PLAIN_PATTERN.search(body) is None:
+        return pattern  # nothing to encode or decode (the common case)
     out = "*".join(rfc_normalize(part) for part in body.split("*"))
     return out + "$" if anchored else out
 
