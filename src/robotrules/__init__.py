@@ -18,12 +18,17 @@ from ._model import (
     Verdict,
     VisitTime,
 )
+from . import _robots
 from ._robots import RobotsTxt, parse
 from .errors import FetchError, InvalidURL, RobotrulesError, StoreError
 
 __version__ = "0.1.0"
 
+#: True when the core runs as the optional mypyc-compiled build (tools/build_compiled.py).
+COMPILED: bool = not _robots.__file__.endswith(".py")
+
 __all__ = [
+    "COMPILED",
     "Dialect",
     "FetchError",
     "Finding",

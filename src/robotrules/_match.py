@@ -36,30 +36,30 @@ from typing import Final
 
 __all__ = ["Matcher", "compile_pattern", "make_matcher"]
 
-PREFIX: Final = 0
-EXACT: Final = 1
-WILD: Final = 2  # several "*": data is (segments, anchored)
-STAR: Final = 3  # one "*": data is (suffix, anchored, minimum path length)
+PREFIX: Final = 0  # no "*", no final "$": path.startswith(prefix)
+EXACT: Final = 1  # no "*", final "$": path == prefix
+STAR: Final = 2  # one "*": prefix, then suffix found after it (or ending the path)
+WILD: Final = 3  # several "*": the literal segments found in order
 LINEAR_MAX: Final = 8  # groups this small are scanned rule by rule
 
-# An entry: (priority, allow, line, kind, literal prefix, data, directive index)
-Entry = tuple[int, bool, int, int, str, object, int]
+# A compiled pattern: (kind, prefix, suffix, anchored, minimum length, segments).
+Compiled = tuple[int, str, str, bool, int, tuple[str, ...]]
+# An entry: (priority, allow, line, kind, prefix, suffix, anchored, minimum, segments, index)
+# where index is the directive index of the rule in its file.
+Entry = tuple[int, bool, int, int, str, str, bool, int, tuple[str, ...], int]
 
 
-def compile_pattern(pattern: str) -> tuple[int, str, object]:
-    """Classify ``pattern`` and return ``(kind, literal_prefix, data)``."""
+def compile_pattern(pattern: str) -> Compiled:
+    """Classify ``pattern``: ``(kind, prefix, suffix, anchored, minimum, segments)``."""
     anchored = pattern.endswith("$")
     body = pattern[:-1] if anchored else pattern
-    star = body.find("*")
-    if star < 0:
-        if anchored:
-            return EXACT, body, body
-        return PREFIX, body, None
+    if "*" not in body:
+        return (EXACT if anchored else PREFIX), body, "", anchored, len(body), ()
     segments = tuple(body.split("*"))
     if len(segments) == 2:
         prefix, suffix = segments
-        return STAR, prefix, (suffix, anchored, len(prefix) + len(suffix))
-    return WILD, segments[0], (segments, anchored)
+        return STAR, prefix, suffix, anchored, len(prefix) + len(suffix), ()
+    return WILD, segments[0], segments[-1], anchored, sum(map(len, segments)), segments
 
 
 def _wild(path: str, segments: tuple[str, ...], anchored: bool) -> bool:
@@ -80,31 +80,20 @@ def _wild(path: str, segments: tuple[str, ...], anchored: bool) -> bool:
     return not tail or find(tail, pos) >= 0
 
 
-def _star(path: str, prefix: str, data: object) -> bool:
-    suffix: str
-    anchored: bool
-    minimum: int
-    suffix, anchored, minimum = data  # type: ignore[misc]
-    if anchored:
-        return len(path) >= minimum and path.endswith(suffix)
-    return not suffix or path.find(suffix, len(prefix)) >= 0
-
-
-def entry_matches(entry: Entry, path: str) -> bool:
-    """Whether ``entry`` matches ``path``."""
-    kind = entry[3]
+def entry_matches(e: Entry, path: str) -> bool:
+    """Whether entry ``e`` matches ``path``."""
+    kind = e[3]
     if kind == PREFIX:
-        return path.startswith(entry[4])
+        return path.startswith(e[4])
     if kind == EXACT:
-        return path == entry[5]
-    if not path.startswith(entry[4]):
+        return path == e[4]
+    if not path.startswith(e[4]):
         return False
     if kind == STAR:
-        return _star(path, entry[4], entry[5])
-    segments: tuple[str, ...]
-    anchored: bool
-    segments, anchored = entry[5]  # type: ignore[misc]
-    return _wild(path, segments, anchored)
+        if e[6]:
+            return len(path) >= e[7] and path.endswith(e[5])
+        return not e[5] or path.find(e[5], len(e[4])) >= 0
+    return _wild(path, e[8], e[6])
 
 
 def _better(a: Entry, best: Entry | None) -> bool:
@@ -122,7 +111,7 @@ def _sort_key(e: Entry) -> tuple[int, bool, int]:
 
 
 def _scan(entries: tuple[Entry, ...], path: str, best: Entry | None) -> Entry | None:
-    """First entry of best-first ``entries`` that matches and beats ``best``."""
+    """First entry of best-first ``entries`` that matches and beats ``best``, else ``best``."""
     startswith = path.startswith
     for e in entries:
         if best is not None and not _better(e, best):
@@ -132,17 +121,16 @@ def _scan(entries: tuple[Entry, ...], path: str, best: Entry | None) -> Entry | 
             if startswith(e[4]):
                 return e
         elif kind == EXACT:
-            if path == e[5]:
+            if path == e[4]:
                 return e
         elif startswith(e[4]):
             if kind == STAR:
-                suffix, anchored, minimum = e[5]  # type: ignore[misc]
-                if anchored:
-                    if len(path) >= minimum and path.endswith(suffix):
+                if e[6]:
+                    if len(path) >= e[7] and path.endswith(e[5]):
                         return e
-                elif not suffix or path.find(suffix, len(e[4])) >= 0:
+                elif not e[5] or path.find(e[5], len(e[4])) >= 0:
                     return e
-            elif _wild(path, *e[5]):  # type: ignore[misc]
+            elif _wild(path, e[8], e[6]):
                 return e
     return best
 
@@ -177,17 +165,16 @@ class LinearMatcher(Matcher):
                 if startswith(e[4]):
                     return e
             elif kind == EXACT:
-                if path == e[5]:
+                if path == e[4]:
                     return e
             elif startswith(e[4]):
                 if kind == STAR:
-                    suffix, anchored, minimum = e[5]  # type: ignore[misc]
-                    if anchored:
-                        if len(path) >= minimum and path.endswith(suffix):
+                    if e[6]:
+                        if len(path) >= e[7] and path.endswith(e[5]):
                             return e
-                    elif not suffix or path.find(suffix, len(e[4])) >= 0:
+                    elif not e[5] or path.find(e[5], len(e[4])) >= 0:
                         return e
-                elif _wild(path, *e[5]):  # type: ignore[misc]
+                elif _wild(path, e[8], e[6]):
                     return e
         return None
 

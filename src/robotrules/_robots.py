@@ -34,7 +34,7 @@ from typing import Final
 from urllib.parse import urljoin, urlsplit
 
 from . import _tokenize as T
-from ._match import Entry, Matcher, compile_pattern, make_matcher
+from ._match import PREFIX, Compiled, Entry, Matcher, compile_pattern, make_matcher
 from ._model import (
     Dialect,
     Finding,
@@ -135,32 +135,30 @@ def parse_visit_time(value: str) -> VisitTime | None:
     return VisitTime(time(h1, m1), time(h2, m2))
 
 
-_PATTERNS: dict[tuple[str, str, bool], tuple[tuple[int, int, str, object, bool], ...]] = {}
+# (priority, compiled pattern, derived): "derived" marks Google's index.htm(l) companion rule.
+Part = tuple[int, Compiled, bool]
+_PATTERNS: dict[tuple[str, str, bool], tuple[Part, ...]] = {}
 
 
-def _compiled_pattern(
-    raw: str, dialect: Dialect, allow: bool
-) -> tuple[tuple[int, int, str, object, bool], ...]:
-    """A rule pattern as matcher parts ``(priority, kind, prefix, data, derived)``, memoised:
-    the same patterns recur across files (``/wp-admin/``, ``/*?``), and the memo is bounded."""
+def _compiled_pattern(raw: str, dialect: Dialect, allow: bool) -> tuple[Part, ...]:
+    """A rule pattern as matcher parts, memoised: the same patterns recur across files
+    (``/wp-admin/``, ``/*?``), and the memo is bounded."""
     ck = (raw, dialect, allow)
     parts = _PATTERNS.get(ck)
     if parts is not None:
         return parts
     if dialect == "1994":
         pat = legacy_normalize(_pattern_text(raw))
-        parts = ((len(pat), 0, pat, None, False),)
+        parts = ((len(pat), (PREFIX, pat, "", False, len(pat), ()), False),)
     else:
         pat = google_escape(raw) if dialect == "google" else rfc_normalize_pattern(
             _pattern_text(raw))
-        kind, prefix, data = compile_pattern(pat)
-        parts = ((len(pat), kind, prefix, data, False),)
+        parts = ((len(pat), compile_pattern(pat), False),)
         slash = pat.rfind("/")
         if allow and slash >= 0 and pat.startswith("/index.htm", slash):
             # compat(google): Allow: /x/index.htm(l) also allows /x/ (robots.cc HandleAllow)
             derived = pat[: slash + 1] + "$"
-            kind, prefix, data = compile_pattern(derived)
-            parts += ((len(derived), kind, prefix, data, True),)
+            parts += ((len(derived), compile_pattern(derived), True),)
     if len(_PATTERNS) >= 65536:
         _PATTERNS.clear()
     _PATTERNS[ck] = parts
@@ -380,10 +378,8 @@ class RobotsTxt:
             return
         allow = head >> T.KIND_SHIFT == T.ALLOW
         line = head & T.LINE_MASK
-        for priority, kind, prefix, data, derived in _compiled_pattern(raw, self.dialect, allow):
-            if derived and not allow:
-                continue
-            out.append((priority, allow, line, kind, prefix, data, i))
+        for priority, c, _ in _compiled_pattern(raw, self.dialect, allow):
+            out.append((priority, allow, line, c[0], c[1], c[2], c[3], c[4], c[5], i))
 
     def _matcher(self, key: str) -> tuple[Matcher, tuple[int, ...]]:
         """The compiled matcher and group indices for a query key."""
@@ -489,7 +485,7 @@ class RobotsTxt:
         if e is None:
             return Verdict(True, None, None, agents, "no-matching-rule", user_agent, path,
                            dialect, f"no rule of {where} matches: allowed")
-        rule = self._rule(e[6])
+        rule = self._rule(e[9])
         verb = "allows" if e[1] else "disallows"
         return Verdict(e[1], rule.line, rule, agents, "rule", user_agent, path, dialect,
                        f"line {rule.line} '{rule}' of {where} {verb} it")
