@@ -7,6 +7,7 @@ RFC 9309 says (``dialect="rfc9309"``, the default), exactly as Google's referenc
 
 from __future__ import annotations
 
+from . import _robots
 from ._model import (
     Dialect,
     Finding,
@@ -18,7 +19,6 @@ from ._model import (
     Verdict,
     VisitTime,
 )
-from . import _robots
 from ._robots import RobotsTxt, parse
 from .errors import FetchError, InvalidURL, RobotrulesError, StoreError
 

@@ -45,7 +45,7 @@ from ._model import (
     Verdict,
     VisitTime,
 )
-from ._url import legacy_normalize, path_of, rfc_normalize, rfc_normalize_pattern, rfc_path
+from ._url import legacy_normalize, path_of, rfc_normalize_pattern, rfc_path
 
 __all__ = ["RobotsTxt", "parse"]
 
@@ -214,7 +214,7 @@ class RobotsTxt:
         start = self._dirs[3 * i + 1]
         return self._text[start : start + self._dirs[3 * i + 2]]
 
-    def _build(self, findings: list[Finding] | None) -> _Index:  # noqa: C901 - one pass
+    def _build(self, findings: list[Finding] | None) -> _Index:
         """Groups, global records and (when asked) the structural findings, in one pass."""
         dirs = self._dirs if findings is None else T.tokenize(self._text, self.dialect, findings)
         text = self._text

@@ -23,7 +23,7 @@ from typing import Final
 
 from ._model import Dialect, Finding, Severity
 
-__all__ = ["Tokens", "tokenize"]
+__all__ = ["tokenize"]
 
 MAX_LINE: Final = 2083 * 8 - 1  # Google keeps the first 16,663 bytes of a line
 _WS: Final = " \t\n\v\f\r"  # absl::ascii_isspace
@@ -248,7 +248,7 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
     return dirs
 
 
-def _line(  # noqa: C901 - Google's rules for one line, in order
+def _line(
     line: str, lineno: int, start: int, dialect: Dialect, dirs: array[int],
     findings: list[Finding] | None,
 ) -> None:
