@@ -13,13 +13,12 @@ import urllib.robotparser
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
+from types import ModuleType
 from typing import Any
 
 import protego
 import robots
 from jwm.robotstxt import googlebot
-
-import robotrules
 
 Query = tuple[str, str]  # (agent token, full URL)
 
@@ -46,31 +45,33 @@ def _decode(body: bytes) -> str:
     return body.decode("utf-8", errors="replace")
 
 
-# -- robotrules --------------------------------------------------------------------------
+# -- robotrules ----------------------------------------------------------------------------
 
 
-def _rr_parse(body: bytes) -> robotrules.RobotsTxt:
-    return robotrules.parse(body)
+def robotrules_libs(module: ModuleType, label: str) -> tuple[Lib, Lib]:
+    """The default (rfc9309) and google dialects of one build of robotrules."""
+    parse = module.parse
 
+    def parse_rfc(body: bytes) -> Any:
+        return parse(body)
 
-def _rr_google_parse(body: bytes) -> robotrules.RobotsTxt:
-    return robotrules.parse(body, "google")
+    def parse_google(body: bytes) -> Any:
+        return parse(body, "google")
 
+    def ask(rules: Any, agent: str, url: str) -> bool:
+        return bool(rules.is_allowed(url, user_agent=agent))
 
-def _rr_ask(rules: robotrules.RobotsTxt, agent: str, url: str) -> bool:
-    return rules.is_allowed(url, user_agent=agent)
+    def cold_rfc(body: bytes, queries: Sequence[Query]) -> list[bool]:
+        is_allowed = parse(body).is_allowed
+        return [is_allowed(url, user_agent=agent) for agent, url in queries]
 
+    def cold_google(body: bytes, queries: Sequence[Query]) -> list[bool]:
+        is_allowed = parse(body, "google").is_allowed
+        return [is_allowed(url, user_agent=agent) for agent, url in queries]
 
-def _rr_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
-    rules = robotrules.parse(body)
-    ask = rules.is_allowed
-    return [ask(url, user_agent=agent) for agent, url in queries]
-
-
-def _rr_google_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
-    rules = robotrules.parse(body, "google")
-    ask = rules.is_allowed
-    return [ask(url, user_agent=agent) for agent, url in queries]
+    version = getattr(module, "__version__", "?")
+    return (Lib(label, version, parse_rfc, ask, cold_rfc),
+            Lib(f"{label}[google]", version, parse_google, ask, cold_google))
 
 
 # -- protego (Scrapy) --------------------------------------------------------------------
@@ -134,22 +135,30 @@ def _google_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
     return [bool(ask(body, agent.encode(), url.encode())) for agent, url in queries]
 
 
-def google_answer(body: bytes, agent: str, url: str) -> bool:
-    """The reference verdict (a fresh matcher per call: it keeps state between calls)."""
-    m = googlebot.RobotsMatcher()
-    return bool(m.OneAgentAllowedByRobots(body, agent.encode(), url.encode()))
-
-
-ROBOTRULES = Lib("robotrules", _version("robotrules"), _rr_parse, _rr_ask, _rr_cold)
-ROBOTRULES_GOOGLE = Lib("robotrules[google]", _version("robotrules"), _rr_google_parse,
-                        _rr_ask, _rr_google_cold)
 PROTEGO = Lib("protego", _version("protego"), _protego_parse, _protego_ask, _protego_cold)
 STDLIB = Lib("urllib.robotparser", "stdlib", _stdlib_parse, _stdlib_ask, _stdlib_cold)
 ROBOTSPY = Lib("robotspy", _version("robotspy"), _robotspy_parse, _robotspy_ask,
                _robotspy_cold)
 GOOGLE = Lib("google C++ (jwm)", _version("jwm.robotstxt"), None, None, _google_cold)
-
-ALL: tuple[Lib, ...] = (ROBOTRULES, ROBOTRULES_GOOGLE, PROTEGO, STDLIB, ROBOTSPY, GOOGLE)
-# The libraries with a separate parse step (everything but Google's matcher).
-PARSING: tuple[Lib, ...] = tuple(lib for lib in ALL if lib.parse is not None)
+OTHERS: tuple[Lib, ...] = (PROTEGO, STDLIB, ROBOTSPY, GOOGLE)
 BASELINE = PROTEGO.name
+
+
+@dataclass(frozen=True)
+class Suite:
+    """The libraries of one run: each robotrules build (both dialects), then the others."""
+
+    builds: tuple[tuple[Lib, Lib], ...]  # (default rfc9309, google dialect) per build
+
+    @property
+    def libs(self) -> tuple[Lib, ...]:
+        return (*(lib for pair in self.builds for lib in pair), *OTHERS)
+
+    @property
+    def parsing(self) -> tuple[Lib, ...]:
+        """The libraries with a separate parse step (everything but Google's matcher)."""
+        return tuple(lib for lib in self.libs if lib.parse is not None)
+
+
+def suite(builds: Sequence[tuple[str, ModuleType]]) -> Suite:
+    return Suite(tuple(robotrules_libs(module, label) for label, module in builds))

@@ -19,22 +19,37 @@ from collections.abc import Callable, Mapping, Sequence
 Row = Sequence[str]
 
 
-def timed_rounds(tasks: Mapping[str, Callable[[], object]], rounds: int) -> dict[str, float]:
-    """Median seconds of each task over ``rounds`` alternating rounds."""
+def timed_rounds(tasks: Mapping[str, Callable[[int], object]], rounds: int,
+                 slices: int = 1) -> dict[str, float]:
+    """Median seconds of each task over ``rounds`` rounds.
+
+    A round runs every task on each of ``slices`` parts of the workload (the task gets the
+    slice index) and sums the parts: the libraries take turns every slice, so a burst of load
+    from a neighbour on a shared machine falls on all of them rather than on one.
+    """
     names = list(tasks)
     times: dict[str, list[float]] = {name: [] for name in names}
     for r in range(rounds):
-        k = r % len(names)
-        order = names[k:] + names[:k]
-        if r % 2:
-            order.reverse()
-        for name in order:
-            task = tasks[name]
-            gc.collect()
-            t0 = time.perf_counter()
-            task()
-            times[name].append(time.perf_counter() - t0)
+        spent = dict.fromkeys(names, 0.0)
+        for k in range(slices):
+            shift = (r + k) % len(names)
+            order = names[shift:] + names[:shift]
+            if (r + k) % 2:
+                order.reverse()
+            for name in order:
+                task = tasks[name]
+                gc.collect()
+                t0 = time.perf_counter()
+                task(k)
+                spent[name] += time.perf_counter() - t0
+        for name in names:
+            times[name].append(spent[name])
     return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def split(n: int, slices: int) -> list[range]:
+    """``range(n)`` cut into ``slices`` contiguous parts (some possibly empty)."""
+    return [range(n * i // slices, n * (i + 1) // slices) for i in range(slices)]
 
 
 def speedup(base: float | None, value: float | None) -> str:
@@ -87,4 +102,5 @@ def machine() -> dict[str, str]:
         "python": f"{platform.python_implementation()} {sys.version.split()[0]}",
         "platform": platform.platform(),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
     }

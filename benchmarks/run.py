@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import bench_builds
 import bench_libs as L
 from bench_data import (
     SCALING_SIZES,
@@ -36,12 +37,13 @@ from bench_data import (
     synthetic_file,
     synthetic_queries,
 )
-from bench_libs import Query
-from bench_timing import fmt_int, fmt_us, machine, speedup, table, timed_rounds
+from bench_libs import Lib, Query, Suite
+from bench_timing import fmt_int, fmt_us, machine, speedup, split, table, timed_rounds
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "sites"
 WORKLOADS = ("a", "b", "c", "d", "e", "f")
+SLICES = 16  # the corpus workloads alternate the libraries every 1/16 of the corpus
 
 Results = dict[str, Any]
 
@@ -61,18 +63,20 @@ class Report:
 # -- (a) parse throughput ------------------------------------------------------------------
 
 
-def bench_parse(files: list[SiteFile], rounds: int, rep: Report) -> None:
+def bench_parse(suite: Suite, files: list[SiteFile], rounds: int, rep: Report) -> None:
     bodies = [f.body for f in files]
     nbytes = sum(len(b) for b in bodies)
 
-    def task(parse: Callable[[bytes], object]) -> Callable[[], None]:
-        def run() -> None:
-            for body in bodies:
+    parts = [bodies[r.start:r.stop] for r in split(len(bodies), SLICES)]
+
+    def task(parse: Callable[[bytes], object]) -> Callable[[int], None]:
+        def run(k: int) -> None:
+            for body in parts[k]:
                 parse(body)
         return run
 
-    tasks = {lib.name: task(lib.parse) for lib in L.PARSING if lib.parse is not None}
-    med = timed_rounds(tasks, rounds)
+    tasks = {lib.name: task(lib.parse) for lib in suite.parsing if lib.parse is not None}
+    med = timed_rounds(tasks, rounds, SLICES)
     base = med[L.BASELINE]
     rows = [[name, f"{t * 1000:,.0f} ms", fmt_int(len(bodies) / t), f"{nbytes / t / 1e6:.2f}",
              speedup(base, t)] for name, t in med.items()]
@@ -83,7 +87,9 @@ def bench_parse(files: list[SiteFile], rounds: int, rep: Report) -> None:
     rep.out(table(["library", "time", "files/s", "MB/s", "vs protego"], rows))
     rep.out()
     rep.out("Libraries that only take text decode the bytes (UTF-8, errors='replace') inside "
-            "their timing; robotrules takes the bytes.")
+            "their timing; robotrules takes the bytes. robotrules' parse tokenizes; it builds "
+            "the group index and an agent's matcher on first use, which is not in this figure "
+            "but is in (c) and in the memory 'after queries' of (d).")
     rep.out()
     rep.data["parse"] = {name: {"seconds": t, "files_per_s": len(bodies) / t,
                                 "mb_per_s": nbytes / t / 1e6, "vs_protego": base / t}
@@ -93,11 +99,11 @@ def bench_parse(files: list[SiteFile], rounds: int, rep: Report) -> None:
 # -- (b) warm queries and agreement ---------------------------------------------------------
 
 
-def bench_warm(files: list[SiteFile], rounds: int, rep: Report) -> None:
+def bench_warm(suite: Suite, files: list[SiteFile], rounds: int, rep: Report) -> None:
     nq = sum(len(f.queries) for f in files)
     parsed: dict[str, list[Any]] = {}
     answers: dict[str, list[bool]] = {}
-    for lib in L.PARSING:
+    for lib in suite.parsing:
         assert lib.parse is not None
         assert lib.ask is not None
         objs = [lib.parse(f.body) for f in files]
@@ -107,19 +113,26 @@ def bench_warm(files: list[SiteFile], rounds: int, rep: Report) -> None:
         answers[lib.name] = [ask(o, a, u) for o, f in zip(objs, files, strict=True)
                              for a, u in f.queries]
 
-    def task(lib: L.Lib) -> Callable[[], None]:
+    def task(lib: Lib) -> Callable[[int], None]:
         objs = parsed[lib.name]
         ask = lib.ask
         assert ask is not None
         pairs = list(zip(objs, [f.queries for f in files], strict=True))
+        parts = [pairs[r.start:r.stop] for r in split(len(pairs), SLICES)]
 
-        def run() -> None:
-            for o, queries in pairs:
+        def run(k: int) -> None:
+            for o, queries in parts[k]:
                 for a, u in queries:
                     ask(o, a, u)
         return run
 
-    med = timed_rounds({lib.name: task(lib) for lib in L.PARSING}, rounds)
+    tasks = {lib.name: task(lib) for lib in suite.parsing}
+    gc.collect()
+    gc.freeze()  # the parsed files are not garbage: keep the collections between timings short
+    try:
+        med = timed_rounds(tasks, rounds, SLICES)
+    finally:
+        gc.unfreeze()
     base = med[L.BASELINE]
     rows = [[name, fmt_us(t / nq), fmt_int(nq / t), speedup(base, t)] for name, t in med.items()]
     rows.append([L.GOOGLE.name, "n/a (no parsed object: see (c))", "-", "-"])
@@ -133,10 +146,11 @@ def bench_warm(files: list[SiteFile], rounds: int, rep: Report) -> None:
                         for name, t in med.items()}
     parsed.clear()
     gc.collect()
-    agreement(files, answers, rep)
+    agreement(suite, files, answers, rep)
 
 
-def agreement(files: list[SiteFile], answers: dict[str, list[bool]], rep: Report) -> None:
+def agreement(suite: Suite, files: list[SiteFile], answers: dict[str, list[bool]],
+              rep: Report) -> None:
     google: list[bool] = []
     for f in files:
         google.extend(L.GOOGLE.cold(f.body, f.queries))
@@ -144,16 +158,17 @@ def agreement(files: list[SiteFile], answers: dict[str, list[bool]], rep: Report
     rows = []
     data: Results = {}
     examples: list[str] = []
+    google_dialect = {g.name for _, g in suite.builds}
     for name, got in answers.items():
         diff = [i for i, (g, r) in enumerate(zip(google, got, strict=True)) if g != r]
         pct = 100.0 * (len(got) - len(diff)) / max(1, len(got))
         files_off = len({flat[i][0].name for i in diff})
         rows.append([name, f"{pct:.3f}%", fmt_int(len(diff)), fmt_int(files_off)])
         data[name] = {"agree_pct": pct, "disagreements": len(diff), "files": files_off}
-        if name == L.ROBOTRULES_GOOGLE.name:
+        if name in google_dialect:
             for i in diff[:10]:
                 f, a, u = flat[i]
-                examples.append(f"  {f.name}: agent={a!r} url={u!r} google={google[i]}")
+                examples.append(f"  {name} {f.name}: agent={a!r} url={u!r} google={google[i]}")
     rep.out(f"## agreement with Google's matcher on the same {len(google):,} queries")
     rep.out()
     rep.out(table(["library", "agree", "disagreements", "files"], rows))
@@ -162,7 +177,7 @@ def agreement(files: list[SiteFile], answers: dict[str, list[bool]], rep: Report
             "design: percent-normalised paths and /robots.txt always allowed (RFC 9309 2.2.2).")
     if examples:
         rep.out()
-        rep.out("robotrules[google] disagreements (first 10):")
+        rep.out("robotrules google-dialect disagreements (first 10 per build):")
         rep.out("```")
         for e in examples:
             rep.out(e)
@@ -174,19 +189,21 @@ def agreement(files: list[SiteFile], answers: dict[str, list[bool]], rep: Report
 # -- (c) cold crawler workload --------------------------------------------------------------
 
 
-def bench_cold(files: list[SiteFile], rounds: int, rep: Report) -> None:
+def bench_cold(suite: Suite, files: list[SiteFile], rounds: int, rep: Report) -> None:
     nq = sum(len(f.queries) for f in files)
 
-    def task(lib: L.Lib) -> Callable[[], None]:
-        cold = lib.cold
-        pairs = [(f.body, f.queries) for f in files]
+    pairs = [(f.body, f.queries) for f in files]
+    parts = [pairs[r.start:r.stop] for r in split(len(pairs), SLICES)]
 
-        def run() -> None:
-            for body, queries in pairs:
+    def task(lib: Lib) -> Callable[[int], None]:
+        cold = lib.cold
+
+        def run(k: int) -> None:
+            for body, queries in parts[k]:
                 cold(body, queries)
         return run
 
-    med = timed_rounds({lib.name: task(lib) for lib in L.ALL}, rounds)
+    med = timed_rounds({lib.name: task(lib) for lib in suite.libs}, rounds, SLICES)
     base = med[L.BASELINE]
     per = nq // max(1, len(files))
     rows = [[name, f"{t * 1000:,.0f} ms", fmt_us(t / len(files)), fmt_int(len(files) / t),
@@ -207,7 +224,7 @@ def bench_cold(files: list[SiteFile], rounds: int, rep: Report) -> None:
 # -- (d) memory -------------------------------------------------------------------------------
 
 
-def _retained(lib: L.Lib, files: list[SiteFile]) -> tuple[list[int], list[int], int, int]:
+def _retained(lib: Lib, files: list[SiteFile]) -> tuple[list[int], list[int], int, int]:
     """Per file bytes retained after parse and after its queries, and the totals with every
     parsed object kept alive."""
     assert lib.parse is not None
@@ -222,37 +239,44 @@ def _retained(lib: L.Lib, files: list[SiteFile]) -> tuple[list[int], list[int], 
     kept: list[Any] = []
     after_parse: list[int] = []
     after_queries: list[int] = []
-    tracemalloc.start()
-    start = tracemalloc.get_traced_memory()[0]
-    for f in files:
+    # The automatic collector is off while tracing and only the young generation is collected
+    # after each step: everything a parse allocates is young, so its cyclic garbage is freed,
+    # while the objects kept alive (older) are not traversed again and again.
+    gc.disable()
+    try:
+        tracemalloc.start()
         gc.collect()
-        m0 = tracemalloc.get_traced_memory()[0]
-        obj = parse(f.body)
+        start = tracemalloc.get_traced_memory()[0]
+        for f in files:
+            m0 = tracemalloc.get_traced_memory()[0]
+            obj = parse(f.body)
+            gc.collect(0)
+            after_parse.append(tracemalloc.get_traced_memory()[0] - m0)
+            kept.append(obj)
         gc.collect()
-        after_parse.append(tracemalloc.get_traced_memory()[0] - m0)
-        kept.append(obj)
-    gc.collect()
-    total_parse = tracemalloc.get_traced_memory()[0] - start
-    for f, obj in zip(files, kept, strict=True):
-        m0 = tracemalloc.get_traced_memory()[0]
-        for a, u in f.queries:
-            ask(obj, a, u)
+        total_parse = tracemalloc.get_traced_memory()[0] - start
+        for f, obj in zip(files, kept, strict=True):
+            m0 = tracemalloc.get_traced_memory()[0]
+            for a, u in f.queries:
+                ask(obj, a, u)
+            gc.collect(0)
+            after_queries.append(tracemalloc.get_traced_memory()[0] - m0)
         gc.collect()
-        after_queries.append(tracemalloc.get_traced_memory()[0] - m0)
-    gc.collect()
-    total_queries = tracemalloc.get_traced_memory()[0] - start
-    tracemalloc.stop()
+        total_queries = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+        gc.enable()
     del kept
     gc.collect()
     return after_parse, after_queries, total_parse, total_queries
 
 
-def bench_memory(files: list[SiteFile], rep: Report) -> None:
+def bench_memory(suite: Suite, files: list[SiteFile], rep: Report) -> None:
     sizes = [len(f.body) for f in files]
     total_in = sum(sizes)
     rows = []
     data: Results = {}
-    for lib in L.PARSING:
+    for lib in suite.parsing:
         ap, aq, tp, tq = _retained(lib, files)
         full = [p + q for p, q in zip(ap, aq, strict=True)]
         ratios_p = [r / s for r, s in zip(ap, sizes, strict=True) if s]
@@ -275,9 +299,10 @@ def bench_memory(files: list[SiteFile], rep: Report) -> None:
     rep.out()
     rep.out("ratio = retained bytes / input bytes (median over non-empty files; total = sum over "
             "all files). 'after queries' adds what the file's queries (several agents) left "
-            "behind: robotrules compiles an agent's matcher on first use; global caches "
-            "(e.g. fnmatch's for robotspy) count too. Small files carry fixed overhead, so "
-            "the median ratio is above the total ratio.")
+            "behind: robotrules builds its group index and an agent's matcher on first use; "
+            "global caches count too (robotrules' bounded pattern memo, shared by all files; "
+            "fnmatch's patterns for robotspy). Small files carry fixed overhead, so the median "
+            "ratio is above the total ratio.")
     rep.out()
     rep.data["memory"] = data
 
@@ -287,8 +312,8 @@ def bench_memory(files: list[SiteFile], rep: Report) -> None:
 
 def _per_query(tasks: dict[str, Callable[[int], object]], counts: dict[str, int],
                rounds: int) -> dict[str, float]:
-    def bind(task: Callable[[int], object], n: int) -> Callable[[], object]:
-        return lambda: task(n)
+    def bind(task: Callable[[int], object], n: int) -> Callable[[int], object]:
+        return lambda _k: task(n)
 
     med = timed_rounds({n: bind(t, counts[n]) for n, t in tasks.items()}, rounds)
     return {n: s / counts[n] for n, s in med.items()}
@@ -301,20 +326,22 @@ def _calibrate(run: Callable[[int], object], n_max: int, budget: float) -> int:
     return max(5, min(n_max, int(budget / max(est, 1e-9))))
 
 
-def bench_scaling(seed: int, rounds: int, budget: float, rep: Report) -> None:
-    headers = ["file", "rules"] + [f"{lib.name}" for lib in L.PARSING] + \
-        [f"{L.GOOGLE.name} (parse+query)", "robotrules vs protego"]
+def bench_scaling(suite: Suite, seed: int, rounds: int, budget: float, nq: int,
+                  rep: Report) -> None:
+    rr_names = [rfc.name for rfc, _ in suite.builds]
+    headers = ["file", "rules", *(lib.name for lib in suite.parsing),
+               f"{L.GOOGLE.name} (parse+query)", *(f"{n} vs protego" for n in rr_names)]
     rows_q: list[list[str]] = []
     rows_p: list[list[str]] = []
     data: Results = {}
     for label, size in SCALING_SIZES:
         body, patterns = synthetic_file(size, seed)
-        queries = synthetic_queries(patterns, 300, seed, size)
+        queries = synthetic_queries(patterns, nq, seed, size)
         tasks: dict[str, Callable[[int], object]] = {}
         counts: dict[str, int] = {}
         parse_t: dict[str, float] = {}
         first_t: dict[str, float] = {}
-        for lib in L.PARSING:
+        for lib in suite.parsing:
             assert lib.parse is not None
             assert lib.ask is not None
             parse, ask = lib.parse, lib.ask
@@ -345,24 +372,24 @@ def bench_scaling(seed: int, rounds: int, budget: float, rep: Report) -> None:
         per = _per_query(tasks, counts, rounds)
         base = per[L.BASELINE]
         nrules = len(patterns)
-        rr = per[L.ROBOTRULES.name]
         rows_q.append([f"{label} ({len(body):,} B)", fmt_int(nrules),
-                       *(fmt_us(per[lib.name]) for lib in L.PARSING),
-                       fmt_us(per[L.GOOGLE.name]), speedup(base, rr)])
+                       *(fmt_us(per[lib.name]) for lib in suite.parsing),
+                       fmt_us(per[L.GOOGLE.name]), *(speedup(base, per[n]) for n in rr_names)])
         rows_p.append([f"{label} ({len(body):,} B)", fmt_int(nrules),
                        *(f"{parse_t[lib.name] * 1000:.2f} / {first_t[lib.name] * 1000:.2f}"
-                         for lib in L.PARSING),
-                       speedup(parse_t[L.BASELINE], parse_t[L.ROBOTRULES.name])])
+                         for lib in suite.parsing),
+                       *(speedup(parse_t[L.BASELINE], parse_t[n]) for n in rr_names)])
         # agreement on these queries
         gans = L.GOOGLE.cold(body, queries)
-        rr_g = L.ROBOTRULES_GOOGLE.cold(body, queries)
-        agree = sum(g == r for g, r in zip(gans, rr_g, strict=True))
+        agree = {g.name: sum(a == b for a, b in zip(gans, g.cold(body, queries), strict=True))
+                 for _, g in suite.builds}
         data[label] = {"bytes": len(body), "rules": nrules,
                        "us_per_query": {n: s * 1e6 for n, s in per.items()},
                        "queries_timed": counts,
                        "parse_ms": {n: s * 1000 for n, s in parse_t.items()},
                        "first_query_ms": {n: s * 1000 for n, s in first_t.items()},
-                       "robotrules_google_agreement": f"{agree}/{len(queries)}"}
+                       "google_dialect_agreement": {n: f"{a}/{len(queries)}"
+                                                    for n, a in agree.items()}}
     rep.out(f"## (e) scaling: synthetic files, per-query cost (warm, median of {rounds} rounds)")
     rep.out()
     rep.out(table(headers, rows_q))
@@ -372,10 +399,13 @@ def bench_scaling(seed: int, rounds: int, budget: float, rep: Report) -> None:
     rep.out()
     rep.out("Parse / first query (ms; the first query includes lazy compilation):")
     rep.out()
-    rep.out(table([*headers[:-2], "robotrules parse vs protego"], rows_p))
+    parse_headers = ["file", "rules", *(lib.name for lib in suite.parsing),
+                     *(f"{n} parse vs protego" for n in rr_names)]
+    rep.out(table(parse_headers, rows_p))
     rep.out()
-    rep.out("robotrules[google] agreement with Google on these queries: " + ", ".join(
-        f"{k}: {v['robotrules_google_agreement']}" for k, v in data.items()))
+    rep.out("Google-dialect agreement with Google's matcher on these queries: " + "; ".join(
+        f"{k}: " + ", ".join(f"{n} {a}" for n, a in v["google_dialect_agreement"].items())
+        for k, v in data.items()))
     rep.out()
     rep.data["scaling"] = data
 
@@ -383,9 +413,8 @@ def bench_scaling(seed: int, rounds: int, budget: float, rep: Report) -> None:
 # -- (f) adversarial ------------------------------------------------------------------------
 
 
-def _adv_child(conn: multiprocessing.connection.Connection, lib_name: str, body: bytes,
+def _adv_child(conn: multiprocessing.connection.Connection, lib: Lib, body: bytes,
                url: str, budget: float) -> None:
-    lib = next(x for x in L.ALL if x.name == lib_name)
     agent = "Googlebot"
     times: list[float] = []
     answer = None
@@ -411,9 +440,9 @@ def _adv_child(conn: multiprocessing.connection.Connection, lib_name: str, body:
     conn.close()
 
 
-def bench_adversarial(timeout: float, budget: float, rep: Report) -> None:
-    ctx = multiprocessing.get_context("fork")
-    libs = [L.ROBOTRULES, L.ROBOTRULES_GOOGLE, L.PROTEGO, L.STDLIB, L.ROBOTSPY, L.GOOGLE]
+def bench_adversarial(suite: Suite, timeout: float, budget: float, rep: Report) -> None:
+    ctx = multiprocessing.get_context("fork")  # the child inherits the libraries as loaded
+    libs = suite.libs
     rows = []
     data: Results = {}
     skipped: list[str] = []
@@ -423,7 +452,7 @@ def bench_adversarial(timeout: float, budget: float, rep: Report) -> None:
         for lib in libs:
             recv, send = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_adv_child,
-                               args=(send, lib.name, case.body, case.url, budget))
+                               args=(send, lib, case.body, case.url, budget))
             proc.start()
             send.close()
             result = None
@@ -462,24 +491,97 @@ def bench_adversarial(timeout: float, budget: float, rep: Report) -> None:
     rep.data["adversarial"] = data
 
 
+# -- targets (issue 3) -------------------------------------------------------------------------
+
+
+def _check(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def _target_cells(d: Results, rr: str, rrg: str) -> dict[str, tuple[str, bool]]:
+    """Target name -> (this run's figure, met?) for one robotrules build."""
+    out: dict[str, tuple[str, bool]] = {}
+    for key, label, goal in (("parse", "parse throughput", 2.0), ("warm", "warm queries", 3.0),
+                             ("cold", "cold workload", 2.5)):
+        if key in d:
+            x, xg = d[key][rr]["vs_protego"], d[key][rrg]["vs_protego"]
+            out[f"{label} vs protego >= {goal:g}x"] = (f"{x:.2f}x (google {xg:.2f}x)",
+                                                       x >= goal)
+    if "cold" in d:
+        g = d["cold"][L.GOOGLE.name]["seconds"]
+        t = d["cold"][rr]["seconds"]
+        out["cold workload: faster than Google C++"] = (f"{g / t:.2f}x", t < g)
+    if "agreement" in d:
+        a = d["agreement"][rrg]
+        out["google dialect agrees with Google: 100%"] = (
+            f"{a['agree_pct']:.3f}% ({a['disagreements']} off)", a["disagreements"] == 0)
+    if "scaling" in d:
+        big = d["scaling"][SCALING_SIZES[-1][0]]
+        us = big["us_per_query"][rr]
+        out[f"query on {big['bytes'] / 1000:.0f} KB, {big['rules']:,} rules: <= 100 us"] = (
+            f"{us:.1f} us (protego {big['us_per_query'][L.BASELINE]:.0f} us)", us <= 100)
+    if "adversarial" in d:
+        worst = 0.0
+        for case in d["adversarial"].values():
+            for name in (rr, rrg):
+                cell = case["ms_per_query"][name]
+                worst = max(worst, float("inf") if cell.startswith(">") else float(cell))
+        out["adversarial, worst case: <= 50 ms"] = (f"{worst:.3f} ms", worst <= 50)
+    if "memory" in d:
+        m = d["memory"][rr]
+        p = d["memory"][L.BASELINE]
+        for when in ("parse", "queries"):
+            x = m[f"total_ratio_after_{when}"]
+            out[f"memory after {when}: <= 2x input (total)"] = (
+                f"{x:.2f}x (median/file {m[f'median_ratio_after_{when}']:.2f}x; protego "
+                f"{p[f'total_ratio_after_{when}']:.2f}x)", x <= 2)
+    return out
+
+
+def targets(suite: Suite, rep: Report) -> None:
+    """The issue's targets against this run's figures, per robotrules build."""
+    cells = {rfc.name: _target_cells(rep.data, rfc.name, g.name) for rfc, g in suite.builds}
+    names = list(cells)
+    keys = list(cells[names[0]])
+    if not keys:
+        return
+    rows = [[key, *(c for n in names for c in (cells[n][key][0],
+                                               "met" if cells[n][key][1] else "MISSED"))]
+            for key in keys]
+    rep.out("## targets (issue 3): default dialect unless said")
+    rep.out()
+    rep.out(table(["target", *(h for n in names for h in (n, "status"))], rows))
+    rep.out()
+    rep.data["targets"] = {n: {k: {"value": v, "met": ok} for k, (v, ok) in cells[n].items()}
+                           for n in names}
+
+
 # -- main -------------------------------------------------------------------------------------
 
 
-def header(args: argparse.Namespace, rep: Report, command: str) -> None:
+def header(suite: Suite, note: str, args: argparse.Namespace, rep: Report,
+           command: str) -> None:
     m = machine()
-    versions = ", ".join(f"{lib.name} {lib.version}" for lib in L.ALL if lib is not
-                         L.ROBOTRULES_GOOGLE)
+    versions = ", ".join(f"{lib.name} {lib.version}" for lib in suite.libs
+                         if not lib.name.endswith("[google]"))
     rep.out("# robotrules benchmark")
+    rep.out()
+    rep.out("Produced by the command below (method and options: benchmarks/README.md). Every "
+            "library runs in the same process on the same inputs; the figures of a shared "
+            "machine move from run to run, the ratios much less.")
     rep.out()
     rep.out(f"- command: `{command}`")
     rep.out(f"- machine: {m['cpu']}, {m['nproc']} cores (nproc), {m['platform']}")
     rep.out(f"- Python: {m['python']}; {versions}")
-    rep.out(f"- date: {m['date']}; seed {args.seed}; ratios are protego's time / the "
-            "library's time in the same run (higher is faster)")
+    rep.out(f"- {note}")
+    rep.out(f"- date: {m['date']}; load average at start {m['load']}; seed {args.seed}")
+    rep.out("- ratios are protego's time / the library's time in the same run (higher is "
+            "faster)")
     rep.out()
     rep.data["machine"] = m
     rep.data["command"] = command
-    rep.data["versions"] = {lib.name: lib.version for lib in L.ALL}
+    rep.data["versions"] = {lib.name: lib.version for lib in suite.libs}
+    rep.data["builds"] = note
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -493,11 +595,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--files", type=int, help="use an evenly spaced sample of N corpus files")
     p.add_argument("--rounds", type=int, help="timed rounds per workload (median reported)")
     p.add_argument("--queries", type=int, default=20, help="queries per corpus file")
+    p.add_argument("--scale-queries", type=int, default=300,
+                   help="(e): queries per synthetic file (all checked against Google)")
     p.add_argument("--budget", type=float,
                    help="seconds per library per round in (e) and per case in (f)")
     p.add_argument("--timeout", type=float, default=5.0,
                    help="(f): skip a library for a case when one query exceeds this")
     p.add_argument("--seed", type=int, default=9309)
+    p.add_argument("--mypyc", action=argparse.BooleanOptionalAction, default=None,
+                   help="also benchmark the mypyc-compiled core (built with "
+                        "tools/build_compiled.py, cached); default: on, off with --quick")
+    p.add_argument("--mypyc-dir", type=Path,
+                   help="use this existing compiled build (implies --mypyc)")
     args = p.parse_args(argv)
     only = {w.strip() for w in args.only.split(",") if w.strip()}
     if not only <= set(WORKLOADS):
@@ -508,8 +617,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "python benchmarks/run.py" + "".join(
         " " + shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
 
+    mypyc = args.mypyc_dir is not None or (not args.quick if args.mypyc is None else args.mypyc)
+    builds, note = bench_builds.load(mypyc, args.mypyc_dir)
+    suite = L.suite(builds)
     rep = Report()
-    header(args, rep, command)
+    header(suite, note, args, rep, command)
     t_start = time.perf_counter()
     files: list[SiteFile] = []
     if only & {"a", "b", "c", "d"}:
@@ -517,17 +629,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not files:
             p.error(f"no *.txt files in {args.corpus}")
     if "a" in only:
-        bench_parse(files, rounds, rep)
+        bench_parse(suite, files, rounds, rep)
     if "b" in only:
-        bench_warm(files, rounds, rep)
+        bench_warm(suite, files, rounds, rep)
     if "c" in only:
-        bench_cold(files, rounds, rep)
+        bench_cold(suite, files, rounds, rep)
     if "d" in only:
-        bench_memory(files, rep)
+        bench_memory(suite, files, rep)
     if "e" in only:
-        bench_scaling(args.seed, rounds, budget, rep)
+        bench_scaling(suite, args.seed, rounds, budget, args.scale_queries, rep)
     if "f" in only:
-        bench_adversarial(args.timeout, 4 * budget, rep)
+        bench_adversarial(suite, args.timeout, 4 * budget, rep)
+    targets(suite, rep)
     rep.out(f"(total benchmark time {time.perf_counter() - t_start:,.0f} s)")
     if args.json:
         args.json.write_text(json.dumps(rep.data, indent=2, default=str) + "\n",

@@ -22,6 +22,10 @@ from ._model import (
 from ._robots import RobotsTxt, parse
 from .errors import FetchError, InvalidURL, RobotrulesError, StoreError
 
+# Imported eagerly so that `robotrules.lint` stays the function even after someone imports
+# the submodule `robotrules.lint` (the import system binds a submodule only on first load).
+from .lint import lint
+
 __version__ = "0.1.0"
 
 #: True when the core runs as the optional mypyc-compiled build (tools/build_compiled.py).
@@ -47,13 +51,3 @@ __all__ = [
     "lint",
     "parse",
 ]
-
-
-def __getattr__(name: str) -> object:
-    # The linter lives in its own module (a consumer of the token stream); import it lazily
-    # so that `import robotrules` stays cheap.
-    if name == "lint":
-        from .lint import lint
-
-        return lint
-    raise AttributeError(f"module 'robotrules' has no attribute {name!r}")

@@ -187,8 +187,8 @@ class RobotsTxt:
     groups and the findings are derived from that stream on first use and then kept.
     """
 
-    __slots__ = ("_bom", "_compiled", "_dirs", "_findings", "_groups", "_index", "_text",
-                 "_url", "dialect", "size")
+    __slots__ = ("_bom", "_compiled", "_dirs", "_findings", "_groups", "_index", "_starts",
+                 "_text", "_url", "dialect", "size")
 
     def __init__(self, body: bytes, dialect: Dialect, base_url: str | None) -> None:
         self.dialect: Dialect = dialect
@@ -201,6 +201,7 @@ class RobotsTxt:
         self._compiled: dict[str, tuple[Matcher, tuple[int, ...]]] | None = None
         self._groups: tuple[Group, ...] | None = None
         self._findings: tuple[Finding, ...] | None = None
+        self._starts: array[int] | None = None  # line offsets, built by line_text()
 
     # -- the directive stream -------------------------------------------------------------
 
@@ -674,16 +675,20 @@ class RobotsTxt:
 
     def line_text(self, line: int) -> str:
         """The text of 1-based ``line`` as read (after line-ending normalisation)."""
-        text = self._text
-        if line < 1:
+        starts = self._starts
+        if starts is None:
+            text = self._text
+            starts = array("I", [0])
+            pos = text.find("\n")
+            while pos >= 0:
+                starts.append(pos + 1)
+                pos = text.find("\n", pos + 1)
+            self._starts = starts
+        if not 1 <= line <= len(starts):
             return ""
-        start = 0
-        for _ in range(line - 1):
-            start = text.find("\n", start) + 1
-            if start == 0:
-                return ""
-        end = text.find("\n", start)
-        return T.display(text[start:] if end < 0 else text[start:end])
+        start = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self._text)
+        return T.display(self._text[start:end])
 
     def __repr__(self) -> str:
         return (f"<RobotsTxt dialect={self.dialect!r} size={self.size} "

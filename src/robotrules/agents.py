@@ -10,18 +10,24 @@ entirely, partly or not at all, and by which group.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Literal
 
+from ._model import Group
 from .lint import access_of
 
 if TYPE_CHECKING:
-    from . import Group, RobotsTxt, Rule
+    from . import RobotsTxt, Rule
 
 __all__ = ["Access", "AgentAccess", "KnownAgent", "assess", "known_agents"]
 
+_RFC_TOKEN = re.compile(r"[A-Za-z_-]+")
+Via = Literal["named", "fallback", "global", "none"]
+_VIA: dict[str, Via] = {"named": "named", "fallback": "fallback", "global": "global",
+                        "none": "none"}
 Access = Literal["blocked", "partial", "allowed"]
 Category = Literal["search", "ai", "seo", "ads", "social", "archive", "other"]
 
@@ -62,7 +68,7 @@ class AgentAccess:
 
     agent: KnownAgent
     access: Access
-    via: Literal["named", "fallback", "global", "none"]
+    via: Via
     group_line: int | None
     group_agents: tuple[str, ...]
     line: int | None
@@ -109,7 +115,27 @@ def find_agent(token: str) -> KnownAgent | None:
     return next((a for a in known_agents() if a.token.lower() == low), None)
 
 
+def _as_written(rules: RobotsTxt, token: str) -> Group | None:
+    """Groups naming ``token`` exactly as written, merged (for names that are not RFC tokens)."""
+    low = token.lower()
+    found = [g for g in rules.groups if any(a.strip().lower() == low for a in g.agents)]
+    if not found:
+        return None
+    if len(found) == 1:
+        return found[0]
+    first = found[0]
+    return Group(tuple(a for g in found for a in g.agents),
+                 tuple(t for g in found for t in g.tokens),
+                 tuple(r for g in found for r in g.rules), first.line, first.crawl_delay)
+
+
 def _group(rules: RobotsTxt, agent: KnownAgent) -> tuple[Group | None, str]:
+    if not _RFC_TOKEN.fullmatch(agent.token):
+        # compat: crawlers whose names are not RFC 9309 tokens (MJ12bot, 360Spider) obey the
+        # groups that name them as written, whatever a strict parser reads there.
+        named = _as_written(rules, agent.token)
+        if named is not None:
+            return named, "named"
     group = rules.group_for(agent.token)
     via = "none" if group is None else ("global" if group.is_global else "named")
     if via != "named" and agent.fallback:
@@ -144,5 +170,5 @@ def assess(rules: RobotsTxt, agent: KnownAgent | str) -> AgentAccess:
         detail = f"{where} blocks nothing"
     access: Access = "blocked" if state == "blocked" else (
         "partial" if state == "partial" else "allowed")
-    return AgentAccess(agent, access, via,  # type: ignore[arg-type]
-                       group.line, group.agents, rule.line if rule else None, rule, detail)
+    return AgentAccess(agent, access, _VIA[via], group.line, group.agents,
+                       rule.line if rule else None, rule, detail)

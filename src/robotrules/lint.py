@@ -71,6 +71,7 @@ CATALOGUE: dict[str, tuple[str, Severity, str]] = {
     "L027": ("sensitive-path-leak", "info", "robots.txt advertises a private-looking path"),
     "L028": ("crawl-delay-bad", "warning", "crawl-delay not a number, or huge"),
     "L029": ("junk-in-file", "error", "NUL bytes, scripts or other junk"),
+    "L030": ("ua-joins-group", "warning", "user-agent line joining a group that has no rules yet"),
 }
 
 MAX_BYTES = 500 * 1024  # RFC 9309 2.5: a parsing limit of at least 500 KiB; Google's limit
@@ -321,8 +322,15 @@ def _column(rules: RobotsTxt, rule: Rule) -> int:
     return at + 1 if at >= 0 else 1
 
 
-def _label(tok: str) -> str:
-    return "every crawler (*)" if tok == "*" else tok
+def _label(tok: str, named: Sequence[Group] = ()) -> str:
+    """How a lower-cased token was written in the file (its first group), for messages."""
+    if tok == "*":
+        return "every crawler (*)"
+    for g in named[:1]:
+        for t in g.tokens:
+            if t.lower() == tok:
+                return t
+    return tok
 
 
 def _semantic(rules: RobotsTxt) -> Iterator[Finding]:
@@ -331,8 +339,8 @@ def _semantic(rules: RobotsTxt) -> Iterator[Finding]:
     dead = {tok: _deciders(group_rules, dialect) for tok, (_, group_rules) in merged.items()}
     yield from _stars(rules)
     yield from _split(merged, dialect)
-    for tok, (_, group_rules) in merged.items():
-        yield from _dead(rules, tok, dead[tok], dialect)
+    for tok, (named, group_rules) in merged.items():
+        yield from _dead(rules, _label(tok, named), dead[tok], dialect)
         yield from _case_variants(rules, group_rules)
     yield from _drops_star(merged, dead, dialect)
     yield from _blocks(rules, merged, dead, dialect)
@@ -380,7 +388,7 @@ def _split(merged: Merged, dialect: Dialect) -> Iterator[Finding]:
             if dialect == "1994":
                 yield _make(
                     "L013", g.line, 1,
-                    f"user-agent {_label(tok)} already has a group at line {first.line}; "
+                    f"user-agent {_label(tok, named)} already has a group at line {first.line}; "
                     "crawlers of the 1994 standard obey only the first one, so this group is "
                     "ignored",
                     f"move these rules into the group at line {first.line}",
@@ -389,8 +397,8 @@ def _split(merged: Merged, dialect: Dialect) -> Iterator[Finding]:
             else:
                 yield _make(
                     "L013", g.line, 1,
-                    f"user-agent {_label(tok)} also has a group at line {first.line}; the groups "
-                    "are merged (RFC 9309 2.2.1), but older parsers use only the first",
+                    f"user-agent {_label(tok, named)} also has a group at line {first.line}; "
+                    "the groups are merged (RFC 9309 2.2.1), but older parsers use only the first",
                     f"move these rules into the group at line {first.line}",
                 )
 
@@ -402,7 +410,7 @@ def _dead(rules: RobotsTxt, tok: str, dead: Dead, dialect: Dialect) -> Iterator[
     """L011 / L012: rules that can never decide for ``tok``."""
     for rule, winner in dead.values():
         col = _column(rules, rule)
-        scope = "" if tok == "*" else f" for {tok}"
+        scope = "" if tok.endswith("(*)") else f" for {tok}"
         if winner.pattern == rule.pattern and winner.directive == rule.directive:
             yield _make("L011", rule.line, col,
                         f"duplicate of line {winner.line}{scope}: '{rule}'", "delete this line")
@@ -492,8 +500,9 @@ def _drops_star(merged: Merged, dead: dict[str, Dead], dialect: Dialect) -> Iter
         more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
         yield _make(
             "L014", named[0].line, 1,
-            f"{tok} has its own group, so the * group does not apply to it (RFC 9309 2.2.1): "
-            f"'{example}' (line {example.line}){more} do not apply to {tok}",
+            f"{_label(tok, named)} has its own group, so the * group does not apply to it "
+            f"(RFC 9309 2.2.1): '{example}' (line {example.line}){more} do not apply to "
+            f"{_label(tok, named)}",
             "repeat the * rules in this group if they should apply to it too",
         )
 
@@ -511,7 +520,7 @@ def _blocks(rules: RobotsTxt, merged: Merged, dead: dict[str, Dead],
                 "(often left over from a staging site)",
                 "delete it, or name the crawlers to block",
             )
-    for tok, (_, group_rules) in merged.items():
+    for tok, (named, group_rules) in merged.items():
         if tok not in _SEARCH_TOKENS:
             continue
         if access_of(group_rules, dialect, dead[tok])[0] == "blocked":
@@ -522,14 +531,15 @@ def _blocks(rules: RobotsTxt, merged: Merged, dead: dict[str, Dead],
                 continue
             yield _make(
                 "L023", r.line, _column(rules, r),
-                f"'{r}' blocks stylesheets or scripts for {_label(tok)}; search engines need "
-                "them to render pages and may rank them lower",
+                f"'{r}' blocks stylesheets or scripts for {_label(tok, named)}; search engines "
+                "need them to render pages and may rank them lower",
                 f"delete it, or add 'Allow: {r.pattern}' in a group for Googlebot",
             )
 
 
 def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
-    """L024, L025, L027: one rule at a time."""
+    """L024, L025, L027: one rule at a time (L024 once per file, it is advice on a habit)."""
+    traps: list[Rule] = []
     for r in _all_rules(rules):
         p = r.pattern
         if r.allow or not p:
@@ -543,11 +553,7 @@ def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
         last = p.rsplit("/", 1)[-1]
         if (p.startswith("/") and len(p) > 1 and last and last[-1].isalnum()
                 and not any(c in last for c in ".?=*$&%")):
-            yield _make(
-                "L024", r.line, _column(rules, r),
-                f"'{p}' is a prefix: it also blocks '{p}-old', '{p}ping' and '{p}.html'",
-                f"use '{p}/' for the directory only, or '{p}$' for that path only",
-            )
+            traps.append(r)
         if _SENSITIVE.search(p) and not any(p.startswith(x) for x in _NOT_SENSITIVE):
             yield _make(
                 "L027", r.line, _column(rules, r),
@@ -555,6 +561,18 @@ def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
                 "no one out (RFC 9309 3)",
                 "protect the path with authentication instead",
             )
+    if traps:
+        r = traps[0]
+        p = r.pattern
+        more = ""
+        if len(traps) > 1:
+            lines = ", ".join(str(t.line) for t in traps[1:6]) + (", ..." if len(traps) > 6 else "")
+            more = f" ({len(traps) - 1} more rules like it: lines {lines})"
+        yield _make(
+            "L024", r.line, _column(rules, r),
+            f"'{p}' is a prefix: it also blocks '{p}-old', '{p}ping' and '{p}.html'{more}",
+            f"use '{p}/' for the directory only, or '{p}$' for that path only",
+        )
 
 
 def _crawl_delay(rules: RobotsTxt) -> Iterator[Finding]:

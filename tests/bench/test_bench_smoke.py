@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,9 @@ SECTIONS = (
 
 
 @pytest.fixture(scope="module")
-def bench_run(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict]:
+def bench_run(
+    shared_dir: Path, tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[str, dict[str, Any]]:
     pytest.importorskip("protego")
     pytest.importorskip("robots")
     pytest.importorskip("jwm.robotstxt")
@@ -34,14 +37,16 @@ def bench_run(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tup
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "run.py"),
          "--corpus", str(shared_dir / "corpus" / "sites"), "--files", "20", "--queries", "5",
-         "--rounds", "1", "--budget", "0.002", "--timeout", "5", "--json", str(out)],
+         "--rounds", "1", "--budget", "0.002", "--scale-queries", "20", "--timeout", "5",
+         "--no-mypyc",
+         "--json", str(out)],
         capture_output=True, text=True, timeout=300, check=False,
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout, json.loads(out.read_text(encoding="utf-8"))
 
 
-def test_every_section_is_printed(bench_run: tuple[str, dict]) -> None:
+def test_every_section_is_printed(bench_run: tuple[str, dict[str, Any]]) -> None:
     stdout, _ = bench_run
     for section in SECTIONS:
         assert section in stdout, section
@@ -49,7 +54,7 @@ def test_every_section_is_printed(bench_run: tuple[str, dict]) -> None:
         assert name in stdout
 
 
-def test_results_are_saved(bench_run: tuple[str, dict]) -> None:
+def test_results_are_saved(bench_run: tuple[str, dict[str, Any]]) -> None:
     _, data = bench_run
     assert {"parse", "warm", "agreement", "cold", "memory", "scaling", "adversarial"} <= set(data)
     assert "robotrules[google]" in data["agreement"]

@@ -16,9 +16,8 @@ import pytest
 from robotrules.cli import main
 
 
-def _cases(shared_dir: Path) -> list[dict[str, Any]]:
-    cases: list[dict[str, Any]] = json.loads(
-        (shared_dir / "conformance" / "spec_test_cases.json").read_text())
+def _cases(shared_dir: Path, name: str = "spec_test_cases.json") -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = json.loads((shared_dir / "conformance" / name).read_text())
     return cases
 
 
@@ -28,10 +27,12 @@ def _write(tmp_path: Path, case: dict[str, Any]) -> Path:
     return p
 
 
-def test_spec_test_every_case_in_process(shared_dir: Path, tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("name", ["spec_test_cases.json", "google_robots_test.json"])
+def test_every_case_in_process(shared_dir: Path, tmp_path: Path, name: str,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Both tables (robotstxt-spec-test, robots_test.cc) through the CLI's check."""
     wrong = []
-    for case in _cases(shared_dir):
+    for case in _cases(shared_dir, name):
         p = _write(tmp_path, case)
         code = main(["check", "--robots", str(p), "--agent", case["user_agent"],
                      "--dialect", "google", case["url"]])

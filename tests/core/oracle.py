@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("jwm.robotstxt")
-from jwm.robotstxt import googlebot  # noqa: E402
+from jwm.robotstxt import googlebot
+
 _MATCHER = googlebot.RobotsMatcher()
 
 

@@ -14,10 +14,18 @@ from robotrules import RequestRate, VisitTime
 
 def test_all_is_complete_and_sorted() -> None:
     """STYLE (httpx): a test that __all__ is complete and sorted."""
-    public = {n for n in dir(robotrules) if not n.startswith("_")} - {
-        "annotations", "errors"}
+    import types
+
+    public = {n for n in dir(robotrules) if not n.startswith("_")
+              and not isinstance(getattr(robotrules, n), types.ModuleType)} - {"annotations"}
     assert sorted(robotrules.__all__) == list(robotrules.__all__)
-    assert public <= set(robotrules.__all__) | {"lint"}
+    assert public <= set(robotrules.__all__)
+    import importlib
+
+    lint_module = importlib.import_module("robotrules.lint")  # must not shadow lint()
+
+    assert callable(robotrules.lint)
+    assert robotrules.lint is lint_module.lint
     for name in robotrules.__all__:
         assert getattr(robotrules, name) is not None
 

@@ -13,11 +13,11 @@ the number of URLs. Rows come out in completion order; ``n`` is the input row nu
 from __future__ import annotations
 
 import argparse
-import asyncio
 import csv
 import io
 import json
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,6 +28,8 @@ from robotrules import InvalidURL
 from ._common import DIALECTS, CliError, agent_token, color_option, header_for, need_fetch
 
 if TYPE_CHECKING:
+    import asyncio
+
     from robotrules.fetch import AsyncRobotsClient
 
 HELP = "verdicts for many URLs x agents; robots.txt fetched once per origin, concurrently"
@@ -88,7 +90,7 @@ class _Totals:
     origins: dict[str, _Origin] = field(default_factory=dict)
 
 
-def _urls(stream: IO[str]) -> Iterator[str]:
+def _urls(stream: Iterator[str]) -> Iterator[str]:
     """URLs from lines, CSV (a 'url' column, else the first) or JSON Lines."""
     first = ""
     for first in stream:
@@ -131,7 +133,7 @@ def _urls(stream: IO[str]) -> Iterator[str]:
                 yield line
 
 
-def _chain(first: str, rest: IO[str]) -> Iterator[str]:
+def _chain(first: str, rest: Iterator[str]) -> Iterator[str]:
     yield first
     yield from rest
 
@@ -147,7 +149,8 @@ class _Writer:
 
     def row(self, values: tuple[Any, ...]) -> None:
         if self.fmt == "csv":
-            self.csv.writerow(values)
+            self.csv.writerow(["" if v is None else ("true" if v else "false")
+                               if isinstance(v, bool) else v for v in values])
         else:
             self.buf.write(json.dumps(dict(zip(COLUMNS, values, strict=True)),
                                       ensure_ascii=False) + "\n")
@@ -163,8 +166,6 @@ class _Writer:
 
 async def _worker(queue: asyncio.Queue[tuple[int, str] | None], client: AsyncRobotsClient,
                   agents: list[str], writer: _Writer, totals: _Totals) -> None:
-    from robotrules.fetch import origin_of
-
     while True:
         item = await queue.get()
         if item is None:
@@ -172,13 +173,13 @@ async def _worker(queue: asyncio.Queue[tuple[int, str] | None], client: AsyncRob
         n, url = item
         totals.urls += 1
         try:
-            origin = origin_of(url)
             fetched = await client.rules_for(url)
         except InvalidURL as exc:
             totals.invalid += 1
             for agent in agents:
-                writer.row((n, url, agent, "", "", "", f"invalid URL: {exc}", "", ""))
+                writer.row((n, url, agent, None, None, None, f"invalid URL: {exc}", None, None))
             continue
+        origin = fetched.origin or fetched.robots_url
         o = totals.origins.get(origin)
         if o is None:
             o = totals.origins[origin] = _Origin(fetched.status, fetched.outcome, fetched.summary)
@@ -191,14 +192,15 @@ async def _worker(queue: asyncio.Queue[tuple[int, str] | None], client: AsyncRob
             else:
                 o.disallowed += 1
                 totals.disallowed += 1
-            writer.row((n, url, agent, "true" if v.allowed else "false",
-                        v.line if v.line is not None else "",
-                        str(v.rule) if v.rule is not None else "", v.reason,
-                        fetched.status if fetched.status is not None else "", fetched.outcome))
+            writer.row((n, url, agent, v.allowed, v.line,
+                        str(v.rule) if v.rule is not None else None, v.reason,
+                        fetched.status, fetched.outcome))
 
 
 async def _run(args: argparse.Namespace, agents: list[str], stream: IO[str],
                totals: _Totals, progress: bool) -> float:
+    import asyncio
+
     from robotrules.fetch import DEFAULT_USER_AGENT, AsyncRobotsClient
     from robotrules.stores import MemoryStore
 
@@ -219,10 +221,17 @@ async def _run(args: argparse.Namespace, agents: list[str], stream: IO[str],
     started = time.monotonic()
     workers = [asyncio.create_task(_worker(queue, client, agents, writer, totals))
                for _ in range(args.concurrency)]
-    ticker = asyncio.create_task(_progress(totals, started)) if progress else None
+    expected = _count_lines(args.source) if progress and args.source != "-" else None
+    ticker = asyncio.create_task(_progress(totals, started, expected)) if progress else None
     try:
-        for n, url in enumerate(_urls(stream), 1):
-            await queue.put((n, url))
+        batches: asyncio.Queue[list[tuple[int, str]] | BaseException | None] = asyncio.Queue(4)
+        threading.Thread(target=_read, args=(stream, batches, asyncio.get_running_loop()),
+                         daemon=True, name="robotrules-bulk-input").start()
+        while (batch := await batches.get()) is not None:
+            if isinstance(batch, BaseException):
+                raise batch
+            for item in batch:
+                await queue.put(item)
         for _ in workers:
             await queue.put(None)
         await asyncio.gather(*workers)
@@ -238,16 +247,99 @@ async def _run(args: argparse.Namespace, agents: list[str], stream: IO[str],
     return time.monotonic() - started
 
 
-async def _progress(totals: _Totals, started: float) -> None:
-    bar = 24
+class _LineSource:
+    """Lines of a text stream read one ``read1()`` chunk at a time.
+
+    ``drained`` is true once the lines handed out are all that the stream had available, so
+    that the reader knows the next line may block.
+    """
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.drained = False
+        self._stream = stream
+
+    def __iter__(self) -> Iterator[str]:
+        read1 = getattr(getattr(self._stream, "buffer", None), "read1", None)
+        if read1 is None:  # not a binary-backed stream: no way to tell, hand over each line
+            self.drained = True
+            yield from self._stream
+            return
+        pending = b""
+        first = True
+        while True:
+            chunk = read1(1 << 16)
+            if not chunk:
+                break
+            if first and chunk.startswith(b"\xef\xbb\xbf"):
+                chunk = chunk[3:]
+            first = False
+            pending += chunk
+            lines = pending.split(b"\n")
+            pending = lines.pop()
+            last = len(lines) - 1
+            for j, raw in enumerate(lines):
+                self.drained = j == last
+                yield raw.decode("utf-8", "replace") + "\n"
+        if pending:
+            self.drained = True
+            yield pending.decode("utf-8", "replace")
+
+
+def _read(stream: IO[str], out: asyncio.Queue[list[tuple[int, str]] | BaseException | None],
+          loop: asyncio.AbstractEventLoop) -> None:
+    """Read the input in a thread, so a slow pipe never stalls fetches (daemon: no join)."""
+    import asyncio
+
+    def put(item: list[tuple[int, str]] | BaseException | None) -> None:
+        asyncio.run_coroutine_threadsafe(out.put(item), loop).result()
+
+    batch: list[tuple[int, str]] = []
+    source = _LineSource(stream)
+    try:
+        for n, url in enumerate(_urls(iter(source)), 1):
+            batch.append((n, url))
+            # hand over what has arrived before blocking for more: big batches under load,
+            # prompt verdicts from a slow pipe (`tail -f urls | robotrules bulk -`)
+            if len(batch) >= 256 or source.drained:
+                put(batch)
+                batch = []
+        if batch:
+            put(batch)
+        put(None)
+    except RuntimeError:
+        pass  # the loop is gone (interrupted): nothing to hand over
+    except Exception as exc:  # e.g. a CliError for a bad JSON line: raised in the loop
+        put(exc)
+
+
+async def _progress(totals: _Totals, started: float, expected: int | None) -> None:
+    """A bar when the number of input lines is known (a file), else a moving marker."""
+    import asyncio
+
+    width = 24
     while True:
         await asyncio.sleep(0.2)
         dt = max(time.monotonic() - started, 1e-6)
-        fill = int(time.monotonic() * 4) % bar
-        spinner = "".join("=" if i == fill else " " for i in range(bar))
-        sys.stderr.write(f"\r[{spinner}] {totals.urls:,} URLs  {len(totals.origins):,} origins  "
-                         f"{totals.urls / dt:,.0f} URLs/s  {totals.disallowed:,} disallowed")
+        rate = totals.urls / dt
+        if expected:
+            done = min(totals.urls / expected, 1.0)
+            bar = "#" * int(done * width) + "-" * (width - int(done * width))
+            eta = (expected - totals.urls) / rate if rate > 0 else 0.0
+            lead = f"[{bar}] {done:4.0%} eta {eta:4.0f} s "
+        else:
+            at = int(time.monotonic() * 4) % width
+            lead = "[" + "".join("=" if i == at else " " for i in range(width)) + "] "
+        sys.stderr.write(f"\r{lead}{totals.urls:,} URLs  {len(totals.origins):,} origins  "
+                         f"{rate:,.0f} URLs/s  {totals.disallowed:,} disallowed\x1b[K")
         sys.stderr.flush()
+
+
+def _count_lines(path: str) -> int | None:
+    try:
+        with open(path, "rb") as fh:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    except OSError:
+        return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -266,6 +358,8 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"cannot read {args.source}: {exc.strerror or exc}") from None
     progress = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
     totals = _Totals()
+    import asyncio
+
     try:
         elapsed = asyncio.run(_run(args, agents, stream, totals, progress))
     finally:

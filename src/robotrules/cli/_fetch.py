@@ -90,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
         if h in f.headers:
             w(f"  {h}: {f.headers[h]}\n")
     ttl = f.expires_at - f.fetched_at
-    w(f"  cache: fresh until {_when(f.expires_at)} ({ttl / 3600:.1f} h; RFC 9309 2.4 caps it "
-      "at 24 h)\n")
+    span = f"{ttl / 3600:.1f} h" if ttl >= 3600 else f"{ttl / 60:.0f} min"
+    w(f"  cache: fresh until {_when(f.expires_at)} ({span}; RFC 9309 2.4 caps it at 24 h)\n")
     meaning = {"rules": style.green("rules: the file decides"),
                "allow-all": style.yellow("full allow (unavailable, RFC 9309 2.3.1.3)"),
                "disallow-all": style.red("full disallow (unreachable, RFC 9309 2.3.1.4)")}

@@ -1,0 +1,114 @@
+"""Well-known crawlers as data, ``assess`` and ``robotrules agents`` (issue 5)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from robotrules import parse
+from robotrules.agents import assess, find_agent, known_agents
+from tests.cli.conftest import Server
+
+FILE = """\
+User-agent: *
+Disallow: /private/
+
+User-agent: GPTBot
+Disallow: /
+
+User-agent: Googlebot
+Disallow: /
+Allow: /public/
+
+User-agent: CCBot
+Disallow: /
+Allow: /$
+"""
+
+
+def test_data_has_the_well_known_crawlers() -> None:
+    agents = known_agents()
+    assert len(agents) >= 40
+    tokens = {a.token for a in agents}
+    for t in ("Googlebot", "Bingbot", "GPTBot", "ClaudeBot", "Google-Extended", "CCBot",
+              "PerplexityBot", "Bytespider", "AhrefsBot", "SemrushBot"):
+        assert t in tokens
+    assert len({t.lower() for t in tokens}) == len(tokens)
+    assert {a.category for a in agents} >= {"search", "ai", "seo"}
+    assert all(a.operator and a.purpose and a.name for a in agents)
+
+
+@pytest.mark.parametrize(
+    ("token", "access", "via", "group_line"),
+    [
+        ("GPTBot", "blocked", "named", 4),  # RFC 9309 2.2.1: its own group
+        ("Googlebot", "partial", "named", 7),  # an allow re-opens /public/ (2.2.2)
+        ("CCBot", "partial", "named", 11),  # Allow: /$ is longer than Disallow: /
+        ("ClaudeBot", "partial", "global", 1),  # no group names it: * (2.2.1)
+        ("Googlebot-Image", "partial", "fallback", 7),  # Google: falls back to Googlebot
+        ("AdsBot-Google", "allowed", "none", None),  # Google: AdsBot ignores *
+    ],
+)
+def test_assess(token: str, access: str, via: str, group_line: int | None) -> None:
+    a = assess(parse(FILE), token)
+    assert (a.access, a.via, a.group_line) == (access, via, group_line)
+
+
+def test_assess_no_rules_is_allowed() -> None:
+    """RFC 9309 2.2.1: no matching group and no * group: no rules apply."""
+    a = assess(parse("User-agent: Foo\nDisallow: /\n"), "GPTBot")
+    assert a.access == "allowed"
+    assert a.group_line is None
+
+
+def test_assess_disallow_everything_with_dead_allow_is_blocked() -> None:
+    """RFC 9309 2.2.2: an allow shorter than the blanket disallow never wins."""
+    a = assess(parse("User-agent: GPTBot\nDisallow: /*\nAllow: /\n"), find_agent("gptbot") or "")
+    assert a.access == "blocked"
+
+
+def test_cli_agents_table(cli: Any, tmp_path: Path) -> None:
+    p = tmp_path / "robots.txt"
+    p.write_text(FILE)
+    r = cli("agents", str(p))
+    assert r.code == 0
+    line = next(x for x in r.out.splitlines() if x.strip().startswith("GPTBot "))
+    assert "blocked" in line
+    assert "line 4" in line
+    assert "OpenAI" in line
+
+
+def test_cli_agents_json_category(cli: Any, tmp_path: Path) -> None:
+    p = tmp_path / "robots.txt"
+    p.write_text(FILE)
+    r = cli("agents", str(p), "--json", "--category", "seo")
+    rows = [json.loads(x) for x in r.out.splitlines()]
+    assert rows
+    assert all(x["category"] == "seo" for x in rows)
+    assert {"token", "operator", "access", "group_line", "purpose"} <= set(rows[0])
+
+
+def test_rfc9309_2_3_1_4_cli_agents_url_unreachable(cli: Any, server: Server) -> None:
+    server.robots("", status=500)
+    r = cli("agents", server.base, "--json")
+    rows = [json.loads(x) for x in r.out.splitlines()]
+    assert rows
+    assert all(x["access"] == "blocked" for x in rows)
+
+
+def test_cli_agents_url(cli: Any, server: Server) -> None:
+    server.robots(FILE)
+    r = cli("agents", server.base + "/any/page", "--json", "--category", "ai")
+    by = {x["token"]: x for x in map(json.loads, r.out.splitlines())}
+    assert by["GPTBot"]["access"] == "blocked"
+    assert by["ClaudeBot"]["access"] == "partial"
+
+
+def test_assess_names_that_are_not_rfc_tokens_match_as_written() -> None:
+    """Majestic's MJ12bot obeys 'User-agent: MJ12bot' (RFC 9309 2.2.1 would read 'MJ')."""
+    rules = parse("User-agent: MJ12bot\nDisallow: /\n\nUser-agent: *\nDisallow: /x/\n")
+    a = assess(rules, "MJ12bot")
+    assert (a.access, a.via, a.group_line) == ("blocked", "named", 1)

@@ -1,0 +1,116 @@
+"""``robotrules bulk``: many URLs over many local origins, robots.txt fetched once each.
+
+Origins are distinct (address, port) pairs on 127.x.y.z, all this machine (RFC 9309 2.3: one
+robots.txt per scheme, host and port). Statuses per origin follow many_origins.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+class Origins:
+    def __init__(self, ips: int, ports: int) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, str(HERE / "many_origins.py"), "--ips", str(ips), "--ports",
+             str(ports)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        self.origins: list[str] = json.loads(self.proc.stdout.readline())
+
+    def stats(self) -> dict[str, int]:
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self.proc.stdin.write("stats\n")
+        self.proc.stdin.flush()
+        hits: dict[str, int] = json.loads(self.proc.stdout.readline())
+        return hits
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def origins() -> Iterator[Origins]:
+    o = Origins(ips=10, ports=4)  # 40 origins on 10 loopback addresses
+    yield o
+    o.close()
+
+
+def _urls(origins: list[str], n: int) -> list[str]:
+    paths = ["/", "/private/x", "/private/ok", "/a/b?q=1"]
+    k = len(origins)
+    return [f"{origins[i % k]}{paths[(i // k) % len(paths)]}" for i in range(n)]
+
+
+def test_rfc9309_2_3_bulk_once_per_origin_csv(cli: Any, origins: Origins, tmp_path: Path) -> None:
+    urls = _urls(origins.origins, 400)
+    before = origins.stats()
+    src = tmp_path / "urls.txt"
+    src.write_text("\n".join(urls) + "\n")
+    summary = tmp_path / "summary.jsonl"
+    r = cli("bulk", str(src), "--agent", "GPTBot", "--agent", "Googlebot",
+            "--concurrency", "8", "--summary", str(summary))
+    assert r.code == 1, r.err
+    rows = list(csv.DictReader(io.StringIO(r.out)))
+    assert len(rows) == 800  # one row per URL and agent
+    after = origins.stats()
+    fetched = {o: after.get(o, 0) - before.get(o, 0) for o in origins.origins}
+    assert set(fetched.values()) == {1}, "robots.txt fetched exactly once per origin"
+    by = {(x["url"], x["agent"]): x for x in rows}
+    k0 = origins.origins[0]  # rules, GPTBot blocked (even)
+    assert by[(k0 + "/private/ok", "Googlebot")]["allowed"] == "true"  # RFC 9309 2.2.2
+    assert by[(k0 + "/private/x", "Googlebot")]["line"] == "2"
+    assert by[(k0 + "/", "GPTBot")]["allowed"] == "false"
+    k9 = origins.origins[9]  # 503: unreachable, disallow all (2.3.1.4)
+    assert by[(k9 + "/", "Googlebot")]["allowed"] == "false"
+    assert by[(k9 + "/", "Googlebot")]["outcome"] == "disallow-all"
+    k8 = origins.origins[8]  # 404: unavailable, allow all (2.3.1.3)
+    assert by[(k8 + "/private/x", "Googlebot")]["allowed"] == "true"
+    assert len(summary.read_text().splitlines()) == 40
+    assert "40 origins" in r.err
+
+
+def test_bulk_jsonl_in_and_out_from_stdin(cli: Any, origins: Origins) -> None:
+    urls = _urls(origins.origins, 60)
+    text = "".join(json.dumps({"url": u, "id": i}) + "\n" for i, u in enumerate(urls))
+    r = cli("bulk", "-", "--agent", "ClaudeBot", "--format", "jsonl", input=text)
+    rows = [json.loads(x) for x in r.out.splitlines()]
+    assert len(rows) == 60
+    assert sorted(x["n"] for x in rows) == list(range(1, 61))
+    assert {"url", "agent", "allowed", "line"} <= set(rows[0])
+
+
+def test_bulk_csv_input_with_url_column(cli: Any, origins: Origins, tmp_path: Path) -> None:
+    src = tmp_path / "in.csv"
+    src.write_text("id,url\n1," + origins.origins[1] + "/private/x\n2," + origins.origins[1]
+                   + "/ok\n")
+    r = cli("bulk", str(src), "--agent", "Bot", "--format", "jsonl")
+    rows = sorted((json.loads(x) for x in r.out.splitlines()), key=lambda x: x["n"])
+    assert [x["allowed"] for x in rows] == [False, True]
+    assert r.code == 1
+
+
+def test_bulk_invalid_url_is_a_row_and_exit_2(cli: Any, origins: Origins) -> None:
+    r = cli("bulk", "-", "--agent", "Bot", input=origins.origins[0] + "/\nnot a url\n")
+    assert r.code == 2
+    assert "invalid URL" in r.out
+    assert "Traceback" not in r.err
+
+
+def test_bulk_progress_on_request(cli: Any, origins: Origins) -> None:
+    r = cli("bulk", "-", "--agent", "Bot", "--progress", "always",
+            input="\n".join(_urls(origins.origins, 2000)))
+    assert "URLs/s" in r.err

@@ -1,0 +1,57 @@
+"""``robotrules fetch``: the HTTP story of one robots.txt against real local servers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.cli.conftest import Reply, Server
+
+
+def test_rfc9309_2_3_1_2_redirect_across_hosts_and_groups(cli: Any, make_server: Any) -> None:
+    """RFC 9309 2.3.1.2: follow redirects, even to another authority; then the groups."""
+    a: Server = make_server()
+    b: Server = make_server()
+    a.routes["/robots.txt"] = Reply(301, b"", {"Location": b.base + "/robots.txt"})
+    b.robots("User-agent: *\nDisallow: /x/\n\nUser-agent: GPTBot\nDisallow: /\n"
+             "Sitemap: https://example.com/s.xml\n",
+             **{"Cache-Control": "max-age=600", "ETag": '"v1"'})
+    r = cli("fetch", a.base + "/some/page")
+    assert r.code == 0, r.err
+    assert f"GET {a.base}/robots.txt  ->  301" in r.out
+    assert f"GET {b.base}/robots.txt  ->  200" in r.out
+    assert "cache-control: max-age=600" in r.out
+    assert 'etag: "v1"' in r.out
+    assert "rules" in r.out
+    assert "line 4: User-agent: GPTBot" in r.out
+    assert "Sitemap: https://example.com/s.xml" in r.out
+
+
+def test_rfc9309_2_3_1_4_fetch_json_503(cli: Any, server: Server) -> None:
+    server.robots("busy", status=503, **{"Retry-After": "120"})
+    r = cli("fetch", server.base, "--json")
+    row = json.loads(r.out)
+    assert r.code == 0
+    assert row["status"] == 503
+    assert row["outcome"] == "disallow-all"
+    assert "503" in row["summary"]
+
+
+def test_rfc9309_2_3_1_3_fetch_404(cli: Any, server: Server) -> None:
+    r = cli("fetch", server.base)
+    assert r.code == 0
+    assert "404" in r.out
+    assert "full allow" in r.out
+
+
+def test_fetch_sends_agent_header(cli: Any, server: Server) -> None:
+    server.robots("User-agent: *\nDisallow:\n")
+    cli("fetch", server.base, "--agent", "MyBot/1.0 (+https://my.example)")
+    assert server.agents == ["MyBot/1.0 (+https://my.example)"]
+
+
+def test_fetch_invalid_url(cli: Any) -> None:
+    r = cli("fetch", "ftp://example.com/")
+    assert r.code == 2
+    assert "Traceback" not in r.err
+    assert len(r.err.splitlines()) == 1
