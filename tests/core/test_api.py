@@ -157,3 +157,14 @@ def test_large_group_index_agrees_with_linear_scan() -> None:
     for path in ("/d1/x1", "/d1/x10", "/d1/x1.html", "/q/5.html", "/d3/x3/5.html", "/zz",
                  "/d2/x39.html", "/d2/x39"):
         assert big.is_allowed(path, user_agent="a") is google_allowed(body.encode(), "a", path)
+
+
+def test_compiled_build_is_the_one_under_test_when_expected() -> None:
+    """.ci/run runs tests/core a second time against the mypyc build (tools/build_compiled.py);
+    this makes sure that run really imported the compiled modules."""
+    import os
+
+    if os.environ.get("ROBOTRULES_EXPECT_COMPILED") == "1":
+        assert robotrules.COMPILED
+    else:
+        assert isinstance(robotrules.COMPILED, bool)

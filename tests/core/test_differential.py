@@ -72,7 +72,8 @@ _line = st.one_of(
                                "Allowance", "sitemap", "crawl-delay", "x"]),
               st.sampled_from([":", ": ", " ", "\t", " : "]),
               st.one_of(st.sampled_from(AGENTS),
-                        st.lists(st.sampled_from(PATH_ATOMS), max_size=6).map(lambda s: "/" + "".join(s)))),
+                        st.lists(st.sampled_from(PATH_ATOMS), max_size=6).map(
+                            lambda s: "/" + "".join(s)))),
     st.text(max_size=20),
 )
 
@@ -106,7 +107,7 @@ def test_every_corpus_file_agrees_with_google() -> None:
         body = path.read_bytes()
         rules = robotrules.parse(body, dialect="google")
         patterns = [m.decode("latin-1") for m in RULE_RE.findall(body)][:400]
-        agents = [m.decode() for m in UA_RE.findall(body)][:50] + ["Googlebot", "FooBot"]
+        agents = [*(m.decode() for m in UA_RE.findall(body)[:50]), "Googlebot", "FooBot"]
         for _ in range(12):
             agent = rng.choice(agents)
             url = (_url_from_rule(rng, rng.choice(patterns)) if patterns and rng.random() < 0.8

@@ -178,7 +178,12 @@ class AsyncRobotsClient(BaseClient):
                     if attempt.on_response(response.status_code, response.headers) != "read-body":
                         continue
                     complete = True
-                    async for chunk in response.aiter_raw():
+                    if response.is_stream_consumed:  # already read by the client
+                        attempt.body_already_decoded()
+                        chunks: AsyncIterator[bytes] = _once(response.content)
+                    else:
+                        chunks = response.aiter_raw()
+                    async for chunk in chunks:
                         if attempt.feed(chunk):
                             complete = False
                             break
@@ -250,3 +255,7 @@ class AsyncRobotsClient(BaseClient):
                     return entry, False
                 return None, True
         return None, None
+
+
+async def _once(data: bytes) -> AsyncIterator[bytes]:
+    yield data

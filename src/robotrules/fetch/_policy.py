@@ -266,6 +266,12 @@ class Attempt:
         self.status = None
         return "redirect"
 
+    def body_already_decoded(self) -> None:
+        """The HTTP client has already read and decoded the body (an ``httpx.Response`` built
+        with ``content=``, as ``httpx.MockTransport`` handlers do): feed it as it is, still
+        capped at ``max_bytes``."""
+        self.decoder = BodyDecoder("", self.max_bytes)
+
     def feed(self, raw: bytes) -> bool:
         """A chunk of the raw body; True means stop reading (limit reached or broken data)."""
         assert self.decoder is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Literal
@@ -177,7 +177,12 @@ class RobotsClient(BaseClient):
                     if attempt.on_response(response.status_code, response.headers) != "read-body":
                         continue
                     complete = True
-                    for chunk in response.iter_raw():
+                    if response.is_stream_consumed:  # already read by the client
+                        attempt.body_already_decoded()
+                        chunks: Iterable[bytes] = (response.content,)
+                    else:
+                        chunks = response.iter_raw()
+                    for chunk in chunks:
                         if attempt.feed(chunk):
                             complete = False
                             break
