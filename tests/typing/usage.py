@@ -7,7 +7,7 @@ public signature that breaks user code fails the type check.
 from __future__ import annotations
 
 import robotrules
-from robotrules import Finding, Group, RequestRate, Rule, RobotsTxt, Verdict
+from robotrules import Finding, Group, RequestRate, RobotsTxt, Rule, Verdict
 from robotrules.fetch import AsyncRobotsClient, FetchedRobots, RobotsClient, origin_of
 from robotrules.stores import MemoryStore, SQLiteStore
 
