@@ -158,25 +158,7 @@ class LinearMatcher(Matcher):
         self._entries = entries
 
     def best(self, path: str) -> Entry | None:
-        startswith = path.startswith
-        for e in self._entries:
-            kind = e[3]
-            if kind == PREFIX:
-                if startswith(e[4]):
-                    return e
-            elif kind == EXACT:
-                if path == e[4]:
-                    return e
-            elif startswith(e[4]):
-                if kind == STAR:
-                    if e[6]:
-                        if len(path) >= e[7] and path.endswith(e[5]):
-                            return e
-                    elif not e[5] or path.find(e[5], len(e[4])) >= 0:
-                        return e
-                elif _wild(path, e[8], e[6]):
-                    return e
-        return None
+        return _scan(self._entries, path, None)
 
 
 class IndexedMatcher(Matcher):

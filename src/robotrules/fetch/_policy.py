@@ -589,23 +589,8 @@ def settle(
     failures += 1
     expires_at = now + backoff_delay(failures, result.retry_after)
     error = _describe_failure(result)
-    if now - failing_since >= LONG_OUTAGE:
-        entry = CacheEntry(
-            robots_url=result.robots_url,
-            outcome="allow-all" if long_outage == "allow" else "disallow-all",
-            status=result.status,
-            final_url=result.final_url,
-            fetched_at=now,
-            expires_at=expires_at,
-            redirects=result.redirects,
-            error=result.error,
-            headers=dict(result.headers),
-            copy_ok=False,
-            failing_since=failing_since,
-            failures=failures,
-        )
-        return replace(entry, summary=summarize(entry, long_outage=True))
-    if previous is not None and previous.copy_ok:
+    long = now - failing_since >= LONG_OUTAGE
+    if not long and previous is not None and previous.copy_ok:
         entry = replace(
             previous,
             expires_at=expires_at,
@@ -616,7 +601,7 @@ def settle(
         return replace(entry, summary=summarize(entry))
     entry = CacheEntry(
         robots_url=result.robots_url,
-        outcome="disallow-all",
+        outcome="allow-all" if long and long_outage == "allow" else "disallow-all",
         status=result.status,
         final_url=result.final_url,
         fetched_at=now,
@@ -628,7 +613,7 @@ def settle(
         failing_since=failing_since,
         failures=failures,
     )
-    return replace(entry, summary=summarize(entry))
+    return replace(entry, summary=summarize(entry, long_outage=long))
 
 
 def store_ttl(entry: CacheEntry, now: float) -> float:
