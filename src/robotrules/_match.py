@@ -5,36 +5,37 @@ Theory of operation
 A pattern is a literal string with two special characters (RFC 9309 2.2.3): ``*`` matches
 any run of characters and ``$`` as the *last* character anchors the end (elsewhere it is a
 literal, as in Google's ``robots.cc``). Patterns are matched from the first character of the
-path. Each pattern is classified when the file is compiled:
+path. Each pattern is classified once, when its group is compiled:
 
-- ``PREFIX``: no ``*`` and no final ``$``: ``path.startswith(pattern)``;
-- ``EXACT``: no ``*`` but a final ``$``: ``path == pattern[:-1]``;
-- ``WILD``: split on ``*`` into literal segments; the first must be a prefix of the path, the
-  middle ones are found left to right (greedy leftmost is optimal for ``*``-only globs), the
-  last must be found after them (or, anchored, end the path).
+- ``PREFIX``: no ``*``, no final ``$``: ``path.startswith(prefix)``;
+- ``EXACT``: no ``*``, a final ``$``: ``path == prefix``;
+- ``STAR``: one ``*``: the prefix, then the suffix found after it (or ending the path);
+- ``WILD``: several ``*``: the literal segments found left to right; greedy leftmost is
+  optimal for ``*``-only globs, and the last segment must be found after the others (or,
+  anchored, end the path).
 
-No regular expression is involved, so nothing can backtrack: the worst case of one pattern is
-``O(len(path) * len(pattern))`` (each ``str.find`` is at most that, and the finds of one
-pattern cover disjoint parts of the path); in practice each find is a C-speed scan.
-
-A group's rules are indexed by their *literal prefix* (the text before the first ``*`` or the
-final ``$``): a rule can only match when the path starts with that prefix. A query looks up
-``path[:n]`` for each distinct prefix length ``n`` present in the group, so its cost grows with
-the number of distinct prefix lengths (tens) rather than the number of rules (thousands).
-Within a bucket rules are ordered best first (priority, then allow before disallow, then file
-order), so the first match in a bucket is that bucket's best.
+No regular expression is involved, so nothing can backtrack. The worst case of one pattern
+is ``O(len(path) * len(pattern))``: each ``str.find`` is at most that, and the finds of one
+pattern cover disjoint parts of the path. In practice each find is a C-speed scan.
 
 The winner over all matching rules is the one with the highest priority (RFC 9309 2.2.2: the
-most specific match, i.e. the most octets, counted on the pattern as Google does); ties go to
-``allow``; among equals the earliest line wins (Google's ``Match::Set`` keeps the first).
-Rules with an empty pattern never decide (Google: priority 0 is no match) and are not indexed.
+most specific match, i.e. the most octets, counted on the pattern as Google does). Ties go to
+``allow``, and among equals the earliest line wins (Google's ``Match::Set`` keeps the first).
+Entries carry a rank so that plain tuple order is this order, and every scan runs best first
+and stops at the first match. Rules with an empty pattern never decide (Google: priority 0 is
+no match) and are not indexed.
+
+Small groups are scanned whole. Larger groups put their rules with a literal prefix of two or
+more characters behind one ``str.startswith(tuple)`` filter and prefix buckets; the cost of a
+query then grows with the number of distinct prefix lengths (tens), not with the number of
+rules (thousands). See :class:`IndexedMatcher`.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["Matcher", "compile_pattern", "make_matcher"]
+__all__ = ["Matcher", "compile_pattern", "make_entry", "make_matcher"]
 
 PREFIX: Final = 0  # no "*", no final "$": path.startswith(prefix)
 EXACT: Final = 1  # no "*", final "$": path == prefix
@@ -44,9 +45,16 @@ LINEAR_MAX: Final = 8  # groups this small are scanned rule by rule
 
 # A compiled pattern: (kind, prefix, suffix, anchored, minimum length, segments).
 Compiled = tuple[int, str, str, bool, int, tuple[str, ...]]
-# An entry: (priority, allow, line, kind, prefix, suffix, anchored, minimum, segments, index)
-# where index is the directive index of the rule in its file.
-Entry = tuple[int, bool, int, int, str, str, bool, int, tuple[str, ...], int]
+# An entry: (rank, line, priority, allow, kind, prefix, suffix, anchored, minimum, segments,
+# index). rank = -(2 * priority + allow) puts entries best first under plain tuple order:
+# highest priority, then allow before disallow (RFC 9309 2.2.2), then the earliest line
+# (Google's Match::Set keeps the first); index is the rule's directive index in its file.
+Entry = tuple[int, int, int, bool, int, str, str, bool, int, tuple[str, ...], int]
+
+
+def make_entry(priority: int, allow: bool, line: int, c: Compiled, index: int) -> Entry:
+    return (-(2 * priority + allow), line, priority, allow, c[0], c[1], c[2], c[3], c[4], c[5],
+            index)
 
 
 def compile_pattern(pattern: str) -> Compiled:
@@ -82,32 +90,22 @@ def _wild(path: str, segments: tuple[str, ...], anchored: bool) -> bool:
 
 def entry_matches(e: Entry, path: str) -> bool:
     """Whether entry ``e`` matches ``path``."""
-    kind = e[3]
+    kind = e[4]
     if kind == PREFIX:
-        return path.startswith(e[4])
+        return path.startswith(e[5])
     if kind == EXACT:
-        return path == e[4]
-    if not path.startswith(e[4]):
+        return path == e[5]
+    if not path.startswith(e[5]):
         return False
     if kind == STAR:
-        if e[6]:
-            return len(path) >= e[7] and path.endswith(e[5])
-        return not e[5] or path.find(e[5], len(e[4])) >= 0
-    return _wild(path, e[8], e[6])
+        if e[7]:
+            return len(path) >= e[8] and path.endswith(e[6])
+        return not e[6] or path.find(e[6], len(e[5])) >= 0
+    return _wild(path, e[9], e[7])
 
 
-def _better(a: Entry, best: Entry | None) -> bool:
-    if best is None:
-        return True
-    if a[0] != best[0]:
-        return a[0] > best[0]
-    if a[1] != best[1]:
-        return a[1]
-    return a[2] < best[2]
-
-
-def _sort_key(e: Entry) -> tuple[int, bool, int]:
-    return (-e[0], not e[1], e[2])
+def _better(a: Entry, best: Entry) -> bool:
+    return a[0] < best[0] or (a[0] == best[0] and a[1] < best[1])
 
 
 def _scan(entries: tuple[Entry, ...], path: str, best: Entry | None) -> Entry | None:
@@ -116,21 +114,21 @@ def _scan(entries: tuple[Entry, ...], path: str, best: Entry | None) -> Entry | 
     for e in entries:
         if best is not None and not _better(e, best):
             return best
-        kind = e[3]
+        kind = e[4]
         if kind == PREFIX:
-            if startswith(e[4]):
+            if startswith(e[5]):
                 return e
         elif kind == EXACT:
-            if path == e[4]:
+            if path == e[5]:
                 return e
-        elif startswith(e[4]):
+        elif startswith(e[5]):
             if kind == STAR:
-                if e[6]:
-                    if len(path) >= e[7] and path.endswith(e[5]):
+                if e[7]:
+                    if len(path) >= e[8] and path.endswith(e[6]):
                         return e
-                elif not e[5] or path.find(e[5], len(e[4])) >= 0:
+                elif not e[6] or path.find(e[6], len(e[5])) >= 0:
                     return e
-            elif _wild(path, e[8], e[6]):
+            elif _wild(path, e[9], e[7]):
                 return e
     return best
 
@@ -176,11 +174,11 @@ class IndexedMatcher(Matcher):
 
     def __init__(self, entries: list[Entry]) -> None:
         super().__init__(len(entries))
-        self._always = tuple(e for e in entries if len(e[4]) < 2)
+        self._always = tuple(e for e in entries if len(e[5]) < 2)
         buckets: dict[str, list[Entry]] = {}
         for e in entries:
-            if len(e[4]) >= 2:
-                buckets.setdefault(e[4], []).append(e)
+            if len(e[5]) >= 2:
+                buckets.setdefault(e[5], []).append(e)
         self._buckets = {k: tuple(v) for k, v in buckets.items()}
         self._prefixes = tuple(buckets)
         self._lengths = tuple(sorted({len(k) for k in buckets}, reverse=True))
@@ -203,8 +201,8 @@ class IndexedMatcher(Matcher):
 
 def make_matcher(entries: list[Entry]) -> Matcher:
     """Sort ``entries`` best first (empty patterns never decide) and index them."""
-    entries = [e for e in entries if e[0] > 0]
-    entries.sort(key=_sort_key)
+    entries = [e for e in entries if e[2] > 0]
+    entries.sort()
     if len(entries) <= LINEAR_MAX:
         return LinearMatcher(tuple(entries))
     return IndexedMatcher(entries)

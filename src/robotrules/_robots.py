@@ -34,7 +34,7 @@ from typing import Final
 from urllib.parse import urljoin, urlsplit
 
 from . import _tokenize as T
-from ._match import PREFIX, Compiled, Entry, Matcher, compile_pattern, make_matcher
+from ._match import PREFIX, Compiled, Entry, Matcher, compile_pattern, make_entry, make_matcher
 from ._model import (
     Dialect,
     Finding,
@@ -171,8 +171,8 @@ class _Index:
     __slots__ = ("by_token", "global_", "members", "outside", "sitemaps", "uas")
 
     def __init__(self) -> None:
-        self.uas: list[list[int]] = []  # directive indices of each group's user-agent lines
-        self.members: list[list[int]] = []  # rules and other lines of each group
+        self.uas: list[array[int]] = []  # directive indices of each group's user-agent lines
+        self.members: list[array[int]] = []  # rules and other lines of each group
         self.by_token: dict[str, tuple[int, ...]] = {}
         self.global_: tuple[int, ...] = ()
         self.outside: list[int] = []  # host, clean-param and unknown lines outside groups
@@ -224,7 +224,7 @@ class RobotsTxt:
         idx = _Index()
         uas = idx.uas
         members = idx.members
-        cur: list[int] | None = None
+        cur: array[int] | None = None
         has_rules = False
         seen_sitemaps: set[str] = set()
         sitemaps: list[str] = []
@@ -233,8 +233,8 @@ class RobotsTxt:
             k = head >> shift
             if k == T.UA:
                 if cur is None or has_rules:
-                    uas.append([i])
-                    cur = []
+                    uas.append(array("I", (i,)))
+                    cur = array("I")
                     members.append(cur)
                     has_rules = False
                 else:
@@ -380,7 +380,7 @@ class RobotsTxt:
         allow = head >> T.KIND_SHIFT == T.ALLOW
         line = head & T.LINE_MASK
         for priority, c, _ in _compiled_pattern(raw, self.dialect, allow):
-            out.append((priority, allow, line, c[0], c[1], c[2], c[3], c[4], c[5], i))
+            out.append(make_entry(priority, allow, line, c, i))
 
     def _matcher(self, key: str) -> tuple[Matcher, tuple[int, ...]]:
         """The compiled matcher and group indices for a query key."""
@@ -400,7 +400,7 @@ class RobotsTxt:
                     if k == T.ALLOW or k == T.DISALLOW:
                         self._entries(i, entries)
             if self.dialect == "1994":
-                entries.sort(key=lambda e: e[2])
+                entries.sort(key=lambda e: e[1])  # file order: the first match wins
                 m: Matcher = _FirstMatch(entries)
             else:
                 m = make_matcher(entries)
@@ -467,7 +467,7 @@ class RobotsTxt:
         if hit is None:
             hit = self._for_agent(user_agent)
         e = hit[0].best(path)
-        return e is None or e[1]
+        return e is None or e[3]
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
@@ -486,9 +486,9 @@ class RobotsTxt:
         if e is None:
             return Verdict(True, None, None, agents, "no-matching-rule", user_agent, path,
                            dialect, f"no rule of {where} matches: allowed")
-        rule = self._rule(e[9])
-        verb = "allows" if e[1] else "disallows"
-        return Verdict(e[1], rule.line, rule, agents, "rule", user_agent, path, dialect,
+        rule = self._rule(e[10])
+        verb = "allows" if e[3] else "disallows"
+        return Verdict(e[3], rule.line, rule, agents, "rule", user_agent, path, dialect,
                        f"line {rule.line} '{rule}' of {where} {verb} it")
 
     def _where(self, groups: tuple[int, ...]) -> str:
@@ -774,7 +774,7 @@ class _FirstMatch(Matcher):
 
     def best(self, path: str) -> Entry | None:
         for e in self._rules:
-            if path.startswith(e[4]):
+            if path.startswith(e[5]):
                 return e
         return None
 
