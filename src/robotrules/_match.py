@@ -33,6 +33,7 @@ rules (thousands). See :class:`IndexedMatcher`.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 __all__ = ["Matcher", "compile_pattern", "make_entry", "make_matcher"]
@@ -42,6 +43,9 @@ EXACT: Final = 1  # no "*", final "$": path == prefix
 STAR: Final = 2  # one "*": prefix, then suffix found after it (or ending the path)
 WILD: Final = 3  # several "*": the literal segments found in order
 LINEAR_MAX: Final = 8  # groups this small are scanned rule by rule
+PREFILTER_MAX: Final = 256  # startswith(tuple) is linear in the tuple: only for short ones
+GRAM: Final = 3  # length of the literal heads the always-scanned rules are indexed by
+_STARS: Final = re.compile(r"\*{2,}")
 
 # A compiled pattern: (kind, prefix, suffix, anchored, minimum length, segments).
 Compiled = tuple[int, str, str, bool, int, tuple[str, ...]]
@@ -58,9 +62,19 @@ def make_entry(priority: int, allow: bool, line: int, c: Compiled, index: int) -
 
 
 def compile_pattern(pattern: str) -> Compiled:
-    """Classify ``pattern``: ``(kind, prefix, suffix, anchored, minimum, segments)``."""
+    """Classify ``pattern``: ``(kind, prefix, suffix, anchored, minimum, segments)``.
+
+    Redundant stars go first: ``a**b`` is ``a*b``, and a trailing ``*`` (with or without a
+    final ``$``) matches any rest of the path, so ``/a*`` and ``/a*$`` are the prefix ``/a``.
+    Priority is not affected: the caller counts the pattern as written.
+    """
     anchored = pattern.endswith("$")
     body = pattern[:-1] if anchored else pattern
+    if "**" in body:
+        body = _STARS.sub("*", body)
+    if body.endswith("*"):
+        body = body[:-1]
+        anchored = False
     if "*" not in body:
         return (EXACT if anchored else PREFIX), body, "", anchored, len(body), ()
     segments = tuple(body.split("*"))
@@ -159,41 +173,81 @@ class LinearMatcher(Matcher):
         return _scan(self._entries, path, None)
 
 
-class IndexedMatcher(Matcher):
-    """A larger group, split in two:
+def _required(e: Entry) -> str:
+    """A literal that any path ``e`` matches must contain (after its prefix), or ``""``."""
+    kind = e[4]
+    if kind == STAR:
+        return e[6]
+    if kind == WILD:
+        return max(e[9][1:], key=len)
+    return ""
 
-    - rules whose literal prefix has two characters or more sit in prefix buckets behind
-      one ``str.startswith(tuple_of_prefixes)`` call, a C-speed filter that rules them all out
-      at once for most paths (protego 0.7 uses the same filter); a path that passes looks up
-      ``path[:n]`` for each distinct prefix length ``n``;
-    - rules whose prefix is ``""`` or ``"/"`` (``*.gif$``, ``/*?sort=``) could match any
-      path and are scanned best first, only while they can still beat the buckets' answer.
+
+class IndexedMatcher(Matcher):
+    """A larger group, split in two.
+
+    - Rules whose literal prefix has two characters or more sit in prefix buckets: a path
+      looks up ``path[:n]`` for each distinct prefix length ``n``. While there are few
+      distinct prefixes, one ``str.startswith(tuple_of_prefixes)`` call first rules them all
+      out at C speed for most paths (protego 0.7 uses the same filter).
+    - Rules whose prefix is ``""`` or ``"/"`` (``*.gif$``, ``/*?sort=``) could match any
+      path. Each needs some literal (its suffix, or its longest segment) to occur in the path;
+      when there are many, they are indexed by that literal's first ``GRAM`` characters, and a
+      path looks up ``path[i:i+GRAM]`` at each position, so only rules whose literal could
+      occur are tried. The rest (literal shorter than ``GRAM``) are scanned best first. Either
+      way a rule is tried only while it can still beat the answer found so far.
     """
 
-    __slots__ = ("_always", "_buckets", "_lengths", "_prefixes")
+    __slots__ = ("_always", "_buckets", "_grams", "_lengths", "_prefixes")
 
     def __init__(self, entries: list[Entry]) -> None:
         super().__init__(len(entries))
-        self._always = tuple(e for e in entries if len(e[5]) < 2)
         buckets: dict[str, list[Entry]] = {}
+        always: list[Entry] = []
         for e in entries:
             if len(e[5]) >= 2:
                 buckets.setdefault(e[5], []).append(e)
+            else:
+                always.append(e)
         self._buckets = {k: tuple(v) for k, v in buckets.items()}
-        self._prefixes = tuple(buckets)
+        self._prefixes = tuple(buckets) if len(buckets) <= PREFILTER_MAX else ()
         self._lengths = tuple(sorted({len(k) for k in buckets}, reverse=True))
+        grams: dict[str, list[Entry]] = {}
+        if len(always) > LINEAR_MAX:
+            rest: list[Entry] = []
+            for e in always:
+                literal = _required(e)
+                if len(literal) >= GRAM:
+                    grams.setdefault(literal[:GRAM], []).append(e)
+                else:
+                    rest.append(e)
+            always = rest
+        self._grams = {k: tuple(v) for k, v in grams.items()}
+        self._always = tuple(always)
 
     def best(self, path: str) -> Entry | None:
         best: Entry | None = None
-        if self._prefixes and path.startswith(self._prefixes):
+        n = len(path)
+        if not self._prefixes or path.startswith(self._prefixes):
             get = self._buckets.get
-            n = len(path)
             for length in self._lengths:
                 if length > n:
                     continue
                 bucket = get(path[:length])
                 if bucket is not None and (best is None or _better(bucket[0], best)):
                     best = _scan(bucket, path, best)
+        grams = self._grams
+        if grams:
+            get = grams.get
+            for i in range(n - GRAM + 1):
+                found = get(path[i : i + GRAM])
+                if found is not None:
+                    for e in found:  # best first within the gram
+                        if best is not None and not _better(e, best):
+                            break
+                        if entry_matches(e, path):
+                            best = e
+                            break
         if self._always:
             best = _scan(self._always, path, best)
         return best

@@ -116,3 +116,41 @@ def test_every_corpus_file_agrees_with_google() -> None:
             assert rules.is_allowed(url, user_agent=agent) is expected, (path.name, agent, url)
             queries += 1
     assert queries >= 12 * len(files)
+
+
+def _big_group_body(rng: random.Random, n: int) -> str:
+    atoms = ["a", "b", "ab", "?x=", "&y=", ".gif", "/", "abc", "q", "zz"]
+    lines = ["User-agent: *"]
+    for _ in range(n):
+        shape = rng.random()
+        lit = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 3)))
+        if shape < 0.3:
+            pat = "/*" + lit + rng.choice(["", "*", "$", "**"])
+        elif shape < 0.45:
+            pat = "*" + lit + rng.choice(["", "$"])
+        elif shape < 0.6:
+            pat = "/*" + lit + "*" + rng.choice(atoms) + rng.choice(["", "$"])
+        elif shape < 0.8:
+            pat = "/" + lit + rng.choice(["", "*", "*" + rng.choice(atoms), "$"])
+        else:
+            pat = "/" + "/".join(rng.choice(atoms) for _ in range(rng.randint(1, 4)))
+        lines.append(f"{rng.choice(['Allow', 'Disallow'])}: {pat}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("size", [12, 40, 300, 1200])
+def test_large_groups_agree_with_google(size: int) -> None:
+    """Groups large enough for the indexed matcher (prefix buckets, the startswith filter
+    and its cut-off, the literal-head index of rules starting with "/*" or "*"), with
+    redundant stars, against Google's matcher."""
+    rng = random.Random(size)
+    for _ in range(6):
+        body = _big_group_body(rng, size)
+        raw = body.encode()
+        rules = robotrules.parse(raw, dialect="google")
+        for _ in range(60):
+            path = "/" + "".join(rng.choice(["a", "b", "ab", "?x=", "&y=", ".gif", "/", "abc",
+                                             "q", "zz", "c"]) for _ in range(rng.randint(0, 8)))
+            url = "http://example.com" + path
+            assert rules.is_allowed(url, user_agent="x") is google_allowed(raw, "x", url), (
+                body, url)
