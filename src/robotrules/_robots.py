@@ -251,9 +251,10 @@ class RobotsTxt:
             if k == T.BLANK:
                 cur = None
                 continue
-            start = dirs[3 * i + 1]
-            value = text[start : start + dirs[3 * i + 2]]
-            line = head & mask
+            if findings is not None:  # only findings need the text of a line
+                start = dirs[3 * i + 1]
+                value = text[start : start + dirs[3 * i + 2]]
+                line = head & mask
             if k == T.ALLOW or k == T.DISALLOW:
                 if cur is None:
                     if findings is not None:
