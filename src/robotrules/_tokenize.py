@@ -280,11 +280,10 @@ def _line(
     colon = s.find(":")
     missing_colon = False
     if colon < 0:
-        sp = -1
-        for i, ch in enumerate(s):
-            if ch == " " or ch == "\t":
-                sp = i
-                break
+        sp = s.find(" ")
+        tab = s.find("\t")
+        if tab >= 0 and (sp < 0 or tab < sp):
+            sp = tab
         rest = s[sp:].lstrip(" \t") if sp >= 0 else ""
         if sp < 0 or " " in rest or "\t" in rest or legacy:
             if findings is not None:

@@ -150,3 +150,17 @@ def test_one_object_serves_many_threads() -> None:
 def test_unknown_dialect_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="unknown dialect"):
         robotrules.parse("", "rfc")  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not _corpus(), reason="shared/corpus not present")
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_fast_and_careful_tokenizer_paths_agree(dialect: Dialect) -> None:
+    """One token stream (STYLE: a line can never be read two ways): the fast path for plain
+    `key: value` lines must yield exactly what the careful, finding-collecting path yields,
+    on every corpus file and on the hostile bodies."""
+    from robotrules import _tokenize as T
+
+    bodies = [p.read_bytes() for p in _corpus()] + HOSTILE
+    for body in bodies:
+        text, _ = T.to_text(body)
+        assert T.tokenize(text, dialect) == T.tokenize(text, dialect, []), body[:200]
