@@ -242,9 +242,11 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
                 kind = _classified(low, dialect)
         rest = line[colon + 1 :] if hash_at < 0 else line[colon + 1 : hash_at]
         value = rest.lstrip(ws)
+        vlen = len(value.rstrip(ws))
         append(kind | lineno)
-        append(start + colon + 1 + len(rest) - len(value))
-        append(len(value.rstrip(ws)))
+        # an empty value starts right after the colon, as the careful path says
+        append(start + colon + 1 + (len(rest) - len(value) if vlen else 0))
+        append(vlen)
     return array("I", out)
 
 
