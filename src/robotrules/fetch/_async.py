@@ -172,7 +172,9 @@ class AsyncRobotsClient(BaseClient):
                 break
             limits = httpx.Timeout(remaining, connect=min(self.connect_timeout, remaining))
             try:
-                async with self.http.stream(
+                # httpx times each socket read; this bounds the whole exchange, so that a
+                # server trickling its headers a byte at a time cannot hold us past the total
+                async with asyncio.timeout(remaining), self.http.stream(
                     "GET", attempt.url, headers=headers, timeout=limits, follow_redirects=False
                 ) as response:
                     if attempt.on_response(response.status_code, response.headers) != "read-body":
@@ -192,6 +194,9 @@ class AsyncRobotsClient(BaseClient):
                             break
                     if attempt.result is None:
                         attempt.on_body_end(complete=complete)
+            except TimeoutError:  # the total deadline (not httpx's own timeouts)
+                if attempt.result is None:
+                    attempt.on_error("timeout")
             except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
                 attempt.on_error(describe_exception(exc))
         assert attempt.result is not None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Literal
@@ -49,6 +51,10 @@ class _KeyedLocks:
                     del self._locks[key]
 
 
+_WORKERS = 16  # concurrent fetches of one client (one per origin at a time)
+_GRACE = 1.0  # seconds past the total timeout before a stalled fetch is given up
+
+
 class RobotsClient(BaseClient):
     """Fetches, caches and applies robots.txt files (RFC 9309 2.3, 2.4), synchronously.
 
@@ -83,6 +89,8 @@ class RobotsClient(BaseClient):
             verify=default_ssl_context(),
         )
         self._locks = _KeyedLocks()
+        self._workers: ThreadPoolExecutor | None = None  # made on first fetch
+        self._workers_lock = threading.Lock()
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -144,6 +152,8 @@ class RobotsClient(BaseClient):
 
     def close(self) -> None:
         """Close the HTTP client and store this client created (not ones passed in)."""
+        if self._workers is not None:
+            self._workers.shutdown(wait=False, cancel_futures=True)
         if self._own_http:
             self.http.close()
         if self._own_store:
@@ -161,6 +171,30 @@ class RobotsClient(BaseClient):
     # -- I/O -------------------------------------------------------------------------------
 
     def _fetch(self, origin: str) -> P.AttemptResult:
+        """Fetch within the total timeout, whatever the server does.
+
+        httpx times each socket read, so a server trickling its headers a byte at a time
+        could hold a request far past the total. The request runs on a small worker pool and
+        the caller waits at most the total (plus a little): a worker held by such a server is
+        left to finish on its own, and its late answer is dropped.
+        """
+        pool = self._workers
+        if pool is None:
+            with self._workers_lock:
+                pool = self._workers
+                if pool is None:
+                    pool = self._workers = ThreadPoolExecutor(
+                        max_workers=_WORKERS, thread_name_prefix="robotrules-fetch")
+        future = pool.submit(self._fetch_now, origin)
+        try:
+            return future.result(timeout=self.timeout + _GRACE)
+        except FutureTimeout:
+            attempt = self.new_attempt(origin)
+            attempt.on_error("timeout")
+            assert attempt.result is not None
+            return attempt.result
+
+    def _fetch_now(self, origin: str) -> P.AttemptResult:
         attempt = self.new_attempt(origin)
         deadline = time.monotonic() + self.timeout
         headers = self.request_headers()
