@@ -38,12 +38,13 @@ like the module it replaces.
 from __future__ import annotations
 
 import http.client
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Callable, Iterable
+from typing import Literal, TypeVar
 from urllib.robotparser import RequestRate
 
 from robotrules import Dialect, RobotsTxt, Verdict, parse
@@ -55,6 +56,37 @@ AuthFailure = Literal["allow", "disallow"]
 _Reason = Literal["unavailable", "unreachable", "not-fetched"]
 
 _MAX_BYTES = 512_000  # RFC 9309 2.5: a parsing limit of at least 500 KiB
+
+
+_T = TypeVar("_T")
+
+
+def _bounded(work: Callable[[], _T], timeout: float | None) -> _T:
+    """Run ``work`` and wait for it at most ``timeout`` seconds in all.
+
+    urllib's timeout applies to each socket operation, so a server that trickles its headers
+    or body a byte at a time could hold ``read()`` for ever. The download runs in a daemon
+    thread; past the total it is abandoned and ``TimeoutError`` raised here.
+    """
+    if timeout is None:
+        return work()
+    box: list[_T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            box.append(work())
+        except BaseException as exc:  # handed to the caller below
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True, name="robotrules-compat-read")
+    thread.start()
+    thread.join(timeout)
+    if failure:
+        raise failure[0]
+    if not box:
+        raise TimeoutError(f"no complete answer within {timeout:g} s")
+    return box[0]
 
 
 class RobotFileParser:
@@ -137,9 +169,7 @@ class RobotFileParser:
         headers = {"User-Agent": self.user_agent} if self.user_agent else {}
         request = urllib.request.Request(self.url, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                self.status = response.status
-                body = response.read(self.max_bytes)
+            self.status, body = _bounded(lambda: self._download(request), self.timeout)
         except urllib.error.HTTPError as err:
             self.status = err.code
             err.close()
@@ -151,6 +181,10 @@ class RobotFileParser:
             self.disallow_all = True
             return
         self._load(body, url=self.url or None)
+
+    def _download(self, request: urllib.request.Request) -> tuple[int, bytes]:
+        with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            return response.status, response.read(self.max_bytes)
 
     def parse(self, lines: Iterable[str] | Iterable[bytes] | str | bytes) -> None:
         """Parse the lines of a robots.txt (a list of lines, as the stdlib takes).

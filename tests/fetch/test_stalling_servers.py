@@ -81,3 +81,17 @@ async def test_async_client_gives_up_at_the_total_timeout(trickling_port: int) -
     assert fetched.outcome == "disallow-all"
     assert fetched.error is not None
     assert "timeout" in fetched.error
+
+
+def test_urllib_drop_in_read_gives_up_at_its_timeout(trickling_port: int) -> None:
+    """robotrules.compat.RobotFileParser.read(): urllib times each socket operation; the
+    drop-in bounds the whole read and, unreachable, disallows all (RFC 9309 2.3.1.4)."""
+    from robotrules.compat import RobotFileParser
+
+    rp = RobotFileParser(f"http://127.0.0.1:{trickling_port}/robots.txt", timeout=TIMEOUT)
+    start = time.monotonic()
+    rp.read()
+    assert time.monotonic() - start < BOUND
+    assert rp.disallow_all
+    assert isinstance(rp.error, TimeoutError)
+    assert not rp.can_fetch("ExampleBot", f"http://127.0.0.1:{trickling_port}/page")
