@@ -217,7 +217,10 @@ class RobotsTxt:
 
     def _build(self, findings: list[Finding] | None) -> _Index:
         """Groups, global records and (when asked) the structural findings, in one pass."""
-        dirs = self._dirs if findings is None else T.tokenize(self._text, self.dialect, findings)
+        # a list for the pass: indexing an array makes a new int object each time
+        packed = self._dirs if findings is None else T.tokenize(self._text, self.dialect,
+                                                                 findings)
+        dirs = packed.tolist()
         text = self._text
         shift = T.KIND_SHIFT
         mask = T.LINE_MASK
@@ -291,7 +294,7 @@ class RobotsTxt:
                     cur.append(i)
                 else:
                     idx.outside.append(i)
-        self._index_agents(idx, dirs, findings)
+        self._index_agents(idx, packed, findings)
         return idx
 
     def _index_agents(self, idx: _Index, dirs: array[int], findings: list[Finding] | None
@@ -371,18 +374,6 @@ class RobotsTxt:
 
     # -- compiling ------------------------------------------------------------------------
 
-    def _entries(self, i: int, out: list[Entry]) -> None:
-        dirs = self._dirs
-        head = dirs[3 * i]
-        start = dirs[3 * i + 1]
-        raw = self._text[start : start + dirs[3 * i + 2]]
-        if not raw:
-            return
-        allow = head >> T.KIND_SHIFT == T.ALLOW
-        line = head & T.LINE_MASK
-        for priority, c, _ in _compiled_pattern(raw, self.dialect, allow):
-            out.append(make_entry(priority, allow, line, c, i))
-
     def _matcher(self, key: str) -> tuple[Matcher, tuple[int, ...]]:
         """The compiled matcher and group indices for a query key."""
         idx = self._idx
@@ -393,13 +384,22 @@ class RobotsTxt:
         hit = compiled.get("\0" + ck)
         if hit is None:
             entries: list[Entry] = []
-            dirs = self._dirs
-            shift = T.KIND_SHIFT
+            dirs = self._dirs.tolist()  # list indexing makes no new int objects
+            text = self._text
+            dialect = self.dialect
             for g in groups:
                 for i in idx.members[g]:
-                    k = dirs[3 * i] >> shift
-                    if k == T.ALLOW or k == T.DISALLOW:
-                        self._entries(i, entries)
+                    head = dirs[3 * i]
+                    k = head >> T.KIND_SHIFT
+                    if k != T.ALLOW and k != T.DISALLOW:
+                        continue
+                    start = dirs[3 * i + 1]
+                    raw = text[start : start + dirs[3 * i + 2]]
+                    if raw:
+                        allow = k == T.ALLOW
+                        line = head & T.LINE_MASK
+                        for priority, c, _ in _compiled_pattern(raw, dialect, allow):
+                            entries.append(make_entry(priority, allow, line, c, i))
             if self.dialect == "1994":
                 entries.sort(key=lambda e: e[1])  # file order: the first match wins
                 m: Matcher = _FirstMatch(entries)
