@@ -14,28 +14,20 @@ try:
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from robots_servers import AsyncAdapter, FakeClock, Handler, Response, Server
+from robots_servers import (
+    AsyncAdapter,
+    FakeClock,
+    Handler,
+    Response,
+    Server,
+    serve,  # noqa: F401 - a fixture: importing registers it
+)
 
 from robotrules.fetch import AsyncRobotsClient, RobotsClient
 
 
 @pytest.fixture
-def serve() -> Iterator[Callable[[Handler], Server]]:
-    """``serve(handler)`` starts one origin (a new port); all are closed after the test."""
-    servers: list[Server] = []
-
-    def start(handler: Handler) -> Server:
-        server = Server(handler)
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.close()
-
-
-@pytest.fixture
-def serve_robots(serve: Callable[[Handler], Server]) -> Callable[..., Server]:
+def serve_robots(serve: Callable[[Handler], Server]) -> Callable[..., Server]:  # noqa: F811
     """``serve_robots(body, status=200, headers={})``: an origin serving one /robots.txt."""
 
     def start(body: bytes = b"", status: int = 200, headers: dict[str, str] | None = None,

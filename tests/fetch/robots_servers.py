@@ -14,9 +14,11 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+import pytest
 
 __all__ = [
     "AsyncAdapter", "FakeClock", "Request", "Response", "Server", "free_port", "refused_port",
@@ -186,3 +188,20 @@ class AsyncAdapter:
     def close(self) -> None:
         self.loop.run_until_complete(self.client.aclose())
         self.loop.close()
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Handler], Server]]:
+    """``serve(handler)`` starts one origin (a new port); all are closed after the test.
+
+    Shared by tests/fetch and tests/stores (imported into both conftests)."""
+    servers: list[Server] = []
+
+    def start(handler: Handler) -> Server:
+        server = Server(handler)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.close()

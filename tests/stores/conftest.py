@@ -20,7 +20,12 @@ except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(HERE.parents[1] / "src"))
 
 # after the sys.path set-up above:
-from robots_servers import AsyncAdapter, FakeClock, Handler, Server, free_port  # noqa: E402
+from robots_servers import (  # noqa: E402
+    AsyncAdapter,
+    FakeClock,
+    free_port,
+    serve,  # noqa: F401 - a fixture: importing registers it
+)
 
 from robotrules.fetch import AsyncRobotsClient, RobotsClient  # noqa: E402
 
@@ -70,20 +75,6 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     server = RedisServer(tmp_path)
     yield server
     server.stop()
-
-
-@pytest.fixture
-def serve() -> Iterator[Callable[[Handler], Server]]:
-    servers: list[Server] = []
-
-    def start(handler: Handler) -> Server:
-        server = Server(handler)
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.close()
 
 
 @pytest.fixture

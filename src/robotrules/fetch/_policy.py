@@ -89,7 +89,9 @@ def origin_of(url: str) -> str:
     return _origin_slow(url)
 
 
-_FAST = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.\-]*)://([^/?#\t\r\n\\]*)")
+# scheme://authority, the authority ending at "/", "?", "#" or the end (anything else, such as
+# white space inside it, is left to the full parse and its error)
+_FAST = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.\-]*)://([^/?#\s\\]*)(?=[/?#]|\Z)")
 
 
 @functools.lru_cache(maxsize=4096)
