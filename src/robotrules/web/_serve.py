@@ -118,6 +118,17 @@ def add_serve_command(subparsers: Any) -> argparse.ArgumentParser:
             "Serve the robots.txt web tester on this machine and print its address. "
             "Nothing you type leaves the machine unless you use fetch-by-URL."
         ),
+        epilog=(
+            "examples:\n"
+            "  robotrules serve                 # http://127.0.0.1:8000/\n"
+            "  robotrules serve --port 0        # any free port; the address is printed\n"
+            "  robotrules serve --allow-private # also fetch robots.txt from intranet hosts\n"
+            "  curl -s -X POST http://127.0.0.1:8000/api/check -H 'content-type: "
+            "application/json' \\\n"
+            "       -d '{\"robots_txt\": \"User-agent: *\\nDisallow: /x\", "
+            "\"urls\": [\"/x\"], \"agents\": [\"GPTBot\"]}'"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--host", default="127.0.0.1",
                         help="interface to listen on (default: 127.0.0.1, loopback only)")
