@@ -1,6 +1,6 @@
 """``check --robots FILE --agent A URL`` as the CLI google/robotstxt-spec-test drives.
 
-Expected answers: /work/shared/conformance/spec_test_cases.json (every expectation of
+Expected answers: ../shared/conformance/spec_test_cases.json (every expectation of
 google/robotstxt-spec-test; Google's C++ matcher agrees with all of them). A sample runs
 through a real subprocess; every case runs through ``main()`` in-process.
 """
