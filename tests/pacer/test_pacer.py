@@ -12,30 +12,13 @@ import threading
 from dataclasses import dataclass
 
 import pytest
+from fake_clock import FakeClock
 
 import robotrules
 from robotrules import RobotsTxt
 from robotrules.pacer import AsyncPacer, CappedDelay, Pacer
 
 UA = "examplebot"
-
-
-class FakeClock:
-    """A monotonic clock that only moves when someone sleeps on it."""
-
-    def __init__(self, now: float = 1000.0) -> None:
-        self.now = now
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-    async def asleep(self, seconds: float) -> None:
-        self.sleep(seconds)
 
 
 def rules(body: str) -> RobotsTxt:

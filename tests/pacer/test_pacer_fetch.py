@@ -13,6 +13,8 @@ import pytest
 httpx = pytest.importorskip("httpx")
 fetch = pytest.importorskip("robotrules.fetch")
 
+from fake_clock import FakeClock  # noqa: E402
+
 from robotrules.pacer import AsyncPacer, Pacer  # noqa: E402
 
 UA = "examplebot/1.0 (+http://127.0.0.1/bot)"
@@ -24,22 +26,6 @@ User-agent: examplebot
 Crawl-delay: 3600
 Disallow: /drafts/
 """
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-    async def asleep(self, seconds: float) -> None:
-        self.sleep(seconds)
 
 
 def _ok(body: bytes) -> httpx.Response:
@@ -61,7 +47,7 @@ def _handler(hits: list[str], body: bytes = ROBOTS):  # type: ignore[no-untyped-
 
 
 def test_sync_client_verdict_and_delay_from_one_fetch(caplog: pytest.LogCaptureFixture) -> None:
-    clock = Clock()
+    clock = FakeClock(now=1_000_000.0)
     hits: list[str] = []
     client = fetch.RobotsClient(
         user_agent=UA,
@@ -86,7 +72,7 @@ def test_sync_client_verdict_and_delay_from_one_fetch(caplog: pytest.LogCaptureF
 
 def test_sync_client_refetch_changes_the_delay() -> None:
     """After the cache expires (24 h at most, RFC 9309 2.4) the new file's delay applies."""
-    clock = Clock()
+    clock = FakeClock(now=1_000_000.0)
     bodies = [ROBOTS, b"User-agent: examplebot\nCrawl-delay: 2\nDisallow: /drafts/\n"]
     hits: list[str] = []
 
@@ -107,7 +93,7 @@ def test_sync_client_refetch_changes_the_delay() -> None:
 
 def test_unreachable_robots_uses_the_default_delay() -> None:
     """A 503 robots.txt is disallow-all (2.3.1.4): its (empty) rules ask for nothing."""
-    clock = Clock()
+    clock = FakeClock(now=1_000_000.0)
 
     def handle(request: httpx.Request) -> httpx.Response:
         return httpx.Response(503)
@@ -122,7 +108,7 @@ def test_unreachable_robots_uses_the_default_delay() -> None:
 
 
 async def test_async_client() -> None:
-    clock = Clock()
+    clock = FakeClock(now=1_000_000.0)
     hits: list[str] = []
     client = fetch.AsyncRobotsClient(
         user_agent=UA,
