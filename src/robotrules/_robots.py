@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import time
-from typing import Final
+from typing import Final, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from . import _tokenize as T
@@ -62,6 +62,7 @@ _VISIT: Final = re.compile(r"([0-9]{2}):?([0-9]{2})\s*-\s*([0-9]{2}):?([0-9]{2})
 _UNITS: Final = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _AGENT_CACHE: dict[tuple[str, bool], str] = {}
 _AGENT_MEMO: Final = 256
+_V = TypeVar("_V")
 
 
 def _google_escape_one(m: re.Match[str]) -> str:
@@ -507,36 +508,30 @@ class RobotsTxt:
             return Rule("allow", T.display(self._value(i)), self._line(i))
         return Rule("disallow", T.display(self._value(i)), self._line(i))
 
-    def _extension(self, user_agent: str, kind: int) -> str | None:
+    def _first_valid(self, user_agent: str, kind: int, read: Callable[[str], _V | None]
+                     ) -> _V | None:
+        """The first value of ``kind`` in the group that applies that ``read`` accepts."""
         _, groups = self._for_agent(user_agent)
         members = self._idx.members
         for g in groups:
             for i in members[g]:
                 if self._kind(i) == kind:
-                    value = T.display(self._value(i))
-                    if kind == T.CRAWL_DELAY and parse_crawl_delay(value) is None:
-                        continue
-                    if kind == T.REQUEST_RATE and parse_request_rate(value) is None:
-                        continue
-                    if kind == T.VISIT_TIME and parse_visit_time(value) is None:
-                        continue
-                    return value
+                    value = read(T.display(self._value(i)))
+                    if value is not None:
+                        return value
         return None
 
     def crawl_delay(self, *, user_agent: str = "*") -> float | None:
         """Seconds between requests asked by the group that applies (first valid value)."""
-        value = self._extension(user_agent, T.CRAWL_DELAY)
-        return None if value is None else parse_crawl_delay(value)
+        return self._first_valid(user_agent, T.CRAWL_DELAY, parse_crawl_delay)
 
     def request_rate(self, *, user_agent: str = "*") -> RequestRate | None:
         """``Request-rate`` of the group that applies (first valid value)."""
-        value = self._extension(user_agent, T.REQUEST_RATE)
-        return None if value is None else parse_request_rate(value)
+        return self._first_valid(user_agent, T.REQUEST_RATE, parse_request_rate)
 
     def visit_time(self, *, user_agent: str = "*") -> VisitTime | None:
         """``Visit-time`` of the group that applies (first valid value)."""
-        value = self._extension(user_agent, T.VISIT_TIME)
-        return None if value is None else parse_visit_time(value)
+        return self._first_valid(user_agent, T.VISIT_TIME, parse_visit_time)
 
     def group_for(self, user_agent: str) -> Group | None:
         """The group that applies to ``user_agent`` (merged when several name it), or None."""
