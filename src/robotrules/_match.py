@@ -21,9 +21,11 @@ pattern cover disjoint parts of the path. In practice each find is a C-speed sca
 The winner over all matching rules is the one with the highest priority (RFC 9309 2.2.2: the
 most specific match, i.e. the most octets, counted on the pattern as Google does). Ties go to
 ``allow``, and among equals the earliest line wins (Google's ``Match::Set`` keeps the first).
-Entries carry a rank so that plain tuple order is this order, and every scan runs best first
-and stops at the first match. Rules with an empty pattern never decide (Google: priority 0 is
-no match) and are not indexed.
+Each entry carries one integer key that encodes this order (smallest is best), so sorting and
+comparing entries compares one int, and every scan runs best first and stops at the first
+match. Rules with an empty pattern never decide (Google: priority 0 is no match); the caller
+does not index them. A pattern's classification is a shared :class:`Pattern` object (the same
+rules recur across files), so compiling a group costs one small tuple per rule.
 
 Small groups are scanned whole. Larger groups put their rules with a literal prefix of two or
 more characters behind one ``str.startswith(tuple)`` filter and prefix buckets; the cost of a
@@ -36,7 +38,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["Matcher", "compile_pattern", "make_entry", "make_matcher"]
+__all__ = ["INDEX_MASK", "PREFIX", "Entry", "Matcher", "Pattern", "entry_allows", "entry_matches",
+           "make_matcher", "rank_base"]
 
 PREFIX: Final = 0  # no "*", no final "$": path.startswith(prefix)
 EXACT: Final = 1  # no "*", final "$": path == prefix
@@ -45,43 +48,86 @@ WILD: Final = 3  # several "*": the literal segments found in order
 LINEAR_MAX: Final = 8  # groups this small are scanned rule by rule
 PREFILTER_MAX: Final = 256  # startswith(tuple) is linear in the tuple: only for short ones
 GRAM: Final = 3  # length of the literal heads the always-scanned rules are indexed by
+INDEX_BITS: Final = 28  # a rule's directive index fits here (lines are packed in 28 bits)
+INDEX_MASK: Final = (1 << INDEX_BITS) - 1
+_RANKS: Final = 1 << 24  # 2 * priority + allow stays below this (priority is clamped)
 _STARS: Final = re.compile(r"\*{2,}")
 
-# A compiled pattern: (kind, prefix, suffix, anchored, minimum length, segments).
-Compiled = tuple[int, str, str, bool, int, tuple[str, ...]]
-# An entry: (rank, line, priority, allow, kind, prefix, suffix, anchored, minimum, segments,
-# index). rank = -(2 * priority + allow) puts entries best first under plain tuple order:
-# highest priority, then allow before disallow (RFC 9309 2.2.2), then the earliest line
-# (Google's Match::Set keeps the first); index is the rule's directive index in its file.
-Entry = tuple[int, int, int, bool, int, str, str, bool, int, tuple[str, ...], int]
 
+class Pattern:
+    """One rule pattern, classified once; shared by every file that has the same rule.
 
-def make_entry(priority: int, allow: bool, line: int, c: Compiled, index: int) -> Entry:
-    return (-(2 * priority + allow), line, priority, allow, c[0], c[1], c[2], c[3], c[4], c[5],
-            index)
-
-
-def compile_pattern(pattern: str) -> Compiled:
-    """Classify ``pattern``: ``(kind, prefix, suffix, anchored, minimum, segments)``.
-
-    Redundant stars go first: ``a**b`` is ``a*b``, and a trailing ``*`` (with or without a
-    final ``$``) matches any rest of the path, so ``/a*`` and ``/a*$`` are the prefix ``/a``.
-    Priority is not affected: the caller counts the pattern as written.
+    ``kind``, ``prefix``, ``suffix``, ``anchored``, ``minimum`` and ``segments`` say how to
+    match (see the module's theory of operation); ``priority`` is the pattern's length as
+    written (RFC 9309 2.2.2: the most octets win) and ``allow`` its verdict. ``base`` is the
+    rank part of an entry key; ``required`` is a literal that every path the pattern matches
+    contains after the prefix (``""`` if none); ``companion`` is Google's derived
+    ``/dir/$`` rule of an ``Allow: /dir/index.htm(l)`` (set by the caller).
     """
-    anchored = pattern.endswith("$")
-    body = pattern[:-1] if anchored else pattern
-    if "**" in body:
-        body = _STARS.sub("*", body)
-    if body.endswith("*"):
-        body = body[:-1]
-        anchored = False
-    if "*" not in body:
-        return (EXACT if anchored else PREFIX), body, "", anchored, len(body), ()
-    segments = tuple(body.split("*"))
-    if len(segments) == 2:
-        prefix, suffix = segments
-        return STAR, prefix, suffix, anchored, len(prefix) + len(suffix), ()
-    return WILD, segments[0], segments[-1], anchored, sum(map(len, segments)), segments
+
+    __slots__ = ("allow", "anchored", "base", "companion", "kind", "minimum", "prefix",
+                 "priority", "required", "segments", "suffix")
+
+    def __init__(self, pattern: str, allow: bool, priority: int, *, literal: bool = False
+                 ) -> None:
+        """Classify ``pattern`` (``literal``: a plain prefix whatever it holds, as in 1994).
+
+        Redundant stars go first: ``a**b`` is ``a*b``, and a trailing ``*`` (with or without
+        a final ``$``) matches any rest of the path, so ``/a*`` and ``/a*$`` are the prefix
+        ``/a``. Priority is not affected: the caller counts the pattern as written.
+        """
+        priority = min(max(priority, 0), (_RANKS >> 1) - 1)
+        self.allow = allow
+        self.priority = priority
+        self.base = rank_base(priority, allow)
+        self.companion: Pattern | None = None
+        anchored = pattern.endswith("$") and not literal
+        body = pattern[:-1] if anchored else pattern
+        if literal:
+            pass
+        elif "**" in body:
+            body = _STARS.sub("*", body)
+        if body.endswith("*") and not literal:
+            body = body[:-1]
+            anchored = False
+        self.anchored = anchored
+        if literal or "*" not in body:
+            self.kind = EXACT if anchored else PREFIX
+            self.prefix = body
+            self.suffix = ""
+            self.minimum = len(body)
+            self.segments: tuple[str, ...] = ()
+            self.required = ""
+            return
+        segments = tuple(body.split("*"))
+        self.prefix = segments[0]
+        self.suffix = segments[-1]
+        self.minimum = sum(map(len, segments))
+        if len(segments) == 2:
+            self.kind = STAR
+            self.segments = ()
+            self.required = self.suffix
+        else:
+            self.kind = WILD
+            self.segments = segments
+            self.required = max(segments[1:], key=len)
+
+
+# An entry: (key, kind, prefix, pattern). key = the rank part of the rule (see rank_base) plus
+# its directive index, so that the smallest key is the best rule: highest priority, then allow
+# before disallow (RFC 9309 2.2.2), then the earliest line (Google's Match::Set keeps the
+# first). Keys are unique. Plain prefixes (most rules) carry no Pattern object: kind PREFIX,
+# the prefix, None; everything else carries its shared Pattern.
+Entry = tuple[int, int, str, "Pattern | None"]
+
+
+def rank_base(priority: int, allow: bool) -> int:
+    """The rank part of an entry key; its lowest bit above the index is set iff ``allow``."""
+    return (_RANKS - (2 * priority + allow)) << INDEX_BITS
+
+
+def entry_allows(e: Entry) -> bool:
+    return bool((e[0] >> INDEX_BITS) & 1)
 
 
 def _wild(path: str, segments: tuple[str, ...], anchored: bool) -> bool:
@@ -102,48 +148,66 @@ def _wild(path: str, segments: tuple[str, ...], anchored: bool) -> bool:
     return not tail or find(tail, pos) >= 0
 
 
-def entry_matches(e: Entry, path: str) -> bool:
-    """Whether entry ``e`` matches ``path``."""
-    kind = e[4]
+def pattern_matches(p: Pattern, path: str) -> bool:
+    """Whether pattern ``p`` matches ``path``."""
+    kind = p.kind
     if kind == PREFIX:
-        return path.startswith(e[5])
+        return path.startswith(p.prefix)
     if kind == EXACT:
-        return path == e[5]
-    if not path.startswith(e[5]):
+        return path == p.prefix
+    if not path.startswith(p.prefix):
         return False
     if kind == STAR:
-        if e[7]:
-            return len(path) >= e[8] and path.endswith(e[6])
-        return not e[6] or path.find(e[6], len(e[5])) >= 0
-    return _wild(path, e[9], e[7])
+        if p.anchored:
+            return len(path) >= p.minimum and path.endswith(p.suffix)
+        return not p.suffix or path.find(p.suffix, len(p.prefix)) >= 0
+    return _wild(path, p.segments, p.anchored)
 
 
-def _better(a: Entry, best: Entry) -> bool:
-    return a[0] < best[0] or (a[0] == best[0] and a[1] < best[1])
+def entry_matches(e: Entry, path: str) -> bool:
+    """Whether entry ``e`` matches ``path``."""
+    p = e[3]
+    if p is None:
+        return path.startswith(e[2])
+    return pattern_matches(p, path)
 
 
-def _scan(entries: tuple[Entry, ...], path: str, best: Entry | None) -> Entry | None:
-    """First entry of best-first ``entries`` that matches and beats ``best``, else ``best``."""
+def _first(entries: list[Entry], path: str) -> Entry | None:
+    """First entry of best-first ``entries`` that matches ``path``."""
     startswith = path.startswith
     for e in entries:
-        if best is not None and not _better(e, best):
-            return best
-        kind = e[4]
+        kind = e[1]
         if kind == PREFIX:
-            if startswith(e[5]):
+            if startswith(e[2]):
                 return e
         elif kind == EXACT:
-            if path == e[5]:
+            if path == e[2]:
                 return e
-        elif startswith(e[5]):
+        elif startswith(e[2]):
+            p = e[3]
+            if p is None:  # pragma: no cover - only PREFIX entries lack a Pattern
+                continue
             if kind == STAR:
-                if e[7]:
-                    if len(path) >= e[8] and path.endswith(e[6]):
+                if p.anchored:
+                    if len(path) >= p.minimum and path.endswith(p.suffix):
                         return e
-                elif not e[6] or path.find(e[6], len(e[5])) >= 0:
+                elif not p.suffix or path.find(p.suffix, len(p.prefix)) >= 0:
                     return e
-            elif _wild(path, e[9], e[7]):
+            elif _wild(path, p.segments, p.anchored):
                 return e
+    return None
+
+
+def _scan(entries: list[Entry], path: str, best: Entry | None) -> Entry | None:
+    """First entry of best-first ``entries`` that matches and beats ``best``, else ``best``."""
+    if best is None:
+        return _first(entries, path)
+    bound = best[0]
+    for e in entries:
+        if e[0] >= bound:
+            return best
+        if entry_matches(e, path):
+            return e
     return best
 
 
@@ -165,22 +229,12 @@ class LinearMatcher(Matcher):
 
     __slots__ = ("_entries",)
 
-    def __init__(self, entries: tuple[Entry, ...]) -> None:
+    def __init__(self, entries: list[Entry]) -> None:
         super().__init__(len(entries))
         self._entries = entries
 
     def best(self, path: str) -> Entry | None:
-        return _scan(self._entries, path, None)
-
-
-def _required(e: Entry) -> str:
-    """A literal that any path ``e`` matches must contain (after its prefix), or ``""``."""
-    kind = e[4]
-    if kind == STAR:
-        return e[6]
-    if kind == WILD:
-        return max(e[9][1:], key=len)
-    return ""
+        return _first(self._entries, path)
 
 
 class IndexedMatcher(Matcher):
@@ -196,6 +250,9 @@ class IndexedMatcher(Matcher):
       path looks up ``path[i:i+GRAM]`` at each position, so only rules whose literal could
       occur are tried. The rest (literal shorter than ``GRAM``) are scanned best first. Either
       way a rule is tried only while it can still beat the answer found so far.
+
+    Buckets are lists built from the best-first entries, so each is best first too; nothing
+    mutates them after construction.
     """
 
     __slots__ = ("_always", "_buckets", "_grams", "_lengths", "_prefixes")
@@ -205,25 +262,36 @@ class IndexedMatcher(Matcher):
         buckets: dict[str, list[Entry]] = {}
         always: list[Entry] = []
         for e in entries:
-            if len(e[5]) >= 2:
-                buckets.setdefault(e[5], []).append(e)
+            prefix = e[2]
+            if len(prefix) >= 2:
+                bucket = buckets.get(prefix)
+                if bucket is None:
+                    buckets[prefix] = [e]
+                else:
+                    bucket.append(e)
             else:
                 always.append(e)
-        self._buckets = {k: tuple(v) for k, v in buckets.items()}
+        self._buckets = buckets
         self._prefixes = tuple(buckets) if len(buckets) <= PREFILTER_MAX else ()
-        self._lengths = tuple(sorted({len(k) for k in buckets}, reverse=True))
+        self._lengths = sorted({len(k) for k in buckets}, reverse=True)
         grams: dict[str, list[Entry]] = {}
         if len(always) > LINEAR_MAX:
             rest: list[Entry] = []
             for e in always:
-                literal = _required(e)
+                p = e[3]
+                literal = p.required if p is not None else ""
                 if len(literal) >= GRAM:
-                    grams.setdefault(literal[:GRAM], []).append(e)
+                    gram = literal[:GRAM]
+                    found = grams.get(gram)
+                    if found is None:
+                        grams[gram] = [e]
+                    else:
+                        found.append(e)
                 else:
                     rest.append(e)
             always = rest
-        self._grams = {k: tuple(v) for k, v in grams.items()}
-        self._always = tuple(always)
+        self._grams = grams
+        self._always = always
 
     def best(self, path: str) -> Entry | None:
         best: Entry | None = None
@@ -234,7 +302,7 @@ class IndexedMatcher(Matcher):
                 if length > n:
                     continue
                 bucket = get(path[:length])
-                if bucket is not None and (best is None or _better(bucket[0], best)):
+                if bucket is not None and (best is None or bucket[0][0] < best[0]):
                     best = _scan(bucket, path, best)
         grams = self._grams
         if grams:
@@ -243,7 +311,7 @@ class IndexedMatcher(Matcher):
                 found = get(path[i : i + GRAM])
                 if found is not None:
                     for e in found:  # best first within the gram
-                        if best is not None and not _better(e, best):
+                        if best is not None and e[0] >= best[0]:
                             break
                         if entry_matches(e, path):
                             best = e
@@ -254,9 +322,8 @@ class IndexedMatcher(Matcher):
 
 
 def make_matcher(entries: list[Entry]) -> Matcher:
-    """Sort ``entries`` best first (empty patterns never decide) and index them."""
-    entries = [e for e in entries if e[2] > 0]
-    entries.sort()
+    """Sort ``entries`` (a fresh list, taken over) best first and index them."""
+    entries.sort()  # keys are unique: only the ints are compared
     if len(entries) <= LINEAR_MAX:
-        return LinearMatcher(tuple(entries))
+        return LinearMatcher(entries)
     return IndexedMatcher(entries)

@@ -34,7 +34,16 @@ from typing import Final, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from . import _tokenize as T
-from ._match import PREFIX, Compiled, Entry, Matcher, compile_pattern, make_entry, make_matcher
+from ._match import (
+    INDEX_MASK,
+    PREFIX,
+    Entry,
+    Matcher,
+    Pattern,
+    entry_allows,
+    make_matcher,
+    rank_base,
+)
 from ._model import (
     Dialect,
     Finding,
@@ -136,44 +145,53 @@ def parse_visit_time(value: str) -> VisitTime | None:
     return VisitTime(time(h1, m1), time(h2, m2))
 
 
-# (priority, compiled pattern, derived): "derived" marks Google's index.htm(l) companion rule.
-Part = tuple[int, Compiled, bool]
-_PATTERNS: dict[tuple[str, str, bool], tuple[Part, ...]] = {}
+# Compiled patterns by (dialect, allow), then by the raw value: the same patterns recur across
+# files (``/wp-admin/``, ``/*?``), so each is classified once. Bounded: a full memo starts over.
+_PATTERNS: Final[dict[tuple[str, bool], dict[str, Pattern]]] = {
+    (d, a): {} for d in DIALECTS for a in (False, True)}
+_PATTERNS_MAX: Final = 32768
+# A raw value its dialect uses as it is, as a plain prefix: no "*" or "$", nothing to
+# normalise or escape. Most rules are such; they need no Pattern object and no memo.
+_PLAIN: Final = {
+    "rfc9309": re.compile(r"[A-Za-z0-9\-._~:/?\[\]@!&'()+,;=]*").fullmatch,
+    "google": re.compile(r"[^*$%\x80-\xff]*").fullmatch,
+    "1994": re.compile(r"[^%\x80-\xff]*").fullmatch,
+}
 
 
-def _compiled_pattern(raw: str, dialect: Dialect, allow: bool) -> tuple[Part, ...]:
-    """A rule pattern as matcher parts, memoised: the same patterns recur across files
-    (``/wp-admin/``, ``/*?``), and the memo is bounded."""
-    ck = (raw, dialect, allow)
-    parts = _PATTERNS.get(ck)
-    if parts is not None:
-        return parts
+def _compile(raw: str, dialect: str, allow: bool) -> Pattern:
+    """A rule's raw value as a :class:`Pattern` of its dialect (memoised)."""
+    memo = _PATTERNS[(dialect, allow)]
+    p = memo.get(raw)
+    if p is not None:
+        return p
     if dialect == "1994":
         pat = legacy_normalize(_pattern_text(raw))
-        parts = ((len(pat), (PREFIX, pat, "", False, len(pat), ()), False),)
+        p = Pattern(pat, allow, len(pat), literal=True)  # 1994: no wildcards
     else:
         pat = google_escape(raw) if dialect == "google" else rfc_normalize_pattern(
             _pattern_text(raw))
-        parts = ((len(pat), compile_pattern(pat), False),)
+        p = Pattern(pat, allow, len(pat))
         slash = pat.rfind("/")
         if allow and slash >= 0 and pat.startswith("/index.htm", slash):
             # compat(google): Allow: /x/index.htm(l) also allows /x/ (robots.cc HandleAllow)
             derived = pat[: slash + 1] + "$"
-            parts += ((len(derived), compile_pattern(derived), True),)
-    if len(_PATTERNS) >= 65536:
-        _PATTERNS.clear()
-    _PATTERNS[ck] = parts
-    return parts
+            p.companion = Pattern(derived, True, len(derived))
+    if len(memo) >= _PATTERNS_MAX:
+        memo.clear()
+    memo[raw] = p
+    return p
 
 
 class _Index:
     """Group structure of a file, built from the directive stream on first use."""
 
-    __slots__ = ("by_token", "global_", "members", "outside", "sitemaps", "uas")
+    __slots__ = ("by_token", "global_", "members", "outside", "rules", "sitemaps", "uas")
 
     def __init__(self) -> None:
         self.uas: list[array[int]] = []  # directive indices of each group's user-agent lines
         self.members: list[array[int]] = []  # rules and other lines of each group
+        self.rules: list[array[int]] = []  # each group's allow/disallow lines
         self.by_token: dict[str, tuple[int, ...]] = {}
         self.global_: tuple[int, ...] = ()
         self.outside: list[int] = []  # host, clean-param and unknown lines outside groups
@@ -228,7 +246,9 @@ class RobotsTxt:
         idx = _Index()
         uas = idx.uas
         members = idx.members
+        rules = idx.rules
         cur: array[int] | None = None
+        cur_rules: array[int] | None = None
         has_rules = False
         seen_sitemaps: set[str] = set()
         sitemaps: list[str] = []
@@ -240,6 +260,8 @@ class RobotsTxt:
                     uas.append(array("I", (i,)))
                     cur = array("I")
                     members.append(cur)
+                    cur_rules = array("I")
+                    rules.append(cur_rules)
                     has_rules = False
                 else:
                     uas[-1].append(i)
@@ -253,7 +275,7 @@ class RobotsTxt:
                             "give the group above a rule (e.g. 'Disallow:') or merge them"))
                 continue
             if k == T.BLANK:
-                cur = None
+                cur = cur_rules = None
                 continue
             if findings is not None:  # only findings need the text of a line
                 start = dirs[3 * i + 1]
@@ -268,6 +290,8 @@ class RobotsTxt:
                             "put a 'User-agent:' line above it"))
                     continue
                 cur.append(i)
+                if cur_rules is not None:
+                    cur_rules.append(i)
                 has_rules = True
                 if findings is not None:
                     _check_pattern(text, value, start, k, line, findings)
@@ -388,21 +412,31 @@ class RobotsTxt:
             dirs = self._dirs.tolist()  # list indexing makes no new int objects
             text = self._text
             dialect = self.dialect
+            allows = _PATTERNS[(dialect, True)]
+            disallows = _PATTERNS[(dialect, False)]
+            plain = _PLAIN[dialect]
+            allow_kind = T.ALLOW << T.KIND_SHIFT
+            kind_mask = ~T.LINE_MASK
             for g in groups:
-                for i in idx.members[g]:
-                    head = dirs[3 * i]
-                    k = head >> T.KIND_SHIFT
-                    if k != T.ALLOW and k != T.DISALLOW:
-                        continue
+                for i in idx.rules[g]:
+                    n = dirs[3 * i + 2]
+                    if not n:
+                        continue  # an empty pattern never decides
                     start = dirs[3 * i + 1]
-                    raw = text[start : start + dirs[3 * i + 2]]
-                    if raw:
-                        allow = k == T.ALLOW
-                        line = head & T.LINE_MASK
-                        for priority, c, _ in _compiled_pattern(raw, dialect, allow):
-                            entries.append(make_entry(priority, allow, line, c, i))
-            if self.dialect == "1994":
-                entries.sort(key=lambda e: e[1])  # file order: the first match wins
+                    raw = text[start : start + n]
+                    allow = dirs[3 * i] & kind_mask == allow_kind
+                    if plain(raw) is not None and not (allow and "/index.htm" in raw):
+                        entries.append((rank_base(n, allow) + i, PREFIX, raw, None))
+                        continue
+                    p = (allows if allow else disallows).get(raw)
+                    if p is None:
+                        p = _compile(raw, dialect, allow)
+                    entries.append((p.base + i, p.kind, p.prefix, p))
+                    c = p.companion
+                    if c is not None:
+                        entries.append((c.base + i, c.kind, c.prefix, c))
+            if dialect == "1994":
+                entries.sort(key=_index_of)  # file order: the first match wins
                 m: Matcher = _FirstMatch(entries)
             else:
                 m = make_matcher(entries)
@@ -469,7 +503,7 @@ class RobotsTxt:
         if hit is None:
             hit = self._for_agent(user_agent)
         e = hit[0].best(path)
-        return e is None or e[3]
+        return e is None or entry_allows(e)
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
@@ -488,9 +522,10 @@ class RobotsTxt:
         if e is None:
             return Verdict(True, None, None, agents, "no-matching-rule", user_agent, path,
                            dialect, f"no rule of {where} matches: allowed")
-        rule = self._rule(e[10])
-        verb = "allows" if e[3] else "disallows"
-        return Verdict(e[3], rule.line, rule, agents, "rule", user_agent, path, dialect,
+        rule = self._rule(e[0] & INDEX_MASK)
+        allow = entry_allows(e)
+        verb = "allows" if allow else "disallows"
+        return Verdict(allow, rule.line, rule, agents, "rule", user_agent, path, dialect,
                        f"line {rule.line} '{rule}' of {where} {verb} it")
 
     def _where(self, groups: tuple[int, ...]) -> str:
@@ -766,13 +801,17 @@ class _FirstMatch(Matcher):
 
     def __init__(self, entries: list[Entry]) -> None:
         super().__init__(len(entries))
-        self._rules = tuple(entries)
+        self._rules = entries
 
     def best(self, path: str) -> Entry | None:
         for e in self._rules:
-            if path.startswith(e[5]):
+            if path.startswith(e[2]):
                 return e
         return None
+
+
+def _index_of(e: Entry) -> int:
+    return e[0] & INDEX_MASK
 
 
 def parse(

@@ -218,7 +218,14 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
         colon = line.find(":")
         hash_at = line.find("#")
         if careful or colon < 0 or n > MAX_LINE or 0 <= hash_at < colon or "\0" in line:
-            if not careful and (hash_at == 0 or not n):
+            if not careful and (
+                hash_at == 0 or not n
+                # no colon and no space or tab: not Google's two-word line either (HTML
+                # pages served as robots.txt are mostly such lines); 1994 still needs its
+                # blank lines, which may hide behind white space or a NUL byte
+                or (colon < 0 and " " not in line and "\t" not in line
+                    and (not legacy or ("\0" not in line and line.strip(ws))))
+            ):
                 if legacy and not n:
                     append(BLANK << KIND_SHIFT | lineno)
                     append(start)
