@@ -35,6 +35,7 @@ from urllib.parse import urljoin, urlsplit
 
 from . import _tokenize as T
 from ._match import (
+    ALLOW_BIT,
     INDEX_MASK,
     PREFIX,
     Entry,
@@ -150,12 +151,13 @@ def parse_visit_time(value: str) -> VisitTime | None:
 _PATTERNS: Final[dict[tuple[str, bool], dict[str, Pattern]]] = {
     (d, a): {} for d in DIALECTS for a in (False, True)}
 _PATTERNS_MAX: Final = 32768
-# A raw value its dialect uses as it is, as a plain prefix: no "*" or "$", nothing to
-# normalise or escape. Most rules are such; they need no Pattern object and no memo.
-_PLAIN: Final = {
-    "rfc9309": re.compile(r"[A-Za-z0-9\-._~:/?\[\]@!&'()+,;=]*").fullmatch,
-    "google": re.compile(r"[^*$%\x80-\xff]*").fullmatch,
-    "1994": re.compile(r"[^%\x80-\xff]*").fullmatch,
+# A character that keeps a raw value from being used as it is, as a plain prefix ("*", "$",
+# or something to normalise or escape). Most rules have none: they need no Pattern object and
+# no memo. (search() finds none without allocating a match object.)
+_NOT_PLAIN: Final = {
+    "rfc9309": re.compile(r"[^A-Za-z0-9\-._~:/?\[\]@!&'()+,;=]").search,
+    "google": re.compile(r"[*$%\x80-\xff]").search,
+    "1994": re.compile(r"[%\x80-\xff]").search,
 }
 
 
@@ -414,7 +416,7 @@ class RobotsTxt:
             dialect = self.dialect
             allows = _PATTERNS[(dialect, True)]
             disallows = _PATTERNS[(dialect, False)]
-            plain = _PLAIN[dialect]
+            not_plain = _NOT_PLAIN[dialect]
             allow_kind = T.ALLOW << T.KIND_SHIFT
             kind_mask = ~T.LINE_MASK
             for g in groups:
@@ -425,7 +427,7 @@ class RobotsTxt:
                     start = dirs[3 * i + 1]
                     raw = text[start : start + n]
                     allow = dirs[3 * i] & kind_mask == allow_kind
-                    if plain(raw) is not None and not (allow and "/index.htm" in raw):
+                    if not_plain(raw) is None and not (allow and "/index.htm" in raw):
                         entries.append((rank_base(n, allow) + i, PREFIX, raw, None))
                         continue
                     p = (allows if allow else disallows).get(raw)
@@ -503,7 +505,7 @@ class RobotsTxt:
         if hit is None:
             hit = self._for_agent(user_agent)
         e = hit[0].best(path)
-        return e is None or entry_allows(e)
+        return e is None or e[0] & ALLOW_BIT != 0
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
