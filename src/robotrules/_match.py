@@ -24,18 +24,20 @@ most specific match, i.e. the most octets, counted on the pattern as Google does
 Each entry carries one integer key that encodes this order (smallest is best), so sorting and
 comparing entries compares one int, and every scan runs best first and stops at the first
 match. Rules with an empty pattern never decide (Google: priority 0 is no match); the caller
-does not index them. A pattern's classification is a shared :class:`Pattern` object (the same
-rules recur across files), so compiling a group costs one small tuple per rule.
+does not index them. Plain prefixes (most rules) are entries of their own; any other pattern
+is classified once into a :class:`Pattern` shared by every file that has it, so compiling a
+group costs one small tuple per rule.
 
 Small groups are scanned whole. Larger groups put their rules with a literal prefix of two or
-more characters behind one ``str.startswith(tuple)`` filter and prefix buckets; the cost of a
-query then grows with the number of distinct prefix lengths (tens), not with the number of
-rules (thousands). See :class:`IndexedMatcher`.
+more characters in sorted prefix buckets linked to their longest prefix: a query costs one
+bisection and a short walk (as deep as prefixes nest), not a pass over the rules (thousands).
+See :class:`IndexedMatcher`.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Final
 
 __all__ = ["ALLOW_BIT", "INDEX_MASK", "PREFIX", "Entry", "Matcher", "Pattern", "entry_allows",
@@ -46,7 +48,6 @@ EXACT: Final = 1  # no "*", final "$": path == prefix
 STAR: Final = 2  # one "*": prefix, then suffix found after it (or ending the path)
 WILD: Final = 3  # several "*": the literal segments found in order
 LINEAR_MAX: Final = 8  # groups this small are scanned rule by rule
-PREFILTER_MAX: Final = 256  # startswith(tuple) is linear in the tuple: only for short ones
 GRAM: Final = 3  # length of the literal heads the always-scanned rules are indexed by
 INDEX_BITS: Final = 28  # a rule's directive index fits here (lines are packed in 28 bits)
 INDEX_MASK: Final = (1 << INDEX_BITS) - 1
@@ -255,10 +256,13 @@ class LinearMatcher(Matcher):
 class IndexedMatcher(Matcher):
     """A larger group, split in two.
 
-    - Rules whose literal prefix has two characters or more sit in prefix buckets: a path
-      looks up ``path[:n]`` for each distinct prefix length ``n``. While there are few
-      distinct prefixes, one ``str.startswith(tuple_of_prefixes)`` call first rules them all
-      out at C speed for most paths (protego 0.7 uses the same filter).
+    - Rules whose literal prefix has two characters or more sit in one bucket per distinct
+      prefix; the prefixes are sorted, and each knows its *parent*: the longest other prefix
+      that is a prefix of it. For a path, ``bisect`` finds the last prefix ``c <= path``.
+      Every prefix ``p`` of the path in the list satisfies ``p <= c <= path``, so ``c``
+      starts with ``p``: the path's prefixes are the parent chain of ``c`` from the first
+      link that the path starts with. A query costs one bisection and a walk up a chain as
+      long as the nesting of prefixes (a few links), whatever the number of rules.
     - Rules whose prefix is ``""`` or ``"/"`` (``*.gif$``, ``/*?sort=``) could match any
       path. Each needs some literal (its suffix, or its longest segment) to occur in the path;
       when there are many, they are indexed by that literal's first ``GRAM`` characters, and a
@@ -270,25 +274,35 @@ class IndexedMatcher(Matcher):
     mutates them after construction.
     """
 
-    __slots__ = ("_always", "_buckets", "_grams", "_lengths", "_prefixes")
+    __slots__ = ("_always", "_buckets", "_grams", "_parents", "_prefixes")
 
     def __init__(self, entries: list[Entry]) -> None:
         super().__init__(len(entries))
-        buckets: dict[str, list[Entry]] = {}
+        by_prefix: dict[str, list[Entry]] = {}
         always: list[Entry] = []
         for e in entries:
             prefix = e[2]
             if len(prefix) >= 2:
-                bucket = buckets.get(prefix)
+                bucket = by_prefix.get(prefix)
                 if bucket is None:
-                    buckets[prefix] = [e]
+                    by_prefix[prefix] = [e]
                 else:
                     bucket.append(e)
             else:
                 always.append(e)
-        self._buckets = buckets
-        self._prefixes = tuple(buckets) if len(buckets) <= PREFILTER_MAX else ()
-        self._lengths = sorted({len(k) for k in buckets}, reverse=True)
+        prefixes = sorted(by_prefix)
+        # parent links: in sorted order, a prefix's own prefixes are on the chain of the one
+        # before it, so one stack walk finds them all
+        parents: list[int] = []
+        stack: list[int] = []
+        for k, prefix in enumerate(prefixes):
+            while stack and not prefix.startswith(prefixes[stack[-1]]):
+                stack.pop()
+            parents.append(stack[-1] if stack else -1)
+            stack.append(k)
+        self._prefixes = prefixes
+        self._parents = parents
+        self._buckets = [by_prefix[prefix] for prefix in prefixes]
         grams: dict[str, list[Entry]] = {}
         if len(always) > LINEAR_MAX:
             rest: list[Entry] = []
@@ -310,19 +324,22 @@ class IndexedMatcher(Matcher):
 
     def best(self, path: str) -> Entry | None:
         best: Entry | None = None
-        n = len(path)
-        if not self._prefixes or path.startswith(self._prefixes):
-            get = self._buckets.get
-            for length in self._lengths:
-                if length > n:
-                    continue
-                bucket = get(path[:length])
-                if bucket is not None and (best is None or bucket[0][0] < best[0]):
+        prefixes = self._prefixes
+        parents = self._parents
+        k = bisect_right(prefixes, path) - 1
+        while k >= 0 and not path.startswith(prefixes[k]):
+            k = parents[k]
+        if k >= 0:
+            buckets = self._buckets
+            while k >= 0:  # every link from here on is a prefix of the path
+                bucket = buckets[k]
+                if best is None or bucket[0][0] < best[0]:
                     best = _scan(bucket, path, best)
+                k = parents[k]
         grams = self._grams
         if grams:
             get = grams.get
-            for i in range(n - GRAM + 1):
+            for i in range(len(path) - GRAM + 1):
                 found = get(path[i : i + GRAM])
                 if found is not None:
                     for e in found:  # best first within the gram
