@@ -37,11 +37,12 @@ See :class:`IndexedMatcher`.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from typing import Final
 
-__all__ = ["ALLOW_BIT", "INDEX_MASK", "PREFIX", "Entry", "Matcher", "Pattern", "entry_allows",
-           "entry_matches", "make_matcher", "rank_base"]
+__all__ = ["ALLOW_BIT", "INDEX_MASK", "NO_MATCH", "PREFIX", "Entry", "Matcher", "Pattern",
+           "entry_matches", "key_allows", "make_matcher", "rank_base"]
 
 PREFIX: Final = 0  # no "*", no final "$": path.startswith(prefix)
 EXACT: Final = 1  # no "*", final "$": path == prefix
@@ -128,10 +129,14 @@ def rank_base(priority: int, allow: bool) -> int:
 
 
 ALLOW_BIT: Final = 1 << INDEX_BITS  # set in the key of an allow entry (see rank_base)
+# What best() gives when no rule matches: above every key, and with ALLOW_BIT set, so that
+# "key & ALLOW_BIT" is the verdict whether or not a rule matched (no match: allowed).
+NO_MATCH: Final = (1 << 60) | ALLOW_BIT
 
 
-def entry_allows(e: Entry) -> bool:
-    return e[0] & ALLOW_BIT != 0
+def key_allows(key: int) -> bool:
+    """The verdict of a rule key (True for NO_MATCH)."""
+    return key & ALLOW_BIT != 0
 
 
 def _wild(path: str, segments: tuple[str, ...], anchored: bool) -> bool:
@@ -176,55 +181,28 @@ def entry_matches(e: Entry, path: str) -> bool:
     return pattern_matches(p, path)
 
 
-def _first(entries: list[Entry], path: str) -> Entry | None:
-    """First entry of best-first ``entries`` that matches ``path``."""
-    startswith = path.startswith
+def _scan(entries: list[Entry], path: str, best: int) -> int:
+    """Key of the first entry of best-first ``entries`` that matches and beats ``best``,
+    else ``best``."""
     for e in entries:
-        kind = e[1]
-        if kind == PREFIX:
-            if startswith(e[2]):
-                return e
-        elif kind == EXACT:
-            if path == e[2]:
-                return e
-        elif startswith(e[2]):
-            p = e[3]
-            if p is None:  # pragma: no cover - only PREFIX entries lack a Pattern
-                continue
-            if kind == STAR:
-                if p.anchored:
-                    if len(path) >= p.minimum and path.endswith(p.suffix):
-                        return e
-                elif not p.suffix or path.find(p.suffix, len(p.prefix)) >= 0:
-                    return e
-            elif _wild(path, p.segments, p.anchored):
-                return e
-    return None
-
-
-def _scan(entries: list[Entry], path: str, best: Entry | None) -> Entry | None:
-    """First entry of best-first ``entries`` that matches and beats ``best``, else ``best``."""
-    if best is None:
-        return _first(entries, path)
-    bound = best[0]
-    for e in entries:
-        if e[0] >= bound:
+        if e[0] >= best:
             return best
         if entry_matches(e, path):
-            return e
+            return e[0]
     return best
 
 
 class Matcher:
-    """The compiled, immutable rule index of one (merged) group: :meth:`best` finds the rule
-    that decides a path. Built by :func:`make_matcher`, which picks the shape."""
+    """The compiled, immutable rule index of one (merged) group: :meth:`best` gives the key
+    of the rule that decides a path, or :data:`NO_MATCH`. Built by :func:`make_matcher`,
+    which picks the shape."""
 
     __slots__ = ("size",)
 
     def __init__(self, size: int) -> None:
         self.size = size
 
-    def best(self, path: str) -> Entry | None:  # pragma: no cover - abstract
+    def best(self, path: str) -> int:  # pragma: no cover - abstract
         raise NotImplementedError
 
 
@@ -237,32 +215,34 @@ class LinearMatcher(Matcher):
         super().__init__(len(entries))
         self._entries = entries
 
-    def best(self, path: str) -> Entry | None:
-        # _first() inlined: this is the matcher of most groups, one call less per query
+    def best(self, path: str) -> int:
+        # the scan inlined: this is the matcher of most groups, one call less per query
         startswith = path.startswith
         for e in self._entries:
             kind = e[1]
             if kind == PREFIX:
                 if startswith(e[2]):
-                    return e
+                    return e[0]
             elif kind == EXACT:
                 if path == e[2]:
-                    return e
+                    return e[0]
             elif startswith(e[2]) and entry_matches(e, path):
-                return e
-        return None
+                return e[0]
+        return NO_MATCH
 
 
 class IndexedMatcher(Matcher):
     """A larger group, split in two.
 
-    - Rules whose literal prefix has two characters or more sit in one bucket per distinct
-      prefix; the prefixes are sorted, and each knows its *parent*: the longest other prefix
+    - Rules whose literal prefix has two characters or more are filed under that prefix; the
+      distinct prefixes are sorted, and each knows its *parent*: the longest other prefix
       that is a prefix of it. For a path, ``bisect`` finds the last prefix ``c <= path``.
       Every prefix ``p`` of the path in the list satisfies ``p <= c <= path``, so ``c``
       starts with ``p``: the path's prefixes are the parent chain of ``c`` from the first
       link that the path starts with. A query costs one bisection and a walk up a chain as
       long as the nesting of prefixes (a few links), whatever the number of rules.
+      Under one prefix, plain-prefix rules all match once the path starts with it, so only
+      the best one is kept (its key); rules with wildcards or ``$`` are kept and tried.
     - Rules whose prefix is ``""`` or ``"/"`` (``*.gif$``, ``/*?sort=``) could match any
       path. Each needs some literal (its suffix, or its longest segment) to occur in the path;
       when there are many, they are indexed by that literal's first ``GRAM`` characters, and a
@@ -270,30 +250,34 @@ class IndexedMatcher(Matcher):
       occur are tried. The rest (literal shorter than ``GRAM``) are scanned best first. Either
       way a rule is tried only while it can still beat the answer found so far.
 
-    Buckets are lists built from the best-first entries, so each is best first too; nothing
-    mutates them after construction.
+    Lists are built from the best-first entries, so each is best first too; nothing mutates
+    them after construction.
     """
 
-    __slots__ = ("_always", "_buckets", "_grams", "_parents", "_prefixes")
+    __slots__ = ("_always", "_grams", "_keys", "_parents", "_prefixes", "_special")
 
     def __init__(self, entries: list[Entry]) -> None:
         super().__init__(len(entries))
-        by_prefix: dict[str, list[Entry]] = {}
+        plain: dict[str, int] = {}  # prefix -> key of its best plain-prefix rule
+        special: dict[str, list[Entry]] = {}  # prefix -> its other rules, best first
         always: list[Entry] = []
         for e in entries:
             prefix = e[2]
-            if len(prefix) >= 2:
-                bucket = by_prefix.get(prefix)
-                if bucket is None:
-                    by_prefix[prefix] = [e]
-                else:
-                    bucket.append(e)
-            else:
+            if len(prefix) < 2:
                 always.append(e)
-        prefixes = sorted(by_prefix)
+            elif e[3] is None:
+                if prefix not in plain:  # best first: the first one is the best
+                    plain[prefix] = e[0]
+            else:
+                found = special.get(prefix)
+                if found is None:
+                    special[prefix] = [e]
+                else:
+                    found.append(e)
+        prefixes = sorted(plain.keys() | special.keys())
         # parent links: in sorted order, a prefix's own prefixes are on the chain of the one
         # before it, so one stack walk finds them all
-        parents: list[int] = []
+        parents = array("i")
         stack: list[int] = []
         for k, prefix in enumerate(prefixes):
             while stack and not prefix.startswith(prefixes[stack[-1]]):
@@ -302,7 +286,9 @@ class IndexedMatcher(Matcher):
             stack.append(k)
         self._prefixes = prefixes
         self._parents = parents
-        self._buckets = [by_prefix[prefix] for prefix in prefixes]
+        self._keys = array("q", [plain.get(prefix, NO_MATCH) for prefix in prefixes])
+        self._special = {k: special[prefix] for k, prefix in enumerate(prefixes)
+                         if prefix in special}
         grams: dict[str, list[Entry]] = {}
         if len(always) > LINEAR_MAX:
             rest: list[Entry] = []
@@ -322,31 +308,36 @@ class IndexedMatcher(Matcher):
         self._grams = grams
         self._always = always
 
-    def best(self, path: str) -> Entry | None:
-        best: Entry | None = None
+    def best(self, path: str) -> int:
+        best = NO_MATCH
         prefixes = self._prefixes
         parents = self._parents
         k = bisect_right(prefixes, path) - 1
         while k >= 0 and not path.startswith(prefixes[k]):
             k = parents[k]
         if k >= 0:
-            buckets = self._buckets
+            keys = self._keys
+            special = self._special
             while k >= 0:  # every link from here on is a prefix of the path
-                bucket = buckets[k]
-                if best is None or bucket[0][0] < best[0]:
-                    best = _scan(bucket, path, best)
+                key = keys[k]
+                if key < best:
+                    best = key
+                if special:
+                    found = special.get(k)
+                    if found is not None and found[0][0] < best:
+                        best = _scan(found, path, best)
                 k = parents[k]
         grams = self._grams
         if grams:
             get = grams.get
             for i in range(len(path) - GRAM + 1):
-                found = get(path[i : i + GRAM])
-                if found is not None:
-                    for e in found:  # best first within the gram
-                        if best is not None and e[0] >= best[0]:
+                candidates = get(path[i : i + GRAM])
+                if candidates is not None:
+                    for e in candidates:  # best first within the gram
+                        if e[0] >= best:
                             break
                         if entry_matches(e, path):
-                            best = e
+                            best = e[0]
                             break
         if self._always:
             best = _scan(self._always, path, best)

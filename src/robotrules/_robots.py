@@ -37,11 +37,12 @@ from . import _tokenize as T
 from ._match import (
     ALLOW_BIT,
     INDEX_MASK,
+    NO_MATCH,
     PREFIX,
     Entry,
     Matcher,
     Pattern,
-    entry_allows,
+    key_allows,
     make_matcher,
     rank_base,
 )
@@ -504,8 +505,7 @@ class RobotsTxt:
         hit = compiled.get(user_agent) if compiled is not None else None
         if hit is None:
             hit = self._for_agent(user_agent)
-        e = hit[0].best(path)
-        return e is None or e[0] & ALLOW_BIT != 0
+        return hit[0].best(path) & ALLOW_BIT != 0  # NO_MATCH has the bit: allowed
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
@@ -519,13 +519,13 @@ class RobotsTxt:
             return Verdict(True, None, None, (), "no-group", user_agent, path, dialect,
                            "no group applies to this user agent: everything is allowed")
         agents = self._agents_of(groups)
-        e = m.best(path)
+        key = m.best(path)
         where = self._where(groups)
-        if e is None:
+        if key == NO_MATCH:
             return Verdict(True, None, None, agents, "no-matching-rule", user_agent, path,
                            dialect, f"no rule of {where} matches: allowed")
-        rule = self._rule(e[0] & INDEX_MASK)
-        allow = entry_allows(e)
+        rule = self._rule(key & INDEX_MASK)
+        allow = key_allows(key)
         verb = "allows" if allow else "disallows"
         return Verdict(allow, rule.line, rule, agents, "rule", user_agent, path, dialect,
                        f"line {rule.line} '{rule}' of {where} {verb} it")
@@ -805,11 +805,11 @@ class _FirstMatch(Matcher):
         super().__init__(len(entries))
         self._rules = entries
 
-    def best(self, path: str) -> Entry | None:
+    def best(self, path: str) -> int:
         for e in self._rules:
             if path.startswith(e[2]):
-                return e
-        return None
+                return e[0]
+        return NO_MATCH
 
 
 def _index_of(e: Entry) -> int:
