@@ -234,21 +234,23 @@ class LinearMatcher(Matcher):
 class IndexedMatcher(Matcher):
     """A larger group, split in two.
 
-    - Rules whose literal prefix has two characters or more are filed under that prefix; the
-      distinct prefixes are sorted, and each knows its *parent*: the longest other prefix
-      that is a prefix of it. For a path, ``bisect`` finds the last prefix ``c <= path``.
-      Every prefix ``p`` of the path in the list satisfies ``p <= c <= path``, so ``c``
-      starts with ``p``: the path's prefixes are the parent chain of ``c`` from the first
-      link that the path starts with. A query costs one bisection and a walk up a chain as
-      long as the nesting of prefixes (a few links), whatever the number of rules.
-      Under one prefix, plain-prefix rules all match once the path starts with it, so only
-      the best one is kept (its key); rules with wildcards or ``$`` are kept and tried.
-    - Rules whose prefix is ``""`` or ``"/"`` (``*.gif$``, ``/*?sort=``) could match any
-      path. Each needs some literal (its suffix, or its longest segment) to occur in the path;
-      when there are many, they are indexed by that literal's first ``GRAM`` characters, and a
-      path looks up ``path[i:i+GRAM]`` at each position, so only rules whose literal could
-      occur are tried. The rest (literal shorter than ``GRAM``) are scanned best first. Either
-      way a rule is tried only while it can still beat the answer found so far.
+    - Plain-prefix rules (any length), and wildcard rules whose literal prefix has two
+      characters or more, are filed under that prefix. The distinct prefixes are sorted,
+      and each knows its *parent*: the longest other prefix that is a prefix of it. For a
+      path, ``bisect`` finds the last prefix ``c <= path``. Every prefix ``p`` of the path
+      in the list satisfies ``p <= c <= path``, so ``c`` starts with ``p``: the path's
+      prefixes are the parent chain of ``c`` from the first link that the path starts
+      with. A query costs one bisection and a walk up a chain as long as the nesting of
+      prefixes (a few links), whatever the number of rules. Under one prefix, plain rules
+      all match once the path starts with it, so only the best one is kept (its key);
+      wildcard and ``$`` rules are kept and tried.
+    - Wildcard rules whose prefix is ``""`` or ``"/"`` (``*.gif$``, ``/*?sort=``) could
+      match any path. Each needs some literal (its suffix, or its longest segment) to occur
+      in the path; when there are many, they are indexed by that literal's first ``GRAM``
+      characters, and a path looks up ``path[i:i+GRAM]`` at each position, so only rules
+      whose literal could occur are tried. The rest (literal shorter than ``GRAM``) are
+      scanned best first. Either way a rule is tried only while it can still beat the
+      answer found so far.
 
     Lists are built from the best-first entries, so each is best first too; nothing mutates
     them after construction.
@@ -256,25 +258,23 @@ class IndexedMatcher(Matcher):
 
     __slots__ = ("_always", "_grams", "_keys", "_parents", "_prefixes", "_special")
 
-    def __init__(self, entries: list[Entry]) -> None:
-        super().__init__(len(entries))
-        plain: dict[str, int] = {}  # prefix -> key of its best plain-prefix rule
-        special: dict[str, list[Entry]] = {}  # prefix -> its other rules, best first
+    def __init__(self, plain: dict[str, int], others: list[Entry]) -> None:
+        """``plain``: each plain-prefix rule's prefix and key (the best one, when several
+        share a prefix); ``others``: every other rule, best first."""
+        super().__init__(len(plain) + len(others))
+        special: dict[str, list[Entry]] = {}  # prefix -> its wildcard or "$" rules
         always: list[Entry] = []
-        for e in entries:
+        for e in others:
             prefix = e[2]
             if len(prefix) < 2:
                 always.append(e)
-            elif e[3] is None:
-                if prefix not in plain:  # best first: the first one is the best
-                    plain[prefix] = e[0]
             else:
                 found = special.get(prefix)
                 if found is None:
                     special[prefix] = [e]
                 else:
                     found.append(e)
-        prefixes = sorted(plain.keys() | special.keys())
+        prefixes = sorted(plain.keys() | special.keys() if special else plain)
         # parent links: in sorted order, a prefix's own prefixes are on the chain of the one
         # before it, so one stack walk finds them all
         parents = array("i")
@@ -286,9 +286,13 @@ class IndexedMatcher(Matcher):
             stack.append(k)
         self._prefixes = prefixes
         self._parents = parents
-        self._keys = array("q", [plain.get(prefix, NO_MATCH) for prefix in prefixes])
-        self._special = {k: special[prefix] for k, prefix in enumerate(prefixes)
-                         if prefix in special}
+        if special:
+            self._keys = array("q", [plain.get(prefix, NO_MATCH) for prefix in prefixes])
+            self._special = {k: special[prefix] for k, prefix in enumerate(prefixes)
+                             if prefix in special}
+        else:
+            self._keys = array("q", [plain[prefix] for prefix in prefixes])
+            self._special = {}
         grams: dict[str, list[Entry]] = {}
         if len(always) > LINEAR_MAX:
             rest: list[Entry] = []
@@ -344,9 +348,13 @@ class IndexedMatcher(Matcher):
         return best
 
 
-def make_matcher(entries: list[Entry]) -> Matcher:
-    """Sort ``entries`` (a fresh list, taken over) best first and index them."""
-    entries.sort()  # keys are unique: only the ints are compared
-    if len(entries) <= LINEAR_MAX:
+def make_matcher(plain: dict[str, int], others: list[Entry]) -> Matcher:
+    """Index a group's rules: ``plain`` maps each plain prefix to the key of its best rule,
+    ``others`` holds every other rule (a fresh list, taken over)."""
+    others.sort()  # keys are unique: only the ints are compared
+    if len(plain) + len(others) <= LINEAR_MAX:
+        entries: list[Entry] = [(key, PREFIX, prefix, None) for prefix, key in plain.items()]
+        entries.extend(others)
+        entries.sort()
         return LinearMatcher(entries)
-    return IndexedMatcher(entries)
+    return IndexedMatcher(plain, others)

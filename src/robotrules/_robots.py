@@ -186,19 +186,44 @@ def _compile(raw: str, dialect: str, allow: bool) -> Pattern:
     return p
 
 
-class _Index:
-    """Group structure of a file, built from the directive stream on first use."""
+# Tags of a group's lines in _Index.lines (directive index << 2 | tag).
+_TAG_UA: Final = 0
+_TAG_ALLOW: Final = 1
+_TAG_DISALLOW: Final = 2
+_TAG_OTHER: Final = 3
 
-    __slots__ = ("by_token", "global_", "members", "outside", "rules", "sitemaps", "uas")
+
+class _Index:
+    """Group structure of a file, built from the directive stream on first use.
+
+    Compact: the lines of all groups sit in one array (groups are contiguous runs of lines,
+    in file order), each a directive index tagged as user-agent, allow, disallow or other.
+    """
+
+    __slots__ = ("by_token", "global_", "lines", "outside", "sitemaps", "starts")
 
     def __init__(self) -> None:
-        self.uas: list[array[int]] = []  # directive indices of each group's user-agent lines
-        self.members: list[array[int]] = []  # rules and other lines of each group
-        self.rules: list[array[int]] = []  # each group's allow/disallow lines
+        self.lines = array("I")  # each group's lines in file order: index << 2 | tag
+        self.starts = array("I")  # where each group starts in ``lines``, then len(lines)
         self.by_token: dict[str, tuple[int, ...]] = {}
         self.global_: tuple[int, ...] = ()
-        self.outside: list[int] = []  # host, clean-param and unknown lines outside groups
-        self.sitemaps: list[int] = []  # sitemap lines (checked when asked for)
+        self.outside = array("I")  # host, clean-param and unknown lines outside groups
+        self.sitemaps = array("I")  # sitemap lines (checked when asked for)
+
+    @property
+    def count(self) -> int:
+        return len(self.starts) - 1
+
+    def block(self, g: int) -> array[int]:
+        return self.lines[self.starts[g] : self.starts[g + 1]]
+
+    def uas(self, g: int) -> list[int]:
+        """Directive indices of group ``g``'s user-agent lines."""
+        return [v >> 2 for v in self.block(g) if v & 3 == _TAG_UA]
+
+    def members(self, g: int) -> list[int]:
+        """Directive indices of group ``g``'s other lines (rules, crawl-delay ...)."""
+        return [v >> 2 for v in self.block(g) if v & 3 != _TAG_UA]
 
 
 class RobotsTxt:
@@ -247,28 +272,25 @@ class RobotsTxt:
         shift = T.KIND_SHIFT
         mask = T.LINE_MASK
         idx = _Index()
-        uas = idx.uas
-        members = idx.members
-        rules = idx.rules
-        cur: array[int] | None = None
-        cur_rules: array[int] | None = None
+        lines = idx.lines
+        starts = idx.starts
+        in_group = False
         has_rules = False
+        has_members = False
         seen_sitemaps: set[str] = set()
         sitemaps: list[str] = []
         for i in range(len(dirs) // 3):
             head = dirs[3 * i]
             k = head >> shift
             if k == T.UA:
-                if cur is None or has_rules:
-                    uas.append(array("I", (i,)))
-                    cur = array("I")
-                    members.append(cur)
-                    cur_rules = array("I")
-                    rules.append(cur_rules)
-                    has_rules = False
+                if not in_group or has_rules:
+                    starts.append(len(lines))
+                    lines.append(i << 2 | _TAG_UA)
+                    in_group = True
+                    has_rules = has_members = False
                 else:
-                    uas[-1].append(i)
-                    if cur and findings is not None:
+                    lines.append(i << 2 | _TAG_UA)
+                    if has_members and findings is not None:
                         findings.append(Finding(
                             "L030", "ua-joins-group", "warning", head & mask, 1,
                             "this user-agent joins the group above, which has no allow/"
@@ -278,24 +300,22 @@ class RobotsTxt:
                             "give the group above a rule (e.g. 'Disallow:') or merge them"))
                 continue
             if k == T.BLANK:
-                cur = cur_rules = None
+                in_group = False
                 continue
             if findings is not None:  # only findings need the text of a line
                 start = dirs[3 * i + 1]
                 value = text[start : start + dirs[3 * i + 2]]
                 line = head & mask
             if k == T.ALLOW or k == T.DISALLOW:
-                if cur is None:
+                if not in_group:
                     if findings is not None:
                         findings.append(Finding(
                             "L005", "rule-outside-group", "warning", line, 1,
                             "rule before any user-agent line: ignored (RFC 9309 2.2.2)",
                             "put a 'User-agent:' line above it"))
                     continue
-                cur.append(i)
-                if cur_rules is not None:
-                    cur_rules.append(i)
-                has_rules = True
+                lines.append(i << 2 | (_TAG_ALLOW if k == T.ALLOW else _TAG_DISALLOW))
+                has_rules = has_members = True
                 if findings is not None:
                     _check_pattern(text, value, start, k, line, findings)
             elif k == T.SITEMAP:
@@ -305,23 +325,26 @@ class RobotsTxt:
             elif k == T.CRAWL_DELAY or k == T.REQUEST_RATE or k == T.VISIT_TIME:
                 if findings is not None:
                     _check_extension(value, k, line, findings)
-                if cur is None:
+                if not in_group:
                     if findings is not None:
                         findings.append(Finding(
                             "L005", "rule-outside-group", "warning", line, 1,
                             f"{T.KIND_NAMES[k]} before any user-agent line: ignored",
                             "move it into the group it is meant for"))
                     continue
-                cur.append(i)
+                lines.append(i << 2 | _TAG_OTHER)
+                has_members = True
             elif k == T.HOST or k == T.CLEAN_PARAM:
                 idx.outside.append(i)
             else:  # OTHER, UNKNOWN
                 if findings is not None:
                     _check_other(text, value, start, k, line, findings)
-                if cur is not None:
-                    cur.append(i)
+                if in_group:
+                    lines.append(i << 2 | _TAG_OTHER)
+                    has_members = True
                 else:
                     idx.outside.append(i)
+        starts.append(len(lines))
         self._index_agents(idx, packed, findings)
         return idx
 
@@ -331,8 +354,8 @@ class RobotsTxt:
         legacy = self.dialect == "1994"
         by_token: dict[str, list[int]] = {}
         global_groups: list[int] = []
-        for g, ua_idx in enumerate(idx.uas):
-            for i in ua_idx:
+        for g in range(idx.count):
+            for i in idx.uas(g):
                 start = dirs[3 * i + 1]
                 value = text[start : start + dirs[3 * i + 2]]
                 line = dirs[3 * i] & T.LINE_MASK
@@ -411,38 +434,50 @@ class RobotsTxt:
             compiled = self._compiled = {}
         hit = compiled.get("\0" + ck)
         if hit is None:
-            entries: list[Entry] = []
+            plain: dict[str, int] = {}  # plain-prefix rules: prefix -> best key
+            others: list[Entry] = []  # the rest (1994: every rule)
             dirs = self._dirs.tolist()  # list indexing makes no new int objects
             text = self._text
             dialect = self.dialect
+            legacy = dialect == "1994"
             allows = _PATTERNS[(dialect, True)]
             disallows = _PATTERNS[(dialect, False)]
             not_plain = _NOT_PLAIN[dialect]
-            allow_kind = T.ALLOW << T.KIND_SHIFT
-            kind_mask = ~T.LINE_MASK
             for g in groups:
-                for i in idx.rules[g]:
+                for v in idx.block(g):
+                    tag = v & 3
+                    if tag != _TAG_ALLOW and tag != _TAG_DISALLOW:
+                        continue
+                    i = v >> 2
                     n = dirs[3 * i + 2]
                     if not n:
                         continue  # an empty pattern never decides
                     start = dirs[3 * i + 1]
                     raw = text[start : start + n]
-                    allow = dirs[3 * i] & kind_mask == allow_kind
+                    allow = tag == _TAG_ALLOW
                     if not_plain(raw) is None and not (allow and "/index.htm" in raw):
-                        entries.append((rank_base(n, allow) + i, PREFIX, raw, None))
+                        rank = rank_base(n, allow) + i
+                        if legacy:
+                            others.append((rank, PREFIX, raw, None))
+                            continue
+                        # the same plain prefix twice: both always match together, so
+                        # only the better one can ever decide
+                        old = plain.get(raw)
+                        if old is None or rank < old:
+                            plain[raw] = rank
                         continue
                     p = (allows if allow else disallows).get(raw)
                     if p is None:
                         p = _compile(raw, dialect, allow)
-                    entries.append((p.base + i, p.kind, p.prefix, p))
+                    others.append((p.base + i, p.kind, p.prefix, p))
                     c = p.companion
                     if c is not None:
-                        entries.append((c.base + i, c.kind, c.prefix, c))
-            if dialect == "1994":
-                entries.sort(key=_index_of)  # file order: the first match wins
-                m: Matcher = _FirstMatch(entries)
+                        others.append((c.base + i, c.kind, c.prefix, c))
+            if legacy:
+                others.sort(key=_index_of)  # file order: the first match wins
+                m: Matcher = _FirstMatch(others)
             else:
-                m = make_matcher(entries)
+                m = make_matcher(plain, others)
             hit = compiled.setdefault("\0" + ck, (m, groups))
         return hit
 
@@ -531,14 +566,14 @@ class RobotsTxt:
                        f"line {rule.line} '{rule}' of {where} {verb} it")
 
     def _where(self, groups: tuple[int, ...]) -> str:
-        lines = [self._line(self._idx.uas[g][0]) for g in groups]
+        lines = [self._line(self._idx.lines[self._idx.starts[g]] >> 2) for g in groups]
         if len(lines) == 1:
             return f"the group at line {lines[0]}"
         return "the merged groups at lines " + ", ".join(str(x) for x in lines)
 
     def _agents_of(self, groups: Iterable[int]) -> tuple[str, ...]:
-        uas = self._idx.uas
-        return tuple(T.display(self._value(i)) for g in groups for i in uas[g])
+        idx = self._idx
+        return tuple(T.display(self._value(i)) for g in groups for i in idx.uas(g))
 
     def _rule(self, i: int) -> Rule:
         if self._kind(i) == T.ALLOW:
@@ -549,9 +584,9 @@ class RobotsTxt:
                      ) -> _V | None:
         """The first value of ``kind`` in the group that applies that ``read`` accepts."""
         _, groups = self._for_agent(user_agent)
-        members = self._idx.members
+        idx = self._idx
         for g in groups:
-            for i in members[g]:
+            for i in idx.members(g):
                 if self._kind(i) == kind:
                     value = read(T.display(self._value(i)))
                     if value is not None:
@@ -666,13 +701,13 @@ class RobotsTxt:
         """Every group of the file, in file order (not merged)."""
         groups = self._groups
         if groups is None:
-            groups = tuple(self._make_group(g) for g in range(len(self._idx.uas)))
+            groups = tuple(self._make_group(g) for g in range(self._idx.count))
             self._groups = groups
         return groups
 
     def _make_group(self, g: int) -> Group:
         idx = self._idx
-        uas = idx.uas[g]
+        uas = idx.uas(g)
         raw_agents = [self._value(i) for i in uas]
         agents = tuple(T.display(a) for a in raw_agents)
         if self.dialect == "1994":
@@ -685,7 +720,7 @@ class RobotsTxt:
         crawl_delay: float | None = None
         rate: RequestRate | None = None
         visit: VisitTime | None = None
-        for i in idx.members[g]:
+        for i in idx.members(g):
             k = self._kind(i)
             if k == T.ALLOW or k == T.DISALLOW:
                 rules.append(self._rule(i))
