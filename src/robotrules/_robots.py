@@ -162,6 +162,15 @@ _NOT_PLAIN: Final = {
 }
 
 
+def clear_caches() -> None:
+    """Empty the process-wide memos (patterns, agent keys, field names): the state of a
+    fresh process. For benchmarks and tests; nothing else needs it."""
+    for memo in _PATTERNS.values():
+        memo.clear()
+    _AGENT_CACHE.clear()
+    T.clear_caches()
+
+
 def _compile(raw: str, dialect: str, allow: bool) -> Pattern:
     """A rule's raw value as a :class:`Pattern` of its dialect (memoised)."""
     memo = _PATTERNS[(dialect, allow)]

@@ -178,6 +178,10 @@ def _classified(low: str, dialect: Dialect) -> int:
     return kind
 
 
+def clear_caches() -> None:
+    _CLASSIFIED.clear()
+
+
 def strip_bom(body: bytes) -> tuple[bytes, int]:
     """Skip a UTF-8 byte-order mark, or any prefix of one, at the very start (robots.cc)."""
     skip = 0

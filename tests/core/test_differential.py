@@ -140,9 +140,9 @@ def _big_group_body(rng: random.Random, n: int) -> str:
 
 @pytest.mark.parametrize("size", [12, 40, 300, 1200])
 def test_large_groups_agree_with_google(size: int) -> None:
-    """Groups large enough for the indexed matcher (prefix buckets, the startswith filter
-    and its cut-off, the literal-head index of rules starting with "/*" or "*"), with
-    redundant stars, against Google's matcher."""
+    """Groups large enough for the indexed matcher (sorted prefixes with parent links, the
+    literal-head index of rules starting with "/*" or "*"), with redundant stars, against
+    Google's matcher."""
     rng = random.Random(size)
     for _ in range(6):
         body = _big_group_body(rng, size)
