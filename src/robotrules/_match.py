@@ -187,7 +187,11 @@ def _scan(entries: list[Entry], path: str, best: int) -> int:
     for e in entries:
         if e[0] >= best:
             return best
-        if entry_matches(e, path):
+        p = e[3]  # entry_matches() inlined
+        if p is None:
+            if path.startswith(e[2]):
+                return e[0]
+        elif pattern_matches(p, path):
             return e[0]
     return best
 
@@ -333,16 +337,17 @@ class IndexedMatcher(Matcher):
                 k = parents[k]
         grams = self._grams
         if grams:
-            get = grams.get
-            for i in range(len(path) - GRAM + 1):
-                candidates = get(path[i : i + GRAM])
-                if candidates is not None:
-                    for e in candidates:  # best first within the gram
-                        if e[0] >= best:
-                            break
-                        if entry_matches(e, path):
-                            best = e[0]
-                            break
+            positions = len(path) - GRAM + 1
+            if len(grams) < positions:  # fewer literals than positions: look for each
+                for gram, candidates in grams.items():
+                    if candidates[0][0] < best and gram in path:
+                        best = _scan(candidates, path, best)
+            else:
+                get = grams.get
+                for i in range(positions):
+                    candidates = get(path[i : i + GRAM])
+                    if candidates is not None and candidates[0][0] < best:
+                        best = _scan(candidates, path, best)
         if self._always:
             best = _scan(self._always, path, best)
         return best
