@@ -535,9 +535,10 @@ def _target_cells(d: Results, rr: str, rrg: str) -> dict[str, tuple[str, bool]]:
     if "memory" in d:
         m = d["memory"][rr]
         p = d["memory"][L.BASELINE]
-        for when in ("parse", "queries"):
+        for when, label in (("parse", "memory after parse: <= 2x input (total)"),
+                            ("queries", "(extra) memory after queries: <= 2x input")):
             x = m[f"total_ratio_after_{when}"]
-            out[f"memory after {when}: <= 2x input (total)"] = (
+            out[label] = (
                 f"{x:.2f}x (median/file {m[f'median_ratio_after_{when}']:.2f}x; protego "
                 f"{p[f'total_ratio_after_{when}']:.2f}x)", x <= 2)
     return out
@@ -556,6 +557,10 @@ def targets(suite: Suite, rep: Report) -> None:
     rep.out("## targets (issue 3): default dialect unless said")
     rep.out()
     rep.out(table(["target", *(h for n in names for h in (n, "status"))], rows))
+    rep.out()
+    rep.out("The issue's memory target is the retained size of a parsed file. The '(extra)' "
+            "row is ours: it also counts what queries build on first use (group index, "
+            "matchers) and the process-wide pattern memo.")
     rep.out()
     rep.data["targets"] = {n: {k: {"value": v, "met": ok} for k, (v, ok) in cells[n].items()}
                            for n in names}

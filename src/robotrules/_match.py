@@ -345,9 +345,9 @@ class IndexedMatcher(Matcher):
             else:
                 get = grams.get
                 for i in range(positions):
-                    candidates = get(path[i : i + GRAM])
-                    if candidates is not None and candidates[0][0] < best:
-                        best = _scan(candidates, path, best)
+                    at = get(path[i : i + GRAM])
+                    if at is not None and at[0][0] < best:
+                        best = _scan(at, path, best)
         if self._always:
             best = _scan(self._always, path, best)
         return best
