@@ -212,6 +212,8 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
     exact = _EXACT_SHIFTED
     ws = _WS
     careful = findings is not None
+    # what can only happen if the text holds it is checked once, not on every line
+    odd = careful or "\0" in text or len(text) > MAX_LINE
     pos = 0
     lineno = 0
     for line in text.split("\n"):
@@ -221,20 +223,27 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
         pos += n + 1
         colon = line.find(":")
         hash_at = line.find("#")
-        if careful or colon < 0 or n > MAX_LINE or 0 <= hash_at < colon or "\0" in line:
-            if not careful and (
-                hash_at == 0 or not n
-                # no colon and no space or tab: not Google's two-word line either (HTML
-                # pages served as robots.txt are mostly such lines); 1994 still needs its
-                # blank lines, which may hide behind white space or a NUL byte
-                or (colon < 0 and " " not in line and "\t" not in line
-                    and (not legacy or ("\0" not in line and line.strip(ws))))
-            ):
-                if legacy and not n:
-                    append(BLANK << KIND_SHIFT | lineno)
-                    append(start)
-                    append(0)
-                continue  # comment or empty line: nothing to read
+        if colon < 0 or 0 <= hash_at < colon or (odd and (
+                careful or n > MAX_LINE or "\0" in line)):
+            if not careful and not (odd and (n > MAX_LINE or "\0" in line)):
+                # a short line without NUL: most such lines are comments, blank lines or
+                # HTML (pages served as robots.txt), told apart here without the careful path
+                if hash_at == 0 or not n:
+                    if legacy and not n:
+                        append(BLANK << KIND_SHIFT | lineno)
+                        append(start)
+                        append(0)
+                    continue
+                if colon < 0:
+                    s = (line if hash_at < 0 else line[:hash_at]).strip(ws)
+                    if not s:  # white space (and a comment)
+                        if legacy and hash_at < 0:
+                            append(BLANK << KIND_SHIFT | lineno)
+                            append(start)
+                            append(0)
+                        continue
+                    if " " not in s and "\t" not in s:
+                        continue  # one word: not Google's two-word line either
             if n:
                 _line(line, lineno, start, dialect, out, findings)
             elif legacy:
@@ -242,15 +251,17 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
                 append(start)
                 append(0)
             continue
-        key = line[:colon].strip(ws)
-        kind = exact.get(key)
+        kind = exact.get(line[:colon])  # "Disallow:" as most files write it
         if kind is None:
-            low = key.lower()
-            kind = exact.get(low)
+            key = line[:colon].strip(ws)
+            kind = exact.get(key)
             if kind is None:
-                if not key:
-                    continue
-                kind = _classified(low, dialect)
+                low = key.lower()
+                kind = exact.get(low)
+                if kind is None:
+                    if not key:
+                        continue
+                    kind = _classified(low, dialect)
         rest = line[colon + 1 :] if hash_at < 0 else line[colon + 1 : hash_at]
         value = rest.lstrip(ws)
         vlen = len(value.rstrip(ws))

@@ -164,3 +164,23 @@ def test_fast_and_careful_tokenizer_paths_agree(dialect: Dialect) -> None:
     for body in bodies:
         text, _ = T.to_text(body)
         assert T.tokenize(text, dialect) == T.tokenize(text, dialect, []), body[:200]
+
+
+_LINE_PARTS = st.sampled_from([
+    "Disallow", "allow", "User-agent", "foo", "<a", "href", ":", " ", "  ", "\t", "\v", "\f",
+    "\x1c", "\xa0", "#", "\0", "/x", "*", "$", "\r", "\n", "\r\n", "",
+])
+
+
+@settings(max_examples=500, deadline=None)
+@given(parts=st.lists(_LINE_PARTS, max_size=40),
+       dialect=st.sampled_from(["rfc9309", "google", "1994"]))
+def test_fast_and_careful_paths_agree_on_odd_white_space(parts: list[str],
+                                                         dialect: Dialect) -> None:
+    """The fast path's shortcuts (comment, white-space-only and one-word lines skipped
+    without the careful path) yield the careful path's directives, whatever white space,
+    NUL bytes, '#' and missing colons a line mixes (property-based)."""
+    from robotrules import _tokenize as T
+
+    text, _ = T.to_text("".join(parts).encode("latin-1"))
+    assert T.tokenize(text, dialect) == T.tokenize(text, dialect, [])
