@@ -262,7 +262,17 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
                     if not key:
                         continue
                     kind = _classified(low, dialect)
-        rest = line[colon + 1 :] if hash_at < 0 else line[colon + 1 : hash_at]
+        end = n if hash_at < 0 else hash_at
+        # "key: value" with one space and nothing to strip at the end, read without copying
+        # (one-character slices are shared objects; "" is in every string, so an empty
+        # value takes the general path)
+        if (line[colon + 1 : colon + 2] == " " and line[colon + 2 : colon + 3] not in ws
+                and line[end - 1 : end] not in ws):
+            append(kind | lineno)
+            append(start + colon + 2)
+            append(end - colon - 2)
+            continue
+        rest = line[colon + 1 : end]
         value = rest.lstrip(ws)
         vlen = len(value.rstrip(ws))
         append(kind | lineno)
