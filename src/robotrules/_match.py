@@ -53,6 +53,7 @@ GRAM: Final = 3  # length of the literal heads the always-scanned rules are inde
 INDEX_BITS: Final = 28  # a rule's directive index fits here (lines are packed in 28 bits)
 INDEX_MASK: Final = (1 << INDEX_BITS) - 1
 _RANKS: Final = 1 << 24  # 2 * priority + allow stays below this (priority is clamped)
+_MAX_PRIORITY: Final = (_RANKS >> 1) - 1
 _STARS: Final = re.compile(r"\*{2,}")
 
 
@@ -78,7 +79,8 @@ class Pattern:
         a final ``$``) matches any rest of the path, so ``/a*`` and ``/a*$`` are the prefix
         ``/a``. Priority is not affected: the caller counts the pattern as written.
         """
-        priority = min(max(priority, 0), (_RANKS >> 1) - 1)
+        if priority > _MAX_PRIORITY:
+            priority = _MAX_PRIORITY
         self.allow = allow
         self.priority = priority
         self.base = rank_base(priority, allow)
@@ -101,18 +103,22 @@ class Pattern:
             self.segments: tuple[str, ...] = ()
             self.required = ""
             return
-        segments = tuple(body.split("*"))
-        self.prefix = segments[0]
-        self.suffix = segments[-1]
-        self.minimum = sum(map(len, segments))
-        if len(segments) == 2:
+        parts = body.split("*")
+        self.prefix = parts[0]
+        self.suffix = parts[-1]
+        self.minimum = len(body) - len(parts) + 1  # the literal characters
+        if len(parts) == 2:
             self.kind = STAR
             self.segments = ()
             self.required = self.suffix
         else:
             self.kind = WILD
-            self.segments = segments
-            self.required = max(segments[1:], key=len)
+            self.segments = tuple(parts)
+            required = parts[1]
+            for part in parts[2:]:
+                if len(part) > len(required):
+                    required = part
+            self.required = required
 
 
 # An entry: (key, kind, prefix, pattern). key = the rank part of the rule (see rank_base) plus

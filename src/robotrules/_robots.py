@@ -171,12 +171,8 @@ def clear_caches() -> None:
     T.clear_caches()
 
 
-def _compile(raw: str, dialect: str, allow: bool) -> Pattern:
-    """A rule's raw value as a :class:`Pattern` of its dialect (memoised)."""
-    memo = _PATTERNS[(dialect, allow)]
-    p = memo.get(raw)
-    if p is not None:
-        return p
+def _new_pattern(raw: str, dialect: str, allow: bool) -> Pattern:
+    """A rule's raw value as a :class:`Pattern` of its dialect (the caller memoises it)."""
     if dialect == "1994":
         pat = legacy_normalize(_pattern_text(raw))
         p = Pattern(pat, allow, len(pat), literal=True)  # 1994: no wildcards
@@ -189,9 +185,6 @@ def _compile(raw: str, dialect: str, allow: bool) -> Pattern:
             # compat(google): Allow: /x/index.htm(l) also allows /x/ (robots.cc HandleAllow)
             derived = pat[: slash + 1] + "$"
             p.companion = Pattern(derived, True, len(derived))
-    if len(memo) >= _PATTERNS_MAX:
-        memo.clear()
-    memo[raw] = p
     return p
 
 
@@ -475,9 +468,12 @@ class RobotsTxt:
                         if old is None or rank < old:
                             plain[raw] = rank
                         continue
-                    p = (allows if allow else disallows).get(raw)
+                    memo = allows if allow else disallows
+                    p = memo.get(raw)
                     if p is None:
-                        p = _compile(raw, dialect, allow)
+                        p = memo[raw] = _new_pattern(raw, dialect, allow)
+                        if len(memo) > _PATTERNS_MAX:
+                            memo.clear()
                     others.append((p.base + i, p.kind, p.prefix, p))
                     c = p.companion
                     if c is not None:
