@@ -29,13 +29,15 @@ _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _NEEDS_WORK = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!&'()+,;=]")
 
 
-_HTTP_URL = re.compile(r"https?://[^/?;#]*([/?;][^#]*)?")
+# Possessive quantifiers (*+ ?+) match the same here (no class can give back a character
+# the next item needs) and spare the regex engine its backtracking bookkeeping.
+_HTTP_URL = re.compile(r"https?://[^/?;#]*+([/?;][^#]*+)?+")
 
 
 # An http(s) URL whose path and query hold only characters that RFC 9309 normalisation keeps
 # as they are: its path needs no normalisation (group 1; None means "/").
 _PLAIN_HTTP_URL = re.compile(
-    r"https?://[^/?;#]*([/?;][A-Za-z0-9\-._~:/?\[\]@!&'()+,;=]*)?(?:#|\Z)", re.DOTALL)
+    r"https?://[^/?;#]*+([/?;][-A-Za-z0-9._~:/?\[\]@!&'()+,;=]*+)?+(?:#|\Z)")
 
 
 def rfc_path(url: str) -> str:
