@@ -27,6 +27,7 @@ _RESERVED = ":/?#[]@!$&'()*+,;="
 _SAFE = "-._~" + _RESERVED + "%"
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _NEEDS_WORK = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!&'()+,;=]")
+_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]")  # outside _SAFE
 
 
 # Possessive quantifiers (*+ ?+) match the same here (no class can give back a character
@@ -112,8 +113,8 @@ def rfc_normalize(text: str) -> str:
         text = text.replace("*", "%2A")
     if "$" in text:
         text = text.replace("$", "%24")
-    if _NEEDS_WORK.search(text) is None:
-        return text
+    if _UNSAFE.search(text) is None:
+        return text  # what quote() below would keep as it is (escapes are safe for it)
     raw = text.encode("utf-8", "surrogateescape")
     return quote_from_bytes(raw, safe=_SAFE)
 

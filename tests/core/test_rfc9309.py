@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import robotrules
 
@@ -213,3 +215,34 @@ def test_non_utf8_file_patterns_bridge_to_utf8_urls() -> None:
     rules = robotrules.parse("User-agent: *\nDisallow: /caf\xe9\n".encode("latin-1"))
     assert not rules.is_allowed("https://e.com/caf%C3%A9", user_agent="x")
     assert not rules.is_allowed("https://e.com/café", user_agent="x")
+
+
+def _reference_normalize(text: str) -> str:
+    """RFC 9309 2.2.2 written out plainly, without fast paths: %xx of an unreserved character
+    decoded, other escapes upper-cased, a literal '*' or '$' escaped (2.2.3), and every octet
+    outside the reserved and unreserved sets percent-encoded as UTF-8."""
+    import re
+    from urllib.parse import quote_from_bytes
+
+    unreserved = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    def fix(m: re.Match[str]) -> str:
+        value = int(m.group(1), 16)
+        return chr(value) if value in unreserved else "%" + m.group(1).upper()
+
+    text = re.sub(r"%([0-9A-Fa-f]{2})", fix, text).replace("*", "%2A").replace("$", "%24")
+    return quote_from_bytes(text.encode("utf-8", "surrogateescape"),
+                            safe="-._~:/?#[]@!$&'()*+,;=%")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from([
+    "a", "Z", "0", "-", ".", "_", "~", ":", "/", "?", "#", "[", "]", "@", "!", "$", "&", "'",
+    "(", ")", "*", "+", ",", ";", "=", "%", " ", '"', "<", ">", "\\", "^", "`", "{", "|", "}",
+    "\x00", "\x7f", "\xe9", "\u20ac", "%2f", "%41", "%zz", "%7e", "%C3", "%e9", "%2A", "%24",
+]), max_size=16).map("".join))
+def test_path_normalisation_matches_the_plain_reading_of_2_2_2(text: str) -> None:
+    """The normaliser's fast paths give what the plain reading of RFC 9309 2.2.2 gives."""
+    from robotrules._url import rfc_normalize
+
+    assert rfc_normalize(text) == _reference_normalize(text)
