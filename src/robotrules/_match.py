@@ -286,22 +286,28 @@ class IndexedMatcher(Matcher):
                     found.append(e)
         prefixes = sorted(plain.keys() | special.keys() if special else plain)
         # parent links: in sorted order, a prefix's own prefixes are on the chain of the one
-        # before it, so one stack walk finds them all
-        parents = array("i")
-        stack: list[int] = []
-        for k, prefix in enumerate(prefixes):
-            while stack and not prefix.startswith(prefixes[stack[-1]]):
-                stack.pop()
-            parents.append(stack[-1] if stack else -1)
-            stack.append(k)
+        # before it (that one itself, or its ancestors); whether each prefix starts with the
+        # one before it is asked of all pairs at once
+        parents = [-1] * len(prefixes)
+        nested = map(str.startswith, prefixes[1:], prefixes[:-1])
+        for k, inside in enumerate(nested, 1):
+            if inside:
+                parents[k] = k - 1
+            else:
+                j = parents[k - 1]
+                if j >= 0:
+                    prefix = prefixes[k]
+                    while j >= 0 and not prefix.startswith(prefixes[j]):
+                        j = parents[j]
+                    parents[k] = j
         self._prefixes = prefixes
-        self._parents = parents
+        self._parents = array("i", parents)
         if special:
             self._keys = array("q", [plain.get(prefix, NO_MATCH) for prefix in prefixes])
             self._special = {k: special[prefix] for k, prefix in enumerate(prefixes)
                              if prefix in special}
         else:
-            self._keys = array("q", [plain[prefix] for prefix in prefixes])
+            self._keys = array("q", map(plain.__getitem__, prefixes))
             self._special = {}
         grams: dict[str, list[Entry]] = {}
         if len(always) > LINEAR_MAX:
