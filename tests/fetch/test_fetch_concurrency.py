@@ -34,19 +34,19 @@ def test_threads_one_request_per_origin(serve_robots: Callable[..., Server]) -> 
         elapsed = time.monotonic() - t0
     assert answers == [False] * N
     assert srv.hits == 1
-    assert elapsed < 2.0, elapsed  # one 0.3 s fetch, not 64 of them
+    assert elapsed < 5.0, elapsed  # one 0.3 s fetch, not 64 of them (19 s)
 
 
 def test_threads_many_origins(serve_robots: Callable[..., Server]) -> None:
     """Callers for different origins do not wait for each other's fetches."""
-    servers = [serve_robots(BODY, delay=0.3) for _ in range(8)]
+    servers = [serve_robots(BODY, delay=1.0) for _ in range(8)]
     urls = [f"{s.origin}/x/{i}" for s in servers for i in range(8)]
     with RobotsClient() as c, ThreadPoolExecutor(len(urls)) as pool:
         t0 = time.monotonic()
         assert all(pool.map(c.is_allowed, urls))
         elapsed = time.monotonic() - t0
     assert [s.hits for s in servers] == [1] * 8
-    assert elapsed < 2.0, elapsed  # 8 origins fetched in parallel, not 8 x 0.3 s in series
+    assert elapsed < 5.0, elapsed  # 8 origins fetched in parallel, not 8 x 1 s in series
 
 
 def test_tasks_one_request_per_origin(serve_robots: Callable[..., Server]) -> None:
@@ -65,7 +65,7 @@ def test_tasks_one_request_per_origin(serve_robots: Callable[..., Server]) -> No
     answers, elapsed = asyncio.run(main())
     assert answers == [True] * 200 + [False] * 200
     assert (srv.hits, other.hits) == (1, 1)
-    assert elapsed < 2.0, elapsed
+    assert elapsed < 5.0, elapsed  # two 0.3 s fetches side by side, with slack for load
 
 
 def test_waiters_share_a_failure(serve: Callable[..., Server]) -> None:

@@ -331,15 +331,16 @@ def test_dns_failure(make_client: Make, request: pytest.FixtureRequest) -> None:
 
 
 def test_stalled_server_times_out(make_client: Make, serve: Serve) -> None:
-    """Issue 4: a total timeout; Google: timeouts are unreachable. (Real time: 0.4 s.)"""
+    """Issue 4: a total timeout; Google: timeouts are unreachable. (Real time: 0.4 s; the
+    bound leaves a loaded machine 1.2 s of slack and is still below the 2 s stall.)"""
     def stall(conn: socket.socket, req: Request) -> None:
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nUser-agent: *\n")
-        time.sleep(0.8)
+        time.sleep(2.0)
     srv = serve(lambda r: stall)
     c = make_client(timeout=0.4)
     t0 = time.monotonic()
     fr = c.rules_for(srv.origin)
-    assert time.monotonic() - t0 < 1.2
+    assert time.monotonic() - t0 < 1.6
     assert (fr.outcome, fr.error) == ("disallow-all", "timeout")
 
 
@@ -348,14 +349,14 @@ def test_trickling_server_hits_total_timeout(make_client: Make, serve: Serve) ->
     enough for a read timeout) is still cut off."""
     def trickle(conn: socket.socket, req: Request) -> None:
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
-        for _ in range(40):
+        for _ in range(60):  # 3 s in all
             conn.sendall(b"#")
             time.sleep(0.05)
     srv = serve(lambda r: trickle)
     c = make_client(timeout=0.5)
     t0 = time.monotonic()
     fr = c.rules_for(srv.origin)
-    assert time.monotonic() - t0 < 1.5
+    assert time.monotonic() - t0 < 2.5  # slack for a loaded machine, below the 3 s trickle
     assert (fr.outcome, fr.error) == ("disallow-all", "timeout")
 
 
