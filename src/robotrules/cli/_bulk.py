@@ -289,9 +289,17 @@ def _read(stream: IO[str], out: asyncio.Queue[list[tuple[int, str]] | BaseExcept
           loop: asyncio.AbstractEventLoop) -> None:
     """Read the input in a thread, so a slow pipe never stalls fetches (daemon: no join)."""
     import asyncio
+    import concurrent.futures
+    import contextlib
+
+    class Gone(Exception):
+        """The loop is closed or closing (Ctrl-C, an error): nobody will take the item."""
 
     def put(item: list[tuple[int, str]] | BaseException | None) -> None:
-        asyncio.run_coroutine_threadsafe(out.put(item), loop).result()
+        try:
+            asyncio.run_coroutine_threadsafe(out.put(item), loop).result()
+        except (RuntimeError, concurrent.futures.CancelledError, asyncio.CancelledError) as exc:
+            raise Gone from exc
 
     batch: list[tuple[int, str]] = []
     source = _LineSource(stream)
@@ -306,10 +314,11 @@ def _read(stream: IO[str], out: asyncio.Queue[list[tuple[int, str]] | BaseExcept
         if batch:
             put(batch)
         put(None)
-    except RuntimeError:
-        pass  # the loop is gone (interrupted): nothing to hand over
+    except Gone:
+        pass  # interrupted: nothing to hand over, and nothing to print from this thread
     except Exception as exc:  # e.g. a CliError for a bad JSON line: raised in the loop
-        put(exc)
+        with contextlib.suppress(Gone):
+            put(exc)
 
 
 async def _progress(totals: _Totals, started: float, expected: int | None) -> None:
