@@ -336,17 +336,21 @@ class IndexedMatcher(Matcher):
         while k >= 0 and not path.startswith(prefixes[k]):
             k = parents[k]
         if k >= 0:
-            keys = self._keys
             special = self._special
-            while k >= 0:  # every link from here on is a prefix of the path
-                key = keys[k]
-                if key < best:
-                    best = key
-                if special:
+            if not special:
+                # plain prefixes only: the longest one the path starts with is the most
+                # specific, so its best rule outranks every rule of its ancestors
+                best = self._keys[k]
+            else:
+                keys = self._keys
+                while k >= 0:  # every link from here on is a prefix of the path
+                    key = keys[k]
+                    if key < best:
+                        best = key
                     found = special.get(k)
                     if found is not None and found[0][0] < best:
                         best = _scan(found, path, best)
-                k = parents[k]
+                    k = parents[k]
         grams = self._grams
         if grams:
             positions = len(path) - GRAM + 1

@@ -105,3 +105,23 @@ def test_clear_caches_changes_no_answer() -> None:
     assert all(not memo for memo in _robots._PATTERNS.values())
     assert [robotrules.parse(body).is_allowed(p) for p in paths] == before == [
         False, True, False, True, True]
+
+
+@pytest.mark.parametrize("wildcard", [False, True])
+def test_deeply_nested_prefixes(wildcard: bool) -> None:
+    """1,000 rules each a prefix of the next ('/a', '/aa', ...): the longest match decides
+    (RFC 9309 2.2.2), with or without a wildcard rule that makes the matcher walk the whole
+    chain; answers checked against Google's matcher."""
+    rules = [("Allow" if n % 3 == 0 else "Disallow", "/" + "a" * n) for n in range(1, 1001)]
+    if wildcard:
+        rules.append(("Allow", "/aaaa*b"))
+    body = _body(rules)
+    txt = robotrules.parse(body, dialect="google")
+    for n in (1, 3, 500, 999, 1000, 1500):
+        for tail in ("", "b"):
+            url = "http://example.com/" + "a" * n + tail
+            assert txt.is_allowed(url, user_agent="x") is google_allowed(body, "x", url), (
+                n, tail)
+    verdict = txt.explain("/" + "a" * 999)
+    assert verdict.rule is not None
+    assert verdict.rule.pattern == "/" + "a" * 999
