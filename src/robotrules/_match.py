@@ -24,14 +24,14 @@ most specific match, i.e. the most octets, counted on the pattern as Google does
 Each entry carries one integer key that encodes this order (smallest is best), so sorting and
 comparing entries compares one int, and every scan runs best first and stops at the first
 match. Rules with an empty pattern never decide (Google: priority 0 is no match); the caller
-does not index them. Plain prefixes (most rules) are entries of their own; any other pattern
-is classified once into a :class:`Pattern` shared by every file that has it, so compiling a
-group costs one small tuple per rule.
+does not index them. Plain prefixes (most rules) need no classification: a prefix and its
+key; any other pattern is classified once into a :class:`Pattern` shared by every file that
+has it. A matcher's ``best(path)`` gives the key of the deciding rule (or ``NO_MATCH``).
 
-Small groups are scanned whole. Larger groups put their rules with a literal prefix of two or
-more characters in sorted prefix buckets linked to their longest prefix: a query costs one
-bisection and a short walk (as deep as prefixes nest), not a pass over the rules (thousands).
-See :class:`IndexedMatcher`.
+Small groups are scanned whole. Larger groups file their rules under sorted literal prefixes,
+each linked to its longest prefix in the list: a query costs one bisection and a short walk
+(as deep as prefixes nest), not a pass over the rules (thousands), and when one prefix holds
+only plain rules, only its best one is kept. See :class:`IndexedMatcher`.
 """
 
 from __future__ import annotations
