@@ -281,10 +281,17 @@ class RobotsTxt:
         has_members = False
         seen_sitemaps: set[str] = set()
         sitemaps: list[str] = []
-        for i in range(len(dirs) // 3):
-            head = dirs[3 * i]
+        ua, blank, allow, disallow = T.UA, T.BLANK, T.ALLOW, T.DISALLOW
+        rule_kinds = (disallow, allow)
+        quick = findings is None
+        for i, head in enumerate(dirs[::3]):
             k = head >> shift
-            if k == T.UA:
+            if quick and k in rule_kinds:  # most lines: a rule, and no findings to make
+                if in_group:
+                    lines.append(i << 2 | (_TAG_ALLOW if k == allow else _TAG_DISALLOW))
+                    has_rules = has_members = True
+                continue
+            if k == ua:
                 if not in_group or has_rules:
                     starts.append(len(lines))
                     lines.append(i << 2 | _TAG_UA)
@@ -301,14 +308,14 @@ class RobotsTxt:
                             "line after a rule)",
                             "give the group above a rule (e.g. 'Disallow:') or merge them"))
                 continue
-            if k == T.BLANK:
+            if k == blank:
                 in_group = False
                 continue
             if findings is not None:  # only findings need the text of a line
                 start = dirs[3 * i + 1]
                 value = text[start : start + dirs[3 * i + 2]]
                 line = head & mask
-            if k == T.ALLOW or k == T.DISALLOW:
+            if k in rule_kinds:
                 if not in_group:
                     if findings is not None:
                         findings.append(Finding(
@@ -316,7 +323,7 @@ class RobotsTxt:
                             "rule before any user-agent line: ignored (RFC 9309 2.2.2)",
                             "put a 'User-agent:' line above it"))
                     continue
-                lines.append(i << 2 | (_TAG_ALLOW if k == T.ALLOW else _TAG_DISALLOW))
+                lines.append(i << 2 | (_TAG_ALLOW if k == allow else _TAG_DISALLOW))
                 has_rules = has_members = True
                 if findings is not None:
                     _check_pattern(text, value, start, k, line, findings)
