@@ -266,10 +266,9 @@ class RobotsTxt:
 
     def _build(self, findings: list[Finding] | None) -> _Index:
         """Groups, global records and (when asked) the structural findings, in one pass."""
-        # a list for the pass: indexing an array makes a new int object each time
         packed = self._dirs if findings is None else T.tokenize(self._text, self.dialect,
                                                                  findings)
-        dirs = packed.tolist()
+        dirs = packed  # read in place: only the heads are read for every directive
         text = self._text
         shift = T.KIND_SHIFT
         mask = T.LINE_MASK
@@ -284,7 +283,7 @@ class RobotsTxt:
         ua, blank, allow, disallow = T.UA, T.BLANK, T.ALLOW, T.DISALLOW
         rule_kinds = (disallow, allow)
         quick = findings is None
-        for i, head in enumerate(dirs[::3]):
+        for i, head in enumerate(dirs[::3]):  # a slice copy of the heads only
             k = head >> shift
             if quick and k in rule_kinds:  # most lines: a rule, and no findings to make
                 if in_group:
@@ -445,7 +444,7 @@ class RobotsTxt:
         if hit is None:
             plain: dict[str, int] = {}  # plain-prefix rules: prefix -> best key
             others: list[Entry] = []  # the rest (1994: every rule)
-            dirs = self._dirs.tolist()  # list indexing makes no new int objects
+            dirs = self._dirs  # only the rules' offsets are read
             text = self._text
             dialect = self.dialect
             legacy = dialect == "1994"
