@@ -91,6 +91,8 @@ _TOKEN_RE: Final = re.compile(r"[A-Za-z_-]*")
 
 def agent_token(value: str) -> str:
     """Leading run of ``[A-Za-z_-]`` of a user-agent value (RFC 9309 2.2.1, robots.cc)."""
+    if value.isascii() and value.isalpha():
+        return value  # "Googlebot": the whole value is the token
     m = _TOKEN_RE.match(value)
     return m.group(0) if m else ""
 
