@@ -230,28 +230,17 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
             if not careful and not (odd and (n > MAX_LINE or "\0" in line)):
                 # a short line without NUL: most such lines are comments, blank lines or
                 # HTML (pages served as robots.txt), told apart here without the careful path
-                if hash_at == 0 or not n:
-                    if legacy and not n:
-                        append(BLANK << KIND_SHIFT | lineno)
-                        append(start)
-                        append(0)
-                    continue
+                if hash_at == 0:
+                    continue  # a comment
                 if colon < 0:
                     s = (line if hash_at < 0 else line[:hash_at]).strip(ws)
-                    if not s:  # white space (and a comment)
+                    if not s:  # empty, or white space (and a comment)
                         if legacy and hash_at < 0:
-                            append(BLANK << KIND_SHIFT | lineno)
-                            append(start)
-                            append(0)
+                            out += (BLANK << KIND_SHIFT | lineno, start, 0)
                         continue
                     if " " not in s and "\t" not in s:
                         continue  # one word: not Google's two-word line either
-            if n:
-                _line(line, lineno, start, dialect, out, findings)
-            elif legacy:
-                append(BLANK << KIND_SHIFT | lineno)
-                append(start)
-                append(0)
+            _line(line, lineno, start, dialect, out, findings)  # empty lines included
             continue
         kind = exact.get(line[:colon])  # "Disallow:" as most files write it
         if kind is None:
