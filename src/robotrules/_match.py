@@ -87,13 +87,12 @@ class Pattern:
         self.companion: Pattern | None = None
         anchored = pattern.endswith("$") and not literal
         body = pattern[:-1] if anchored else pattern
-        if literal:
-            pass
-        elif "**" in body:
-            body = _STARS.sub("*", body)
-        if body.endswith("*") and not literal:
-            body = body[:-1]
-            anchored = False
+        if not literal:
+            if "**" in body:
+                body = _STARS.sub("*", body)
+            if body.endswith("*"):
+                body = body[:-1]
+                anchored = False
         self.anchored = anchored
         if literal or "*" not in body:
             self.kind = EXACT if anchored else PREFIX
@@ -379,10 +378,10 @@ class IndexedMatcher(Matcher):
 def make_matcher(plain: dict[str, int], others: list[Entry]) -> Matcher:
     """Index a group's rules: ``plain`` maps each plain prefix to the key of its best rule,
     ``others`` holds every other rule (a fresh list, taken over)."""
-    others.sort()  # keys are unique: only the ints are compared
     if len(plain) + len(others) <= LINEAR_MAX:
         entries: list[Entry] = [(key, PREFIX, prefix, None) for prefix, key in plain.items()]
         entries.extend(others)
-        entries.sort()
+        entries.sort()  # keys are unique: only the ints are compared
         return LinearMatcher(entries)
+    others.sort()
     return IndexedMatcher(plain, others)

@@ -266,9 +266,9 @@ class RobotsTxt:
 
     def _build(self, findings: list[Finding] | None) -> _Index:
         """Groups, global records and (when asked) the structural findings, in one pass."""
-        packed = self._dirs if findings is None else T.tokenize(self._text, self.dialect,
-                                                                 findings)
-        dirs = packed  # read in place: only the heads are read for every directive
+        # read in place: only the heads are read for every directive
+        dirs = self._dirs if findings is None else T.tokenize(self._text, self.dialect,
+                                                               findings)
         text = self._text
         shift = T.KIND_SHIFT
         mask = T.LINE_MASK
@@ -282,14 +282,8 @@ class RobotsTxt:
         sitemaps: list[str] = []
         ua, blank, allow, disallow = T.UA, T.BLANK, T.ALLOW, T.DISALLOW
         rule_kinds = (disallow, allow)
-        quick = findings is None
         for i, head in enumerate(dirs[::3]):  # a slice copy of the heads only
             k = head >> shift
-            if quick and k in rule_kinds:  # most lines: a rule, and no findings to make
-                if in_group:
-                    lines.append(i << 2 | (_TAG_ALLOW if k == allow else _TAG_DISALLOW))
-                    has_rules = has_members = True
-                continue
             if k == ua:
                 if not in_group or has_rules:
                     starts.append(len(lines))
@@ -353,7 +347,7 @@ class RobotsTxt:
                 else:
                     idx.outside.append(i)
         starts.append(len(lines))
-        self._index_agents(idx, packed, findings)
+        self._index_agents(idx, dirs, findings)
         return idx
 
     def _index_agents(self, idx: _Index, dirs: array[int], findings: list[Finding] | None
@@ -577,7 +571,8 @@ class RobotsTxt:
                        f"line {rule.line} '{rule}' of {where} {verb} it")
 
     def _where(self, groups: tuple[int, ...]) -> str:
-        lines = [self._line(self._idx.lines[self._idx.starts[g]] >> 2) for g in groups]
+        idx = self._idx
+        lines = [self._line(idx.uas(g)[0]) for g in groups]
         if len(lines) == 1:
             return f"the group at line {lines[0]}"
         return "the merged groups at lines " + ", ".join(str(x) for x in lines)
