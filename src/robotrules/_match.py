@@ -206,10 +206,7 @@ class Matcher:
     of the rule that decides a path, or :data:`NO_MATCH`. Built by :func:`make_matcher`,
     which picks the shape."""
 
-    __slots__ = ("size",)
-
-    def __init__(self, size: int) -> None:
-        self.size = size
+    __slots__ = ()
 
     def best(self, path: str) -> int:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -225,7 +222,6 @@ class LinearMatcher(Matcher):
     __slots__ = ("_entries", "_prefixes")
 
     def __init__(self, entries: list[Entry]) -> None:
-        super().__init__(len(entries))
         self._entries = entries
         self._prefixes = tuple({e[2]: None for e in entries})
 
@@ -277,7 +273,6 @@ class IndexedMatcher(Matcher):
     def __init__(self, plain: dict[str, int], others: list[Entry]) -> None:
         """``plain``: each plain-prefix rule's prefix and key (the best one, when several
         share a prefix); ``others``: every other rule, best first."""
-        super().__init__(len(plain) + len(others))
         special: dict[str, list[Entry]] = {}  # prefix -> its wildcard or "$" rules
         always: list[Entry] = []
         for e in others:

@@ -843,7 +843,6 @@ class _FirstMatch(Matcher):
     __slots__ = ("_rules",)
 
     def __init__(self, entries: list[Entry]) -> None:
-        super().__init__(len(entries))
         self._rules = entries
 
     def best(self, path: str) -> int:
