@@ -35,6 +35,7 @@ from urllib.parse import urljoin, urlsplit
 
 from . import _token
 from . import _tokenize as T
+from ._findings import finding
 from ._match import (
     ALLOW_BIT,
     INDEX_MASK,
@@ -215,8 +216,8 @@ class RobotsTxt:
     groups and the findings are derived from that stream on first use and then kept.
     """
 
-    __slots__ = ("_bom", "_compiled", "_dirs", "_findings", "_groups", "_index", "_starts",
-                 "_text", "_url", "dialect", "size")
+    __slots__ = ("_bom", "_columns", "_compiled", "_dirs", "_findings", "_groups", "_index",
+                 "_starts", "_text", "_url", "dialect", "size")
 
     def __init__(self, body: bytes, dialect: Dialect, base_url: str | None) -> None:
         self.dialect: Dialect = dialect
@@ -230,6 +231,7 @@ class RobotsTxt:
         self._groups: tuple[Group, ...] | None = None
         self._findings: tuple[Finding, ...] | None = None
         self._starts: array[int] | None = None  # line offsets, built by line_text()
+        self._columns: dict[int, int] | None = None  # line -> value column, for lint
 
     # -- the directive stream -------------------------------------------------------------
 
@@ -272,8 +274,8 @@ class RobotsTxt:
                 else:
                     lines.append(i << 2 | _TAG_UA)
                     if has_members and findings is not None:
-                        findings.append(Finding(
-                            "L030", "ua-joins-group", "warning", head & mask, 1,
+                        findings.append(finding(
+                            "L030", head & mask, 1,
                             "this user-agent joins the group above, which has no allow/"
                             "disallow rule yet: the group's other lines (e.g. crawl-delay) "
                             "apply to it too (RFC 9309 2.1: a group ends at a user-agent "
@@ -290,8 +292,8 @@ class RobotsTxt:
             if k in rule_kinds:
                 if not in_group:
                     if findings is not None:
-                        findings.append(Finding(
-                            "L005", "rule-outside-group", "warning", line, 1,
+                        findings.append(finding(
+                            "L005", line, 1,
                             "rule before any user-agent line: ignored (RFC 9309 2.2.2)",
                             "put a 'User-agent:' line above it"))
                     continue
@@ -308,8 +310,8 @@ class RobotsTxt:
                     _check_extension(value, k, line, findings)
                 if not in_group:
                     if findings is not None:
-                        findings.append(Finding(
-                            "L005", "rule-outside-group", "warning", line, 1,
+                        findings.append(finding(
+                            "L005", line, 1,
                             f"{T.KIND_NAMES[k]} before any user-agent line: ignored",
                             "move it into the group it is meant for"))
                     continue
@@ -352,8 +354,8 @@ class RobotsTxt:
                     if not global_groups or global_groups[-1] != g:
                         global_groups.append(g)
                     if value != "*" and findings is not None:
-                        findings.append(Finding(
-                            "L006", "ua-not-token", "warning", line, 1,
+                        findings.append(finding(
+                            "L006", line, 1,
                             f"'{T.display(value)}' is read as '*' by Google only",
                             "User-agent: *"))
                 else:
@@ -378,20 +380,20 @@ class RobotsTxt:
                 url = urljoin(self._url, value)
             else:
                 if findings is not None:
-                    findings.append(Finding(
-                        "L015", "sitemap-not-absolute", "warning", line, 1,
+                    findings.append(finding(
+                        "L015", line, 1,
                         f"sitemap '{value}' is not an absolute URL; ignored",
                         "Sitemap: https://example.com/sitemap.xml"))
                 return
         elif parts.scheme.lower() not in ("http", "https", "ftp"):
             if findings is not None:
-                findings.append(Finding("L015", "sitemap-not-absolute", "warning", line, 1,
+                findings.append(finding("L015", line, 1,
                                         f"sitemap URL scheme '{parts.scheme}' is not http(s)"))
             return
         if url in seen:
             if findings is not None:
-                findings.append(Finding("L015", "sitemap-duplicate", "info", line, 1,
-                                        f"sitemap '{url}' listed twice"))
+                findings.append(finding("L015", line, 1,
+                                        f"sitemap '{url}' listed twice", severity="info"))
             return
         seen.add(url)
         sitemaps.append(url)
@@ -660,26 +662,28 @@ class RobotsTxt:
 
     def _file_findings(self, out: list[Finding]) -> None:
         if self._bom == 3:
-            out.append(Finding("L017", "bom", "info", 1, 1,
+            out.append(finding("L017", 1, 1,
                                "byte-order mark at the start of the file (skipped)",
                                "save the file as UTF-8 without BOM"))
         elif self._bom:
-            out.append(Finding("L017", "bom", "warning", 1, 1,
-                               "a partial byte-order mark at the start of the file (skipped)"))
+            out.append(finding("L017", 1, 1,
+                               "a partial byte-order mark at the start of the file (skipped)",
+                               severity="warning"))
         text = self._text
         if text.startswith(("\xff\xfe", "\xfe\xff")):
-            out.append(Finding("L017", "encoding", "error", 1, 1,
+            out.append(finding("L017", 1, 1,
                                "the file looks like UTF-16; robots.txt must be UTF-8 "
-                               "(RFC 9309 2.3)", "save the file as UTF-8"))
+                               "(RFC 9309 2.3)", "save the file as UTF-8", severity="error"))
             return
         if not text.isascii():
             try:
                 text.encode("latin-1").decode("utf-8")
             except UnicodeDecodeError as exc:
                 line = text.count("\n", 0, exc.start) + 1
-                out.append(Finding("L017", "encoding", "error", line, 1,
+                out.append(finding("L017", line, 1,
                                    "the file is not valid UTF-8 (RFC 9309 2.3); non-UTF-8 "
-                                   "bytes were read as Latin-1", "save the file as UTF-8"))
+                                   "bytes were read as Latin-1", "save the file as UTF-8",
+                                   severity="error"))
 
     @property
     def groups(self) -> tuple[Group, ...]:
@@ -743,6 +747,19 @@ class RobotsTxt:
         end = starts[line] - 1 if line < len(starts) else len(self._text)
         return T.display(self._text[start:end])
 
+    def _value_column(self, line: int) -> int:
+        """1-based column where the value of the directive on ``line`` starts (1 if none)."""
+        cols = self._columns
+        if cols is None:
+            cols = {}
+            dirs = self._dirs
+            text = self._text
+            for i in range(0, len(dirs), 3):
+                start = dirs[i + 1]
+                cols.setdefault(dirs[i] & T.LINE_MASK, start - text.rfind("\n", 0, start))
+            self._columns = cols
+        return cols.get(line, 1)
+
     def __repr__(self) -> str:
         return (f"<RobotsTxt dialect={self.dialect!r} size={self.size} "
                 f"directives={len(self._dirs) // 3}>")
@@ -750,7 +767,7 @@ class RobotsTxt:
 
 def _check_agent(value: str, token: str, line: int, findings: list[Finding]) -> None:
     if not value:
-        findings.append(Finding("L007", "empty-ua", "error", line, 1,
+        findings.append(finding("L007", line, 1,
                                 "empty user-agent value: the group applies to no crawler",
                                 "User-agent: *"))
         return
@@ -765,12 +782,12 @@ def _check_agent(value: str, token: str, line: int, findings: list[Finding]) -> 
         else:
             msg = f"'{shown}' is not a product token and matches no crawler"
             fix = None
-        findings.append(Finding("L006", "ua-not-token", "error", line, 1, msg, fix))
+        findings.append(finding("L006", line, 1, msg, fix, severity="error"))
     elif google != token:
         # RFC 9309 2.2.1 product tokens hold only letters, '-' and '_'; Google's parser cuts
         # the value at the first other character (robots.cc ExtractUserAgent)
-        findings.append(Finding(
-            "L006", "ua-not-token", "warning", line, 1,
+        findings.append(finding(
+            "L006", line, 1,
             f"'{shown}' is read as '{google}' by Google (RFC 9309 2.2.1 tokens hold only "
             "letters, '-' and '_'), so Google applies this group to a different crawler",
             None))
@@ -783,31 +800,32 @@ def _check_pattern(text: str, value: str, start: int, k: int, line: int,
     col = start - text.rfind("\n", 0, start)
     if value[0] != "/":
         if value[0] == "*":
-            findings.append(Finding(
-                "L008", "path-not-slash", "info", line, col,
-                "pattern starts with '*' rather than '/' (allowed by RFC 9309 5.1)", None))
+            findings.append(finding(
+                "L008", line, col,
+                "pattern starts with '*' rather than '/' (allowed by RFC 9309 5.1)", None,
+                severity="info"))
         else:
-            findings.append(Finding(
-                "L008", "path-not-slash", "warning", line, col,
+            findings.append(finding(
+                "L008", line, col,
                 f"pattern '{T.display(value)}' does not start with '/': it never matches",
                 f"{T.KIND_NAMES[k].capitalize()}: /{T.display(value)}"))
     dollar = value.find("$")
     if 0 <= dollar < len(value) - 1:
-        findings.append(Finding(
-            "L009", "dollar-not-last", "warning", line, col + dollar,
+        findings.append(finding(
+            "L009", line, col + dollar,
             "'$' only anchors at the end of a pattern; here it is a literal '$'", None))
 
 
 def _check_extension(raw: str, k: int, line: int, findings: list[Finding]) -> None:
     value = T.display(raw)
     if k == T.CRAWL_DELAY and parse_crawl_delay(value) is None:
-        findings.append(Finding("L028", "crawl-delay-bad", "warning", line, 1,
+        findings.append(finding("L028", line, 1,
                                 f"crawl-delay '{value}' is not a number of seconds; ignored"))
     elif k == T.REQUEST_RATE and parse_request_rate(value) is None:
-        findings.append(Finding("L028", "request-rate-bad", "warning", line, 1,
+        findings.append(finding("L028", line, 1,
                                 f"request-rate '{value}' is not 'n/t[smhd]'; ignored"))
     elif k == T.VISIT_TIME and parse_visit_time(value) is None:
-        findings.append(Finding("L028", "visit-time-bad", "warning", line, 1,
+        findings.append(finding("L028", line, 1,
                                 f"visit-time '{value}' is not 'hhmm-hhmm'; ignored"))
 
 
@@ -816,14 +834,14 @@ def _check_other(text: str, value: str, start: int, k: int, line: int,
     key = T.display(T.key_of(text, start))
     if k == T.UNKNOWN:
         if key.lower() in ("http", "https") and value.startswith("//"):
-            findings.append(Finding("L016", "bare-url-line", "warning", line, 1,
+            findings.append(finding("L016", line, 1,
                                     "a bare URL line is not a directive; ignored",
                                     f"Sitemap: {key}:{T.display(value)}"))
         else:
-            findings.append(Finding("L001", "unknown-directive", "warning", line, 1,
+            findings.append(finding("L001", line, 1,
                                     f"unknown field '{key}'; ignored"))
     else:
-        findings.append(Finding("L002", "unsupported-directive", "info", line, 1,
+        findings.append(finding("L002", line, 1,
                                 f"'{key}' is not part of RFC 9309 and is ignored by Google"))
 
 

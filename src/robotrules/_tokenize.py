@@ -20,7 +20,8 @@ from __future__ import annotations
 from array import array
 from typing import Final
 
-from ._model import Dialect, Finding, Severity
+from ._findings import finding
+from ._model import Dialect, Finding
 
 __all__ = ["tokenize"]
 
@@ -110,13 +111,6 @@ def classify_key(key: str, dialect: Dialect) -> tuple[int, str | None]:
     if norm in _KNOWN_OTHER:
         return OTHER, None
     return UNKNOWN, None
-
-
-def _finding(
-    out: list[Finding], code: str, kind: str, severity: Severity, line: int, column: int,
-    message: str, fix: str | None = None,
-) -> None:
-    out.append(Finding(code, kind, severity, line, column, message, fix))
 
 
 def to_bytes(body: bytes | bytearray | memoryview | str) -> bytes:
@@ -265,13 +259,13 @@ def _line(
     if len(seg) > MAX_LINE:
         seg = seg[:MAX_LINE]
         if findings is not None:
-            _finding(findings, "L019", "line-too-long", "warning", lineno, MAX_LINE + 1,
-                     f"line is {len(line):,} bytes; Google reads only the first {MAX_LINE:,}")
+            findings.append(finding("L019", lineno, MAX_LINE + 1,
+                     f"line is {len(line):,} bytes; Google reads only the first {MAX_LINE:,}"))
     if "\0" in seg:
         seg = seg[: seg.index("\0")]
         if findings is not None:
-            _finding(findings, "L029", "nul-byte", "error", lineno, len(seg) + 1,
-                     "NUL byte: the rest of the line is ignored")
+            findings.append(finding("L029", lineno, len(seg) + 1,
+                     "NUL byte: the rest of the line is ignored", severity="error"))
     hash_at = seg.find("#")
     if hash_at >= 0:
         seg = seg[:hash_at]
@@ -302,8 +296,8 @@ def _line(
     key = s[:colon].rstrip(_WS)
     if not key:
         if findings is not None:
-            _finding(findings, "L029", "no-field-name", "warning", lineno, lead + 1,
-                     "line has a value but no field name; ignored")
+            findings.append(finding("L029", lineno, lead + 1,
+                     "line has a value but no field name; ignored"))
         return
     after = s[colon + 1 :]
     value = after.lstrip(_WS)
@@ -312,14 +306,14 @@ def _line(
     if findings is not None:
         if missing_colon:
             name = intended or KIND_NAMES.get(kind, key).capitalize()
-            _finding(findings, "L004", "missing-colon", "warning", lineno, lead + len(key) + 1,
+            findings.append(finding("L004", lineno, lead + len(key) + 1,
                      f"no colon after '{display(key)}'"
                      + (" (Google reads it anyway)" if kind < OTHER else "; ignored"),
-                     f"{name}: {display(value)}")
+                     f"{name}: {display(value)}"))
         if intended is not None:
-            _finding(findings, "L003", "typo-directive", "warning", lineno, lead + 1,
+            findings.append(finding("L003", lineno, lead + 1,
                      f"'{display(key)}' read as '{intended}' (Google accepts it; other "
-                     "parsers may not)", f"{intended}: {display(value)}")
+                     "parsers may not)", f"{intended}: {display(value)}"))
     dirs.append(kind << KIND_SHIFT | lineno)
     dirs.append(vstart)
     dirs.append(len(value))
@@ -341,15 +335,15 @@ def _not_a_directive(
 ) -> None:
     low = s.lower()
     if low.startswith(("<", "<!doctype")):
-        _finding(findings, "L020", "html-line", "error", lineno, column,
-                 "HTML markup in robots.txt; the line is ignored")
+        findings.append(finding("L020", lineno, column,
+                 "HTML markup in robots.txt; the line is ignored"))
         return
     key = s.split(None, 1)[0] if s.split() else s
     kind, _ = classify_key(key, "google")
     if kind != UNKNOWN and not one_word:
-        _finding(findings, "L004", "missing-colon", "warning", lineno, column,
+        findings.append(finding("L004", lineno, column,
                  f"no colon after '{display(key)}' and more than one value word; ignored",
-                 f"{KIND_NAMES.get(kind, key).capitalize()}: ...")
+                 f"{KIND_NAMES.get(kind, key).capitalize()}: ..."))
         return
-    _finding(findings, "L029", "not-a-directive", "warning", lineno, column,
-             f"'{display(s[:60])}' is not a 'field: value' line; ignored")
+    findings.append(finding("L029", lineno, column,
+             f"'{display(s[:60])}' is not a 'field: value' line; ignored"))
