@@ -325,8 +325,10 @@ def key_of(text: str, vstart: int) -> str:
     line_start = text.rfind("\n", 0, vstart) + 1
     seg = text[line_start:vstart]
     colon = seg.find(":")
-    if colon < 0:
-        return seg.strip(_WS).split(None, 1)[0] if seg.strip(_WS) else ""
+    if colon < 0:  # Google's two-word line: the key ends at the first space or tab
+        s = seg.strip(_WS)
+        cut = min((i for i in (s.find(" "), s.find("\t")) if i >= 0), default=len(s))
+        return s[:cut]
     return seg[:colon].strip(_WS)
 
 

@@ -115,7 +115,10 @@ def rfc_normalize(text: str) -> str:
         text = text.replace("$", "%24")
     if _UNSAFE.search(text) is None:
         return text  # what quote() below would keep as it is (escapes are safe for it)
-    raw = text.encode("utf-8", "surrogateescape")
+    try:
+        raw = text.encode("utf-8", "surrogateescape")  # bytes smuggled in as \udc80-\udcff
+    except UnicodeEncodeError:  # any other lone surrogate: its own three bytes
+        raw = text.encode("utf-8", "surrogatepass")
     return quote_from_bytes(raw, safe=_SAFE)
 
 
