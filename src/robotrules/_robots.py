@@ -541,22 +541,58 @@ class RobotsTxt:
                            "no group applies to this user agent: everything is allowed")
         agents = self._agents_of(groups)
         key = m.best(path)
-        where = self._where(groups)
+        where = self._where(groups, user_agent)
         if key == NO_MATCH:
+            empty = self._empty_rule(groups)
+            if empty is not None:
+                # compat(google): robots.cc matches an empty pattern at priority 0 and reports
+                # its line (matching_line()), though it decides nothing: everything allowed
+                return Verdict(True, empty.line, empty, agents, "rule", user_agent, path,
+                               dialect, f"{where}; no rule with a pattern matches {path!r}, "
+                               f"and line {empty.line} '{empty}' is empty: it allows "
+                               "everything (RFC 9309 2.2.2)")
+            n = self._rule_count(groups)
             return Verdict(True, None, None, agents, "no-matching-rule", user_agent, path,
-                           dialect, f"no rule of {where} matches: allowed")
+                           dialect, f"{where}; none of its {n} rule(s) matches {path!r}, so "
+                           "it is allowed (a path no rule matches is allowed, RFC 9309 2.2.2)")
         rule = self._rule(key & INDEX_MASK)
         allow = key_allows(key)
         verb = "allows" if allow else "disallows"
         return Verdict(allow, rule.line, rule, agents, "rule", user_agent, path, dialect,
-                       f"line {rule.line} '{rule}' of {where} {verb} it")
+                       f"line {rule.line} '{rule}' {verb} it ({where})")
 
-    def _where(self, groups: tuple[int, ...]) -> str:
+    def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
+        """Which group applies and why, in words for site owners."""
         idx = self._idx
-        lines = [self._line(idx.uas(g)[0]) for g in groups]
-        if len(lines) == 1:
-            return f"the group at line {lines[0]}"
-        return "the merged groups at lines " + ", ".join(str(x) for x in lines)
+        lines = ", ".join(str(self._line(idx.uas(g)[0])) for g in groups)
+        token = _token.product_token(user_agent)
+        at = f"line {lines}" if len(groups) == 1 else f"lines {lines}, merged"
+        if groups == idx.global_ and (self.dialect == "1994" or token.lower() not in
+                                      idx.by_token):
+            if token in ("", "*"):
+                return f"the '*' group ({at}) applies"
+            return f"no group names '{token}', so the '*' group ({at}) applies"
+        return f"the group for '{token}' ({at}) applies"
+
+    def _empty_rule(self, groups: tuple[int, ...]) -> Rule | None:
+        """Google's report when no pattern matched: the first empty Allow of the groups,
+        else their first empty Disallow (robots.cc Match::HigherPriorityMatch keeps allow on
+        a tie, and each side keeps the first line at a priority)."""
+        idx = self._idx
+        dirs = self._dirs
+        first: dict[int, int] = {}
+        for g in groups:
+            for v in idx.block(g):
+                tag = v & 3
+                if tag in (_TAG_ALLOW, _TAG_DISALLOW) and not dirs[3 * (v >> 2) + 2]:
+                    first.setdefault(tag, v >> 2)
+        i = first.get(_TAG_ALLOW, first.get(_TAG_DISALLOW))
+        return None if i is None else self._rule(i)
+
+    def _rule_count(self, groups: tuple[int, ...]) -> int:
+        idx = self._idx
+        return sum(1 for g in groups for v in idx.block(g)
+                   if v & 3 == _TAG_ALLOW or v & 3 == _TAG_DISALLOW)
 
     def _agents_of(self, groups: Iterable[int]) -> tuple[str, ...]:
         idx = self._idx

@@ -34,6 +34,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ._findings import CATALOGUE, finding
+from ._tokenize import to_bytes
 from ._model import Dialect, Finding, Group, Rule
 from ._policy import DEFAULT_MAX_BYTES, classify_status
 
@@ -71,7 +72,7 @@ def lint(
     from . import parse  # the core, imported late: the linter is a consumer of it
 
     rules = parse(body, dialect=dialect)
-    raw = body.encode("utf-8", "surrogateescape") if isinstance(body, str) else body
+    raw = to_bytes(body)  # the same bytes the parser read
     findings = list(rules.findings)
     if _looks_html(raw):
         # An HTML page: one finding for the page, not one per line of markup.
