@@ -34,9 +34,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ._findings import CATALOGUE, finding
-from ._tokenize import to_bytes
 from ._model import Dialect, Finding, Group, Rule
 from ._policy import DEFAULT_MAX_BYTES, classify_status
+from ._tokenize import to_bytes
 
 if TYPE_CHECKING:
     from . import RobotsTxt
