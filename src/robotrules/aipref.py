@@ -640,6 +640,7 @@ def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
             f"Content-Usage path '{first}' does not start with '/': the whole value is read as "
             "the preference (attach-05 'Processing Content-Usage Rules')",
             f"Content-Usage: /{first.lstrip('*')} {rest.strip()}"))
+        return  # the parse failure that follows is this same mistake
     if s.error is not None:
         lowered = pref.lower()
         fix = f"Content-Usage: {path + ' ' if path else ''}{lowered}" if (
@@ -772,7 +773,7 @@ def _lint_agents(rules: RobotsTxt, out: list[Finding]) -> None:
 
     by_token: dict[str, str] = {}
     for a in known_agents():
-        for t in a.tokens:
+        for t in (*a.tokens[:1], *a.aliases):
             by_token.setdefault(t.lower(), a.token)
     for g in rules.groups:
         for value, token in zip(g.agents, g.tokens, strict=False):

@@ -29,9 +29,11 @@ def test_tdmrep_patterns_are_rep_patterns() -> None:
     """TDMRep locations reuse REP `*`, `$` and %-escapes (RFC 9309 2.2.3)."""
     rep = aipref.parse_tdmrep(TDMREP)
     pdf = rep.evaluate("/docs/a.pdf")
-    assert pdf is not None and pdf.get("tdm") is True  # reservation 0: not reserved
+    assert pdf is not None
+    assert pdf.get("tdm") is True  # reservation 0: not reserved
     other = rep.evaluate("/docs/a.pdf?x")
-    assert other is not None and other.path == "/"
+    assert other is not None
+    assert other.path == "/"
     assert aipref.parse_tdmrep(b'[{"location": "/caf%C3%A9", "tdm-reservation": 1}]'
                                ).match("/caf\u00e9/x") is not None
 
@@ -59,7 +61,8 @@ def test_headers_content_usage_is_a_dictionary() -> None:
     (s,) = aipref.from_headers({"Content-Type": "text/plain", "Content-Usage": "train-ai=n"})
     assert (s.source, s.get("train-ai"), s.line) == ("http-content-usage", False, None)
     (bad,) = aipref.from_headers([("content-usage", "Train-AI=n")])
-    assert bad.error and bad.prefs == ()
+    assert bad.error
+    assert bad.prefs == ()
 
 
 def test_headers_repeated_fields_join() -> None:

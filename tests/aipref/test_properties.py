@@ -90,7 +90,8 @@ def test_any_file_any_url_gives_an_answer(body: str, path: str) -> None:
         u = rules.usage(url, user_agent="bot", content_signal_scope=scope)  # type: ignore[arg-type]
         assert u.crawl == rules.is_allowed(url, user_agent="bot")
         if not u.crawl:
-            assert u.statements == () and u.lines == ()
+            assert u.statements == ()
+            assert u.lines == ()
         assert list(u.lines) == sorted(u.lines)
     aipref.lint_findings(rules)
 
