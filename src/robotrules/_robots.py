@@ -33,6 +33,7 @@ from datetime import time
 from typing import TYPE_CHECKING, Final, TypeVar
 from urllib.parse import urljoin, urlsplit
 
+from . import _token
 from . import _tokenize as T
 from ._match import (
     ALLOW_BIT,
@@ -74,7 +75,6 @@ _RATE: Final = re.compile(
 _VISIT: Final = re.compile(r"([0-9]{2}):?([0-9]{2})\s*-\s*([0-9]{2}):?([0-9]{2})\s*(?:utc)?",
                            re.IGNORECASE)
 _UNITS: Final = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-_AGENT_CACHE: dict[tuple[str, bool], str] = {}
 _AGENT_MEMO: Final = 256
 _V = TypeVar("_V")
 
@@ -100,27 +100,6 @@ def _pattern_text(raw: str) -> str:
         return raw.encode("latin-1").decode("utf-8")
     except UnicodeDecodeError:
         return raw
-
-
-def agent_key(user_agent: str, *, whole: bool) -> str:
-    """The lower-cased token a query agent is matched by.
-
-    A string with a ``/`` is a full User-Agent header (``ExampleBot/2.1 (+https://…)``): its
-    leading run of ``[A-Za-z_-]`` is the product token (RFC 9309 2.2.1). Anything else is
-    compared whole, as Google's matcher does (so ``Foo Bar`` or ``AB42bot`` match no group).
-    With ``whole=False`` (1994) the leading token is always taken.
-    """
-    ck = (user_agent, whole)
-    key = _AGENT_CACHE.get(ck)
-    if key is None:
-        if whole and "/" not in user_agent:
-            key = user_agent.lower()
-        else:
-            key = T.agent_token(user_agent.lstrip()).lower()
-        if len(_AGENT_CACHE) > 4096:
-            _AGENT_CACHE.clear()
-        _AGENT_CACHE[ck] = key
-    return key
 
 
 def parse_crawl_delay(value: str) -> float | None:
@@ -170,7 +149,7 @@ def clear_caches() -> None:
     fresh process. For benchmarks and tests; nothing else needs it."""
     for memo in _PATTERNS.values():
         memo.clear()
-    _AGENT_CACHE.clear()
+    _token.clear_caches()
     T.clear_caches()
 
 
@@ -372,7 +351,7 @@ class RobotsTxt:
                         gs = by_token.setdefault(value.lower(), [])
                         if not gs or gs[-1] != g:
                             gs.append(g)
-                elif T.is_global_agent(value):
+                elif _token.is_global_agent(value):
                     if not global_groups or global_groups[-1] != g:
                         global_groups.append(g)
                     if value != "*" and findings is not None:
@@ -381,7 +360,7 @@ class RobotsTxt:
                             f"'{T.display(value)}' is read as '*' by Google only",
                             "User-agent: *"))
                 else:
-                    token = T.agent_token(value)
+                    token = _token.line_token(value, self.dialect)
                     gs = by_token.setdefault(token.lower(), [])
                     if not gs or gs[-1] != g:
                         gs.append(g)
@@ -500,7 +479,7 @@ class RobotsTxt:
             hit = compiled.get(user_agent)
             if hit is not None:
                 return hit
-        hit = self._matcher(agent_key(user_agent, whole=self.dialect != "1994"))
+        hit = self._matcher(_token.query_key(user_agent, self.dialect))
         compiled = self._compiled
         if compiled is not None and len(compiled) < _AGENT_MEMO:
             compiled[user_agent] = hit
@@ -731,7 +710,7 @@ class RobotsTxt:
         if self.dialect == "1994":
             tokens = tuple("*" if a.strip() == "*" else a for a in agents)
         else:
-            tokens = tuple("*" if T.is_global_agent(a) else T.agent_token(a)
+            tokens = tuple("*" if _token.is_global_agent(a) else _token.line_token(a, self.dialect)
                            for a in raw_agents)
         rules: list[Rule] = []
         records: list[Record] = []
@@ -786,16 +765,27 @@ def _check_agent(value: str, token: str, line: int, findings: list[Finding]) -> 
         findings.append(Finding("L007", "empty-ua", "error", line, 1,
                                 "empty user-agent value: the group applies to no crawler",
                                 "User-agent: *"))
-    elif token != value:
-        shown = T.display(value)
+        return
+    google = _token.line_token(value, "google")
+    shown = T.display(value)
+    if token != value:
         if token:
-            msg = (f"'{shown}' is not a product token; matched as '{token}'"
-                   " (RFC 9309 2.2.1: only letters, '-' and '_')")
+            msg = f"'{shown}' is not a product token; matched as '{token}'"
+            if google != token:
+                msg += f" (Google reads '{google}')" if google else " (Google: no crawler)"
             fix: str | None = f"User-agent: {token}"
         else:
             msg = f"'{shown}' is not a product token and matches no crawler"
             fix = None
         findings.append(Finding("L006", "ua-not-token", "error", line, 1, msg, fix))
+    elif google != token:
+        # RFC 9309 2.2.1 product tokens hold only letters, '-' and '_'; Google's parser cuts
+        # the value at the first other character (robots.cc ExtractUserAgent)
+        findings.append(Finding(
+            "L006", "ua-not-token", "warning", line, 1,
+            f"'{shown}' is read as '{google}' by Google (RFC 9309 2.2.1 tokens hold only "
+            "letters, '-' and '_'), so Google applies this group to a different crawler",
+            None))
 
 
 def _check_pattern(text: str, value: str, start: int, k: int, line: int,

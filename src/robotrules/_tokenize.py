@@ -17,7 +17,6 @@ and offsets into the text), not as one object per line: a parsed file costs litt
 
 from __future__ import annotations
 
-import re
 from array import array
 from typing import Final
 
@@ -85,22 +84,6 @@ _KNOWN_OTHER: Final = frozenset(
         "robot-version", "disallow-ai-training",
     }
 )
-
-_TOKEN_RE: Final = re.compile(r"[A-Za-z_-]*")
-
-
-def agent_token(value: str) -> str:
-    """Leading run of ``[A-Za-z_-]`` of a user-agent value (RFC 9309 2.2.1, robots.cc)."""
-    if value.isascii() and value.isalpha():
-        return value  # "Googlebot": the whole value is the token
-    m = _TOKEN_RE.match(value)
-    return m.group(0) if m else ""
-
-
-def is_global_agent(value: str) -> bool:
-    """Google: ``*`` alone, or ``*`` followed by white space, names the global group."""
-    return value[:1] == "*" and (len(value) == 1 or value[1] in _WS)
-
 
 def classify_key(key: str, dialect: Dialect) -> tuple[int, str | None]:
     """Directive kind of a field name and, when it was read leniently, the intended name."""

@@ -48,6 +48,7 @@ from typing import Literal, TypeVar
 from urllib.robotparser import RequestRate
 
 from robotrules import Dialect, RobotsTxt, Verdict, parse
+from robotrules._policy import DEFAULT_MAX_BYTES, classify_status
 
 __all__ = ["RequestRate", "RobotFileParser"]
 
@@ -55,7 +56,7 @@ AuthFailure = Literal["allow", "disallow"]
 # The verdict reasons this module gives itself (a subset of Verdict.reason).
 _Reason = Literal["unavailable", "unreachable", "not-fetched"]
 
-_MAX_BYTES = 512_000  # RFC 9309 2.5: a parsing limit of at least 500 KiB
+_MAX_BYTES = DEFAULT_MAX_BYTES  # RFC 9309 2.5: a parsing limit of at least 500 KiB
 
 
 _T = TypeVar("_T")
@@ -262,16 +263,12 @@ class RobotFileParser:
         self.modified()
 
     def _apply_status(self, status: int) -> None:
-        if status in (401, 403):
-            if self.auth_failure == "disallow":
-                self.disallow_all = True
-            else:
-                self.allow_all = True
-        elif status == 429 or status >= 500:
+        what = classify_status(status, auth_failure=self.auth_failure)
+        if what in ("auth-disallow", "unreachable", "invalid"):
             self.disallow_all = True  # RFC 9309 2.3.1.4 (429 as Google: overloaded)
         else:
-            # Other 4xx: unavailable (2.3.1.3). 3xx here means urllib gave up on a redirect
-            # chain: 2.3.1.2 MAY treat that as unavailable, as Google does.
+            # 4xx: unavailable (2.3.1.3). 3xx here means urllib gave up on a redirect chain:
+            # 2.3.1.2 MAY treat that as unavailable, as Google does.
             self.allow_all = True
 
     def _outcome(self, useragent: str, url: str, *, allowed: bool) -> Verdict:
@@ -279,7 +276,8 @@ class RobotFileParser:
         if self.error is not None:
             status = f"{status} ({type(self.error).__name__}: {self.error})"
         reason: _Reason
-        if self.status is not None and 400 <= self.status < 500 and self.status != 429:
+        if self.status is not None and classify_status(self.status) in ("unavailable",
+                                                                         "auth-disallow"):
             reason = "unavailable"
             detail = (
                 f"{status} for robots.txt: everything allowed (RFC 9309 2.3.1.3)"

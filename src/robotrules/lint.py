@@ -34,6 +34,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ._model import Dialect, Finding, Group, Rule, Severity
+from ._policy import DEFAULT_MAX_BYTES, classify_status
 
 if TYPE_CHECKING:
     from . import RobotsTxt
@@ -74,7 +75,7 @@ CATALOGUE: dict[str, tuple[str, Severity, str]] = {
     "L030": ("ua-joins-group", "warning", "user-agent line joining a group that has no rules yet"),
 }
 
-MAX_BYTES = 500 * 1024  # RFC 9309 2.5: a parsing limit of at least 500 KiB; Google's limit
+MAX_BYTES = DEFAULT_MAX_BYTES  # RFC 9309 2.5: a parsing limit of at least 500 KiB; Google's
 HUGE_CRAWL_DELAY = 30.0  # Nutch and StormCrawler skip hosts above 30 s; crawler-commons: 300 s
 _SEARCH_TOKENS = frozenset({"*", "googlebot", "bingbot", "msnbot", "yandex", "yandexbot"})
 _ASSET = re.compile(r"\.(css|js|mjs)(?:$|[$*?])", re.IGNORECASE)
@@ -157,16 +158,19 @@ def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iter
             "route); crawlers find no rules in it",
             "serve a plain-text robots.txt at /robots.txt",
         )
-    if status is None or 200 <= status < 300:
+    if status is None:
         return
-    if status == 429 or status >= 500:
+    what = classify_status(status)
+    if what == "ok":
+        return
+    if what in ("unreachable", "invalid"):
         yield _make(
             "L021", 0, 0,
             f"HTTP {status}: the file is unreachable, so crawlers must assume everything is "
             "disallowed (RFC 9309 2.3.1.4; Google treats 429 the same way)",
             "serve /robots.txt with status 200 (or 404 if there are no rules)",
         )
-    elif status in (401, 403):
+    elif status in (401, 403):  # classify_status(status, auth_failure="disallow") differs
         yield _make(
             "L021", 0, 0,
             f"HTTP {status}: RFC 9309 and Google treat this as 'no robots.txt' and crawl "
@@ -174,13 +178,13 @@ def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iter
             "serve /robots.txt with status 200 and say what you mean in it",
             severity="warning",
         )
-    elif 400 <= status < 500:
+    elif what == "unavailable":
         yield _make(
             "L021", 0, 0,
             f"HTTP {status}: no robots.txt, so everything may be crawled (RFC 9309 2.3.1.3)",
             severity="info",
         )
-    elif 300 <= status < 400:
+    else:  # a redirect
         yield _make(
             "L021", 0, 0,
             f"HTTP {status}: redirect not followed to a file (RFC 9309 2.3.1.2: follow at "

@@ -30,19 +30,18 @@ import inspect
 import logging
 import threading
 import time
-import urllib.parse
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from robotrules import RobotsTxt
+from robotrules._origin import origin_or_none
 
 __all__ = ["AsyncPacer", "CappedDelay", "Pacer", "RulesSource"]
 
 logger = logging.getLogger("robotrules.pacer")
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class _HasRules(Protocol):
@@ -294,21 +293,7 @@ class AsyncPacer(_PacerCore):
 
 
 def _origin_of(url: str) -> str:
-    """``scheme://host[:port]`` of ``url``, lower-cased, default ports dropped.
-
-    Pacing is per origin, like robots.txt itself (RFC 9309 2.3: scheme and authority). The form
-    is that of ``robotrules.fetch.origin_of`` (not imported: it needs the fetch extra), so the
-    keys of :attr:`Pacer.capped` match ``FetchedRobots.origin``; unlike it, this never raises.
-    """
-    parts = urllib.parse.urlsplit(url.strip())
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if ":" in host:  # IPv6 literal
-        host = f"[{host}]"
-    if port is None or port == _DEFAULT_PORTS.get(scheme):
-        return f"{scheme}://{host}"
-    return f"{scheme}://{host}:{port}"
+    """The origin pacing is keyed by: :func:`robotrules._origin.origin_of` (RFC 9309 2.3:
+    scheme and authority), so the keys of :attr:`Pacer.capped` match
+    ``FetchedRobots.origin``; unlike it, this never raises (an odd URL paces on its own)."""
+    return origin_or_none(url) or url

@@ -224,7 +224,7 @@ def test_read_sitemaps(site: Site) -> None:
 def test_status_table_matches_the_fetch_policy(site: Site, status: int, auth_failure: str) -> None:
     """Source: ``robotrules.fetch``'s I/O-free policy (RFC 9309 2.3.1). The drop-in reads with
     urllib so that it needs no extra; this keeps its status table equal to the fetcher's."""
-    policy = pytest.importorskip("robotrules.fetch._policy")
+    from robotrules import _policy as policy
     attempt = policy.Attempt("http://x.test", auth_failure=auth_failure)
     step = attempt.on_response(status, {})
     expected = (

@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from robotrules import _origin
+from robotrules import _policy as P
 from robotrules.errors import InvalidURL
-from robotrules.fetch import _policy as P
 from robotrules.fetch import origin_of, robots_url
 from robotrules.stores import CacheEntry
 
@@ -413,4 +414,4 @@ def test_origin_fast_path_agrees(url: str) -> None:
         except InvalidURL:
             return "InvalidURL"
 
-    assert outcome(origin_of) == outcome(P._origin_slow)
+    assert outcome(origin_of) == outcome(_origin._origin_slow)

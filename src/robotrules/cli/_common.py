@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from robotrules import Dialect, RobotsTxt, parse
+from robotrules._token import product_token
 
 if TYPE_CHECKING:
     from robotrules.fetch import FetchedRobots, RobotsClient
@@ -28,8 +29,6 @@ __all__ = [
 ]
 
 DIALECTS: tuple[Dialect, ...] = ("rfc9309", "google", "1994")
-_TOKEN = re.compile(r"[A-Za-z_-]+")
-_COMPATIBLE = re.compile(r"compatible;\s*([A-Za-z_-]+)", re.IGNORECASE)
 
 
 class CliError(Exception):
@@ -80,32 +79,10 @@ def emit_json(obj: Any, stream: IO[str] | None = None) -> None:
 
 
 def agent_token(agent: str) -> str:
-    """The product token to match for ``--agent``: a token as given, or one from a UA string.
-
-    A full User-Agent string (``Mozilla/5.0 (compatible; Googlebot/2.1; +http://…)``) names
-    the crawler after ``compatible;`` or as a known crawler's token; otherwise its leading
-    token is used (RFC 9309 2.2.1: the token is a substring of the User-Agent).
-    """
-    text = agent.strip()
-    if "/" not in text:
-        # A token as given, even empty or odd: the matcher decides what it matches (Google's
-        # CLI compares it whole, and robotstxt-spec-test expects exactly that).
-        return agent
-    from robotrules.agents import known_agents
-
-    lowered = text.lower()
-    known = [a.token for a in known_agents()
-             if re.search(r"(?<![A-Za-z_-])" + re.escape(a.token.lower()) + r"(?![A-Za-z_-])",
-                          lowered)]
-    if known:
-        return max(known, key=len)
-    m = _COMPATIBLE.search(text)
-    if m:
-        return m.group(1)
-    m = _TOKEN.match(text)
-    if m is None:
-        raise CliError(f"--agent {agent!r} has no product token (letters, '-' and '_')")
-    return m.group(0)
+    """The product token ``--agent`` is matched by, as the library reads it
+    (:func:`robotrules._token.product_token`: a token as given, or the crawler's token of a
+    full User-Agent header), so that the CLI and the library always answer alike."""
+    return product_token(agent)
 
 
 def is_url(text: str) -> bool:

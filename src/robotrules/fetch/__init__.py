@@ -1,15 +1,15 @@
 """Fetch robots.txt over HTTP and cache it as RFC 9309 requires (needs ``robotrules[fetch]``).
 
 :class:`RobotsClient` and :class:`AsyncRobotsClient` are twins over one I/O-free policy
-(:mod:`robotrules.fetch._policy`): origin scoping (2.3), status handling (2.3.1), the 500 KiB
+(:mod:`robotrules._policy`): origin scoping (2.3), status handling (2.3.1), the 500 KiB
 limit (2.5) and caching (2.4). See ``docs/fetching.md`` for the table of semantics.
 """
 
 from __future__ import annotations
 
+from robotrules._origin import origin_of, robots_url
 from robotrules.fetch._async import AsyncRobotsClient
 from robotrules.fetch._common import DEFAULT_USER_AGENT, FetchedRobots
-from robotrules.fetch._policy import origin_of, robots_url
 from robotrules.fetch._sync import RobotsClient
 
 __all__ = [

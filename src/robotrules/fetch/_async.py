@@ -1,4 +1,4 @@
-"""The asynchronous client: drives :mod:`._policy` with an ``httpx.AsyncClient``.
+"""The asynchronous client: drives :mod:`robotrules._policy` with an ``httpx.AsyncClient``.
 
 The twin of :mod:`._sync`, line for line; stores that do I/O are called from a worker thread
 so that a slow SQLite file or Redis server never blocks the event loop.
@@ -16,7 +16,8 @@ from typing import Any, Literal, TypeVar
 import httpx
 
 from robotrules import Dialect, RequestRate, Verdict
-from robotrules.fetch import _policy as P
+from robotrules import _policy as P
+from robotrules._origin import origin_of
 from robotrules.fetch._common import (
     DEFAULT_USER_AGENT,
     BaseClient,
@@ -89,7 +90,7 @@ class AsyncRobotsClient(BaseClient):
 
     async def rules_for(self, url: str) -> FetchedRobots:
         """The robots.txt governing ``url`` (from the cache, or fetched now)."""
-        origin = P.origin_of(url)
+        origin = origin_of(url)
         hit = self.memo_fresh(origin, self.clock())
         if hit is not None:
             return hit
@@ -136,7 +137,7 @@ class AsyncRobotsClient(BaseClient):
 
     async def forget(self, url_or_origin: str) -> None:
         """Drop the origin from this client's memory and from the store (next call fetches)."""
-        origin = P.origin_of(url_or_origin)
+        origin = origin_of(url_or_origin)
         self.memo_drop(origin)
         try:
             await self._call_store(self.store.delete, origin)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import logging
-import re
 import socket
 import ssl
 import threading
@@ -21,7 +20,9 @@ from typing import Literal
 
 import robotrules
 from robotrules import Dialect, RobotsTxt, Verdict
-from robotrules.fetch import _policy as P
+from robotrules import _policy as P
+from robotrules._origin import path_of
+from robotrules._token import product_token
 from robotrules.stores._base import CacheEntry, Outcome, Store
 from robotrules.stores._memory import MemoryStore
 
@@ -30,7 +31,6 @@ __all__ = ["DEFAULT_USER_AGENT", "FetchedRobots"]
 log = logging.getLogger("robotrules.fetch")
 
 DEFAULT_USER_AGENT = f"robotrules/{robotrules.__version__} (+https://pypi.org/project/robotrules/)"
-_TOKEN = re.compile(r"[A-Za-z_-]+")
 _MEMO_SIZE = 1024  # parsed files kept per client (the store keeps bytes; parsing costs)
 _EMPTY: dict[str, RobotsTxt] = {}
 
@@ -95,7 +95,7 @@ class FetchedRobots:
             agents=(),
             reason=reason,
             user_agent=user_agent,
-            path=P.path_of(url),
+            path=path_of(url),
             dialect=self.rules.dialect,
             detail=self.summary,
         )
@@ -122,12 +122,6 @@ def default_ssl_context() -> ssl.SSLContext:
 
             _SSL.append(httpx.create_ssl_context())
         return _SSL[0]
-
-
-def product_token(user_agent: str) -> str:
-    """The product token at the start of a User-Agent header (RFC 9309 2.2.1)."""
-    m = _TOKEN.match(user_agent.strip())
-    return m.group(0) if m else "*"
 
 
 def describe_exception(exc: BaseException) -> str:

@@ -1,4 +1,4 @@
-"""The synchronous client: drives :mod:`._policy` with an ``httpx.Client``."""
+"""The synchronous client: drives :mod:`robotrules._policy` with an ``httpx.Client``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from typing import Literal
 import httpx
 
 from robotrules import Dialect, RequestRate, Verdict
-from robotrules.fetch import _policy as P
+from robotrules import _policy as P
+from robotrules._origin import origin_of
 from robotrules.fetch._common import (
     DEFAULT_USER_AGENT,
     BaseClient,
@@ -96,7 +97,7 @@ class RobotsClient(BaseClient):
 
     def rules_for(self, url: str) -> FetchedRobots:
         """The robots.txt governing ``url`` (from the cache, or fetched now)."""
-        origin = P.origin_of(url)
+        origin = origin_of(url)
         hit = self.memo_fresh(origin, self.clock())
         if hit is not None:
             return hit
@@ -143,7 +144,7 @@ class RobotsClient(BaseClient):
 
     def forget(self, url_or_origin: str) -> None:
         """Drop the origin from this client's memory and from the store (next call fetches)."""
-        origin = P.origin_of(url_or_origin)
+        origin = origin_of(url_or_origin)
         self.memo_drop(origin)
         try:
             self.store.delete(origin)

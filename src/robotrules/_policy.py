@@ -1,4 +1,8 @@
-"""The I/O-free fetch policy: every decision about robots.txt over HTTP that needs no socket.
+"""The HTTP outcome policy: every decision about robots.txt over HTTP that needs no socket.
+
+Sans-I/O and importable with no third-party package (brotli is imported only to decode a
+``br`` body): the fetch clients, ``compat``, ``lint`` and the dataset reader all take their
+status, redirect, size and freshness rules from here.
 
 Theory of operation. A client turns a URL into its origin (:func:`origin_of`, RFC 9309 2.3) and
 asks its cache. On a miss it runs one :class:`Attempt`: the shell sends GETs and reports each
@@ -15,7 +19,6 @@ O(max_bytes) CPU, never the size it claims.
 
 from __future__ import annotations
 
-import functools
 import re
 import zlib
 from collections.abc import Mapping
@@ -23,8 +26,9 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
+from robotrules._origin import origin_of
 from robotrules.errors import InvalidURL
 from robotrules.stores._base import CacheEntry, Outcome
 
@@ -42,11 +46,10 @@ __all__ = [
     "AttemptResult",
     "BodyDecoder",
     "Kind",
+    "StatusClass",
     "backoff_delay",
+    "classify_status",
     "freshness_lifetime",
-    "origin_of",
-    "path_of",
-    "robots_url",
     "settle",
     "store_ttl",
     "summarize",
@@ -62,102 +65,7 @@ BACKOFF_MAX = 3_600.0  # doubling stops here (StormCrawler's error cache: 1 h)
 LONG_OUTAGE = 30 * 86_400.0  # RFC 9309 2.3.1.4: "a reasonably long period of time (30 days)"
 KEEP_AFTER_FAILURE = LONG_OUTAGE + 86_400.0  # stores keep entries long enough to serve the rule
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-_REG_NAME = re.compile(r"[a-z0-9\-._~!$&'()*+,;=%]+")
 _DEC = re.compile(r"\s*(\d+)\s*")
-
-
-# --- origins -------------------------------------------------------------------------------
-
-
-def origin_of(url: str) -> str:
-    """The canonical origin whose robots.txt governs ``url``: ``scheme://host[:port]``.
-
-    RFC 9309 2.3 and Google's spec: one robots.txt per scheme, host and port. The scheme and
-    host are lower-cased, default ports (80, 443) dropped, IDN hosts converted to punycode
-    (IDNA 2008 with UTS 46 mapping), userinfo, path, query and fragment dropped. Anything that
-    is not an absolute http(s) URL with a host raises :class:`~robotrules.errors.InvalidURL`.
-    """
-    # urlsplit deletes tabs and line breaks anywhere in a URL: leave such URLs to it
-    if isinstance(url, str) and "\n" not in url and "\r" not in url and "\t" not in url:
-        m = _FAST.match(url)
-        if m is not None:  # the common case: canonicalise (scheme, authority) once, then cache
-            try:
-                return _origin_cached(m.group(1), m.group(2))
-            except InvalidURL:
-                pass  # the slow path gives the message with the whole URL
-    return _origin_slow(url)
-
-
-# scheme://authority, the authority ending at "/", "?", "#" or the end (anything else, such as
-# white space inside it, is left to the full parse and its error)
-_FAST = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.\-]*)://([^/?#\s\\]*)(?=[/?#]|\Z)")
-
-
-@functools.lru_cache(maxsize=4096)
-def _origin_cached(scheme: str, authority: str) -> str:
-    return _origin_slow(f"{scheme}://{authority}")
-
-
-def _origin_slow(url: str) -> str:
-    if not isinstance(url, str):
-        raise InvalidURL(f"URL must be a string, not {type(url).__name__}")
-    text = url.strip()
-    try:
-        parts = urlsplit(text)
-        port = parts.port
-    except ValueError as exc:
-        raise InvalidURL(f"{url!r}: {exc}") from exc
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS:
-        hint = ""
-        if not parts.scheme and "//" not in text and text:
-            hint = f" (did you mean 'https://{text}'?)"
-        what = f"scheme {parts.scheme!r}" if parts.scheme else "no scheme"
-        raise InvalidURL(f"{url!r}: {what}; robots.txt applies to http and https URLs{hint}")
-    host = parts.hostname or ""
-    if not host:
-        raise InvalidURL(f"{url!r}: no host")
-    if ":" in host:  # IPv6 literal; urllib removed the brackets
-        if not re.fullmatch(r"[0-9a-f:.]+(%[0-9a-z._~-]+)?", host):
-            raise InvalidURL(f"{url!r}: invalid IPv6 address {host!r}")
-        host = f"[{host}]"
-    else:
-        host = _ascii_host(host, url)
-    if port is not None and port != _DEFAULT_PORTS[scheme]:
-        return f"{scheme}://{host}:{port}"
-    return f"{scheme}://{host}"
-
-
-def _ascii_host(host: str, url: str) -> str:
-    if not host.isascii():
-        try:
-            import idna
-
-            host = idna.encode(host, uts46=True).decode("ascii")
-        except ImportError:  # pragma: no cover - idna comes with httpx
-            try:
-                host = host.encode("idna").decode("ascii")
-            except UnicodeError as exc:
-                raise InvalidURL(f"{url!r}: invalid international host name: {exc}") from exc
-        except Exception as exc:  # idna.IDNAError and UnicodeError
-            raise InvalidURL(f"{url!r}: invalid international host name: {exc}") from exc
-    host = host.lower()
-    if not _REG_NAME.fullmatch(host) or host.strip(".") == "":
-        raise InvalidURL(f"{url!r}: invalid host {host!r}")
-    return host
-
-
-def robots_url(url: str) -> str:
-    """The robots.txt URL for ``url``'s origin (RFC 9309 2.3: ``/robots.txt``, lower case)."""
-    return origin_of(url) + "/robots.txt"
-
-
-def path_of(url: str) -> str:
-    """Path and query of ``url`` as a crawler would request them (``/`` when empty)."""
-    parts = urlsplit(url.strip())
-    path = parts.path or "/"
-    return f"{path}?{parts.query}" if parts.query else path
 
 
 # --- one fetch: status and redirect handling -----------------------------------------------
@@ -182,6 +90,30 @@ class AttemptResult:
 
 
 Step = Literal["read-body", "redirect", "done"]
+StatusClass = Literal["ok", "redirect", "unavailable", "auth-disallow", "unreachable",
+                      "invalid"]
+
+
+def classify_status(status: int, *, auth_failure: Literal["allow", "disallow"] = "allow"
+                    ) -> StatusClass:
+    """What an HTTP status means for robots.txt: the one status table of the package.
+
+    RFC 9309 2.3.1.1 (2xx: parse), 2.3.1.2 (3xx: follow), 2.3.1.3 (4xx: unavailable, allow
+    all), 2.3.1.4 (5xx: unreachable, disallow all); 429 as 5xx (Google's specification);
+    401/403 as "disallow all" only on request (``auth_failure="disallow"``, MK1996 3.1).
+    Anything outside 200-599 is ``invalid`` (unreachable, with an error).
+    """
+    if 200 <= status < 300:
+        return "ok"
+    if 300 <= status < 400:
+        return "redirect"
+    if status in (401, 403) and auth_failure == "disallow":
+        return "auth-disallow"
+    if status == 429 or 500 <= status < 600:
+        return "unreachable"
+    if 400 <= status < 500:
+        return "unavailable"
+    return "invalid"
 
 
 class Attempt:
@@ -234,20 +166,17 @@ class Attempt:
         """A response head arrived for :attr:`url`; header names must be lower case."""
         self.status = status
         self.headers = {k.lower(): v for k, v in headers.items()}
-        if 200 <= status < 300:  # RFC 9309 2.3.1.1: parse and follow
+        what = classify_status(status, auth_failure=self.auth_failure)
+        if what == "ok":
             self.decoder = BodyDecoder(self.headers.get("content-encoding", ""), self.max_bytes)
             if self.decoder.error:
                 return self._finish("unreachable", error=self.decoder.error)
             return "read-body"
-        if 300 <= status < 400:  # RFC 9309 2.3.1.2
+        if what == "redirect":
             return self._redirect(status)
-        if status in (401, 403) and self.auth_failure == "disallow":
-            return self._finish("auth-disallow")  # MK1996 3.1, opt-in legacy behaviour
-        if status == 429 or 500 <= status < 600:  # RFC 9309 2.3.1.4; Google: 429 like 5xx
-            return self._finish("unreachable")
-        if 400 <= status < 500:  # RFC 9309 2.3.1.3: unavailable, everything allowed
-            return self._finish("unavailable")
-        return self._finish("unreachable", error=f"invalid status {status}")
+        if what == "invalid":
+            return self._finish("unreachable", error=f"invalid status {status}")
+        return self._finish(what)
 
     def _redirect(self, status: int) -> Step:
         self.redirects.append((self.url, status))

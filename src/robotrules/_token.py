@@ -1,0 +1,131 @@
+"""Product tokens: the one place that decides which token a user agent is matched by.
+
+Two sides meet here, and nothing else in the package reads a token:
+
+- the **query side**, :func:`product_token`: what a caller passes as ``user_agent``. A bare
+  token (``ExampleBot``, anything without a ``/``) is used as given. A full User-Agent
+  header yields the crawler's token the way site owners mean it: the product after
+  ``compatible;`` (``Mozilla/5.0 (compatible; Googlebot/2.1; +http://…)`` is
+  ``Googlebot``), else the first product that is not a browser
+  engine or platform word: the header's first one (``MJ12bot/1.4.8 (…)`` is ``MJ12bot``),
+  else a later one (``Mozilla/5.0 … Safari/605.1.15 (Applebot/0.1; +http://…)`` is
+  ``Applebot``); a plain browser is ``Mozilla``. RFC 9309 2.2.1: crawlers "MUST use
+  case-insensitive matching to find the group that matches the product token", and the
+  token is what identifies the crawler.
+- the **line side**, :func:`line_token`: what a ``User-agent:`` line of a file names. Google
+  (robots.cc ``ExtractUserAgent``) keeps the leading run of ``[A-Za-z_-]``, so ``AI2Bot`` is
+  read as ``AI``. The ``rfc9309`` and ``1994`` dialects also keep digits and dots inside a
+  token (RFC 9309 2.2.4 allows such leniency; ``MJ12bot``, ``360Spider``, ``AI2Bot`` and
+  ``archive.org_bot`` are real crawlers, and cutting them at the digit silently un-blocks them).
+
+:func:`query_key` is the lower-cased key a query looks groups up by: the product token
+compared whole in every dialect (Google's matcher compares the caller's token whole), and
+for ``1994`` the name that is searched for inside each record's agent values.
+
+Cost: one pass over the header (bounded: headers longer than 4 KiB are read up to there).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ._model import Dialect
+
+__all__ = ["is_global_agent", "line_token", "product_token", "query_key"]
+
+_WS: Final = " \t\n\v\f\r"
+_GOOGLE_LINE: Final = re.compile(r"[A-Za-z_-]*")
+_LENIENT_LINE: Final = re.compile(r"[A-Za-z0-9_.-]*")
+# A product name in a header: RFC 9110 token characters less those that end a name in
+# practice ("+http://" starts a contact URL, not a product).
+_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.!#$%&'*^`|~-]*")
+# Words of User-Agent headers that name a browser, an engine or a platform, never a crawler.
+_GENERIC: Final = frozenset({
+    "mozilla", "applewebkit", "chrome", "chromium", "safari", "version", "mobile", "gecko",
+    "khtml", "firefox", "edg", "edge", "edga", "edgios", "opr", "opera", "crios", "fxios",
+    "trident", "msie", "build", "headlesschrome", "samsungbrowser", "ucbrowser", "yabrowser",
+    "vivaldi", "brave", "linux", "android", "windows", "macintosh", "iphone", "ipad", "x11",
+    "ubuntu", "cpu", "like", "u", "wv", "rv", "compatible", "dalvik", "cfnetwork", "darwin",
+})
+_MAX_HEADER: Final = 4096
+_MEMO: dict[str, str] = {}
+_MEMO_MAX: Final = 4096
+
+
+def is_global_agent(value: str) -> bool:
+    """Google: ``*`` alone, or ``*`` followed by white space, names the global group."""
+    return value[:1] == "*" and (len(value) == 1 or value[1] in _WS)
+
+
+def line_token(value: str, dialect: Dialect) -> str:
+    """The product token a ``User-agent:`` value names in ``dialect`` (case kept)."""
+    if value.isascii() and value.isalpha():
+        return value  # "Googlebot": the whole value is the token
+    m = (_GOOGLE_LINE if dialect == "google" else _LENIENT_LINE).match(value)
+    return m.group(0) if m else ""
+
+
+def product_token(user_agent: str) -> str:
+    """The crawler's product token in ``user_agent``: a bare token as given, else the token a
+    full User-Agent header identifies its crawler by (see the module docstring)."""
+    if user_agent.isascii() and user_agent.isalpha():
+        return user_agent
+    hit = _MEMO.get(user_agent)
+    if hit is None:
+        hit = _from_header(user_agent)
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[user_agent] = hit
+    return hit
+
+
+def _from_header(user_agent: str) -> str:
+    if "/" not in user_agent:
+        # a bare token, odd or not ("Foo Bar", "AB42bot"): compared whole, as Google's
+        # matcher compares the token it is given (robots.cc AllowedByRobots)
+        return user_agent
+    text = user_agent.strip(_WS)[:_MAX_HEADER]
+    # entries: the header cut at ";", "(", ")" and ","; the words of an entry at white space
+    entries = [e.strip(_WS) for e in re.split(r"[;(),]", text)]
+    entries = [e for e in entries if e]
+    for n, entry in enumerate(entries):
+        if entry.lower() == "compatible":
+            for nxt in entries[n + 1 :]:
+                name = _name(nxt.split(None, 1)[0])
+                if name and name.lower() not in _GENERIC:
+                    return name
+    # the header's first product names the client ("MJ12bot/1.4.8 (…)", "FigTree Robot
+    # libwww-perl/5.04") unless it is a browser word (Mozilla/5.0 …)
+    lead = _name(text.split(None, 1)[0].split("/", 1)[0]) if text.split() else ""
+    if lead and lead.lower() not in _GENERIC:
+        return lead
+    first = ""
+    for entry in entries:
+        for word in entry.split():
+            if "/" not in word:
+                continue
+            name = _name(word.split("/", 1)[0], whole=True)
+            if not name:
+                continue
+            if name.lower() not in _GENERIC:
+                return name
+            first = first or name
+    return first or lead or user_agent
+
+
+def _name(word: str, *, whole: bool = False) -> str:
+    """The product name at the start of ``word`` (``whole``: all of it or nothing)."""
+    m = _NAME.match(word)
+    if m is None or (whole and m.end() != len(word)):
+        return ""
+    return m.group(0)
+
+
+def query_key(user_agent: str, dialect: Dialect) -> str:
+    """The lower-cased key a query's user agent selects groups by in ``dialect``."""
+    return product_token(user_agent).lower()
+
+
+def clear_caches() -> None:
+    _MEMO.clear()
