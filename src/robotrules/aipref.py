@@ -75,6 +75,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from ._match import Pattern, pattern_matches
 from ._model import Finding, Record, Verdict
+from ._token import is_global_agent, line_token
 from ._url import rfc_path
 
 try:
@@ -776,9 +777,12 @@ def _lint_agents(rules: RobotsTxt, out: list[Finding]) -> None:
         for t in (*a.tokens[:1], *a.aliases):
             by_token.setdefault(t.lower(), a.token)
     for g in rules.groups:
-        for value, token in zip(g.agents, g.tokens, strict=False):
+        for value in g.agents:
             value = value.strip()
-            if not value or token == "*" or token == value:
+            if not value or is_global_agent(value):
+                continue
+            token = line_token(value, "google")  # Google's reading, whatever the dialect
+            if token == value:
                 continue
             named = by_token.get(value.lower())
             other = by_token.get(token.lower()) if token else None
