@@ -99,6 +99,8 @@ __all__ = [
     "Tri",
     "Usage",
     "combine",
+    "describe",
+    "explain_detail",
     "from_headers",
     "lint_findings",
     "parse_content_signal",
@@ -109,6 +111,7 @@ __all__ = [
     "records",
     "split_content_usage",
     "usage",
+    "usage_of_verdict",
 ]
 
 Tri = bool | None
@@ -444,7 +447,15 @@ def usage(rules: RobotsTxt, url: str, *, user_agent: str = "*",
     if content_signal_scope not in ("group", "file"):
         raise ValueError(f"content_signal_scope must be 'group' or 'file', not "
                          f"{content_signal_scope!r}")
-    verdict = rules.explain(url, user_agent=user_agent)
+    return usage_of_verdict(rules, rules.explain(url, user_agent=user_agent),
+                            content_signal_scope=content_signal_scope)
+
+
+def usage_of_verdict(rules: RobotsTxt, verdict: Verdict, *,
+                     content_signal_scope: Scope = "group") -> Usage:
+    """:func:`usage` for a crawl verdict already computed by ``rules.explain`` (so that
+    ``explain`` itself can mention the preferences without asking twice)."""
+    user_agent = verdict.user_agent
     path = verdict.path
     if not verdict.allowed:
         return Usage(False, {}, (), (), user_agent, path, content_signal_scope, verdict)
@@ -478,6 +489,17 @@ def usage(rules: RobotsTxt, url: str, *, user_agent: str = "*",
     lines = tuple(sorted({s.line for s in applied if s.line is not None}))
     stmts = tuple(sorted(applied + others, key=lambda s: s.line or 0))
     return Usage(True, cats, lines, stmts, user_agent, path, content_signal_scope, verdict)
+
+
+def explain_detail(rules: RobotsTxt, verdict: Verdict) -> str:
+    """The sentence ``explain`` can append to a verdict's detail: the preferences that apply
+    (per-group Content-Signal scope), or ``""`` when none is stated or the URL is disallowed."""
+    if not verdict.allowed:
+        return ""
+    u = usage_of_verdict(rules, verdict)
+    if not any(v is not None for v in u.categories.values()):
+        return ""
+    return describe(u)
 
 
 def describe(u: Usage) -> str:

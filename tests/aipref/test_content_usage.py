@@ -343,3 +343,13 @@ def test_describe() -> None:
     rules = parse(WORKED)
     assert aipref.describe(rules.usage("/test")) == "usage preferences train-ai=n (line 4)"
     assert "may not be fetched" in aipref.describe(rules.usage("/never/x"))
+
+
+def test_explain_detail_for_the_lead_to_append() -> None:
+    """The sentence explain() can add: the preferences that apply to an allowed URL."""
+    rules = parse(WORKED)
+    v = rules.explain("/ai-ok/1", user_agent="x")
+    assert aipref.explain_detail(rules, v) == "usage preferences train-ai=y (line 5)"
+    assert aipref.explain_detail(rules, rules.explain("/never/1")) == ""
+    assert aipref.explain_detail(parse("User-agent: *\nAllow: /\n"), rules.explain("/")) == ""
+    assert aipref.usage_of_verdict(rules, v) == rules.usage("/ai-ok/1", user_agent="x")
