@@ -807,7 +807,10 @@ def _lint_agents(rules: RobotsTxt, out: list[Finding]) -> None:
             if token == value:
                 continue
             named = by_token.get(value.lower())
-            other = by_token.get(token.lower()) if token else None
+            # the cut falls inside a word ("Googlebot2", "MJ12bot"), not before a version or a
+            # comment ("dotbot/1.0", "Sogou web spider"), which name the token's own crawler
+            inside = value[len(token)].isalnum() or value[len(token)] == "."
+            other = by_token.get(token.lower()) if token and inside else None
             line = _agent_line(rules, g.line, value)
             if other is not None and (named is None or other != named):
                 out.append(_finding(
@@ -816,7 +819,7 @@ def _lint_agents(rules: RobotsTxt, out: list[Finding]) -> None:
                     f"group applies to the crawler {other}", f"User-agent: {token}"))
             elif named is not None and token.lower() != named.lower():
                 out.append(_finding(
-                    "L041", "ua-token-misread", "error", line,
+                    "L041", "ua-token-misread", "warning", line,
                     f"'{value}' names the crawler {named}, but it is not a product token: "
                     f"Google reads it as '{token or '(nothing)'}', which matches no crawler, so "
                     f"{named} follows the '*' group instead", None))

@@ -102,7 +102,7 @@ def test_l041_ua_not_a_token_names_a_known_crawler() -> None:
     """AI-PREFERENCES.md 2.2: Google truncates `AI2Bot` to `AI` (robots.cc ExtractUserAgent):
     the group matches no crawler and AI2Bot falls to `*`."""
     found = lint_findings(parse("User-agent: AI2Bot\nDisallow: /\n"))
-    assert [(f.code, f.line, f.severity) for f in found] == [("L041", 1, "error")]
+    assert [(f.code, f.line, f.severity) for f in found] == [("L041", 1, "warning")]
     assert "'AI'" in found[0].message
 
 
@@ -114,6 +114,19 @@ def test_l041_truncation_lands_on_another_crawler() -> None:
 def test_l041_quiet_when_the_truncation_is_the_crawler_itself() -> None:
     """`MistralAI-User/1.0` is read as `MistralAI-User`, the crawler it names (2.2: "works")."""
     assert codes("User-agent: *\nAllow: /\n\nUser-agent: MistralAI-User/1.0\nDisallow: /\n") == []
+
+
+@pytest.mark.parametrize("value", ["dotbot/1.0", "Sogou web spider", "Mediapartners-Google*",
+                                   "facebookexternalhit/1.1 (+http://www.facebook.com/)"])
+def test_l041_quiet_for_versions_and_comments(value: str) -> None:
+    """A value cut before a version, space or comment names the token's own crawler (the
+    generic not-a-token finding L006 of the core still reports the syntax)."""
+    assert codes(f"User-agent: {value}\nDisallow: /\n") == []
+
+
+def test_l041_severity_error_when_another_crawler_gets_the_group() -> None:
+    found = lint_findings(parse("User-agent: Googlebot2\nDisallow: /\n"))
+    assert [(f.code, f.severity) for f in found] == [("L041", "error")]
 
 
 def test_l041_line_is_the_user_agent_line() -> None:
