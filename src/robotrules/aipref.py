@@ -266,6 +266,11 @@ def parse_preference(text: str) -> tuple[tuple[tuple[str, Tri], ...], tuple[str,
 def parse_content_usage(value: str, *, line: int | None = None, key: str = "Content-Usage"
                         ) -> Statement:
     """One robots.txt ``Content-Usage`` rule value as a :class:`Statement`."""
+    return _content_usage(value, line, key)
+
+
+@lru_cache(maxsize=8192)  # statements are immutable: the lines of a file are read once
+def _content_usage(value: str, line: int | None, key: str) -> Statement:
     path, pref = split_content_usage(value)
     prefs, ignored, error, dups = parse_preference(pref)
     return Statement(_CONTENT_USAGE, line, value, prefs, path, error, ignored, (), dups, key)
@@ -317,6 +322,11 @@ def parse_content_signal(value: str, *, line: int | None = None, key: str = "Con
     A key left out is absent (Cloudflare: it "neither grants nor restricts"); a value other than
     ``yes``/``no`` is unknown; the last duplicate wins; unknown keys are ignored.
     """
+    return _signal_statement(value, line, key)
+
+
+@lru_cache(maxsize=8192)
+def _signal_statement(value: str, line: int | None, key: str) -> Statement:
     prefs, ignored, extra, dups = _content_signal(value)
     return Statement(_CONTENT_SIGNAL, line, value, prefs, None, None, ignored, extra, dups, key)
 
@@ -324,6 +334,7 @@ def parse_content_signal(value: str, *, line: int | None = None, key: str = "Con
 # -- robots.txt records -------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1024)
 def _norm_key(key: str) -> str:
     # the tokenizer's own normalisation of field names (classify_key): "_" and " " read as "-"
     return key.lower().replace("_", "-").replace(" ", "-")
