@@ -74,7 +74,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Final, Literal
 
 from ._match import Pattern, pattern_matches
-from ._model import Finding, Record, Verdict
+from ._model import Finding, Group, Record, Verdict
 from ._token import is_global_agent, line_token
 from ._url import rfc_path
 
@@ -772,15 +772,12 @@ def _signal_guess(key: str) -> str | None:
     return None
 
 
-def _lint_only_global(groups: tuple[object, ...], out: list[Finding]) -> None:
-    from ._model import Group
-
+def _lint_only_global(groups: tuple[Group, ...], out: list[Finding]) -> None:
     pref_keys = (_CONTENT_USAGE, _CONTENT_SIGNAL)
     star_line: int | None = None
     named: list[str] = []
     named_with = False
     for g in groups:
-        assert isinstance(g, Group)
         has = [r.line for r in g.records if _norm_key(r.key) in pref_keys]
         if g.is_global:
             if has and star_line is None:
