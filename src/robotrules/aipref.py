@@ -679,11 +679,16 @@ def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
         lowered = pref.lower()
         fix = f"Content-Usage: {path + ' ' if path else ''}{lowered}" if (
             parse_preference(lowered)[2] is None and lowered != pref) else None
+        head, _, tail = pref.partition(" ")
+        hint = "keys are lower case"
+        if path and "=" not in head and parse_preference(tail)[2] is None:
+            # attach §3.1: SP and HTAB in paths "need to be replaced with %20 and %09"
+            hint = "a space in the path ends it: write it as %20"
+            fix = f"Content-Usage: {path}%20{head} {tail}"
         out.append(_finding(
             "L034", "content-usage-unparsable", "error", line,
             f"Content-Usage preference is not a valid Structured Fields dictionary ({s.error}): "
-            "every category is unknown (vocab-07 'Multiple Preferences'; keys are lower case)",
-            fix))
+            f"every category is unknown (vocab-07 'Multiple Preferences'; {hint})", fix))
         return
     for k in s.ignored:
         if k in SUPERSEDED_LABELS:

@@ -145,3 +145,12 @@ def test_findings_are_finding_values_in_line_order() -> None:
     assert all(isinstance(f, Finding) for f in found)
     assert [f.line for f in found] == sorted(f.line for f in found)
     assert all(f.code.startswith("L0") and f.column == 1 for f in found)
+
+
+def test_l034_space_in_path() -> None:
+    """attach §3.1: "SP (U+20) and HTAB (U+09) characters need to be replaced with %20 and
+    %09"; a raw space ends the path and the rest fails to parse."""
+    found = lint_findings(parse("User-agent: *\nContent-Usage: /my docs/ train-ai=n\n"))
+    assert [(f.code, f.fix) for f in found] == [
+        ("L034", "Content-Usage: /my%20docs/ train-ai=n")]
+    assert "%20" in found[0].message
