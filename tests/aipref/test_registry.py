@@ -195,3 +195,16 @@ def test_refresh_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
     assert len(r.stderr.strip().splitlines()) == 1
     r = _run(str(tmp_path / "missing.json"))
     assert r.returncode == 2
+
+
+@pytest.mark.parametrize("name", [
+    "AI2Bot", "AI2Bot-DeepResearchEval", "Ai2Bot-Dolma", "bigsur.ai", "Brightbot 1.0",
+    "Channel3Bot", "ChatGPT Agent", "Crawl4AI", "Datenbank Crawler", "Echobot Bot",
+    "iaskspider/2.0", "img2dataset", "Kangaroo Bot", "Linguee Bot", "MistralAI-User/1.0",
+    "netEstate Imprint Crawler", "panscient.com", "Poseidon Research Crawler", "quillbot.com",
+    "Sidetrade indexer bot", "Terra Cotta",
+])
+def test_the_21_names_that_are_not_product_tokens_are_known(name: str) -> None:
+    """AI-PREFERENCES.md 2.2: the 21 keys of ai.robots.txt HEAD 738c80d that are not valid
+    RFC 9309 product tokens; the registry finds each (as a crawler or an alias)."""
+    assert find_agent(name) is not None
