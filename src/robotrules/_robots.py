@@ -30,7 +30,7 @@ import re
 from array import array
 from collections.abc import Callable, Iterable
 from datetime import time
-from typing import Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from . import _token
@@ -59,6 +59,9 @@ from ._model import (
     VisitTime,
 )
 from ._url import legacy_normalize, path_of, rfc_normalize_pattern, rfc_path
+
+if TYPE_CHECKING:
+    from .aipref import Scope, Usage
 
 __all__ = ["RobotsTxt", "parse"]
 
@@ -627,6 +630,15 @@ class RobotsTxt:
     def visit_time(self, *, user_agent: str = "*") -> VisitTime | None:
         """``Visit-time`` of the group that applies (first valid value)."""
         return self._first_valid(user_agent, T.VISIT_TIME, parse_visit_time)
+
+    def usage(self, url: str, *, user_agent: str = "*",
+              content_signal_scope: Scope = "group") -> Usage:
+        """AI usage preferences (Content-Usage, Content-Signal) of ``url`` for ``user_agent``:
+        see :mod:`robotrules.aipref`."""
+        from . import aipref
+
+        return aipref.usage(self, url, user_agent=user_agent,
+                            content_signal_scope=content_signal_scope)
 
     def group_for(self, user_agent: str) -> Group | None:
         """The group that applies to ``user_agent`` (merged when several name it), or None."""
