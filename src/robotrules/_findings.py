@@ -64,6 +64,26 @@ _ENTRIES: Final[dict[str, tuple[str, Severity, str]]] = {
              "NUL bytes, or a line that is not 'field: value' (ignored)"),
     "L030": ("ua-joins-group", "warning",
              "user-agent line joining a group that has no rules yet"),
+    # AI usage preferences (robotrules.aipref; docs/ai-preferences.md)
+    "L031": ("aipref-superseded-label", "warning",
+             "an older AIPREF vocabulary label (ai, genai, tdm ...): use the current one"),
+    "L032": ("content-usage-yes-no", "warning", "yes/no in Content-Usage means unknown: y/n"),
+    "L033": ("content-signal-y-n", "warning", "y/n in Content-Signal means unknown: yes/no"),
+    "L034": ("content-usage-unparsable", "error",
+             "a preference that does not parse: every category of the line unknown"),
+    "L035": ("aipref-duplicate-key", "warning", "a preference key given twice: the last wins"),
+    "L036": ("content-signal-unknown-key", "warning",
+             "a Content-Signal key other than search, ai-input, ai-train, use"),
+    "L037": ("content-usage-path-not-slash", "warning",
+             "a Content-Usage path not starting with /: read as part of the preference"),
+    "L038": ("content-usage-on-disallowed", "warning",
+             "Content-Usage only on paths the group disallows: no effect"),
+    "L039": ("preferences-only-global", "warning",
+             "preferences only in the * group while named groups exist"),
+    "L040": ("preference-outside-group", "warning",
+             "Content-Signal or Content-Usage before any user-agent line"),
+    "L041": ("ua-token-misread", "error",
+             "a user-agent value Google reads as another crawler's token (AI2Bot is AI)"),
 }
 CATALOGUE: Final[dict[str, CatalogueEntry]] = {
     code: CatalogueEntry(*entry) for code, entry in _ENTRIES.items()}

@@ -73,8 +73,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final, Literal
 
+from ._findings import finding
 from ._match import Pattern, pattern_matches
-from ._model import Finding, Group, Record, Verdict
+from ._model import Finding, Group, Record, Severity, Verdict
 from ._token import is_global_agent, line_token
 from ._url import rfc_path
 
@@ -624,9 +625,10 @@ def from_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> tupl
 # -- lint ---------------------------------------------------------------------------------------
 
 
-def _finding(code: str, kind: str, severity: Literal["error", "warning", "info"], line: int,
-             message: str, fix: str | None = None) -> Finding:
-    return Finding(code, kind, severity, line, 1, message, fix)
+def _finding(code: str, line: int, message: str, fix: str | None = None, *,
+             severity: Severity | None = None) -> Finding:
+    """A finding of the catalogue (robotrules._findings) at column 1 of ``line``."""
+    return finding(code, line, 1, message, fix, severity=severity)
 
 
 def lint_findings(rules: RobotsTxt) -> list[Finding]:
@@ -637,13 +639,13 @@ def lint_findings(rules: RobotsTxt) -> list[Finding]:
         key = _norm_key(rec.key)
         if key == _CONTENT_SIGNAL:
             out.append(_finding(
-                "L040", "content-signal-outside-group", "warning", rec.line,
+                "L040", rec.line,
                 "Content-Signal before any user-agent line: crawler-commons applies it to every "
                 "crawler, Cloudflare's reading (and robotrules' default) to none",
                 "put it inside the 'User-agent: *' group"))
         elif key == _CONTENT_USAGE:
             out.append(_finding(
-                "L040", "content-usage-outside-group", "warning", rec.line,
+                "L040", rec.line,
                 "Content-Usage before any user-agent line belongs to no group and is ignored "
                 "(attach-05: it is a rule inside a group)", "put it inside a group"))
     for g in groups:
@@ -670,7 +672,7 @@ def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
     first, _, rest = rec.value.partition(" ")
     if path is None and rest.strip() and "=" not in first:
         out.append(_finding(
-            "L037", "content-usage-path-not-slash", "warning", line,
+            "L037", line,
             f"Content-Usage path '{first}' does not start with '/': the whole value is read as "
             "the preference (attach-05 'Processing Content-Usage Rules')",
             f"Content-Usage: /{first.lstrip('*')} {rest.strip()}"))
@@ -686,7 +688,7 @@ def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
             hint = "a space in the path ends it: write it as %20"
             fix = f"Content-Usage: {path}%20{head} {tail}"
         out.append(_finding(
-            "L034", "content-usage-unparsable", "error", line,
+            "L034", line,
             f"Content-Usage preference is not a valid Structured Fields dictionary ({s.error}): "
             f"every category is unknown (vocab-07 'Multiple Preferences'; {hint})", fix))
         return
@@ -695,7 +697,7 @@ def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
             new = SUPERSEDED_LABELS[k]
             hint = (f"use '{new}'" if new else "the category was removed; drop it")
             out.append(_finding(
-                "L031", "aipref-superseded-label", "warning", line,
+                "L031", line,
                 f"'{k}' is a label of an earlier AIPREF vocabulary and is ignored today; {hint}",
                 new))
     for k, v in s.prefs:
@@ -703,17 +705,17 @@ def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
             raw = _raw_value(pref, k)
             if raw in ("yes", "no"):
                 out.append(_finding(
-                    "L032", "content-usage-yes-no", "warning", line,
+                    "L032", line,
                     f"Content-Usage '{k}={raw}': AIPREF values are the tokens y and n, so this "
                     "is unknown (vocab-07 'Preference Labels')", f"{k}={raw[0]}"))
     for k in s.duplicates:
         out.append(_finding(
-            "L035", "aipref-duplicate-key", "warning", line,
+            "L035", line,
             f"'{k}' is given more than once: only the last value counts (vocab-07 'Multiple "
             "Preferences')", None))
     if _only_disallowed(rules, tokens, path):
         out.append(_finding(
-            "L038", "content-usage-on-disallowed", "warning", line,
+            "L038", line,
             f"Content-Usage for '{path or '/'}' has no effect: the group disallows that path and "
             "preferences attach only to crawlable URLs (attach-05 'Content-Usage Rule "
             "Semantics')", None))
@@ -752,19 +754,19 @@ def _lint_content_signal(rec: Record, out: list[Finding]) -> None:
         name, val = k.strip(" \t").lower(), v.strip(" \t").lower()
         if name in CONTENT_SIGNAL_KEYS and val in ("y", "n"):
             out.append(_finding(
-                "L033", "content-signal-y-n", "warning", line,
+                "L033", line,
                 f"Content-Signal '{name}={v.strip()}': the values are yes and no, so this is "
                 "unknown (Cloudflare Content Signals Policy)",
                 f"{name}={'yes' if val == 'y' else 'no'}"))
     for k in s.ignored:
         guess = _signal_guess(k)
         out.append(_finding(
-            "L036", "content-signal-unknown-key", "warning", line,
+            "L036", line,
             f"Content-Signal key '{k}' is not one of search, ai-input, ai-train, use: ignored",
             guess))
     for k in s.duplicates:
         out.append(_finding(
-            "L035", "aipref-duplicate-key", "warning", line,
+            "L035", line,
             f"'{k}' is given more than once: only the last value counts", None))
 
 
@@ -794,7 +796,7 @@ def _lint_only_global(groups: tuple[Group, ...], out: list[Finding]) -> None:
     if star_line is not None and named and not named_with:
         shown = ", ".join(named[:5]) + (" ..." if len(named) > 5 else "")
         out.append(_finding(
-            "L039", "preferences-only-global", "warning", star_line,
+            "L039", star_line,
             f"AI preferences are only in the '*' group, but {shown} have their own group and so "
             "do not see them (RFC 9309 2.2.1 group selection; attach-05)",
             "repeat the Content-Usage / Content-Signal lines in each named group"))
@@ -827,15 +829,15 @@ def _lint_agents(rules: RobotsTxt, out: list[Finding]) -> None:
             line = _agent_line(rules, g.line, value)
             if other is not None and (named is None or other != named):
                 out.append(_finding(
-                    "L041", "ua-token-misread", "error", line,
+                    "L041", line,
                     f"'{value}' is not a product token: Google reads it as '{token}', so this "
                     f"group applies to the crawler {other}", f"User-agent: {token}"))
             elif named is not None and token.lower() != named.lower():
                 out.append(_finding(
-                    "L041", "ua-token-misread", "warning", line,
+                    "L041", line,
                     f"'{value}' names the crawler {named}, but it is not a product token: "
                     f"Google reads it as '{token or '(nothing)'}', which matches no crawler, so "
-                    f"{named} follows the '*' group instead", None))
+                    f"{named} follows the '*' group instead", None, severity="warning"))
 
 
 def _agent_line(rules: RobotsTxt, first: int, value: str) -> int:

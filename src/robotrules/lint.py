@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from . import aipref
 from ._findings import CATALOGUE, finding
 from ._model import Dialect, Finding, Group, Rule
 from ._policy import DEFAULT_MAX_BYTES, classify_status
@@ -79,6 +80,7 @@ def lint(
         findings = [f for f in findings if f.code not in _HTML_NOISE]
     findings.extend(_transport(raw, content_type, status))
     findings.extend(_semantic(rules))
+    findings.extend(aipref.lint_findings(rules))
     findings = _dedupe(findings)
     findings.sort(key=lambda f: (f.line, f.column, f.code))
     return findings
@@ -560,9 +562,14 @@ _ONCE_PER_LINE = frozenset({"L011", "L012", "L023"})  # not once per agent of th
 
 
 def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
+    findings = list(findings)
+    # L041 says with the registry what L006 says in general about the same value
+    misread = {f.line for f in findings if f.code == "L041"}
     seen: set[tuple[str, int, str]] = set()
     out = []
     for f in findings:
+        if f.code == "L006" and f.line in misread:
+            continue
         key = (f.code, f.line, "" if f.code in _ONCE_PER_LINE else f.message)
         if key not in seen:
             seen.add(key)

@@ -96,18 +96,12 @@ def test_aliases_find_their_crawler() -> None:
     assert find_agent("  gptbot ") is not None
 
 
-# Real, documented strings the extractor reads otherwise today (reported to the lead):
-# "compatible; Yahoo! Slurp" has no "/" after the name, and LinkedIn puts "compatible; Mozilla;
-# Apache-HttpClient" after its own leading product.
-_HARD = {"Slurp": "Yahoo!", "LinkedInBot": "Apache-HttpClient"}
-
-
+# Among them, the hard cases: "compatible; Yahoo! Slurp" (an operator's name before the
+# product, no "/"), and LinkedIn's "LinkedInBot/1.0 (compatible; Mozilla/5.0;
+# Apache-HttpClient ...)" (its own leading product before a "compatible" list of others).
 @pytest.mark.parametrize(
     "agent",
-    [pytest.param(a, id=a.token,
-                  marks=[pytest.mark.xfail(strict=True, reason=f"read as {_HARD[a.token]}")]
-                  if a.token in _HARD else [])
-     for a in known_agents() if a.user_agent is not None],
+    [pytest.param(a, id=a.token) for a in known_agents() if a.user_agent is not None],
 )
 def test_every_user_agent_string_yields_its_token(agent: KnownAgent) -> None:
     """Issue 13: "the registry's every User-Agent string maps to its token" through the one

@@ -203,7 +203,8 @@ def test_empty_file_and_empty_disallow_allow_everything() -> None:
     v = rules.explain("/x", user_agent="a")
     assert v.allowed
     assert v.line == 2
-    assert v.rule is not None and v.rule.pattern == ""
+    assert v.rule is not None
+    assert v.rule.pattern == ""
     assert "empty" in v.detail
 
 

@@ -190,7 +190,8 @@ def test_fuzz_regression_control_character_key() -> None:
     """Found by fuzzing (issue 11): a line of a control character (which Python's str.split
     treats as white space, robots.cc does not), a space and a word made key_of raise."""
     found = robotrules.lint("\x1c x")
-    assert [f.line for f in found] and all(f.line == 1 for f in found)
+    assert [f.line for f in found]
+    assert all(f.line == 1 for f in found)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
