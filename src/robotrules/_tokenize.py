@@ -20,6 +20,8 @@ from __future__ import annotations
 from array import array
 from typing import Final
 
+from . import _directives as D
+from ._dialects import SPECS
 from ._findings import finding
 from ._model import Dialect, Finding
 
@@ -29,88 +31,22 @@ MAX_LINE: Final = 2083 * 8 - 1  # Google keeps the first 16,663 bytes of a line
 _WS: Final = " \t\n\v\f\r"  # absl::ascii_isspace
 _BOM: Final = b"\xef\xbb\xbf"
 
-# Directive kinds.
-UA: Final = 1
-ALLOW: Final = 2
-DISALLOW: Final = 3
-SITEMAP: Final = 4
-CRAWL_DELAY: Final = 5
-REQUEST_RATE: Final = 6
-VISIT_TIME: Final = 7
-HOST: Final = 8
-CLEAN_PARAM: Final = 9
-OTHER: Final = 10  # known extension that nothing here enforces (noindex, content-signal ...)
-UNKNOWN: Final = 11
-BLANK: Final = 12  # an empty line (1994 dialect: ends a record)
+# Stream kinds: a directive's place in the registry (robotrules._directives), plus two.
+UA: Final = D.kind_of("user-agent")
+ALLOW: Final = D.kind_of("allow")
+DISALLOW: Final = D.kind_of("disallow")
+SITEMAP: Final = D.kind_of("sitemap")
+CRAWL_DELAY: Final = D.kind_of("crawl-delay")
+REQUEST_RATE: Final = D.kind_of("request-rate")
+VISIT_TIME: Final = D.kind_of("visit-time")
+UNKNOWN: Final = D.UNKNOWN
+BLANK: Final = D.BLANK
+KIND_NAMES: Final = D.KIND_NAMES
 
-KIND_NAMES: Final = {
-    UA: "user-agent",
-    ALLOW: "allow",
-    DISALLOW: "disallow",
-    SITEMAP: "sitemap",
-    CRAWL_DELAY: "crawl-delay",
-    REQUEST_RATE: "request-rate",
-    VISIT_TIME: "visit-time",
-    HOST: "host",
-    CLEAN_PARAM: "clean-param",
-}
-
-_EXACT_KEYS: Final = {
-    "user-agent": UA,
-    "allow": ALLOW,
-    "disallow": DISALLOW,
-    "sitemap": SITEMAP,
-}
-# Google's accepted misspellings (robots.cc, kAllowFrequentTypos), matched as prefixes.
-_UA_TYPOS: Final = ("useragent", "user agent")
-_DISALLOW_KEYS: Final = ("disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw")
-_SITEMAP_KEYS: Final = ("sitemap", "site-map")
-
-_EXTENSIONS: Final = {
-    "crawl-delay": CRAWL_DELAY,
-    "crawldelay": CRAWL_DELAY,
-    "request-rate": REQUEST_RATE,
-    "requestrate": REQUEST_RATE,
-    "visit-time": VISIT_TIME,
-    "visittime": VISIT_TIME,
-    "host": HOST,
-    "clean-param": CLEAN_PARAM,
-    "cleanparam": CLEAN_PARAM,
-}
-# Records known in the wild that no crawler here enforces (Google's reporter: "unused").
-_KNOWN_OTHER: Final = frozenset(
-    {
-        "noindex", "nofollow", "noarchive", "content-signal", "content-usage", "llm-policy",
-        "revisit-after", "domain", "license", "tdm-reservation", "ai-policy", "comment",
-        "robot-version", "disallow-ai-training",
-    }
-)
 
 def classify_key(key: str, dialect: Dialect) -> tuple[int, str | None]:
-    """Directive kind of a field name and, when it was read leniently, the intended name."""
-    k = key.lower()
-    kind = _EXACT_KEYS.get(k)
-    if kind is not None:
-        return kind, None
-    if dialect != "1994":
-        # Google's order and prefix rule (robots.cc ParseKey).
-        if k.startswith("user-agent"):
-            return UA, "User-agent"
-        if k.startswith(_UA_TYPOS):
-            return UA, "User-agent"
-        if k.startswith("allow"):
-            return ALLOW, "Allow"
-        if k.startswith(_DISALLOW_KEYS):
-            return DISALLOW, "Disallow"
-        if k.startswith(_SITEMAP_KEYS):
-            return SITEMAP, "Sitemap"
-    norm = k.replace("_", "-").replace(" ", "-")
-    kind = _EXTENSIONS.get(norm)
-    if kind is not None:
-        return kind, None
-    if norm in _KNOWN_OTHER:
-        return OTHER, None
-    return UNKNOWN, None
+    """Stream kind of a field name and, when it was read leniently, the intended name."""
+    return D.classify_key(key, SPECS[dialect].lenient_keys)
 
 
 def to_bytes(body: bytes | bytearray | memoryview | str) -> bytes:
@@ -133,11 +69,13 @@ def display(raw: str) -> str:
         return data.decode("utf-8", "replace")
 
 
-KIND_SHIFT: Final = 28
+# A directive's head is kind << KIND_SHIFT | line: 7 bits of kind (the registry may grow to
+# 125 entries), 25 bits of line; lines past 33,554,431 are numbered as that one.
+KIND_SHIFT: Final = 25
 LINE_MASK: Final = (1 << KIND_SHIFT) - 1
 _EXACT_SHIFTED: Final = {
-    name: kind << KIND_SHIFT
-    for key, kind in _EXACT_KEYS.items()
+    name: D.kind_of(key) << KIND_SHIFT
+    for key in ("user-agent", "allow", "disallow", "sitemap")
     for name in (key, key.capitalize(), key.title(), key.upper())
 }
 
@@ -187,7 +125,7 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
     """
     out: list[int] = []  # a list while building (faster, also compiled); packed at the end
     append = out.append
-    legacy = dialect == "1994"
+    legacy = SPECS[dialect].blank_ends_group
     exact = _EXACT_SHIFTED
     ws = _WS
     careful = findings is not None
@@ -195,8 +133,11 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
     odd = careful or "\0" in text or len(text) > MAX_LINE
     pos = 0
     lineno = 0
+    big = len(text) > LINE_MASK  # only such a text can have more lines than heads can number
     for line in text.split("\n"):
         lineno += 1
+        if big and lineno > LINE_MASK:
+            lineno = LINE_MASK
         start = pos
         n = len(line)
         pos += n + 1
@@ -270,9 +211,9 @@ def _line(
     if hash_at >= 0:
         seg = seg[:hash_at]
     left = seg.lstrip(_WS)
-    legacy = dialect == "1994"
+    spec = SPECS[dialect]
     if not left:
-        if legacy and hash_at < 0:
+        if spec.blank_ends_group and hash_at < 0:
             dirs.append(BLANK << KIND_SHIFT | lineno)
             dirs.append(start)
             dirs.append(0)
@@ -287,7 +228,7 @@ def _line(
         if tab >= 0 and (sp < 0 or tab < sp):
             sp = tab
         rest = s[sp:].lstrip(" \t") if sp >= 0 else ""
-        if sp < 0 or " " in rest or "\t" in rest or legacy:
+        if sp < 0 or " " in rest or "\t" in rest or not spec.lenient_keys:
             if findings is not None:
                 _not_a_directive(findings, s, lineno, lead + 1, sp < 0)
             return
@@ -308,7 +249,7 @@ def _line(
             name = intended or KIND_NAMES.get(kind, key).capitalize()
             findings.append(finding("L004", lineno, lead + len(key) + 1,
                      f"no colon after '{display(key)}'"
-                     + (" (Google reads it anyway)" if kind < OTHER else "; ignored"),
+                     + (" (Google reads it anyway)" if kind != UNKNOWN else "; ignored"),
                      f"{name}: {display(value)}"))
         if intended is not None:
             findings.append(finding("L003", lineno, lead + 1,
