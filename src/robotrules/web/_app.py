@@ -115,10 +115,18 @@ async def _read_body(request: Request, max_body: int) -> bytes:
     return b"".join(chunks)
 
 
+_DECODING = threading.BoundedSemaphore(1)  # bodies decoded at once: each holds the GIL
+
+
 def _decode(raw: bytes) -> dict[str, Any]:
-    """The body as a JSON object (run in a thread: a 1 MiB body takes milliseconds)."""
+    """The body as a JSON object (run in a thread: a 1 MiB body takes milliseconds).
+
+    One body is decoded at a time: ``json.loads`` holds the GIL for the whole body,
+    and forty of them in a row would keep the event loop (and ``GET /``) waiting.
+    """
     try:
-        data = json.loads(raw)
+        with _DECODING:
+            data = json.loads(raw)
     except RecursionError:
         raise ApiError(400, "body is not valid JSON: nested too deeply") from None
     except ValueError as exc:  # includes invalid UTF-8 (UnicodeDecodeError)
@@ -316,6 +324,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await run_in_threadpool(pool.warm)
         yield
         pool.close()
 

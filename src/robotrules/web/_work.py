@@ -16,6 +16,8 @@ Every ``/api/check`` and ``/api/lint`` runs in one of a few worker processes
   client has gone the process is killed (:class:`Gone`) instead of finishing unread work.
 - **Memory.** Each worker limits its own address space (``RLIMIT_AS``); a job past it fails
   with ``MemoryError``, answered 422.
+- **Priority.** Workers run at ``nice`` 10, so on a busy machine the server process (the
+  event loop answering ``GET /`` and refusing work) is scheduled first.
 
 Processes come from the ``forkserver`` context with this module preloaded, so a replacement
 after a kill costs a fork (milliseconds), not an interpreter start.
@@ -110,6 +112,12 @@ _JOBS: dict[str, Callable[..., dict[str, Any]]] = {
 
 
 def _worker_main(conn: Connection, memory: int) -> None:  # pragma: no cover - child process
+    try:  # the server's event loop (GET /, the queue) wins the CPU over the heavy work
+        import os
+
+        os.nice(10)
+    except (AttributeError, OSError):
+        pass
     try:
         import resource
 
@@ -268,6 +276,14 @@ class WorkPool:
     def _kill(self, worker: _Worker) -> None:
         worker.kill()
         self.killed += 1
+
+    def warm(self) -> None:
+        """Start every worker now (blocking: call from a thread), so no request pays for it."""
+        with self._lock:
+            missing = self.size - len(self._idle)
+        started = [_Worker(self._context(), self.memory) for _ in range(max(0, missing))]
+        with self._lock:
+            self._idle.extend(started)
 
     def close(self) -> None:
         """Stop the idle workers (running ones end with their requests)."""
