@@ -367,5 +367,7 @@ def _fetch(
                             network_backend=network_backend)
     except FetchRefused as exc:
         raise ApiError(exc.status, str(exc)) from None
+    except (ValueError, UnicodeError) as exc:  # a URL httpx or the fetch client rejects
+        raise ApiError(400, f"not a URL that can be fetched: {exc}") from None
     except RobotrulesError as exc:
         raise ApiError(502, f"fetch failed: {exc}") from None

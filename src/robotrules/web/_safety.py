@@ -108,11 +108,15 @@ def ascii_host(host: str) -> str:
     through. Raises :class:`FetchRefused` (400) when the name is not a valid IDNA name.
     """
     name = host.strip().strip("[]")
-    if name.isascii():
-        return name.lower()
     import idna
 
     try:
+        if name.isascii():
+            name = name.lower()
+            for label in name.split("."):
+                if label.startswith("xn--"):
+                    idna.decode(label)  # an A-label must decode (httpx decodes it too)
+            return name
         return idna.encode(name, uts46=True, transitional=False).decode("ascii")
     except (idna.IDNAError, UnicodeError, ValueError) as exc:
         raise FetchRefused(400, f"{host!r} is not a valid domain name: {exc}") from None
