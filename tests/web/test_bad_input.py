@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette")
-hypothesis = pytest.importorskip("hypothesis")
+pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -211,19 +211,19 @@ def test_well_known_crawlers_can_be_picked(page: Any) -> None:
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SHOP_ROBOTS = (
-    "# robots.txt for shop.example\n"
-    "User-agent: *\n"
-    "Disallow: /cart/\n"
-    "Disallow: /checkout/\n"
-    "Allow: /checkout/help\n"
-    "Dissalow: /tmp/\n"
-    "\n"
-    "User-agent: Googlebot\n"
-    "Disallow: /*?sessionid=\n"
-    "Disallow: /*.pdf$\n"
-    "\n"
-    "Sitemap: /sitemap.xml\n"
-).encode()
+    b"# robots.txt for shop.example\n"
+    b"User-agent: *\n"
+    b"Disallow: /cart/\n"
+    b"Disallow: /checkout/\n"
+    b"Allow: /checkout/help\n"
+    b"Dissalow: /tmp/\n"
+    b"\n"
+    b"User-agent: Googlebot\n"
+    b"Disallow: /*?sessionid=\n"
+    b"Disallow: /*.pdf$\n"
+    b"\n"
+    b"Sitemap: /sitemap.xml\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -289,7 +289,8 @@ def test_the_page_fits_wide_screens_without_sideways_scrolling(
         assert sizes["wrapScroll"] <= sizes["wrapClient"], sizes  # nor in the table
         wrap = page.locator(".table-wrap").bounding_box()
         dialect_head = page.locator("table.results th.diff-col").bounding_box()
-        assert wrap is not None and dialect_head is not None
+        assert wrap is not None
+        assert dialect_head is not None
         assert dialect_head["x"] + dialect_head["width"] <= wrap["x"] + wrap["width"] + 1
         assert dialect_head["width"] >= 120  # the dialect column is visible, not squeezed
         # Every lint note lies inside the notes column, its text whole (wrapped, not clipped).

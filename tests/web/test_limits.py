@@ -16,14 +16,16 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 pytest.importorskip("starlette")
-httpx = pytest.importorskip("httpx")
+pytest.importorskip("httpx")
+
+import httpx
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -22,7 +22,9 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette")
-httpcore = pytest.importorskip("httpcore")
+pytest.importorskip("httpcore")
+
+import httpcore
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -71,7 +71,8 @@ def fetch_target(raw: str) -> tuple[str, str, int]:
 
 def fetch_robots(
     raw_url: str, *, allow_private: bool, resolver: Resolver, max_bytes: int, timeout: float,
-    ssl_context: ssl.SSLContext | None = None, network_backend: httpcore.NetworkBackend | None = None,
+    ssl_context: ssl.SSLContext | None = None,
+    network_backend: httpcore.NetworkBackend | None = None,
 ) -> dict[str, Any]:
     """Fetch the robots.txt for ``raw_url`` through the pinned transport; with a transcript.
 
@@ -94,9 +95,9 @@ def fetch_robots(
         http.close()
     refused = transport.refused
     if refused is not None:
-        first = refused is transport.hops[0]
-        raise FetchRefused(403, refused.refused if first
-                           else f"redirected to {refused.url}: {refused.refused}")
+        why = refused.refused or "refused"
+        raise FetchRefused(403, why if refused is transport.hops[0]
+                           else f"redirected to {refused.url}: {why}")
     rules = fetched.rules
     # The editor shows the file as the parser read it (line endings normalised, BOM dropped).
     text = "\n".join(rules.line_text(n) for n in range(1, rules.line_count + 1))

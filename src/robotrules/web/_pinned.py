@@ -164,7 +164,7 @@ class PinnedTransport(httpx.BaseTransport):
             url=httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port,
                              target=url.raw_path),
             headers=request.headers.raw,
-            content=request.stream,  # type: ignore[arg-type]
+            content=request.stream,
             extensions=request.extensions,
         )
         try:
