@@ -404,3 +404,16 @@ def test_serve_prints_its_address_and_answers_there() -> None:
     finally:
         child.terminate()
         child.wait(timeout=10)
+
+
+def test_serve_on_a_taken_port_exits_2_with_one_line() -> None:
+    """Issue 16: a taken port is an environment error (2), not "disallowed" (1)."""
+    from robotrules.web._serve import _run, bind
+
+    taken = bind("127.0.0.1", 0)
+    try:
+        args = argparse.Namespace(host="127.0.0.1", port=taken.getsockname()[1],
+                                  allow_private=False)
+        assert _run(args) == 2
+    finally:
+        taken.close()
