@@ -229,6 +229,9 @@ def test_the_page_answers_within_a_second_under_the_attack() -> None:
         assert set(statuses) <= {422, 429, 503}, statuses
         assert statuses.count(422) == 30
         assert len(page_times) >= 10
+        print(f"GET / under the attack: {len(page_times)} answers, median "
+              f"{sorted(page_times)[len(page_times) // 2]:.3f} s, max {max(page_times):.3f} s; "
+              f"statuses {sorted(set(statuses))}")
         assert max(page_times) < 1.0, [round(t, 2) for t in page_times]
         after = httpx.post(base + "/api/check", timeout=30, json={
             "robots_txt": "User-agent: *\nDisallow: /x\n", "urls": ["/x"], "agents": ["A"]})

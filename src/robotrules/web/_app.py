@@ -115,18 +115,24 @@ async def _read_body(request: Request, max_body: int) -> bytes:
     return b"".join(chunks)
 
 
-_DECODING = threading.BoundedSemaphore(1)  # bodies decoded at once: each holds the GIL
+_PREPARING = threading.BoundedSemaphore(1)
+
+
+def _prepared(parse: Callable[..., Any], *args: Any) -> Any:
+    """``parse(*args)`` in a worker thread, one request at a time.
+
+    Decoding a 1 MiB body and estimating its work take milliseconds of GIL each; forty
+    threads doing it at once would each be handed the GIL in turn, and the event loop (and
+    ``GET /``) would wait behind all of them. Threads queued on the semaphore do not compete.
+    """
+    with _PREPARING:
+        return parse(*args)
 
 
 def _decode(raw: bytes) -> dict[str, Any]:
-    """The body as a JSON object (run in a thread: a 1 MiB body takes milliseconds).
-
-    One body is decoded at a time: ``json.loads`` holds the GIL for the whole body,
-    and forty of them in a row would keep the event loop (and ``GET /``) waiting.
-    """
+    """The body as a JSON object."""
     try:
-        with _DECODING:
-            data = json.loads(raw)
+        data = json.loads(raw)
     except RecursionError:
         raise ApiError(400, "body is not valid JSON: nested too deeply") from None
     except ValueError as exc:  # includes invalid UTF-8 (UnicodeDecodeError)
@@ -286,20 +292,20 @@ def create_app(
 
     async def api_check(request: Request) -> Response:
         raw = await _read_body(request, max_body)
-        args = await run_in_threadpool(_check_args, raw, work_budget)
+        args = await run_in_threadpool(_prepared, _check_args, raw, work_budget)
         return await work(request, "check", args)
 
     async def api_lint(request: Request) -> Response:
         raw = await _read_body(request, max_body)
-        return await work(request, "lint", await run_in_threadpool(_lint_args, raw))
+        return await work(request, "lint", await run_in_threadpool(_prepared, _lint_args, raw))
 
     async def api_diff(request: Request) -> Response:
         raw = await _read_body(request, max_body)
-        return await work(request, "diff", await run_in_threadpool(_diff_args, raw))
+        return await work(request, "diff", await run_in_threadpool(_prepared, _diff_args, raw))
 
     async def api_fetch(request: Request) -> Response:
         raw = await _read_body(request, max_body)
-        url = await run_in_threadpool(_fetch_url, raw)
+        url = await run_in_threadpool(_prepared, _fetch_url, raw)
         if not fetch_slots.acquire(blocking=False):
             raise ApiError(429, f"{MAX_FETCHES} fetches are already running; retry shortly",
                            {"retry-after": "5"})
