@@ -138,14 +138,14 @@ def unsafe_address(address: str) -> str | None:
         embedded: ipaddress.IPv4Address | None = None
         form = ""
         if ip.ipv4_mapped is not None:
-            embedded, form = ip.ipv4_mapped, "IPv4-mapped"
+            embedded, form = ip.ipv4_mapped, "an IPv4-mapped"
         elif ip in _NAT64:
-            embedded, form = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF), "NAT64"
+            embedded, form = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF), "a NAT64"
         elif ip.sixtofour is not None:
-            embedded, form = ip.sixtofour, "6to4"
+            embedded, form = ip.sixtofour, "a 6to4"
         if embedded is not None:
             why = _refused_v4(embedded)
-            return None if why is None else f"is a {form} address for {embedded}, {why}"
+            return None if why is None else f"is {form} address for {embedded}, {why}"
         for net, name in _REFUSED_V6:
             if ip in net:
                 return f"is {name}"
