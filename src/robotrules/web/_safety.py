@@ -40,6 +40,8 @@ import ipaddress
 import socket
 from collections.abc import Callable, Iterable
 
+from robotrules import _origin
+
 __all__ = ["FetchRefused", "Resolver", "ascii_host", "checked_addresses", "refusal", "resolve",
            "unsafe_address"]
 
@@ -102,23 +104,12 @@ _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
 def ascii_host(host: str) -> str:
-    """``host`` as the ASCII name DNS is asked for: IDNA 2008 with UTS 46 mapping.
-
-    The one IDNA codec of the tester. ASCII names are only lower-cased; IP literals pass
-    through. Raises :class:`FetchRefused` (400) when the name is not a valid IDNA name.
-    """
-    name = host.strip().strip("[]")
-    import idna
-
+    """``host`` in ASCII by the package's one IDNA codec (:func:`robotrules._origin.ascii_host`,
+    IDNA 2008 + UTS 46, as httpx); IP literals pass through. :class:`FetchRefused` (400) when
+    the name is not a valid IDNA name."""
     try:
-        if name.isascii():
-            name = name.lower()
-            for label in name.split("."):
-                if label.startswith("xn--"):
-                    idna.decode(label)  # an A-label must decode (httpx decodes it too)
-            return name
-        return idna.encode(name, uts46=True, transitional=False).decode("ascii")
-    except (idna.IDNAError, UnicodeError, ValueError) as exc:
+        return _origin.ascii_host(host)
+    except ValueError as exc:
         raise FetchRefused(400, f"{host!r} is not a valid domain name: {exc}") from None
 
 
