@@ -31,12 +31,15 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from . import aipref
+from ._dialects import SPECS
 from ._findings import CATALOGUE, finding
+from ._match import Pattern, pattern_matches
 from ._model import Dialect, Finding, Group, Rule
 from ._policy import DEFAULT_MAX_BYTES, classify_status
+from ._robots import _new_pattern
 from ._tokenize import to_bytes
 
 if TYPE_CHECKING:
@@ -161,10 +164,15 @@ def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iter
 
 
 @lru_cache(maxsize=65536)
-def _priority(pattern: str) -> int:
-    """Octets of the pattern once percent-encoded (RFC 9309 2.2.2, counted as Google does)."""
-    return sum(1 if ord(c) < 128 else 3 * len(c.encode("utf-8", "surrogatepass"))
-               for c in pattern)
+def _core_pattern(pattern: str, dialect: Dialect) -> Pattern:
+    """A rule's pattern (as displayed) read by the core, exactly as its matcher reads it."""
+    raw = pattern.encode("utf-8", "surrogatepass").decode("latin-1")  # back to the file's octets
+    return _new_pattern(raw, dialect, False)
+
+
+def _priority(pattern: str, dialect: Dialect) -> int:
+    """The rule's priority as the core's matcher counts it (RFC 9309 2.2.2: octets)."""
+    return _core_pattern(pattern, dialect).priority
 
 
 def _word(pattern: str) -> str:
@@ -192,6 +200,8 @@ def covers(general: str, specific: str) -> bool:
             "*" in specific or not specific.endswith("$") or len(specific) > len(general))
     if any(seg not in specific for seg in general.rstrip("$").split("*")):
         return False  # a literal part of the general pattern that the specific one lacks
+    if len(general) * len(specific) > _COVERS_WORK:
+        return False  # too costly to prove: say nothing rather than stall (lint is advice)
     s, r = _word(general), _word(specific)
     # reach[j]: s[:i] can match r[:j]
     reach = [True] + [False] * len(r)
@@ -212,18 +222,18 @@ def covers(general: str, specific: str) -> bool:
     return reach[len(r)]
 
 
-def matches(pattern: str, path: str) -> bool:
-    """Whether ``pattern`` matches ``path`` (no normalisation: the linter's own samples)."""
+def matches(pattern: str, path: str, dialect: Dialect = "rfc9309") -> bool:
+    """Whether ``pattern`` matches the URL path ``path``: the core's matcher and normalisers."""
     if not pattern:
         return False
-    return covers(pattern, path.replace("*", "") + "$")
+    return pattern_matches(_core_pattern(pattern, dialect), SPECS[dialect].path(path))
 
 
 def _beats(winner: Rule, loser: Rule, dialect: Dialect) -> bool:
     """Whether ``winner`` wins against ``loser`` wherever both match."""
     if dialect == "1994":  # first match (1996 draft 3.2.2)
         return winner.line < loser.line
-    pw, pl = _priority(winner.pattern), _priority(loser.pattern)
+    pw, pl = _priority(winner.pattern, dialect), _priority(loser.pattern, dialect)
     if pw != pl:
         return pw > pl
     if winner.allow != loser.allow:
@@ -231,33 +241,65 @@ def _beats(winner: Rule, loser: Rule, dialect: Dialect) -> bool:
     return winner.line < loser.line
 
 
+# How many rules that might shadow a rule are compared with it: the comparison is pairwise, so
+# a file of 38,000 wildcard rules sharing one literal prefix would cost 38,000² inclusion
+# tests; past the cap a rule's shadowing goes unreported (lint stays linear in the file).
+_CANDIDATES: Final = 64
+_COVERS_WORK: Final = 250_000  # cells of covers()' table at most (two 500-character patterns)
+
+
 def _deciders(rules: Sequence[Rule], dialect: Dialect) -> dict[int, tuple[Rule, Rule]]:
-    """For each dead rule (by index): ``(rule, the rule that always beats it)``."""
-    by_prefix: dict[str, list[int]] = defaultdict(list)
-    live = [i for i, r in enumerate(rules) if r.pattern]
-    for i in live:
-        prefix = rules[i].pattern if dialect == "1994" else _literal_prefix(rules[i].pattern)
-        by_prefix[prefix].append(i)
+    """For each dead rule (by index): ``(rule, the rule that always beats it)``.
+
+    Rules with the same pattern are settled first, in one pass (the winner among them beats
+    the others everywhere); then each remaining rule is compared with at most
+    ``_CANDIDATES`` rules whose literal prefix is a prefix of its own.
+    """
+    legacy = dialect == "1994"
     dead: dict[int, tuple[Rule, Rule]] = {}
-    prio = {i: _priority(rules[i].pattern) for i in live}
+    best: dict[str, int] = {}  # pattern -> index of the rule that wins among its equals
+    for i, r in enumerate(rules):
+        if not r.pattern:
+            continue
+        j = best.get(r.pattern)
+        if j is None:
+            best[r.pattern] = i
+        elif _beats(r, rules[j], dialect):
+            dead[j] = (rules[j], r)
+            best[r.pattern] = i
+        else:
+            dead[i] = (r, rules[j])
+    live = sorted(best.values())
+    by_prefix: dict[str, list[int]] = defaultdict(list)
+    for i in live:
+        prefix = rules[i].pattern if legacy else _literal_prefix(rules[i].pattern)
+        by_prefix[prefix].append(i)
+    prio = {i: _priority(rules[i].pattern, dialect) for i in live}
+    if not legacy:  # the highest priorities first: a lower one can never beat the rule
+        for bucket in by_prefix.values():
+            bucket.sort(key=lambda j: -prio[j])
     for i in live:
         rule = rules[i]
-        prefix = rule.pattern if dialect == "1994" else _literal_prefix(rule.pattern)
-        for n in range(len(prefix) + 1):
+        prefix = rule.pattern if legacy else _literal_prefix(rule.pattern)
+        budget = _CANDIDATES
+        for n in range(len(prefix), -1, -1):  # the nearest prefixes first
             for j in by_prefix.get(prefix[:n], ()):
+                if not legacy and prio[j] < prio[i]:
+                    break
+                budget -= 1
+                if budget < 0:
+                    break
                 other = rules[j]
-                if j == i or (dialect != "1994" and prio[j] < prio[i]):
+                if j == i or not _beats(other, rule, dialect):
                     continue
-                if not _beats(other, rule, dialect):
-                    continue
-                if dialect == "1994":
+                if legacy:
                     ok = rule.pattern.startswith(other.pattern)
                 else:
                     ok = covers(other.pattern, rule.pattern)
                 if ok:
                     dead[i] = (rule, other)
                     break
-            if i in dead:
+            if i in dead or budget < 0:
                 break
     return dead
 
@@ -432,7 +474,7 @@ def access_of(group_rules: Sequence[Rule], dialect: Dialect,
     live = [r for r in group_rules if r.pattern]
     blankets = [r for r in live if _blanket(r)]
     if blankets:
-        top = max(blankets, key=lambda r: (_priority(r.pattern), -r.line))
+        top = max(blankets, key=lambda r: (_priority(r.pattern, dialect), -r.line))
         if dialect == "1994":
             top = min(blankets, key=lambda r: r.line)
         opens = [r for r in live if r.allow and _beats(r, top, dialect)]
@@ -511,7 +553,7 @@ def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
         p = r.pattern
         if r.allow or not p:
             continue
-        if "robots" in p.lower() and matches(p, "/robots.txt"):
+        if "robots" in p.lower() and matches(p, "/robots.txt", rules.dialect):
             yield finding(
                 "L025", r.line, _column(rules, r),
                 f"'{r}' matches /robots.txt, which is always allowed (RFC 9309 2.2.2)",
