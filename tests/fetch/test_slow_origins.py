@@ -1,0 +1,335 @@
+"""Slow origins must not decide other origins' verdicts (issue 12, item 4).
+
+Reported: once 16 slow-loris origins held the sync client's 16 workers, a healthy origin was
+answered "timeout: unreachable, disallow all" after 31 s without a request ever being sent, and
+that verdict was cached. Sources for the expectations:
+
+* RFC 9309 2.3.1.4: only an origin that is *unreachable* is disallowed entirely. An origin
+  that was never asked is not unreachable; its own answer (here a 200 with rules, 2.3.1.1)
+  decides.
+* Issue 12 item 4: "Time spent waiting for a worker is not the origin's fault: no origin may be
+  judged by another's stall."
+* Issue 4 (the fetch design): the total timeout bounds a fetch whatever the server does, and
+  many callers asking one origin cause exactly one request.
+
+The slow-loris origins are one selector thread serving many loopback ports: each answers a
+status line and then one header byte every 0.2 s, for at most ``STALL_FOR`` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import selectors
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+from robots_servers import Server
+
+from robotrules.fetch import AsyncRobotsClient, FetchedRobots, RobotsClient
+from robotrules.stores import MemoryStore
+
+TIMEOUT = 3.0  # the clients' total timeout in these tests
+SLOW_BUT_FINE = 1.5  # a healthy origin that needs half its timeout to answer
+STALL_FOR = 40.0  # how long a slow-loris origin keeps trickling: far past TIMEOUT
+BODY = b"User-agent: *\nDisallow: /private\n"
+
+
+@dataclass
+class _Conn:
+    port: int
+    sock: socket.socket
+    got_request: bool = False
+    next_byte: float = 0.0
+
+
+@dataclass
+class SlowLoris:
+    """Many slow-loris origins on 127.0.0.1, served by one thread (bounded: ``STALL_FOR``)."""
+
+    origins: list[str] = field(default_factory=list)
+    requests: dict[int, int] = field(default_factory=dict)  # port -> requests seen
+    open_conns: int = 0  # connections not yet closed by the client
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def requested(self) -> int:
+        with self._lock:
+            return sum(self.requests.values())
+
+    def still_open(self) -> int:
+        with self._lock:
+            return self.open_conns
+
+    def wait_for(self, test: Callable[[], bool], limit: float) -> bool:
+        end = time.monotonic() + limit
+        while time.monotonic() < end:
+            if test():
+                return True
+            time.sleep(0.02)
+        return test()
+
+
+@pytest.fixture
+def slow_loris() -> Iterator[Callable[[int], SlowLoris]]:
+    stop = threading.Event()
+    threads: list[threading.Thread] = []
+
+    def start(n: int) -> SlowLoris:
+        farm = SlowLoris()
+        sel = selectors.DefaultSelector()
+        listeners = []
+        for _ in range(n):
+            lsock = socket.socket()
+            lsock.bind(("127.0.0.1", 0))
+            lsock.listen(64)
+            lsock.setblocking(False)
+            port = lsock.getsockname()[1]
+            farm.origins.append(f"http://127.0.0.1:{port}")
+            farm.requests[port] = 0
+            sel.register(lsock, selectors.EVENT_READ, ("listen", port))
+            listeners.append(lsock)
+        conns: dict[socket.socket, _Conn] = {}
+
+        def close(conn: _Conn) -> None:
+            sel.unregister(conn.sock)
+            conn.sock.close()
+            del conns[conn.sock]
+            with farm._lock:
+                farm.open_conns -= 1
+
+        def run() -> None:
+            end = time.monotonic() + STALL_FOR
+            while not stop.is_set() and time.monotonic() < end:
+                for key, _ in sel.select(timeout=0.05):
+                    kind, data = key.data
+                    if kind == "listen":
+                        with contextlib.suppress(OSError):
+                            sock, _ = key.fileobj.accept()  # type: ignore[union-attr]
+                            sock.setblocking(False)
+                            c = _Conn(data, sock)
+                            conns[sock] = c
+                            sel.register(sock, selectors.EVENT_READ, ("conn", c))
+                            with farm._lock:
+                                farm.open_conns += 1
+                        continue
+                    c = data
+                    try:
+                        chunk = c.sock.recv(65536)
+                    except OSError:
+                        chunk = b""
+                    if not chunk:  # the client closed (or cut) the connection
+                        close(c)
+                        continue
+                    if not c.got_request:
+                        c.got_request = True
+                        with farm._lock:
+                            farm.requests[c.port] += 1
+                        with contextlib.suppress(OSError):
+                            c.sock.send(b"HTTP/1.1 200 OK\r\n")
+                        c.next_byte = time.monotonic() + 0.2
+                now = time.monotonic()
+                for c in list(conns.values()):
+                    if c.got_request and now >= c.next_byte:
+                        try:
+                            c.sock.send(b"X")  # one more byte of a header that never ends
+                        except OSError:
+                            close(c)
+                            continue
+                        c.next_byte = now + 0.2
+            for c in list(conns.values()):
+                close(c)
+            for lsock in listeners:
+                sel.unregister(lsock)
+                lsock.close()
+            sel.close()
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        threads.append(thread)
+        return farm
+
+    yield start
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=5)
+
+
+def _judged_by_its_own_answer(fr: FetchedRobots) -> None:
+    assert fr.outcome == "rules", fr.summary  # RFC 9309 2.3.1.1: a 200's rules decide
+    assert fr.error is None
+    assert fr.status == 200
+    assert not fr.is_allowed("/private/x", user_agent="ExampleBot")
+
+
+def _cached_its_own_answer(store: MemoryStore, origin: str) -> None:
+    entry = store.get(origin)
+    assert entry is not None
+    assert entry.outcome == "rules"
+    assert entry.error is None
+
+
+def _cut_off_at_the_total(fr: FetchedRobots) -> None:
+    assert fr.outcome == "disallow-all"  # RFC 9309 2.3.1.4: unreachable
+    assert fr.error == "timeout"
+
+
+# -- the report, sync client --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stalls", [16, 40])
+def test_sync_healthy_origin_is_judged_by_its_own_answer_while_slow_origins_stall(
+    slow_loris: Callable[[int], SlowLoris], serve_robots: Callable[..., Server], stalls: int
+) -> None:
+    farm = slow_loris(stalls)
+    healthy = serve_robots(BODY, delay=SLOW_BUT_FINE)
+    store = MemoryStore()
+    with RobotsClient(user_agent="ExampleBot/1.0", timeout=TIMEOUT, store=store) as client, \
+            ThreadPoolExecutor(stalls) as callers:
+        t0 = time.monotonic()
+        stalled = [callers.submit(client.rules_for, f"{o}/x") for o in farm.origins]
+        # every slow origin has its request: before the fix only 16 ever got one
+        assert farm.wait_for(lambda: farm.requested() == stalls, TIMEOUT - 0.5), farm.requests
+        start = time.monotonic()
+        fr = client.rules_for(f"{healthy.origin}/private/x")
+        took = time.monotonic() - start
+        _judged_by_its_own_answer(fr)
+        assert healthy.hits == 1
+        assert took < TIMEOUT, took  # it never waited for a slow origin's stall
+        _cached_its_own_answer(store, healthy.origin)  # and no "timeout" was cached for it
+        for future in stalled:  # each slow origin got its own request and its own verdict
+            _cut_off_at_the_total(future.result(timeout=TIMEOUT + 10))
+        assert time.monotonic() - t0 < TIMEOUT + 5  # total + grace + a loaded machine's slack
+    assert sorted(farm.requests.values()) == [1] * stalls
+    # the stalled requests were cut, not left running in the background
+    assert farm.wait_for(lambda: farm.still_open() == 0, 5.0), farm.still_open()
+
+
+def test_sync_pool_wait_of_an_injected_client_is_not_the_origins_fault(
+    slow_loris: Callable[[int], SlowLoris], serve_robots: Callable[..., Server]
+) -> None:
+    """An injected httpx.Client with a connection limit: the healthy origin waits for a free
+    connection (not its fault, so not counted), then its own answer decides."""
+    farm = slow_loris(3)
+    healthy = serve_robots(BODY, delay=SLOW_BUT_FINE)
+    http = httpx.Client(limits=httpx.Limits(max_connections=3))
+    with http, RobotsClient(user_agent="ExampleBot/1.0", timeout=TIMEOUT,
+                            http_client=http) as client, ThreadPoolExecutor(3) as callers:
+        stalled = [callers.submit(client.rules_for, f"{o}/x") for o in farm.origins]
+        assert farm.wait_for(lambda: farm.requested() == 3, TIMEOUT - 0.5)
+        fr = client.rules_for(f"{healthy.origin}/private/x")
+        _judged_by_its_own_answer(fr)
+        assert healthy.hits == 1
+        for future in stalled:
+            _cut_off_at_the_total(future.result(timeout=TIMEOUT + 10))
+
+
+def test_sync_many_threads_one_origin_one_request_while_slow_origins_stall(
+    slow_loris: Callable[[int], SlowLoris], serve_robots: Callable[..., Server]
+) -> None:
+    farm = slow_loris(20)
+    healthy = serve_robots(BODY, delay=0.3)
+    with RobotsClient(user_agent="ExampleBot/1.0", timeout=TIMEOUT) as client, \
+            ThreadPoolExecutor(84) as callers:
+        stalled = [callers.submit(client.rules_for, f"{o}/x") for o in farm.origins]
+        barrier = threading.Barrier(64)
+
+        def ask(i: int) -> FetchedRobots:
+            barrier.wait()
+            return client.rules_for(f"{healthy.origin}/private/{i}")
+
+        answers = list(callers.map(ask, range(64)))
+        for fr in answers:
+            _judged_by_its_own_answer(fr)
+        assert healthy.hits == 1  # Issue 4: many callers, one origin, one request
+        for future in stalled:
+            _cut_off_at_the_total(future.result(timeout=TIMEOUT + 10))
+    assert sorted(farm.requests.values()) == [1] * 20
+
+
+def test_sync_stalled_origin_is_cut_off_at_its_total_timeout(
+    slow_loris: Callable[[int], SlowLoris],
+) -> None:
+    farm = slow_loris(1)
+    with RobotsClient(user_agent="ExampleBot/1.0", timeout=TIMEOUT) as client:
+        start = time.monotonic()
+        fr = client.rules_for(f"{farm.origins[0]}/x")
+        took = time.monotonic() - start
+    _cut_off_at_the_total(fr)
+    assert TIMEOUT - 0.1 <= took < TIMEOUT + 5, took  # the total, not the 40 s stall
+    assert farm.wait_for(lambda: farm.still_open() == 0, 5.0)  # the connection was closed
+
+
+# -- the same class of bug, async client ------------------------------------------------------
+
+
+@pytest.mark.parametrize("stalls", [16, 110])  # 110: past httpx's default pool of 100
+def test_async_healthy_origin_is_judged_by_its_own_answer_while_slow_origins_stall(
+    slow_loris: Callable[[int], SlowLoris], serve_robots: Callable[..., Server], stalls: int
+) -> None:
+    farm = slow_loris(stalls)
+    healthy = serve_robots(BODY, delay=SLOW_BUT_FINE)
+    store = MemoryStore()
+
+    async def main() -> None:
+        async with AsyncRobotsClient(user_agent="ExampleBot/1.0", timeout=TIMEOUT,
+                                     store=store) as client:
+            stalled = [asyncio.create_task(client.rules_for(f"{o}/x")) for o in farm.origins]
+            while farm.requested() < min(stalls, 100):
+                await asyncio.sleep(0.02)
+            start = time.monotonic()
+            fr = await client.rules_for(f"{healthy.origin}/private/x")
+            took = time.monotonic() - start
+            _judged_by_its_own_answer(fr)
+            assert took < TIMEOUT, took
+            for f in await asyncio.gather(*stalled):
+                _cut_off_at_the_total(f)
+
+    asyncio.run(asyncio.wait_for(main(), TIMEOUT + 15))
+    assert healthy.hits == 1
+    _cached_its_own_answer(store, healthy.origin)
+    assert sorted(farm.requests.values()) == [1] * stalls
+    assert farm.wait_for(lambda: farm.still_open() == 0, 5.0), farm.still_open()
+
+
+def test_async_pool_wait_of_an_injected_client_is_not_the_origins_fault(
+    slow_loris: Callable[[int], SlowLoris], serve_robots: Callable[..., Server]
+) -> None:
+    farm = slow_loris(3)
+    healthy = serve_robots(BODY, delay=SLOW_BUT_FINE)
+
+    async def main() -> None:
+        http = httpx.AsyncClient(limits=httpx.Limits(max_connections=3))
+        async with http, AsyncRobotsClient(user_agent="ExampleBot/1.0", timeout=TIMEOUT,
+                                           http_client=http) as client:
+            stalled = [asyncio.create_task(client.rules_for(f"{o}/x")) for o in farm.origins]
+            while farm.requested() < 3:
+                await asyncio.sleep(0.02)
+            _judged_by_its_own_answer(await client.rules_for(f"{healthy.origin}/private/x"))
+            for f in await asyncio.gather(*stalled):
+                _cut_off_at_the_total(f)
+
+    asyncio.run(asyncio.wait_for(main(), TIMEOUT * 2 + 15))
+    assert healthy.hits == 1
+
+
+def test_async_stalled_origin_is_cut_off_at_its_total_timeout(
+    slow_loris: Callable[[int], SlowLoris],
+) -> None:
+    farm = slow_loris(1)
+
+    async def main() -> tuple[FetchedRobots, float]:
+        async with AsyncRobotsClient(user_agent="ExampleBot/1.0", timeout=TIMEOUT) as client:
+            start = time.monotonic()
+            fr = await client.rules_for(f"{farm.origins[0]}/x")
+            return fr, time.monotonic() - start
+
+    fr, took = asyncio.run(asyncio.wait_for(main(), TIMEOUT + 15))
+    _cut_off_at_the_total(fr)
+    assert TIMEOUT - 0.1 <= took < TIMEOUT + 5, took
+    assert farm.wait_for(lambda: farm.still_open() == 0, 5.0)
