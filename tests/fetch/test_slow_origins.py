@@ -33,6 +33,7 @@ import pytest
 from robots_servers import Server
 
 from robotrules.fetch import AsyncRobotsClient, FetchedRobots, RobotsClient
+from robotrules.fetch._common import Budget
 from robotrules.stores import MemoryStore
 
 TIMEOUT = 3.0  # the clients' total timeout in these tests
@@ -263,6 +264,71 @@ def test_sync_stalled_origin_is_cut_off_at_its_total_timeout(
     _cut_off_at_the_total(fr)
     assert TIMEOUT - 0.1 <= took < TIMEOUT + 5, took  # the total, not the 40 s stall
     assert farm.wait_for(lambda: farm.still_open() == 0, 5.0)  # the connection was closed
+    assert farm.wait_for(lambda: not _fetch_threads(), 5.0)  # and its worker has ended
+
+
+def _fetch_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith("robotrules-fetch")]
+
+
+def test_sync_total_timeout_holds_for_a_transport_that_cannot_be_cut() -> None:
+    """A transport that reports no connection (here httpx's MockTransport, blocking) cannot
+    have its socket shut: the caller still answers at the total, and drops the late answer."""
+    release = threading.Event()
+
+    def stall(request: httpx.Request) -> httpx.Response:
+        release.wait(30)
+        return httpx.Response(200, content=BODY)
+
+    http = httpx.Client(transport=httpx.MockTransport(stall))
+    try:
+        with http, RobotsClient(user_agent="ExampleBot/1.0", timeout=1.0,
+                                http_client=http) as client:
+            start = time.monotonic()
+            fr = client.rules_for("https://stalls.example/x")
+            took = time.monotonic() - start
+            _cut_off_at_the_total(fr)
+            assert 1.0 - 0.1 <= took < 1.0 + 5, took
+    finally:
+        release.set()
+
+
+def test_async_total_timeout_holds_for_a_transport_that_reports_nothing() -> None:
+    async def stall(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(30)
+        return httpx.Response(200, content=BODY)
+
+    async def main() -> tuple[FetchedRobots, float]:
+        http = httpx.AsyncClient(transport=httpx.MockTransport(stall))
+        async with http, AsyncRobotsClient(user_agent="ExampleBot/1.0", timeout=1.0,
+                                           http_client=http) as client:
+            start = time.monotonic()
+            fr = await client.rules_for("https://stalls.example/x")
+            return fr, time.monotonic() - start
+
+    fr, took = asyncio.run(asyncio.wait_for(main(), 15))
+    _cut_off_at_the_total(fr)
+    assert 1.0 - 0.1 <= took < 1.0 + 5, took
+
+
+def test_budget_counts_only_while_the_request_is_on_the_wire() -> None:
+    """The arithmetic both clients share (issue 12 item 4: time spent waiting is not the
+    origin's fault)."""
+    b = Budget(10.0)
+    assert b.left(0.0) == 10.0
+    b.start_hop(100.0, counting=False)  # a transport that reports progress: wait for it
+    assert b.left(150.0) is None  # waiting for a pooled connection: no clock runs
+    assert b.on_wire(150.0)
+    assert b.left(153.0) == 7.0
+    b.end_hop(154.0)
+    assert b.left(200.0) == 6.0  # between hops (a redirect) nothing is spent
+    b.start_hop(200.0, counting=True)  # a transport not known to report: timed from the call
+    assert b.left(202.0) == 4.0
+    assert b.on_wire(203.0)  # ... but a first event refunds the wait before it
+    assert not b.on_wire(204.0)  # only the first event of a hop counts
+    assert b.left(204.0) == 5.0
+    b.end_hop(208.0)  # 4 s + 5 s spent
+    assert b.left(300.0) == 1.0
 
 
 # -- the same class of bug, async client ------------------------------------------------------
