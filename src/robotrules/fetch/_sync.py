@@ -109,10 +109,10 @@ class _Flight:
             self._budget.end_hop(time.monotonic())
             self._cond.notify_all()
 
-    def left(self) -> float:
+    def expired(self) -> bool:
         with self._cond:
             left = self._budget.left(time.monotonic())
-        return 1.0 if left is None else left
+        return left is not None and left <= 0
 
     def trace(self, name: str, info: Mapping[str, Any]) -> None:
         """httpcore's trace hook: the request is on the wire; keep each new stream."""
@@ -322,7 +322,7 @@ class RobotsClient(BaseClient):
                         if attempt.feed(chunk):
                             complete = False
                             break
-                        if flight.left() <= 0:
+                        if flight.expired():
                             attempt.on_error("timeout")
                             break
                     if attempt.result is None:
