@@ -21,16 +21,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import selectors
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 import pytest
-from robots_servers import Server
+from robots_servers import Response, Server
 
 from robotrules.fetch import AsyncRobotsClient, FetchedRobots, RobotsClient
 from robotrules.fetch._common import Budget
@@ -206,9 +210,9 @@ def test_sync_healthy_origin_is_judged_by_its_own_answer_while_slow_origins_stal
         for future in stalled:  # each slow origin got its own request and its own verdict
             _cut_off_at_the_total(future.result(timeout=TIMEOUT + 10))
         assert time.monotonic() - t0 < TIMEOUT + 5  # total + grace + a loaded machine's slack
+        # the stalled requests were cut, not left running in the background
+        assert farm.wait_for(lambda: farm.still_open() == 0, 5.0), farm.still_open()
     assert sorted(farm.requests.values()) == [1] * stalls
-    # the stalled requests were cut, not left running in the background
-    assert farm.wait_for(lambda: farm.still_open() == 0, 5.0), farm.still_open()
 
 
 def test_sync_pool_wait_of_an_injected_client_is_not_the_origins_fault(
@@ -261,10 +265,11 @@ def test_sync_stalled_origin_is_cut_off_at_its_total_timeout(
         start = time.monotonic()
         fr = client.rules_for(f"{farm.origins[0]}/x")
         took = time.monotonic() - start
-    _cut_off_at_the_total(fr)
-    assert TIMEOUT - 0.1 <= took < TIMEOUT + 5, took  # the total, not the 40 s stall
-    assert farm.wait_for(lambda: farm.still_open() == 0, 5.0)  # the connection was closed
-    assert farm.wait_for(lambda: not _fetch_threads(), 5.0)  # and its worker has ended
+        _cut_off_at_the_total(fr)
+        assert TIMEOUT - 0.1 <= took < TIMEOUT + 5, took  # the total, not the 40 s stall
+        # cut at the deadline (not merely dropped when the client closes its connections)
+        assert farm.wait_for(lambda: farm.still_open() == 0, 5.0)
+        assert farm.wait_for(lambda: not _fetch_threads(), 5.0)  # and its worker has ended
 
 
 def _fetch_threads() -> list[str]:
@@ -399,3 +404,81 @@ def test_async_stalled_origin_is_cut_off_at_its_total_timeout(
     _cut_off_at_the_total(fr)
     assert TIMEOUT - 0.1 <= took < TIMEOUT + 5, took
     assert farm.wait_for(lambda: farm.still_open() == 0, 5.0)
+
+
+# -- the budget over redirects, and the cut under TLS ------------------------------------------
+
+
+def test_total_timeout_spans_the_redirect_hops(
+    make_client: Callable[..., Any], serve: Callable[..., Server],
+    slow_loris: Callable[[int], SlowLoris],
+) -> None:
+    """Issue 4: the timeout is a total, all redirects included (docs/fetching.md, Limits).
+    The first hop takes 1.5 s of a 2 s budget; the stalling second hop gets what is left."""
+    farm = slow_loris(1)
+    first = serve(lambda r: Response(301, headers={"Location": f"{farm.origins[0]}/robots.txt"},
+                                     delay=1.5))
+    client = make_client(timeout=2.0)
+    start = time.monotonic()
+    fr = client.rules_for(f"{first.origin}/x")
+    took = time.monotonic() - start
+    _cut_off_at_the_total(fr)
+    assert 2.0 - 0.1 <= took < 3.0, took  # 2 s in all, not 1.5 s + a fresh 2 s
+
+
+@pytest.fixture(scope="module")
+def tls_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 (openssl), trusted by the test's client only."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not found")
+    where = tmp_path_factory.mktemp("tls")
+    cert, key = str(where / "cert.pem"), str(where / "key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+         "-keyout", key, "-out", cert],
+        check=True, capture_output=True, timeout=60,
+    )
+    return cert, key
+
+
+def test_sync_stalled_tls_origin_is_cut_off_at_its_total_timeout(
+    tls_files: tuple[str, str],
+) -> None:
+    """Under TLS the worker blocks in an SSL read: shutting the socket down still ends it."""
+    cert, key = tls_files
+    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_ctx.load_cert_chain(cert, key)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    listener.settimeout(10)
+    closed_by_client = threading.Event()
+
+    def serve_one() -> None:
+        with contextlib.suppress(OSError), listener.accept()[0] as raw, \
+                server_ctx.wrap_socket(raw, server_side=True) as conn:
+            conn.settimeout(10)
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            for _ in range(100):  # 20 s at most
+                conn.sendall(b"X")
+                time.sleep(0.2)
+        closed_by_client.set()  # a send failed (or all 100 went out): the loop ended
+
+    thread = threading.Thread(target=serve_one, daemon=True)
+    thread.start()
+    origin = f"https://127.0.0.1:{listener.getsockname()[1]}"
+    http = httpx.Client(verify=ssl.create_default_context(cafile=cert))
+    try:
+        with http, RobotsClient(user_agent="ExampleBot/1.0", timeout=1.5,
+                                http_client=http) as client:
+            start = time.monotonic()
+            fr = client.rules_for(f"{origin}/x")
+            took = time.monotonic() - start
+            _cut_off_at_the_total(fr)
+            assert 1.5 - 0.1 <= took < 1.5 + 5, took
+            assert closed_by_client.wait(5)  # shut at the deadline, not left trickling
+    finally:
+        listener.close()
+        thread.join(timeout=25)
