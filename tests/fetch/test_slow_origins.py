@@ -316,24 +316,25 @@ def test_async_total_timeout_holds_for_a_transport_that_reports_nothing() -> Non
     assert 1.0 - 0.1 <= took < 1.0 + 5, took
 
 
-def test_budget_counts_only_while_the_request_is_on_the_wire() -> None:
+def test_budget_is_not_spent_while_waiting_for_a_connection() -> None:
     """The arithmetic both clients share (issue 12 item 4: time spent waiting is not the
-    origin's fault)."""
+    origin's fault; issue 4: the timeout is a total, redirects included)."""
     b = Budget(10.0)
     assert b.left(0.0) == 10.0
     b.start_hop(100.0, counting=False)  # a transport that reports progress: wait for it
-    assert b.left(150.0) is None  # waiting for a pooled connection: no clock runs
+    assert b.left(150.0) is None  # waiting for a pooled connection: the clock is stopped
     assert b.on_wire(150.0)
     assert b.left(153.0) == 7.0
-    b.end_hop(154.0)
-    assert b.left(200.0) == 6.0  # between hops (a redirect) nothing is spent
-    b.start_hop(200.0, counting=True)  # a transport not known to report: timed from the call
-    assert b.left(202.0) == 4.0
-    assert b.on_wire(203.0)  # ... but a first event refunds the wait before it
-    assert not b.on_wire(204.0)  # only the first event of a hop counts
-    assert b.left(204.0) == 5.0
-    b.end_hop(208.0)  # 4 s + 5 s spent
-    assert b.left(300.0) == 1.0
+    assert b.left(154.0) == 6.0  # the answer is in; the clock runs on between requests
+    b.start_hop(154.0, counting=False)  # a redirect: its wait for a connection is free too
+    assert b.left(170.0) is None
+    assert b.on_wire(170.0)
+    assert b.left(171.0) == 5.0
+    b.start_hop(171.0, counting=True)  # a transport not known to report: timed from the call
+    assert b.left(173.0) == 3.0
+    assert b.on_wire(174.0)  # ... but a first event refunds the wait before it
+    assert not b.on_wire(175.0)  # only a request's first event counts
+    assert b.left(175.0) == 4.0
 
 
 # -- the same class of bug, async client ------------------------------------------------------
@@ -485,3 +486,26 @@ def test_sync_stalled_tls_origin_is_cut_off_at_its_total_timeout(
     finally:
         listener.close()
         thread.join(timeout=25)
+
+
+def _broken(request: httpx.Request) -> httpx.Response:
+    raise RuntimeError("a bug in a custom transport")
+
+
+def test_sync_fault_in_the_client_is_raised_not_turned_into_a_timeout_verdict() -> None:
+    """A transport that raises what no network failure raises is a fault of the program, not
+    of the origin (issue 12 item 4: an origin is judged by its own answer). The client raises
+    it at once, as it did from its old worker pool, instead of a "timeout" after 30 s."""
+    http = httpx.Client(transport=httpx.MockTransport(_broken))
+    with http, RobotsClient(user_agent="ExampleBot/1.0", http_client=http) as client:
+        start = time.monotonic()
+        with pytest.raises(RuntimeError, match="a bug in a custom transport"):
+            client.rules_for("https://site.example/x")
+        assert time.monotonic() - start < 10  # at once, not at the 30 s timeout
+
+
+async def test_async_fault_in_the_client_is_raised_not_turned_into_a_timeout_verdict() -> None:
+    http = httpx.AsyncClient(transport=httpx.MockTransport(_broken))
+    async with http, AsyncRobotsClient(user_agent="ExampleBot/1.0", http_client=http) as client:
+        with pytest.raises(RuntimeError, match="a bug in a custom transport"):
+            await client.rules_for("https://site.example/x")

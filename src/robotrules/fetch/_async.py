@@ -182,7 +182,8 @@ class AsyncRobotsClient(BaseClient):
         loop = asyncio.get_running_loop()
         while attempt.result is None:
             left = budget.left(time.monotonic())
-            assert left is not None  # between hops the budget always counts
+            if left is None:  # only if the last request never went out (the attempt is over)
+                left = budget.total
             if left <= 0:
                 attempt.on_error("timeout")
                 break
@@ -231,8 +232,6 @@ class AsyncRobotsClient(BaseClient):
                     attempt.on_error("timeout")
             except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
                 attempt.on_error(describe_exception(exc))
-            finally:
-                budget.end_hop(time.monotonic())
         assert attempt.result is not None
         return attempt.result
 

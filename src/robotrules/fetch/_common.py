@@ -168,48 +168,46 @@ def check_number(
 
 
 class Budget:
-    """The total timeout of one fetch (all its redirects), spent only while on the wire.
+    """The total timeout of one fetch (all its redirects), not spent while waiting for a slot.
 
-    The shell calls :meth:`start_hop` before each request and :meth:`end_hop` after it. For a
-    transport that reports its progress (httpcore's ``trace`` extension: the first event of a
-    request is its connect, or its request head on a reused connection) the hop's clock starts
-    at that first event, :meth:`on_wire`; the wait for a connection from the pool before it is
-    not the origin's doing and costs nothing. A transport that reports nothing is timed from
-    the call (``counting=True``). Pure arithmetic: the caller supplies ``now`` (monotonic
-    seconds) and, in threads, the lock.
+    The clock starts when the fetch's first request goes on the wire and runs until the fetch
+    ends, except while a request waits for a connection from the HTTP client's pool: that wait
+    is not the origin's doing and costs it nothing. The shell calls :meth:`start_hop` before
+    each request. For a transport that reports its progress (httpcore's ``trace`` extension:
+    the first event of a request is its connect, or its request head on a reused connection)
+    the clock stops there and restarts at that first event, :meth:`on_wire`. A transport that
+    reports nothing is timed from the call (``counting=True``). Pure arithmetic: the caller
+    supplies ``now`` (monotonic seconds) and, in threads, the lock.
     """
 
-    __slots__ = ("_in_hop", "_on_wire", "_since", "_spent", "total")
+    __slots__ = ("_on_wire", "_since", "_spent", "_waiting", "total")
 
     def __init__(self, total: float) -> None:
         self.total = total
-        self._spent = 0.0  # counted time of the hops that ended
-        self._in_hop = False
-        self._on_wire = False  # the running hop has shown itself on the network
-        self._since: float | None = None  # when the running hop started counting
+        self._spent = 0.0  # counted before ``_since``
+        self._since: float | None = None  # the clock runs from here (None: stopped)
+        self._waiting = False  # the running request waits to go on the wire
+        self._on_wire = False  # the running request has shown itself on the network
 
     def start_hop(self, now: float, *, counting: bool) -> None:
-        self._in_hop = True
-        self._on_wire = False
-        self._since = now if counting else None
-
-    def on_wire(self, now: float) -> bool:
-        """The hop's request is on the network: count from now. True on the hop's first call."""
-        if not self._in_hop or self._on_wire:
-            return False
-        self._on_wire = True
-        self._since = now  # a wait before this (for the pool) is refunded
-        return True
-
-    def end_hop(self, now: float) -> None:
         if self._since is not None:
             self._spent += now - self._since
-        self._in_hop = False
-        self._since = None
+        self._since = now if counting else None
+        self._waiting = not counting
+        self._on_wire = False
+
+    def on_wire(self, now: float) -> bool:
+        """The request is on the network: count from now. True on the request's first call."""
+        if self._on_wire:
+            return False
+        self._on_wire = True
+        self._waiting = False
+        self._since = now  # the wait since start_hop (for the pool) is refunded
+        return True
 
     def left(self, now: float) -> float | None:
-        """Seconds left; None while the running hop waits to go on the wire (not counting)."""
-        if self._in_hop and self._since is None:
+        """Seconds left; None while a request waits to go on the wire (the clock is stopped)."""
+        if self._waiting:
             return None
         running = 0.0 if self._since is None else now - self._since
         return self.total - self._spent - running

@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 from types import TracebackType
 from typing import Any, Literal
 
@@ -87,6 +88,7 @@ class _Flight:
         self._streams: list[Any] = []  # httpcore network streams opened for this fetch
         self.cut = False  # the caller shut the sockets down: any error now means "timeout"
         self.result: P.AttemptResult | None = None
+        self.error: BaseException | None = None  # a bug, not a network failure: re-raised
 
     # -- worker side --
 
@@ -103,11 +105,6 @@ class _Flight:
         with self._cond:
             if self._budget.on_wire(time.monotonic()):
                 self._cond.notify_all()
-
-    def end_hop(self) -> None:
-        with self._cond:
-            self._budget.end_hop(time.monotonic())
-            self._cond.notify_all()
 
     def expired(self) -> bool:
         with self._cond:
@@ -126,29 +123,41 @@ class _Flight:
                 if self.cut:  # connected just as the caller gave up
                     _shut(stream)
 
-    def finish(self, result: P.AttemptResult) -> None:
-        with self._cond:
-            self.result = result
-            self._cond.notify_all()
+    def run(self, fetch: Callable[[_Flight], P.AttemptResult]) -> None:
+        """The worker thread's body: the result, or the exception, goes to the caller."""
+        try:
+            result = fetch(self)
+        except BaseException as exc:  # the caller re-raises it: never a silent "timeout"
+            with self._cond:
+                self.error = exc
+                self._cond.notify_all()
+        else:
+            with self._cond:
+                self.result = result
+                self._cond.notify_all()
+
+    def _done(self) -> bool:
+        return self.result is not None or self.error is not None
 
     # -- caller side --
 
     def wait(self) -> P.AttemptResult | None:
         """The worker's result; or, once the budget is spent, cut and give it a moment."""
         with self._cond:
-            while self.result is None:
+            while not self._done():
                 left = self._budget.left(time.monotonic())
                 if left is not None and left <= 0:
                     break
                 self._cond.wait(left)  # None: until the request goes on the wire
-            if self.result is not None:
-                return self.result
-            self.cut = True
-            for stream in self._streams:
-                _shut(stream)
-            end = time.monotonic() + _GRACE
-            while self.result is None and (rest := end - time.monotonic()) > 0:
-                self._cond.wait(rest)
+            if not self._done():
+                self.cut = True
+                for stream in self._streams:
+                    _shut(stream)
+                end = time.monotonic() + _GRACE
+                while not self._done() and (rest := end - time.monotonic()) > 0:
+                    self._cond.wait(rest)
+            if self.error is not None:
+                raise self.error
             return self.result
 
 
@@ -280,7 +289,7 @@ class RobotsClient(BaseClient):
         """Fetch within the total timeout, whatever the server does (see the module doc)."""
         flight = _Flight(self, self.timeout)
         worker = threading.Thread(
-            target=self._fetch_now, args=(origin, flight), daemon=True,
+            target=flight.run, args=(partial(self._fetch_now, origin),), daemon=True,
             name=f"robotrules-fetch {origin}",
         )
         worker.start()
@@ -292,7 +301,7 @@ class RobotsClient(BaseClient):
             result = attempt.result
         return result
 
-    def _fetch_now(self, origin: str, flight: _Flight) -> None:
+    def _fetch_now(self, origin: str, flight: _Flight) -> P.AttemptResult:
         attempt = self.new_attempt(origin)
         headers = self.request_headers()
         extensions = {"trace": flight.trace}
@@ -330,10 +339,8 @@ class RobotsClient(BaseClient):
             except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
                 # after the caller's cut, whatever broke was broken by the deadline
                 attempt.on_error("timeout" if flight.cut else describe_exception(exc))
-            finally:
-                flight.end_hop()
         assert attempt.result is not None
-        flight.finish(attempt.result)
+        return attempt.result
 
     def _store_get(self, origin: str) -> CacheEntry | None:
         try:
