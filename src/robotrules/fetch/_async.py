@@ -8,7 +8,7 @@ store's lease), so one request is sent and its answer shared. Tasks for distinct
 wait for each other: the client's own httpx client has no connection limit, and with an
 injected one the wait for a pooled connection is not counted against the origin (the
 :class:`~._common.Budget` starts at httpcore's first trace event of the request). The total
-timeout is an ``asyncio.timeout`` rescheduled as the budget starts and ends; cancelling the
+timeout is an ``asyncio.timeout`` rescheduled when the budget's clock starts; cancelling the
 request closes its connection, so a stalled server holds nothing past its deadline.
 """
 

@@ -3,9 +3,9 @@
 Everything here is free of network I/O; :mod:`._sync` and :mod:`._async` only send requests,
 read bodies and talk to the store (from a thread, for the async client).
 
-The total timeout is a :class:`Budget` that counts only while the origin's own request is on
-the wire. A request that waits for a connection from the HTTP client's pool (or for anything
-else that other origins hold) spends nothing: no origin is judged by another's stall.
+The total timeout is a :class:`Budget` whose clock starts when the origin's own request goes
+out. A request that waits for a connection from the HTTP client's pool (something other
+origins hold) spends nothing: no origin is judged by another's stall.
 """
 
 from __future__ import annotations
