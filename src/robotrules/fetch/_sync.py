@@ -92,19 +92,26 @@ class _Flight:
 
     # -- worker side --
 
+    # The caller is woken only when its clock starts (it was waiting with no deadline). A
+    # deadline that moves later needs no wake-up: the caller looks again when the old one
+    # passes.
+
     def start_hop(self) -> float:
         """Before each request: the seconds left for it (a pool wait will be refunded)."""
         with self._cond:
             now = time.monotonic()
             left = self._budget.left(now)
             self._budget.start_hop(now, counting=not self._client._traced)
-            self._cond.notify_all()
             return self._budget.total if left is None else left
 
     def on_wire(self) -> None:
         with self._cond:
-            if self._budget.on_wire(time.monotonic()):
-                self._cond.notify_all()
+            self._on_wire()
+
+    def _on_wire(self) -> None:
+        waiting = self._budget.left(time.monotonic()) is None
+        if self._budget.on_wire(time.monotonic()) and waiting:
+            self._cond.notify_all()
 
     def expired(self) -> bool:
         with self._cond:
@@ -116,8 +123,7 @@ class _Flight:
         self._client._traced = True
         stream = info.get("return_value")
         with self._cond:
-            if self._budget.on_wire(time.monotonic()):
-                self._cond.notify_all()
+            self._on_wire()
             if hasattr(stream, "get_extra_info"):  # connect_tcp / start_tls completed
                 self._streams.append(stream)
                 if self.cut:  # connected just as the caller gave up
