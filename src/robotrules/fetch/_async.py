@@ -1,14 +1,22 @@
 """The asynchronous client: drives :mod:`robotrules._policy` with an ``httpx.AsyncClient``.
 
-The twin of :mod:`._sync`, line for line; stores that do I/O are called from a worker thread
-so that a slow SQLite file or Redis server never blocks the event loop.
+The twin of :mod:`._sync`; stores that do I/O are called from a worker thread so that a slow
+SQLite file or Redis server never blocks the event loop.
+
+Concurrency. Tasks for one origin queue on that origin's lock (and, across processes, on the
+store's lease), so one request is sent and its answer shared. Tasks for distinct origins never
+wait for each other: the client's own httpx client has no connection limit, and with an
+injected one the wait for a pooled connection is not counted against the origin (the
+:class:`~._common.Budget` starts at httpcore's first trace event of the request). The total
+timeout is an ``asyncio.timeout`` rescheduled when the budget's clock starts; cancelling the
+request closes its connection, so a stalled server holds nothing past its deadline.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any, Literal, TypeVar
@@ -21,9 +29,11 @@ from robotrules._origin import origin_of
 from robotrules.fetch._common import (
     DEFAULT_USER_AGENT,
     BaseClient,
+    Budget,
     FetchedRobots,
     default_ssl_context,
     describe_exception,
+    own_limits,
 )
 from robotrules.stores._base import CacheEntry, Store
 
@@ -82,8 +92,11 @@ class AsyncRobotsClient(BaseClient):
         self._own_http = http_client is None
         self.http = http_client if http_client is not None else httpx.AsyncClient(
             follow_redirects=False, headers={"User-Agent": user_agent},
-            verify=default_ssl_context(),
+            verify=default_ssl_context(), limits=own_limits(),
         )
+        # Does the transport report progress (httpcore's trace)? Ours does; an injected
+        # client's is learned from its first event. Until then its pool waits are counted.
+        self._traced = self._own_http
         self._locks = _KeyedLocks()
 
     # -- public API ---------------------------------------------------------------------------
@@ -164,37 +177,56 @@ class AsyncRobotsClient(BaseClient):
 
     async def _fetch(self, origin: str) -> P.AttemptResult:
         attempt = self.new_attempt(origin)
-        deadline = time.monotonic() + self.timeout
+        budget = Budget(self.timeout)
         headers = self.request_headers()
+        loop = asyncio.get_running_loop()
         while attempt.result is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            left = budget.left(time.monotonic())
+            if left is None:  # only if the last request never went out (the attempt is over)
+                left = budget.total
+            if left <= 0:
                 attempt.on_error("timeout")
                 break
-            limits = httpx.Timeout(remaining, connect=min(self.connect_timeout, remaining))
+            # no pool timeout: waiting for a connection is not the origin's fault, and the
+            # waits end as the fetches holding connections end (each within its own budget)
+            limits = httpx.Timeout(left, connect=min(self.connect_timeout, left), pool=None)
+            budget.start_hop(time.monotonic(), counting=not self._traced)
             try:
                 # httpx times each socket read; this bounds the whole exchange, so that a
                 # server trickling its headers a byte at a time cannot hold us past the total
-                async with asyncio.timeout(remaining), self.http.stream(
-                    "GET", attempt.url, headers=headers, timeout=limits, follow_redirects=False
-                ) as response:
-                    if attempt.on_response(response.status_code, response.headers) != "read-body":
-                        continue
-                    complete = True
-                    if response.is_stream_consumed:  # already read by the client
-                        attempt.body_already_decoded()
-                        chunks: AsyncIterator[bytes] = _once(response.content)
-                    else:
-                        chunks = response.aiter_raw()
-                    async for chunk in chunks:
-                        if attempt.feed(chunk):
-                            complete = False
-                            break
-                        if time.monotonic() > deadline:
-                            attempt.on_error("timeout")
-                            break
-                    if attempt.result is None:
-                        attempt.on_body_end(complete=complete)
+                async with asyncio.timeout(None) as deadline:
+
+                    def arm() -> None:
+                        rest = budget.left(time.monotonic())
+                        deadline.reschedule(None if rest is None else loop.time() + rest)
+
+                    async def trace(name: str, info: Mapping[str, Any]) -> None:
+                        self._traced = True
+                        if budget.on_wire(time.monotonic()):
+                            arm()
+
+                    arm()
+                    async with self.http.stream(
+                        "GET", attempt.url, headers=headers, timeout=limits,
+                        follow_redirects=False, extensions={"trace": trace},
+                    ) as response:
+                        if budget.on_wire(time.monotonic()):  # a transport that traces nothing
+                            arm()
+                        step = attempt.on_response(response.status_code, response.headers)
+                        if step != "read-body":
+                            continue
+                        complete = True
+                        if response.is_stream_consumed:  # already read by the client
+                            attempt.body_already_decoded()
+                            chunks: AsyncIterator[bytes] = _once(response.content)
+                        else:
+                            chunks = response.aiter_raw()
+                        async for chunk in chunks:
+                            if attempt.feed(chunk):
+                                complete = False
+                                break
+                        if attempt.result is None:
+                            attempt.on_body_end(complete=complete)
             except TimeoutError:  # the total deadline (not httpx's own timeouts)
                 if attempt.result is None:
                     attempt.on_error("timeout")

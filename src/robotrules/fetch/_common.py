@@ -1,13 +1,18 @@
-"""What the sync and async clients share: configuration, cache lookups, verdicts.
+"""What the sync and async clients share: configuration, cache lookups, verdicts, time budgets.
 
 Everything here is free of network I/O; :mod:`._sync` and :mod:`._async` only send requests,
 read bodies and talk to the store (from a thread, for the async client).
+
+The total timeout is a :class:`Budget` whose clock starts when the origin's own request goes
+out. A request that waits for a connection from the HTTP client's pool (something other
+origins hold) spends nothing: no origin is judged by another's stall.
 """
 
 from __future__ import annotations
 
 import errno
 import logging
+import math
 import socket
 import ssl
 import threading
@@ -16,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import robotrules
 from robotrules import Dialect, RobotsTxt, Verdict
@@ -25,6 +30,9 @@ from robotrules._origin import path_of
 from robotrules._token import product_token
 from robotrules.stores._base import CacheEntry, Outcome, Store
 from robotrules.stores._memory import MemoryStore
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["DEFAULT_USER_AGENT", "FetchedRobots"]
 
@@ -124,6 +132,87 @@ def default_ssl_context() -> ssl.SSLContext:
         return _SSL[0]
 
 
+def own_limits() -> httpx.Limits:
+    """Connection limits of the httpx client a robots client makes for itself.
+
+    No bound on concurrent connections: each fetch is for a distinct origin (one per origin at
+    a time) and its caller is already waiting for it, so the callers' own concurrency is the
+    bound; a pool limit would only queue a healthy origin behind stalled ones. No keep-alive:
+    a robots.txt is fetched once per origin per cache lifetime, so a kept connection saves
+    nothing, and a connection of its own lets a fetch be cut off at its deadline.
+    """
+    import httpx
+
+    return httpx.Limits(max_connections=None, max_keepalive_connections=0)
+
+
+def check_number(
+    name: str, value: float, *, minimum: float = 0.0, allow_zero: bool = True,
+    integer: bool = False,
+) -> None:
+    """Reject a setting that is not a finite number ``>= minimum`` (``> 0`` without zero).
+
+    Raises ValueError naming the parameter, so ``timeout=nan`` (which every comparison lets
+    through) or ``timeout=inf`` never reaches a socket or a cached verdict. ``integer`` also
+    requires an ``int`` (bool, a number only by accident, is refused everywhere).
+    """
+    kind = "an integer" if integer else "a finite number"
+    ok = isinstance(value, int) if integer else isinstance(value, int | float)
+    if not ok or isinstance(value, bool):
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    if value < minimum or (not allow_zero and value == 0):
+        bound = f"> {minimum:g}" if not allow_zero and minimum <= 0 else f">= {minimum:g}"
+        raise ValueError(f"{name} must be {bound}, got {value!r}")
+
+
+class Budget:
+    """The total timeout of one fetch (all its redirects), not spent while waiting for a slot.
+
+    The clock starts when the fetch's first request goes on the wire and runs until the fetch
+    ends, except while a request waits for a connection from the HTTP client's pool: that wait
+    is not the origin's doing and costs it nothing. The shell calls :meth:`start_hop` before
+    each request. For a transport that reports its progress (httpcore's ``trace`` extension:
+    the first event of a request is its connect, or its request head on a reused connection)
+    the clock stops there and restarts at that first event, :meth:`on_wire`. A transport that
+    reports nothing is timed from the call (``counting=True``). Pure arithmetic: the caller
+    supplies ``now`` (monotonic seconds) and, in threads, the lock.
+    """
+
+    __slots__ = ("_on_wire", "_since", "_spent", "_waiting", "total")
+
+    def __init__(self, total: float) -> None:
+        self.total = total
+        self._spent = 0.0  # counted before ``_since``
+        self._since: float | None = None  # the clock runs from here (None: stopped)
+        self._waiting = False  # the running request waits to go on the wire
+        self._on_wire = False  # the running request has shown itself on the network
+
+    def start_hop(self, now: float, *, counting: bool) -> None:
+        if self._since is not None:
+            self._spent += now - self._since
+        self._since = now if counting else None
+        self._waiting = not counting
+        self._on_wire = False
+
+    def on_wire(self, now: float) -> bool:
+        """The request is on the network: count from now. True on the request's first call."""
+        if self._on_wire:
+            return False
+        self._on_wire = True
+        self._waiting = False
+        self._since = now  # the wait since start_hop (for the pool) is refunded
+        return True
+
+    def left(self, now: float) -> float | None:
+        """Seconds left; None while a request waits to go on the wire (the clock is stopped)."""
+        if self._waiting:
+            return None
+        running = 0.0 if self._since is None else now - self._since
+        return self.total - self._spent - running
+
+
 def describe_exception(exc: BaseException) -> str:
     """Transport failures in a few stable words ("connection refused", "timeout" ...)."""
     name = type(exc).__name__
@@ -184,12 +273,14 @@ class BaseClient:
         max_redirects: int,
         long_outage: Literal["disallow", "allow"],
     ) -> None:
+        check_number("max_bytes", max_bytes, minimum=1, integer=True)
+        check_number("max_redirects", max_redirects, integer=True)
+        check_number("timeout", timeout, allow_zero=False)
+        check_number("connect_timeout", connect_timeout, allow_zero=False)
         if max_bytes < P.DEFAULT_MAX_BYTES:
             # RFC 9309 2.5: the parsing limit MUST be at least 500 KiB. Smaller limits are
             # still accepted (tests, embedded use), but they are not conformant.
             log.debug("max_bytes=%d is below RFC 9309's 500 KiB minimum", max_bytes)
-        if max_bytes < 1 or max_redirects < 0 or timeout <= 0 or connect_timeout <= 0:
-            raise ValueError("max_bytes, timeouts must be positive and max_redirects >= 0")
         if auth_failure not in ("allow", "disallow"):
             raise ValueError("auth_failure must be 'allow' or 'disallow'")
         if long_outage not in ("allow", "disallow"):

@@ -1,15 +1,31 @@
-"""The synchronous client: drives :mod:`robotrules._policy` with an ``httpx.Client``."""
+"""The synchronous client: drives :mod:`robotrules._policy` with an ``httpx.Client``.
+
+Concurrency. Callers for one origin queue on that origin's lock (and, across processes, on the
+store's lease), so one request is sent and its answer shared. Callers for distinct origins
+never wait for each other: each fetch runs in a thread of its own, started when the fetch
+starts; there is no fixed pool for a few stalled origins to fill. The thread count is the
+callers' own concurrency (each caller blocks on its fetch).
+
+Why a thread and not the caller's own: httpx times each socket read, so a server trickling
+its headers a byte at a time could hold a request far past the total timeout. The caller
+watches the fetch's :class:`~._common.Budget`; when it runs out, the caller shuts the fetch's
+socket down (so the worker ends at once and its connection is released) and returns
+"timeout". Where no socket can be reached (a transport that reports no connections, a
+connection an injected client reused, a name lookup) the worker is left to end on its own, its
+late answer dropped; the caller still returns on time.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 from types import TracebackType
-from typing import Literal
+from typing import Any, Literal
 
 import httpx
 
@@ -19,9 +35,11 @@ from robotrules._origin import origin_of
 from robotrules.fetch._common import (
     DEFAULT_USER_AGENT,
     BaseClient,
+    Budget,
     FetchedRobots,
     default_ssl_context,
     describe_exception,
+    own_limits,
 )
 from robotrules.stores._base import CacheEntry, Store
 
@@ -52,8 +70,111 @@ class _KeyedLocks:
                     del self._locks[key]
 
 
-_WORKERS = 16  # concurrent fetches of one client (one per origin at a time)
-_GRACE = 1.0  # seconds past the total timeout before a stalled fetch is given up
+_GRACE = 1.0  # seconds a cut-off worker gets to report before it is abandoned
+
+
+class _Flight:
+    """One fetch in flight: its budget, its sockets, its result, shared by worker and caller.
+
+    The worker reports progress (httpcore's trace events, which also hand over each new
+    connection's stream) and finally its result; the caller waits for the result until the
+    budget runs out, then cuts the sockets. One condition guards it all.
+    """
+
+    def __init__(self, client: RobotsClient, total: float) -> None:
+        self._client = client
+        self._cond = threading.Condition()
+        self._budget = Budget(total)
+        self._streams: list[Any] = []  # httpcore network streams opened for this fetch
+        self.cut = False  # the caller shut the sockets down: any error now means "timeout"
+        self.result: P.AttemptResult | None = None
+        self.error: BaseException | None = None  # a bug, not a network failure: re-raised
+
+    # -- worker side --
+
+    # The caller is woken only when its clock starts (it was waiting with no deadline). A
+    # deadline that moves later needs no wake-up: the caller looks again when the old one
+    # passes.
+
+    def start_hop(self) -> float:
+        """Before each request: the seconds left for it (a pool wait will be refunded)."""
+        with self._cond:
+            now = time.monotonic()
+            left = self._budget.left(now)
+            self._budget.start_hop(now, counting=not self._client._traced)
+            return self._budget.total if left is None else left
+
+    def on_wire(self) -> None:
+        with self._cond:
+            self._on_wire()
+
+    def _on_wire(self) -> None:
+        waiting = self._budget.left(time.monotonic()) is None
+        if self._budget.on_wire(time.monotonic()) and waiting:
+            self._cond.notify_all()
+
+    def expired(self) -> bool:
+        with self._cond:
+            left = self._budget.left(time.monotonic())
+        return left is not None and left <= 0
+
+    def trace(self, name: str, info: Mapping[str, Any]) -> None:
+        """httpcore's trace hook: the request is on the wire; keep each new stream."""
+        self._client._traced = True
+        stream = info.get("return_value")
+        with self._cond:
+            self._on_wire()
+            if hasattr(stream, "get_extra_info"):  # connect_tcp / start_tls completed
+                self._streams.append(stream)
+                if self.cut:  # connected just as the caller gave up
+                    _shut(stream)
+
+    def run(self, fetch: Callable[[_Flight], P.AttemptResult]) -> None:
+        """The worker thread's body: the result, or the exception, goes to the caller."""
+        try:
+            result = fetch(self)
+        except BaseException as exc:  # the caller re-raises it: never a silent "timeout"
+            with self._cond:
+                self.error = exc
+                self._cond.notify_all()
+        else:
+            with self._cond:
+                self.result = result
+                self._cond.notify_all()
+
+    def _done(self) -> bool:
+        return self.result is not None or self.error is not None
+
+    # -- caller side --
+
+    def wait(self) -> P.AttemptResult | None:
+        """The worker's result; or, once the budget is spent, cut and give it a moment."""
+        with self._cond:
+            while not self._done():
+                left = self._budget.left(time.monotonic())
+                if left is not None and left <= 0:
+                    break
+                self._cond.wait(left)  # None: until the request goes on the wire
+            if not self._done():
+                self.cut = True
+                for stream in self._streams:
+                    _shut(stream)
+                end = time.monotonic() + _GRACE
+                while not self._done() and (rest := end - time.monotonic()) > 0:
+                    self._cond.wait(rest)
+            if self.error is not None:
+                raise self.error
+            return self.result
+
+
+def _shut(stream: Any) -> None:
+    """Shut a connection down under a thread blocked reading it (it wakes with EOF)."""
+    sock = stream.get_extra_info("socket")
+    if isinstance(sock, socket.socket):
+        with contextlib.suppress(OSError):
+            # socket.socket's own shutdown: an SSLSocket's would also drop its TLS state,
+            # which the blocked worker is still using
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
 
 class RobotsClient(BaseClient):
@@ -87,11 +208,12 @@ class RobotsClient(BaseClient):
         self._own_http = http_client is None
         self.http = http_client if http_client is not None else httpx.Client(
             follow_redirects=False, headers={"User-Agent": user_agent},
-            verify=default_ssl_context(),
+            verify=default_ssl_context(), limits=own_limits(),
         )
+        # Does the transport report progress (httpcore's trace)? Ours does; an injected
+        # client's is learned from its first event. Until then its pool waits are counted.
+        self._traced = self._own_http
         self._locks = _KeyedLocks()
-        self._workers: ThreadPoolExecutor | None = None  # made on first fetch
-        self._workers_lock = threading.Lock()
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -153,8 +275,6 @@ class RobotsClient(BaseClient):
 
     def close(self) -> None:
         """Close the HTTP client and store this client created (not ones passed in)."""
-        if self._workers is not None:
-            self._workers.shutdown(wait=False, cancel_futures=True)
         if self._own_http:
             self.http.close()
         if self._own_store:
@@ -172,43 +292,39 @@ class RobotsClient(BaseClient):
     # -- I/O -------------------------------------------------------------------------------
 
     def _fetch(self, origin: str) -> P.AttemptResult:
-        """Fetch within the total timeout, whatever the server does.
-
-        httpx times each socket read, so a server trickling its headers a byte at a time
-        could hold a request far past the total. The request runs on a small worker pool and
-        the caller waits at most the total (plus a little): a worker held by such a server is
-        left to finish on its own, and its late answer is dropped.
-        """
-        pool = self._workers
-        if pool is None:
-            with self._workers_lock:
-                pool = self._workers
-                if pool is None:
-                    pool = self._workers = ThreadPoolExecutor(
-                        max_workers=_WORKERS, thread_name_prefix="robotrules-fetch")
-        future = pool.submit(self._fetch_now, origin)
-        try:
-            return future.result(timeout=self.timeout + _GRACE)
-        except FutureTimeout:
+        """Fetch within the total timeout, whatever the server does (see the module doc)."""
+        flight = _Flight(self, self.timeout)
+        worker = threading.Thread(
+            target=flight.run, args=(partial(self._fetch_now, origin),), daemon=True,
+            name=f"robotrules-fetch {origin}",
+        )
+        worker.start()
+        result = flight.wait()
+        if result is None:  # cut off, and its transport could not be reached: abandoned
             attempt = self.new_attempt(origin)
             attempt.on_error("timeout")
             assert attempt.result is not None
-            return attempt.result
+            result = attempt.result
+        return result
 
-    def _fetch_now(self, origin: str) -> P.AttemptResult:
+    def _fetch_now(self, origin: str, flight: _Flight) -> P.AttemptResult:
         attempt = self.new_attempt(origin)
-        deadline = time.monotonic() + self.timeout
         headers = self.request_headers()
+        extensions = {"trace": flight.trace}
         while attempt.result is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            left = flight.start_hop()
+            if left <= 0:
                 attempt.on_error("timeout")
                 break
-            limits = httpx.Timeout(remaining, connect=min(self.connect_timeout, remaining))
+            # no pool timeout: waiting for a connection is not the origin's fault, and the
+            # waits end as the fetches holding connections end (each within its own budget)
+            limits = httpx.Timeout(left, connect=min(self.connect_timeout, left), pool=None)
             try:
                 with self.http.stream(
-                    "GET", attempt.url, headers=headers, timeout=limits, follow_redirects=False
+                    "GET", attempt.url, headers=headers, timeout=limits, follow_redirects=False,
+                    extensions=extensions,
                 ) as response:
+                    flight.on_wire()  # a transport that reports nothing: counted from the call
                     if attempt.on_response(response.status_code, response.headers) != "read-body":
                         continue
                     complete = True
@@ -221,13 +337,14 @@ class RobotsClient(BaseClient):
                         if attempt.feed(chunk):
                             complete = False
                             break
-                        if time.monotonic() > deadline:
+                        if flight.expired():
                             attempt.on_error("timeout")
                             break
                     if attempt.result is None:
                         attempt.on_body_end(complete=complete)
             except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
-                attempt.on_error(describe_exception(exc))
+                # after the caller's cut, whatever broke was broken by the deadline
+                attempt.on_error("timeout" if flight.cut else describe_exception(exc))
         assert attempt.result is not None
         return attempt.result
 
