@@ -26,17 +26,17 @@ holds only its text and a compact directive stream until someone asks.
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final, TypeVar
-from urllib.parse import urljoin, urlsplit
 
 from . import _directives as D
 from . import _token
 from . import _tokenize as T
+from ._checks import add_sitemap, file_findings
 from ._dialects import NAMES, SPECS, spec
-from ._findings import finding
+from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW, GroupIndex
+from ._index import build as build_index
 from ._match import (
     ALLOW_BIT,
     INDEX_MASK,
@@ -65,16 +65,6 @@ if TYPE_CHECKING:
 
 __all__ = ["RobotsTxt", "parse"]
 
-_GOOGLE_ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]{2}|[\x80-\xff]")
-_NUMBER: Final = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
-_RATE: Final = re.compile(
-    r"([0-9]+)\s*/\s*([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)(?:\s+([0-9]{2}):?([0-9]{2})\s*-\s*"
-    r"([0-9]{2}):?([0-9]{2}))?\s*(?:utc)?",
-    re.IGNORECASE,
-)
-_VISIT: Final = re.compile(r"([0-9]{2}):?([0-9]{2})\s*-\s*([0-9]{2}):?([0-9]{2})\s*(?:utc)?",
-                           re.IGNORECASE)
-_UNITS: Final = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _AGENT_MEMO: Final = 256
 _V = TypeVar("_V")
 
@@ -109,62 +99,6 @@ def _new_pattern(raw: str, dialect: str, allow: bool) -> Pattern:
     return p
 
 
-# Tags of a group's lines in _Index.lines (directive index << 2 | tag).
-_TAG_UA: Final = 0
-_TAG_ALLOW: Final = 1
-_TAG_DISALLOW: Final = 2
-_TAG_OTHER: Final = 3
-
-# What the group index does with each stream kind, from the registry's roles.
-_R_RULE: Final = 0
-_R_SITEMAP: Final = 1
-_R_MEMBER: Final = 2
-_R_FILE: Final = 3
-_R_ANY: Final = 4
-_ROLE_CODES: Final = {"agent": _R_ANY, "rule": _R_RULE, "sitemap": _R_SITEMAP,
-                      "member": _R_MEMBER, "file": _R_FILE, "any": _R_ANY}
-# Records of directives robotrules reads (crawl-delay, host ...) carry the canonical key; the
-# others (noindex, content-usage, unknown keys) the key as written.
-_CANONICAL: Final = {n + 1: d.key for n, d in enumerate(D.REGISTRY)
-                     if d.role in ("member", "file", "sitemap")}
-_ROLES: Final = [_R_ANY] * (T.BLANK + 1)
-for _n, _d in enumerate(D.REGISTRY):
-    _ROLES[_n + 1] = _ROLE_CODES[_d.role]
-
-
-class _Index:
-    """Group structure of a file, built from the directive stream on first use.
-
-    Compact: the lines of all groups sit in one array (groups are contiguous runs of lines,
-    in file order), each a directive index tagged as user-agent, allow, disallow or other.
-    """
-
-    __slots__ = ("by_token", "global_", "lines", "outside", "sitemaps", "starts")
-
-    def __init__(self) -> None:
-        self.lines = array("I")  # each group's lines in file order: index << 2 | tag
-        self.starts = array("I")  # where each group starts in ``lines``, then len(lines)
-        self.by_token: dict[str, tuple[int, ...]] = {}
-        self.global_: tuple[int, ...] = ()
-        self.outside = array("I")  # host, clean-param and unknown lines outside groups
-        self.sitemaps = array("I")  # sitemap lines (checked when asked for)
-
-    @property
-    def count(self) -> int:
-        return len(self.starts) - 1
-
-    def block(self, g: int) -> array[int]:
-        return self.lines[self.starts[g] : self.starts[g + 1]]
-
-    def uas(self, g: int) -> list[int]:
-        """Directive indices of group ``g``'s user-agent lines."""
-        return [v >> 2 for v in self.block(g) if v & 3 == _TAG_UA]
-
-    def members(self, g: int) -> list[int]:
-        """Directive indices of group ``g``'s other lines (rules, crawl-delay ...)."""
-        return [v >> 2 for v in self.block(g) if v & 3 != _TAG_UA]
-
-
 class RobotsTxt:
     """A parsed robots.txt: immutable answers to "may this agent fetch this URL?".
 
@@ -174,7 +108,7 @@ class RobotsTxt:
     """
 
     __slots__ = ("_bom", "_columns", "_compiled", "_dirs", "_findings", "_groups", "_index",
-                 "_spec", "_starts", "_text", "_url", "dialect", "size")
+                 "_odd", "_spec", "_starts", "_text", "_url", "dialect", "size")
 
     def __init__(self, body: bytes, dialect: Dialect, base_url: str | None) -> None:
         self.dialect: Dialect = dialect
@@ -182,9 +116,11 @@ class RobotsTxt:
         self.size = len(body)
         text, self._bom = T.to_text(body)
         self._text = text
-        self._dirs = T.tokenize(text, dialect)
+        odd: list[int] = []
+        self._dirs = T.tokenize(text, dialect, odd=odd)
+        self._odd = array("I", odd)  # starts of the lines findings must look at again
         self._url = base_url
-        self._index: _Index | None = None
+        self._index: GroupIndex | None = None
         self._compiled: dict[str, tuple[Matcher, tuple[int, ...]]] | None = None
         self._groups: tuple[Group, ...] | None = None
         self._findings: tuple[Finding, ...] | None = None
@@ -203,171 +139,12 @@ class RobotsTxt:
         start = self._dirs[3 * i + 1]
         return self._text[start : start + self._dirs[3 * i + 2]]
 
-    def _build(self, findings: list[Finding] | None) -> _Index:
-        """Groups, global records and (when asked) the structural findings, in one pass."""
-        # read in place: only the heads are read for every directive
-        dirs = self._dirs if findings is None else T.tokenize(self._text, self.dialect,
-                                                               findings)
-        text = self._text
-        shift = T.KIND_SHIFT
-        mask = T.LINE_MASK
-        idx = _Index()
-        lines = idx.lines
-        starts = idx.starts
-        in_group = False
-        has_rules = False
-        has_members = False
-        seen_sitemaps: set[str] = set()
-        sitemaps: list[str] = []
-        ua, blank, allow, disallow = T.UA, T.BLANK, T.ALLOW, T.DISALLOW
-        rule_kinds = (disallow, allow)
-        roles = _ROLES
-        ends = SPECS[self.dialect].ends_agents
-        for i, head in enumerate(dirs[::3]):  # a slice copy of the heads only
-            k = head >> shift
-            if k == ua:
-                if not in_group or has_rules:
-                    starts.append(len(lines))
-                    lines.append(i << 2 | _TAG_UA)
-                    in_group = True
-                    has_rules = has_members = False
-                else:
-                    lines.append(i << 2 | _TAG_UA)
-                    if has_members and findings is not None:
-                        findings.append(finding(
-                            "L030", head & mask, 1,
-                            "this user-agent joins the group above, which has no allow/"
-                            "disallow rule yet: the group's other lines (e.g. crawl-delay) "
-                            "apply to it too (RFC 9309 2.1: a group ends at a user-agent "
-                            "line after a rule)",
-                            "give the group above a rule (e.g. 'Disallow:') or merge them"))
-                continue
-            if k == blank:
-                in_group = False
-                continue
-            if findings is not None:  # only findings need the text of a line
-                start = dirs[3 * i + 1]
-                value = text[start : start + dirs[3 * i + 2]]
-                line = head & mask
-            if k in rule_kinds:
-                if not in_group:
-                    if findings is not None:
-                        findings.append(finding(
-                            "L005", line, 1,
-                            "rule before any user-agent line: ignored (RFC 9309 2.2.2)",
-                            "put a 'User-agent:' line above it"))
-                    continue
-                lines.append(i << 2 | (_TAG_ALLOW if k == allow else _TAG_DISALLOW))
-                has_rules = has_members = True
-                if findings is not None:
-                    _check_pattern(text, value, start, k, line, findings)
-                continue
-            role = roles[k]
-            if role == _R_SITEMAP:
-                idx.sitemaps.append(i)
-                if findings is not None:
-                    self._add_sitemap(value, line, findings, sitemaps, seen_sitemaps)
-            elif role == _R_MEMBER:  # belongs to a group (crawl-delay ...)
-                if findings is not None:
-                    _check_value(value, k, line, findings)
-                if not in_group:
-                    if findings is not None:
-                        findings.append(finding(
-                            "L005", line, 1,
-                            f"{T.KIND_NAMES[k]} before any user-agent line: ignored",
-                            "move it into the group it is meant for"))
-                    continue
-                lines.append(i << 2 | _TAG_OTHER)
-                has_members = True
-            elif role == _R_FILE:  # a record of the whole file (host, clean-param)
-                idx.outside.append(i)
-            else:  # kept where it stands (content-usage, unknown keys ...)
-                if findings is not None:
-                    _check_other(text, value, start, k, line, findings)
-                if in_group:
-                    lines.append(i << 2 | _TAG_OTHER)
-                    has_members = True
-                    if k in ends:  # a rule in this dialect (rfc9309: Content-Usage)
-                        has_rules = True
-                else:
-                    idx.outside.append(i)
-        starts.append(len(lines))
-        self._index_agents(idx, dirs, findings)
-        return idx
-
-    def _index_agents(self, idx: _Index, dirs: array[int], findings: list[Finding] | None
-                      ) -> None:
-        text = self._text
-        legacy = not SPECS[self.dialect].token_agents
-        by_token: dict[str, list[int]] = {}
-        global_groups: list[int] = []
-        for g in range(idx.count):
-            for i in idx.uas(g):
-                start = dirs[3 * i + 1]
-                value = text[start : start + dirs[3 * i + 2]]
-                line = dirs[3 * i] & T.LINE_MASK
-                if legacy:
-                    if value.strip() == "*":
-                        if not global_groups:
-                            global_groups.append(g)
-                    elif value:
-                        gs = by_token.setdefault(value.lower(), [])
-                        if not gs or gs[-1] != g:
-                            gs.append(g)
-                elif _token.is_global_agent(value):
-                    if not global_groups or global_groups[-1] != g:
-                        global_groups.append(g)
-                    if value != "*" and findings is not None:
-                        findings.append(finding(
-                            "L006", line, 1,
-                            f"'{T.display(value)}' is read as '*' by Google only",
-                            "User-agent: *"))
-                else:
-                    token = _token.line_token(value, self.dialect)
-                    gs = by_token.setdefault(token.lower(), [])
-                    if not gs or gs[-1] != g:
-                        gs.append(g)
-                    if findings is not None:
-                        _check_agent(value, token, line, findings)
-        idx.by_token = {k: tuple(v) for k, v in by_token.items()}
-        idx.global_ = tuple(global_groups)
-
-    def _add_sitemap(
-        self, raw: str, line: int, findings: list[Finding] | None, sitemaps: list[str],
-        seen: set[str],
-    ) -> None:
-        value = T.display(raw).strip()
-        parts = urlsplit(value) if value else None
-        url = value
-        if parts is None or not (parts.scheme and parts.netloc):
-            if self._url and value:
-                url = urljoin(self._url, value)
-            else:
-                if findings is not None:
-                    findings.append(finding(
-                        "L015", line, 1,
-                        f"sitemap '{value}' is not an absolute URL; ignored",
-                        "Sitemap: https://example.com/sitemap.xml"))
-                return
-        elif parts.scheme.lower() not in ("http", "https", "ftp"):
-            if findings is not None:
-                findings.append(finding("L015", line, 1,
-                                        f"sitemap URL scheme '{parts.scheme}' is not http(s)"))
-            return
-        if url in seen:
-            if findings is not None:
-                findings.append(finding("L015", line, 1,
-                                        f"sitemap '{url}' listed twice", severity="info"))
-            return
-        seen.add(url)
-        sitemaps.append(url)
-
     @property
-    def _idx(self) -> _Index:
+    def _idx(self) -> GroupIndex:
         idx = self._index
         if idx is None:
-            idx = self._build(None)
-            self._index = idx
+            idx = self._index = build_index(self._text, self._dirs, self.dialect, self._url,
+                                            None)
         return idx
 
     # -- compiling ------------------------------------------------------------------------
@@ -393,7 +170,7 @@ class RobotsTxt:
             for g in groups:
                 for v in idx.block(g):
                     tag = v & 3
-                    if tag != _TAG_ALLOW and tag != _TAG_DISALLOW:
+                    if tag != TAG_ALLOW and tag != TAG_DISALLOW:
                         continue
                     i = v >> 2
                     n = dirs[3 * i + 2]
@@ -401,7 +178,7 @@ class RobotsTxt:
                         continue  # an empty pattern never decides
                     start = dirs[3 * i + 1]
                     raw = text[start : start + n]
-                    allow = tag == _TAG_ALLOW
+                    allow = tag == TAG_ALLOW
                     if not_plain(raw) is None and not (allow and "/index.htm" in raw):
                         rank = rank_base(n, allow) + i
                         if legacy:
@@ -448,7 +225,7 @@ class RobotsTxt:
             compiled[user_agent] = hit
         return hit
 
-    def _select(self, idx: _Index, key: str) -> tuple[str, tuple[int, ...]]:
+    def _select(self, idx: GroupIndex, key: str) -> tuple[str, tuple[int, ...]]:
         """Cache key and indices of the groups that apply to a query key."""
         if self.dialect != "1994":
             groups = idx.by_token.get(key)
@@ -538,15 +315,15 @@ class RobotsTxt:
         for g in groups:
             for v in idx.block(g):
                 tag = v & 3
-                if tag in (_TAG_ALLOW, _TAG_DISALLOW) and not dirs[3 * (v >> 2) + 2]:
+                if tag in (TAG_ALLOW, TAG_DISALLOW) and not dirs[3 * (v >> 2) + 2]:
                     first.setdefault(tag, v >> 2)
-        i = first.get(_TAG_ALLOW, first.get(_TAG_DISALLOW))
+        i = first.get(TAG_ALLOW, first.get(TAG_DISALLOW))
         return None if i is None else self._rule(i)
 
     def _rule_count(self, groups: tuple[int, ...]) -> int:
         idx = self._idx
         return sum(1 for g in groups for v in idx.block(g)
-                   if v & 3 == _TAG_ALLOW or v & 3 == _TAG_DISALLOW)
+                   if v & 3 == TAG_ALLOW or v & 3 == TAG_DISALLOW)
 
     def _agents_of(self, groups: Iterable[int]) -> tuple[str, ...]:
         idx = self._idx
@@ -621,14 +398,14 @@ class RobotsTxt:
         out: list[str] = []
         seen: set[str] = set()
         for i in self._idx.sitemaps:
-            self._add_sitemap(self._value(i), self._line(i), None, out, seen)
+            add_sitemap(self._value(i), self._line(i), self._url, None, out, seen)
         return out
 
     def _outside(self) -> list[Record]:
         out: list[Record] = []
         for i in self._idx.outside:
             k = self._kind(i)
-            name = _CANONICAL.get(k) or T.key_of(self._text, self._dirs[3 * i + 1])
+            name = CANONICAL.get(k) or T.key_of(self._text, self._dirs[3 * i + 1])
             out.append(Record(T.display(name), T.display(self._value(i)), self._line(i)))
         return out
 
@@ -653,36 +430,12 @@ class RobotsTxt:
         found = self._findings
         if found is None:
             out: list[Finding] = []
-            self._file_findings(out)
-            self._build(out)
+            file_findings(self._text, self._bom, out)
+            T.recheck(self._text, self.dialect, self._odd, out)  # the lines that need a look
+            build_index(self._text, self._dirs, self.dialect, self._url, out)
             out.sort(key=lambda f: (f.line, f.column))
             found = self._findings = tuple(out)
         return found
-
-    def _file_findings(self, out: list[Finding]) -> None:
-        if self._bom == 3:
-            out.append(finding("L017", 1, 1,
-                               "byte-order mark at the start of the file (skipped)",
-                               "save the file as UTF-8 without BOM"))
-        elif self._bom:
-            out.append(finding("L017", 1, 1,
-                               "a partial byte-order mark at the start of the file (skipped)",
-                               severity="warning"))
-        text = self._text
-        if text.startswith(("\xff\xfe", "\xfe\xff")):
-            out.append(finding("L017", 1, 1,
-                               "the file looks like UTF-16; robots.txt must be UTF-8 "
-                               "(RFC 9309 2.3)", "save the file as UTF-8", severity="error"))
-            return
-        if not text.isascii():
-            try:
-                text.encode("latin-1").decode("utf-8")
-            except UnicodeDecodeError as exc:
-                line = text.count("\n", 0, exc.start) + 1
-                out.append(finding("L017", line, 1,
-                                   "the file is not valid UTF-8 (RFC 9309 2.3); non-UTF-8 "
-                                   "bytes were read as Latin-1", "save the file as UTF-8",
-                                   severity="error"))
 
     @property
     def groups(self) -> tuple[Group, ...]:
@@ -720,7 +473,7 @@ class RobotsTxt:
                 rate = D.parse_request_rate(value)
             elif k == T.VISIT_TIME and visit is None:
                 visit = D.parse_visit_time(value)
-            key = _CANONICAL.get(k) or T.display(T.key_of(self._text, self._dirs[3 * i + 1]))
+            key = CANONICAL.get(k) or T.display(T.key_of(self._text, self._dirs[3 * i + 1]))
             records.append(Record(key, value, self._line(i)))
         return Group(agents, tokens, tuple(rules), self._line(uas[0]), crawl_delay, rate,
                      visit, tuple(records))
@@ -762,87 +515,6 @@ class RobotsTxt:
     def __repr__(self) -> str:
         return (f"<RobotsTxt dialect={self.dialect!r} size={self.size} "
                 f"directives={len(self._dirs) // 3}>")
-
-
-def _check_agent(value: str, token: str, line: int, findings: list[Finding]) -> None:
-    if not value:
-        findings.append(finding("L007", line, 1,
-                                "empty user-agent value: the group applies to no crawler",
-                                "User-agent: *"))
-        return
-    google = _token.line_token(value, "google")
-    shown = T.display(value)
-    if token != value:
-        if token:
-            msg = f"'{shown}' is not a product token; matched as '{token}'"
-            if google != token:
-                msg += f" (Google reads '{google}')" if google else " (Google: no crawler)"
-            fix: str | None = f"User-agent: {token}"
-        else:
-            msg = f"'{shown}' is not a product token and matches no crawler"
-            fix = None
-        findings.append(finding("L006", line, 1, msg, fix, severity="error"))
-    elif google != token:
-        # RFC 9309 2.2.1 product tokens hold only letters, '-' and '_'; Google's parser cuts
-        # the value at the first other character (robots.cc ExtractUserAgent)
-        findings.append(finding(
-            "L006", line, 1,
-            f"'{shown}' is read as '{google}' by Google (RFC 9309 2.2.1 tokens hold only "
-            "letters, '-' and '_'), so Google applies this group to a different crawler",
-            None))
-
-
-def _check_pattern(text: str, value: str, start: int, k: int, line: int,
-                   findings: list[Finding]) -> None:
-    if not value:
-        return
-    col = start - text.rfind("\n", 0, start)
-    if value[0] != "/":
-        if value[0] == "*":
-            findings.append(finding(
-                "L008", line, col,
-                "pattern starts with '*' rather than '/' (allowed by RFC 9309 5.1)", None,
-                severity="info"))
-        else:
-            findings.append(finding(
-                "L008", line, col,
-                f"pattern '{T.display(value)}' does not start with '/': it never matches",
-                f"{T.KIND_NAMES[k].capitalize()}: /{T.display(value)}"))
-    dollar = value.find("$")
-    if 0 <= dollar < len(value) - 1:
-        findings.append(finding(
-            "L009", line, col + dollar,
-            "'$' only anchors at the end of a pattern; here it is a literal '$'", None))
-
-
-def _check_value(raw: str, k: int, line: int, findings: list[Finding]) -> None:
-    """L028 for a value its directive's parser cannot read (registry: parse, expect)."""
-    d = D.directive(k)
-    if d is None or d.parse is None:
-        return
-    value = T.display(raw)
-    if d.parse(value) is None:
-        findings.append(finding("L028", line, 1,
-                                f"{d.key} '{value}' is not {d.expect}; ignored"))
-
-
-def _check_other(text: str, value: str, start: int, k: int, line: int,
-                 findings: list[Finding]) -> None:
-    key = T.display(T.key_of(text, start))
-    if k == T.UNKNOWN:
-        if key.lower() in ("http", "https") and value.startswith("//"):
-            findings.append(finding("L016", line, 1,
-                                    "a bare URL line is not a directive; ignored",
-                                    f"Sitemap: {key}:{T.display(value)}"))
-        else:
-            findings.append(finding("L001", line, 1,
-                                    f"unknown field '{key}'; ignored"))
-    else:
-        d = D.directive(k)
-        note = f": {d.note}" if d is not None and d.note else ""
-        findings.append(finding("L002", line, 1,
-                                f"'{key}' is not part of RFC 9309 and is ignored by Google"
-                                + note))
 
 
 class _FirstMatch(Matcher):

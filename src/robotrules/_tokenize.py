@@ -18,6 +18,7 @@ and offsets into the text), not as one object per line: a parsed file costs litt
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable
 from typing import Final
 
 from . import _directives as D
@@ -81,6 +82,7 @@ _EXACT_SHIFTED: Final = {
 
 
 _CLASSIFIED: dict[tuple[str, str], int] = {}
+_LENIENT: set[tuple[str, str]] = set()  # keys read by Google's misspelling or prefix rule
 
 
 def _classified(low: str, dialect: Dialect) -> int:
@@ -88,15 +90,20 @@ def _classified(low: str, dialect: Dialect) -> int:
     ck = (low, dialect)
     kind = _CLASSIFIED.get(ck)
     if kind is None:
-        kind = classify_key(low, dialect)[0] << KIND_SHIFT
+        kind, intended = classify_key(low, dialect)
+        kind <<= KIND_SHIFT
         if len(_CLASSIFIED) > 4096:
             _CLASSIFIED.clear()
+            _LENIENT.clear()
         _CLASSIFIED[ck] = kind
+        if intended is not None:
+            _LENIENT.add(ck)
     return kind
 
 
 def clear_caches() -> None:
     _CLASSIFIED.clear()
+    _LENIENT.clear()
 
 
 def strip_bom(body: bytes) -> tuple[bytes, int]:
@@ -116,12 +123,15 @@ def to_text(body: bytes) -> tuple[str, int]:
     return text, skip
 
 
-def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None) -> array[int]:
-    """Cut ``text`` into directives: a flat array of ``(kind << 28 | line, vstart, vlen)``.
+def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None, *,
+             odd: list[int] | None = None) -> array[int]:
+    """Cut ``text`` into directives: a flat array of ``(kind << 25 | line, vstart, vlen)``.
 
     With a ``findings`` list every line takes the careful path and each oddity is recorded;
-    without one, well-formed ``key: value`` lines take a one-regex fast path that yields the
-    same directives (a test checks both paths agree on the whole corpus).
+    without one, well-formed ``key: value`` lines take a fast path that yields the same
+    directives (a test checks both paths agree on the whole corpus). ``odd`` collects the start
+    of every line the careful path would have a finding for, so that :func:`recheck` can give
+    those findings later by reading only these lines again.
     """
     out: list[int] = []  # a list while building (faster, also compiled); packed at the end
     append = out.append
@@ -129,8 +139,9 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
     exact = _EXACT_SHIFTED
     ws = _WS
     careful = findings is not None
+    note = odd.append if odd is not None else None
     # what can only happen if the text holds it is checked once, not on every line
-    odd = careful or "\0" in text or len(text) > MAX_LINE
+    rare = careful or "\0" in text or len(text) > MAX_LINE
     pos = 0
     lineno = 0
     big = len(text) > LINE_MASK  # only such a text can have more lines than heads can number
@@ -143,9 +154,9 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
         pos += n + 1
         colon = line.find(":")
         hash_at = line.find("#")
-        if colon < 0 or 0 <= hash_at < colon or (odd and (
+        if colon < 0 or 0 <= hash_at < colon or (rare and (
                 careful or n > MAX_LINE or "\0" in line)):
-            if not careful and not (odd and (n > MAX_LINE or "\0" in line)):
+            if not careful and not (rare and (n > MAX_LINE or "\0" in line)):
                 # a short line without NUL: most such lines are comments, blank lines or
                 # HTML (pages served as robots.txt), told apart here without the careful path
                 if hash_at == 0:
@@ -157,7 +168,11 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
                             out += (BLANK << KIND_SHIFT | lineno, start, 0)
                         continue
                     if " " not in s and "\t" not in s:
+                        if note is not None:
+                            note(start)  # "not a directive" (or HTML)
                         continue  # one word: not Google's two-word line either
+            if note is not None:
+                note(start)
             _line(line, lineno, start, dialect, out, findings)  # empty lines included
             continue
         kind = exact.get(line[:colon])  # "Disallow:" as most files write it
@@ -169,8 +184,12 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
                 kind = exact.get(low)
                 if kind is None:
                     if not key:
+                        if note is not None:
+                            note(start)  # a value without a field name
                         continue
                     kind = _classified(low, dialect)
+                    if note is not None and (low, dialect) in _LENIENT:
+                        note(start)  # a misspelt key, read as Google reads it
         end = n if hash_at < 0 else hash_at
         # "key: value" with one space and nothing to strip at the end, read without copying
         # (one-character slices are shared objects; "" is in every string, so an empty
@@ -189,6 +208,22 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
         append(start + colon + 1 + (len(rest) - len(value) if vlen else 0))
         append(vlen)
     return array("I", out)
+
+
+def recheck(text: str, dialect: Dialect, starts: Iterable[int],
+            findings: list[Finding]) -> None:
+    """The careful path's findings for the lines starting at ``starts`` (ascending), which
+    :func:`tokenize` noted: the rest of the file has none, so it is not read again."""
+    scratch: list[int] = []
+    lineno = 1
+    at = 0
+    for start in starts:
+        lineno += text.count("\n", at, start)
+        at = start
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        _line(line, min(lineno, LINE_MASK), start, dialect, scratch, findings)
+        scratch.clear()
 
 
 def _line(

@@ -1,0 +1,212 @@
+"""The group index: which lines form which group, and which groups each agent token selects.
+
+Built once per file, on the first query or when findings are asked for, from the directive
+stream alone (no second tokenization). Compact: the lines of all groups sit in one array
+(groups are contiguous runs of lines, in file order), each a directive index tagged as
+user-agent, allow, disallow or other; a token maps to a tuple of group numbers. What a
+directive does here (opens a group, is a rule, belongs to a group, to the file, or is kept
+where it stands) comes from the registry (:mod:`robotrules._directives`); where a group ends
+comes from the dialect's spec (:mod:`robotrules._dialects`).
+
+Cost: one pass over the directives, O(directives) time and memory.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Final
+
+from . import _checks as C
+from . import _directives as D
+from . import _token
+from . import _tokenize as T
+from ._dialects import SPECS
+from ._findings import finding
+from ._model import Dialect, Finding
+
+__all__ = ["CANONICAL", "TAG_ALLOW", "TAG_DISALLOW", "TAG_OTHER", "TAG_UA", "GroupIndex",
+           "build"]
+
+
+# Tags of a group's lines in _Index.lines (directive index << 2 | tag).
+TAG_UA: Final = 0
+TAG_ALLOW: Final = 1
+TAG_DISALLOW: Final = 2
+TAG_OTHER: Final = 3
+
+# What the group index does with each stream kind, from the registry's roles.
+_R_RULE: Final = 0
+_R_SITEMAP: Final = 1
+_R_MEMBER: Final = 2
+_R_FILE: Final = 3
+_R_ANY: Final = 4
+_ROLE_CODES: Final = {"agent": _R_ANY, "rule": _R_RULE, "sitemap": _R_SITEMAP,
+                      "member": _R_MEMBER, "file": _R_FILE, "any": _R_ANY}
+# Records of directives robotrules reads (crawl-delay, host ...) carry the canonical key; the
+# others (noindex, content-usage, unknown keys) the key as written.
+CANONICAL: Final = {n + 1: d.key for n, d in enumerate(D.REGISTRY)
+                     if d.role in ("member", "file", "sitemap")}
+_ROLES: Final = [_R_ANY] * (T.BLANK + 1)
+for _n, _d in enumerate(D.REGISTRY):
+    _ROLES[_n + 1] = _ROLE_CODES[_d.role]
+
+
+class GroupIndex:
+    """Group structure of a file, built from the directive stream on first use.
+
+    Compact: the lines of all groups sit in one array (groups are contiguous runs of lines,
+    in file order), each a directive index tagged as user-agent, allow, disallow or other.
+    """
+
+    __slots__ = ("by_token", "global_", "lines", "outside", "sitemaps", "starts")
+
+    def __init__(self) -> None:
+        self.lines = array("I")  # each group's lines in file order: index << 2 | tag
+        self.starts = array("I")  # where each group starts in ``lines``, then len(lines)
+        self.by_token: dict[str, tuple[int, ...]] = {}
+        self.global_: tuple[int, ...] = ()
+        self.outside = array("I")  # host, clean-param and unknown lines outside groups
+        self.sitemaps = array("I")  # sitemap lines (checked when asked for)
+
+    @property
+    def count(self) -> int:
+        return len(self.starts) - 1
+
+    def block(self, g: int) -> array[int]:
+        return self.lines[self.starts[g] : self.starts[g + 1]]
+
+    def uas(self, g: int) -> list[int]:
+        """Directive indices of group ``g``'s user-agent lines."""
+        return [v >> 2 for v in self.block(g) if v & 3 == TAG_UA]
+
+    def members(self, g: int) -> list[int]:
+        """Directive indices of group ``g``'s other lines (rules, crawl-delay ...)."""
+        return [v >> 2 for v in self.block(g) if v & 3 != TAG_UA]
+
+
+def build(text: str, dirs: array[int], dialect: Dialect, base_url: str | None,
+          findings: list[Finding] | None) -> GroupIndex:
+    """Groups, global records and (when asked) the structural findings, in one pass over
+    the directive stream (read in place: only the heads are read for every directive)."""
+    shift = T.KIND_SHIFT
+    mask = T.LINE_MASK
+    idx = GroupIndex()
+    lines = idx.lines
+    starts = idx.starts
+    in_group = False
+    has_rules = False
+    has_members = False
+    seen_sitemaps: set[str] = set()
+    sitemaps: list[str] = []
+    ua, blank, allow, disallow = T.UA, T.BLANK, T.ALLOW, T.DISALLOW
+    rule_kinds = (disallow, allow)
+    roles = _ROLES
+    ends = SPECS[dialect].ends_agents
+    for i, head in enumerate(dirs[::3]):  # a slice copy of the heads only
+        k = head >> shift
+        if k == ua:
+            if not in_group or has_rules:
+                starts.append(len(lines))
+                lines.append(i << 2 | TAG_UA)
+                in_group = True
+                has_rules = has_members = False
+            else:
+                lines.append(i << 2 | TAG_UA)
+                if has_members and findings is not None:
+                    findings.append(finding(
+                        "L030", head & mask, 1,
+                        "this user-agent joins the group above, which has no allow/"
+                        "disallow rule yet: the group's other lines (e.g. crawl-delay) "
+                        "apply to it too (RFC 9309 2.1: a group ends at a user-agent "
+                        "line after a rule)",
+                        "give the group above a rule (e.g. 'Disallow:') or merge them"))
+            continue
+        if k == blank:
+            in_group = False
+            continue
+        if findings is not None:  # only findings need the text of a line
+            start = dirs[3 * i + 1]
+            value = text[start : start + dirs[3 * i + 2]]
+            line = head & mask
+        if k in rule_kinds:
+            if not in_group:
+                if findings is not None:
+                    findings.append(finding(
+                        "L005", line, 1,
+                        "rule before any user-agent line: ignored (RFC 9309 2.2.2)",
+                        "put a 'User-agent:' line above it"))
+                continue
+            lines.append(i << 2 | (TAG_ALLOW if k == allow else TAG_DISALLOW))
+            has_rules = has_members = True
+            if findings is not None:
+                C.check_pattern(text, value, start, k, line, findings)
+            continue
+        role = roles[k]
+        if role == _R_SITEMAP:
+            idx.sitemaps.append(i)
+            if findings is not None:
+                C.add_sitemap(value, line, base_url, findings, sitemaps, seen_sitemaps)
+        elif role == _R_MEMBER:  # belongs to a group (crawl-delay ...)
+            if findings is not None:
+                C.check_value(value, k, line, findings)
+            if not in_group:
+                if findings is not None:
+                    findings.append(finding(
+                        "L005", line, 1,
+                        f"{T.KIND_NAMES[k]} before any user-agent line: ignored",
+                        "move it into the group it is meant for"))
+                continue
+            lines.append(i << 2 | TAG_OTHER)
+            has_members = True
+        elif role == _R_FILE:  # a record of the whole file (host, clean-param)
+            idx.outside.append(i)
+        else:  # kept where it stands (content-usage, unknown keys ...)
+            if findings is not None:
+                C.check_other(text, value, start, k, line, findings)
+            if in_group:
+                lines.append(i << 2 | TAG_OTHER)
+                has_members = True
+                if k in ends:  # a rule in this dialect (rfc9309: Content-Usage)
+                    has_rules = True
+            else:
+                idx.outside.append(i)
+    starts.append(len(lines))
+    _index_agents(idx, text, dirs, dialect, findings)
+    return idx
+
+def _index_agents(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect,
+                  findings: list[Finding] | None) -> None:
+    """Which groups each product token selects, and the global ones."""
+    legacy = not SPECS[dialect].token_agents
+    by_token: dict[str, list[int]] = {}
+    global_groups: list[int] = []
+    for g in range(idx.count):
+        for i in idx.uas(g):
+            start = dirs[3 * i + 1]
+            value = text[start : start + dirs[3 * i + 2]]
+            line = dirs[3 * i] & T.LINE_MASK
+            if legacy:
+                if value.strip() == "*":
+                    if not global_groups:
+                        global_groups.append(g)
+                elif value:
+                    gs = by_token.setdefault(value.lower(), [])
+                    if not gs or gs[-1] != g:
+                        gs.append(g)
+            elif _token.is_global_agent(value):
+                if not global_groups or global_groups[-1] != g:
+                    global_groups.append(g)
+                if value != "*" and findings is not None:
+                    findings.append(finding(
+                        "L006", line, 1,
+                        f"'{T.display(value)}' is read as '*' by Google only",
+                        "User-agent: *"))
+            else:
+                token = _token.line_token(value, dialect)
+                gs = by_token.setdefault(token.lower(), [])
+                if not gs or gs[-1] != g:
+                    gs.append(g)
+                if findings is not None:
+                    C.check_agent(value, token, line, findings)
+    idx.by_token = {k: tuple(v) for k, v in by_token.items()}
+    idx.global_ = tuple(global_groups)
