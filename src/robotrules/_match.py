@@ -38,7 +38,7 @@ each linked to its longest prefix in the list: a query costs one bisection and a
 (as deep as prefixes nest), not a pass over the rules (thousands), and when one prefix holds
 only plain rules, only its best one is kept. Wildcard rules that could match anywhere
 (``/*ba``, ``*.gif$``), and the wildcard rules under one prefix when there are many, are
-filed under a selective key: the rarest run of 8, 4, 2 or 1 bytes of one of their literals.
+filed under a selective key: the rarest run of 4, 2 or 1 bytes of one of their literals.
 A query tries only the rules whose key occurs in the path, best first, and stops as soon as
 no remaining rule can beat the answer. See :class:`IndexedMatcher` and :class:`_Literals`.
 
@@ -46,7 +46,7 @@ Worst case of a query on a path of ``n`` characters: ``O(log R + d)`` for the pr
 distinct prefixes, ``d`` the nesting depth of those that the path starts with, each of which
 matches), plus, for a wildcard index, ``O(min(K, B) * n)`` C-level work to find the keys that
 occur (``K`` keys, ``B`` a small budget of per-key scans, past which the path is read once
-per key width, at most four), plus ``O(n * |pattern|)`` for each rule tried. The rules tried
+per key width, at most three), plus ``O(n * |pattern|)`` for each rule tried. The rules tried
 are the rules whose key occurs in the path and whose rank could still beat the best match
 found: the cost is bounded by the path and the rules that can match, not by the size of the
 file. What stays is inherent to keys: rules whose every literal is one or two characters
@@ -266,8 +266,9 @@ class LinearMatcher(Matcher):
 
 
 # Key widths (bytes) of the literal index, widest first: a pattern's literals are looked for
-# as UTF-8 bytes, read from the path that many at a time (memoryview formats Q, I, H, B)
-_WIDTHS: Final = (8, 4, 2, 1)
+# as UTF-8 bytes, read from a long path that many at a time (memoryview formats I, H, B)
+_WIDTHS: Final = (4, 2, 1)
+_LONG: Final = 256  # from this many bytes on, a path is read with memoryview.cast
 _ORDER: Final = sys.byteorder  # memoryview.cast reads native integers
 
 
@@ -307,7 +308,7 @@ class _Literals:
     literals (``/*ba*x7k2`` under ``x7k2``, not under the ``ba`` that thousands share).
 
     Every ``STAR`` or ``WILD`` rule needs each literal after its prefix to occur in the path,
-    so it needs each run of bytes of them. Each rule is filed under one run of 8, 4, 2 or 1
+    so it needs each run of bytes of them. Each rule is filed under one run of 4, 2 or 1
     bytes (the widest its longest literal allows), the rarest of its runs counted over the
     rules of this index. A query finds the keys that occur in the path's UTF-8 bytes: it asks
     for keys one by one (``key in path``, a C scan), best bucket first, which stops as soon
@@ -346,9 +347,9 @@ class _Literals:
             else:
                 bucket.append(e)  # entries come best first, so each bucket is best first
         self._rest = rest
-        # the path is read as native integers, so the keys are too
-        self._tables = [(width, {int.from_bytes(key, _ORDER): bucket
-                                 for key, bucket in table.items()})
+        # a long path is read as native integers, so the keys are also kept as integers
+        self._tables = [(width, table, {int.from_bytes(key, _ORDER): bucket
+                                        for key, bucket in table.items()})
                         for width, table in sorted(tables.items())]
         items = [item for table in tables.values() for item in table.items()]
         items.sort(key=_bucket_of_item)
@@ -357,48 +358,74 @@ class _Literals:
     def best(self, path: str, best: int) -> int:
         """The key of the best rule that matches ``path`` and beats ``best``, else ``best``."""
         items = self._items
-        if items:
+        if items and items[0][1][0][0] < best:
             data = _encode(path)
             size = len(data)
-            # a key scan costs ~40 ns plus ~2 ns a byte; reading the path costs ~60 ns a
-            # byte per width (CPython 3.11, measured): scan keys until that is spent
-            budget = 32 * len(self._tables) * size // (24 + size)
-            floor = -1
-            for key, bucket in items:  # best bucket first
-                first = bucket[0][0]
-                if first >= best:
-                    break
-                if budget == 0:
-                    floor = first
-                    break
-                budget -= 1
-                if key in data:
-                    best = _scan(bucket, path, best)
-            if floor >= 0:
-                best = self._read(data, path, best, floor)
+            if size < _LONG:
+                best = self._short(data, path, best)
+            else:
+                # a key scan costs ~2 ns a byte; reading the path costs ~60 ns a byte per
+                # width (CPython 3.11, measured): scan keys, best first, until that is spent
+                budget = 32 * len(self._tables)
+                floor = -1
+                for key, bucket in items:
+                    first = bucket[0][0]
+                    if first >= best:
+                        break
+                    if budget == 0:
+                        floor = first
+                        break
+                    budget -= 1
+                    if key in data:
+                        best = _scan(bucket, path, best)
+                if floor >= 0:
+                    best = self._read(data, path, best, floor)
         if self._rest:
             best = _scan(self._rest, path, best)
+        return best
+
+    def _short(self, data: bytes, path: str, best: int) -> int:
+        """A short path: each key width's table is asked for each key (when it has fewer
+        keys than the path has positions) or for each position's run of bytes."""
+        size = len(data)
+        for width, table, _ in self._tables:
+            positions = size - width + 1
+            if positions <= 0:
+                break
+            if len(table) < positions:
+                for key, bucket in table.items():
+                    if bucket[0][0] < best and key in data:
+                        best = _scan(bucket, path, best)
+            else:
+                get = table.get
+                for i in range(positions):
+                    at = get(data[i : i + width])
+                    if at is not None and at[0][0] < best:
+                        best = _scan(at, path, best)
         return best
 
     def _read(self, data: bytes, path: str, best: int, floor: int) -> int:
         """Try the buckets whose key occurs in ``data`` and whose best key is ``floor`` or
         better (the ones before were already tried)."""
         found: list[list[Entry]] = []
-        view = memoryview(data)
         size = len(data)
-        for width, table in self._tables:
+        view = memoryview(data) if size >= _LONG else None
+        for width, table, ints in self._tables:
             if width > size:
                 break
-            keys = table.keys()
             if width == 1:
-                hits = keys & set(data)
-            else:
-                hits = set()
+                found.extend(map(ints.__getitem__, ints.keys() & set(data)))
+            elif len(table) * (32 + size) < 64 * size:  # few keys: ask for each
+                found.extend([bucket for key, bucket in table.items() if key in data])
+            elif view is None:  # a short path: slice it
+                hits = table.keys() & {data[i : i + width] for i in range(size - width + 1)}
+                found.extend(map(table.__getitem__, hits))
+            else:  # a long path: read it as integers at each offset, all at C level
+                got: set[int] = set()
                 for at in range(width):
                     part = view[at : at + (size - at) // width * width]
-                    hits |= keys & (part.cast("H") if width == 2 else
-                                    part.cast("I") if width == 4 else part.cast("Q"))
-            found.extend(map(table.__getitem__, hits))
+                    got |= ints.keys() & (part.cast("H") if width == 2 else part.cast("I"))
+                found.extend(map(ints.__getitem__, got))
         found.sort(key=_first_key)
         for bucket in found:
             first = bucket[0][0]
