@@ -46,7 +46,10 @@ def _brute(plain: dict[str, int], others: list[Entry], path: str) -> int:
 
 
 class _Recorder:
-    """Wraps make_matcher to keep every group's rules as _robots hands them over."""
+    """Wraps make_matcher to keep every group's rules as _robots hands them over (pure
+    Python only: the compiled build binds make_matcher at compile time; there the exhaustive
+    comparison is made by test_index_gives_the_exhaustive_answer, and files are checked
+    against Google's matcher)."""
 
     def __init__(self) -> None:
         self.groups: list[tuple[dict[str, int], list[Entry], Matcher]] = []
@@ -91,10 +94,12 @@ def _check_file(rec: _Recorder, rules: list[tuple[str, str]], paths: list[str]) 
     for path in paths:
         url = "http://example.com" + path
         verdict = txt.explain(url, user_agent="x")
+        assert verdict.allowed is google_allowed(body, "x", url), (rules[:20], path[:200])
+        if not rec.groups:
+            continue  # the compiled build: its make_matcher cannot be wrapped
         plain, others, m = rec.groups[-1]
         want = _brute(plain, others, path)
         assert m.best(path) == want, (rules[:20], path[:200])
-        assert verdict.allowed is google_allowed(body, "x", url), (rules[:20], path[:200])
         if want == NO_MATCH:
             assert verdict.line is None
         else:  # the deciding line: the user-agent is line 1, rule k is line k + 2
@@ -129,8 +134,8 @@ def test_copies_of_one_rule_keep_the_first_line_and_allow_wins(recorder: _Record
     assert verdict.allowed
     assert verdict.line == 15_002
     txt = robotrules.parse(_body([("Disallow", "/*ba")] * 30_000), dialect="google")
-    _plain, _others, m = recorder.groups[-1]
-    assert isinstance(m, _match.LinearMatcher)  # 30,000 rules, one that can decide
+    if recorder.groups:  # (not under the compiled build, whose make_matcher is not wrapped)
+        assert isinstance(recorder.groups[-1][2], _match.LinearMatcher)  # one rule decides
     assert txt.explain("/aba").line == 2
     few = _body([("Disallow", "/*ba")] * 300)
     for path in ("/" + "ab" * 4000, "/" + "a" * 64_000, "/" + "a" * 64_000 + "ba"):
