@@ -42,15 +42,19 @@ filed under a selective key: the rarest run of 4, 2 or 1 bytes of one of their l
 A query tries only the rules whose key occurs in the path, best first, and stops as soon as
 no remaining rule can beat the answer. See :class:`IndexedMatcher` and :class:`_Literals`.
 
-Worst case of a query on a path of ``n`` characters: ``O(log R + d)`` for the prefixes (``R``
+Worst case of a query on a path of ``n`` bytes: ``O(log R + d)`` for the prefixes (``R``
 distinct prefixes, ``d`` the nesting depth of those that the path starts with, each of which
-matches), plus, for a wildcard index, ``O(min(K, B) * n)`` C-level work to find the keys that
-occur (``K`` keys, ``B`` a small budget of per-key scans, past which the path is read once
-per key width, at most three), plus ``O(n * |pattern|)`` for each rule tried. The rules tried
-are the rules whose key occurs in the path and whose rank could still beat the best match
-found: the cost is bounded by the path and the rules that can match, not by the size of the
-file. What stays is inherent to keys: rules whose every literal is one or two characters
-(``/*a*b``) are tried whenever those characters occur.
+matches), plus, for a wildcard index, the work of finding the keys that occur: below 256
+bytes at most ``3 n`` dictionary lookups (or one C scan per key, when there are fewer keys
+than positions); from 256 bytes on, at most ``32`` C scans per key width, then one C-level
+read of the path per key width (at most three), whatever the number of keys; plus
+``O(n * |pattern|)`` for each rule tried. The rules tried are the rules whose key occurs in
+the path and whose rank could still beat the best match found (on a short path a bucket is
+tried again at each occurrence of its key, under 256 times; on a long path once): the cost
+is bounded by the path and the rules that can match, not by the size of the file. What
+stays is inherent to keys: rules whose every literal is one or two bytes (``/*a*b``) are
+tried whenever those bytes occur. Measured on issue 12's shapes: ``benchmarks/run.py``
+workload (g).
 """
 
 from __future__ import annotations
@@ -310,14 +314,16 @@ class _Literals:
     Every ``STAR`` or ``WILD`` rule needs each literal after its prefix to occur in the path,
     so it needs each run of bytes of them. Each rule is filed under one run of 4, 2 or 1
     bytes (the widest its longest literal allows), the rarest of its runs counted over the
-    rules of this index. A query finds the keys that occur in the path's UTF-8 bytes: it asks
-    for keys one by one (``key in path``, a C scan), best bucket first, which stops as soon
-    as no bucket can beat the best rule found so far; past a budget of such scans, it reads
-    the path once per key width as native integers (``memoryview.cast``, at each of the
-    ``width`` offsets) and intersects them with the keys, all at C level, and tries the
-    buckets found, best first, each while it can still win. Rules without a literal after the
-    prefix (a ``$``-anchored or plain ``/`` or ``""``) are few once duplicates are merged:
-    they are scanned.
+    rules of this index. A query finds the keys that occur in the path's UTF-8 bytes. A short
+    path (under ``_LONG`` bytes) asks each width's table for each key (``key in path``, a C
+    scan) when it has fewer keys than the path has positions, else for each position's run
+    of bytes, and tries a bucket only while its best rule could win. A long path asks for
+    keys one by one, best bucket first (which stops as soon as no bucket can beat the best
+    rule found so far); past a budget of such scans, it reads the path once per key width as
+    native integers (``memoryview.cast``, at each of the ``width`` offsets), intersects them
+    with the keys, all at C level, and tries each bucket found once, best first, while it can
+    still win. Rules without a literal after the prefix (a ``$``-anchored or plain ``/`` or
+    ``""``) are few once duplicates are merged: they are scanned.
     """
 
     __slots__ = ("_items", "_rest", "_tables")
