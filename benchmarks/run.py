@@ -589,7 +589,9 @@ def bench_worst(suite: Suite, seed: int, timeout: float, budget: float, rep: Rep
             "path_chars": max(len(u) for u in case.urls),
             "us_per_query": {n: None if t is None else t * 1e6 for n, t in per.items()},
             "parse_and_first_query_ms": {n: t * 1000 for n, t in firsts.items()},
-            "google_dialect_agrees": {pair[1].name: answers[pair[1].name] == ref
+            # None when Google's matcher was skipped (nothing to compare with)
+            "google_dialect_agrees": {pair[1].name: None if ref is None
+                                      else answers[pair[1].name] == ref
                                       for pair in suite.builds},
         }
     rep.out("## (g) worst shapes: per query (median; Google re-parses per call)")
