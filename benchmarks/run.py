@@ -7,8 +7,10 @@
 
 Workloads: (a) parse throughput, (b) warm queries, (c) cold crawler workload (parse + 20
 queries per file), (d) memory retained per parsed file, (e) scaling on synthetic 5/50/500 KB
-files, (f) adversarial wildcard rules against long URLs. Answers are checked against Google's
-C++ matcher on the same queries (section "agreement"). See benchmarks/README.md.
+files, (f) adversarial wildcard rules against long URLs, (g) the matcher's worst realistic
+shapes (shared short literals, copies, 8 KB and 64 KB paths) beside protego. Answers are
+checked against Google's C++ matcher on the same queries (section "agreement"). See
+benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -39,10 +41,11 @@ from bench_data import (
 )
 from bench_libs import Lib, Query, Suite
 from bench_timing import fmt_int, fmt_us, machine, speedup, split, table, timed_rounds
+from bench_worst import worst_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "sites"
-WORKLOADS = ("a", "b", "c", "d", "e", "f")
+WORKLOADS = ("a", "b", "c", "d", "e", "f", "g")
 SLICES = 16  # the corpus workloads alternate the libraries every 1/16 of the corpus
 
 Results = dict[str, Any]
@@ -496,6 +499,118 @@ def bench_adversarial(suite: Suite, timeout: float, budget: float, rep: Report) 
     rep.data["adversarial"] = data
 
 
+# -- (g) worst shapes (issue 12) --------------------------------------------------------------
+
+
+def _worst_child(conn: multiprocessing.connection.Connection, lib: Lib, body: bytes,
+                 urls: tuple[str, ...], budget: float) -> None:
+    """Parse and the first query (which compiles robotrules' matcher) timed together, then
+    per-query times, URLs in turn, every URL at least once."""
+    agent = "Googlebot"
+    times: list[float] = []
+    answers: list[bool] = []
+    t0 = time.perf_counter()
+    obj = lib.parse(body) if lib.parse is not None else None
+    ask = lib.ask
+
+    def one(url: str) -> bool:
+        if obj is not None and ask is not None:
+            return bool(ask(obj, agent, url))
+        return lib.cold(body, [(agent, url)])[0]
+
+    answers.append(one(urls[0]))
+    first = time.perf_counter() - t0
+    spent = 0.0
+    k = 0
+    while not times or (spent < budget and len(times) < 200) or k < len(urls):
+        url = urls[k % len(urls)]
+        q0 = time.perf_counter()
+        answer = one(url)
+        dt = time.perf_counter() - q0
+        times.append(dt)
+        if 0 < k < len(urls):
+            answers.append(answer)
+        spent += dt
+        k += 1
+    conn.send((times, first, answers))
+    conn.close()
+
+
+def bench_worst(suite: Suite, seed: int, timeout: float, budget: float, rep: Report) -> None:
+    ctx = multiprocessing.get_context("fork")
+    libs = [*(lib for pair in suite.builds for lib in pair), L.PROTEGO, L.GOOGLE]
+    rows = []
+    data: Results = {}
+    skipped: list[str] = []
+    for case in worst_cases(seed):
+        per: dict[str, float | None] = {}
+        firsts: dict[str, float] = {}
+        answers: dict[str, list[bool] | None] = {}
+        for lib in libs:
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_worst_child,
+                               args=(send, lib, case.body, case.urls, budget))
+            proc.start()
+            send.close()
+            result = None
+            # every URL is asked once: the limit is per query
+            if recv.poll(timeout * len(case.urls) + budget + 10.0):
+                try:
+                    result = recv.recv()
+                except EOFError:
+                    result = None
+            if result is None:
+                proc.terminate()
+            proc.join(5)
+            recv.close()
+            if result is None:
+                per[lib.name] = None
+                answers[lib.name] = None
+                skipped.append(f"{lib.name} on {case.name}")
+                continue
+            times, first, got = result
+            per[lib.name] = statistics.median(times)
+            firsts[lib.name] = first
+            answers[lib.name] = got
+        ref = answers.get(L.GOOGLE.name)
+        base = per.get(L.BASELINE)
+
+        cells = []
+        for lib in libs:
+            t, a = per[lib.name], answers[lib.name]
+            wrong = lib.name.endswith("[google]") and None not in (a, ref) and a != ref
+            cells.append(f"> {timeout:.0f} s" if t is None else
+                         fmt_us(t) + (" (wrong)" if wrong else ""))
+        rows.append([case.name, fmt_int(case.rules), *cells,
+                     *(speedup(base, per[lib.name]) if per[lib.name] is not None else "-"
+                       for pair in suite.builds for lib in pair)])
+        data[case.name] = {
+            "bytes": len(case.body), "rules": case.rules, "urls": len(case.urls),
+            "path_chars": max(len(u) for u in case.urls),
+            "us_per_query": {n: None if t is None else t * 1e6 for n, t in per.items()},
+            "parse_and_first_query_ms": {n: t * 1000 for n, t in firsts.items()},
+            # None when Google's matcher was skipped (nothing to compare with)
+            "google_dialect_agrees": {pair[1].name: None if ref is None
+                                      else answers[pair[1].name] == ref
+                                      for pair in suite.builds},
+        }
+    rep.out("## (g) worst shapes: per query (median; Google re-parses per call)")
+    rep.out()
+    rep.out(table(["case", "rules", *(lib.name for lib in libs),
+                   *(f"{lib.name} vs protego" for pair in suite.builds for lib in pair)],
+                  rows))
+    rep.out()
+    rep.out("Shapes of issue 12: rules sharing short literals ('/*ba'), exact copies, a 500 KB "
+            "file whose quarter of '/*' rules is built from shared literals, paths of 8 KB and "
+            "64 KB (benchmarks/bench_worst.py). '(wrong)' marks a google-dialect answer that "
+            "differs from Google's matcher. A library is skipped for a case when its queries "
+            f"take more than {timeout:.0f} s each.")
+    if skipped:
+        rep.out("Skipped: " + "; ".join(skipped) + ".")
+    rep.out()
+    rep.data["worst"] = data
+
+
 # -- targets (issue 3) -------------------------------------------------------------------------
 
 
@@ -598,7 +713,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--quick", action="store_true", help="a sample of the corpus, fewer rounds")
     p.add_argument("--only", default=",".join(WORKLOADS),
-                   help="comma-separated workloads among a,b,c,d,e,f (default: all)")
+                   help="comma-separated workloads among a,b,c,d,e,f,g (default: all)")
     p.add_argument("--json", type=Path, help="write the results as JSON to this file")
     p.add_argument("--markdown", type=Path, help="write the report as Markdown to this file")
     p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
@@ -610,7 +725,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--budget", type=float,
                    help="seconds per library per round in (e) and per case in (f)")
     p.add_argument("--timeout", type=float, default=5.0,
-                   help="(f): skip a library for a case when one query exceeds this")
+                   help="(f), (g): skip a library for a case when one query exceeds this")
     p.add_argument("--seed", type=int, default=9309)
     p.add_argument("--mypyc", action=argparse.BooleanOptionalAction, default=None,
                    help="also benchmark the mypyc-compiled core (built with "
@@ -650,6 +765,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         bench_scaling(suite, args.seed, rounds, budget, args.scale_queries, rep)
     if "f" in only:
         bench_adversarial(suite, args.timeout, 4 * budget, rep)
+    if "g" in only:
+        bench_worst(suite, args.seed, args.timeout, 4 * budget, rep)
     targets(suite, rep)
     rep.out(f"(total benchmark time {time.perf_counter() - t_start:,.0f} s)")
     if args.json:

@@ -28,17 +28,43 @@ does not index them. Plain prefixes (most rules) need no classification: a prefi
 key; any other pattern is classified once into a :class:`Pattern` shared by every file that
 has it. A matcher's ``best(path)`` gives the key of the deciding rule (or ``NO_MATCH``).
 
+Before indexing, rules that match exactly the same paths are merged (same kind, literals and
+anchor, whatever the priority as written or the verdict): whenever one matches all do, so
+only the best key can decide: the longest pattern, then allow, then the earliest line. Thirty
+thousand copies of ``Disallow: /*ba`` are one rule.
+
 Small groups are scanned whole. Larger groups file their rules under sorted literal prefixes,
 each linked to its longest prefix in the list: a query costs one bisection and a short walk
 (as deep as prefixes nest), not a pass over the rules (thousands), and when one prefix holds
-only plain rules, only its best one is kept. See :class:`IndexedMatcher`.
+only plain rules, only its best one is kept. Wildcard rules that could match anywhere
+(``/*ba``, ``*.gif$``), and the wildcard rules under one prefix when there are many, are
+filed under a selective key: the rarest run of 4, 2 or 1 bytes of one of their literals.
+A query tries only the rules whose key occurs in the path, best first, and stops as soon as
+no remaining rule can beat the answer. See :class:`IndexedMatcher` and :class:`_Literals`.
+
+Worst case of a query on a path of ``n`` bytes: ``O(log R + d)`` for the prefixes (``R``
+distinct prefixes, ``d`` the nesting depth of those that the path starts with, each of which
+matches), plus, for a wildcard index, the work of finding the keys that occur: below 256
+bytes at most ``3 n`` dictionary lookups (or one C scan per key, when there are fewer keys
+than positions); from 256 bytes on, at most ``32`` C scans per key width, then one C-level
+read of the path per key width (at most three), whatever the number of keys; plus
+``O(n * |pattern|)`` for each rule tried. The rules tried are the rules whose key occurs in
+the path and whose rank could still beat the best match found (on a short path a bucket is
+tried again at each occurrence of its key, under 256 times; on a long path once): the cost
+is bounded by the path and the rules that can match, not by the size of the file. What
+stays is inherent to keys: rules whose every literal is one or two bytes (``/*a*b``) are
+tried whenever those bytes occur. Measured on issue 12's shapes: ``benchmarks/run.py``
+workload (g).
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from array import array
 from bisect import bisect_right
+from collections import Counter
+from itertools import chain
 from typing import Final
 
 __all__ = ["ALLOW_BIT", "INDEX_MASK", "NO_MATCH", "PREFIX", "Entry", "Matcher", "Pattern",
@@ -243,6 +269,179 @@ class LinearMatcher(Matcher):
         return NO_MATCH
 
 
+# Key widths (bytes) of the literal index, widest first: a pattern's literals are looked for
+# as UTF-8 bytes, read from a long path that many at a time (memoryview formats I, H, B)
+_WIDTHS: Final = (4, 2, 1)
+_LONG: Final = 256  # from this many bytes on, a path is read with memoryview.cast
+_ORDER: Final = sys.byteorder  # memoryview.cast reads native integers
+
+
+def _encode(text: str) -> bytes:
+    # one code point, one byte sequence, so a substring stays a substring (lone surrogates
+    # too, which surrogateescape'd paths can hold)
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _literal_keys(p: Pattern) -> tuple[int, list[bytes]]:
+    """The key width of a wildcard pattern and its candidate keys: every run of that many
+    bytes of its literals after the prefix; a matching path contains all of them. The width
+    is the largest of ``_WIDTHS`` that fits the longest literal (every ``STAR`` and ``WILD``
+    pattern has a non-empty literal after its prefix)."""
+    literals = [_encode(lit) for lit in (p.segments[1:] if p.kind == WILD else (p.suffix,))]
+    longest = max(map(len, literals))
+    width = 1
+    for width in _WIDTHS:
+        if width <= longest:
+            break
+    keys: list[bytes] = []
+    for lit in literals:
+        keys.extend([lit[i : i + width] for i in range(len(lit) - width + 1)])
+    return width, keys
+
+
+def _first_key(bucket: list[Entry]) -> int:
+    return bucket[0][0]
+
+
+def _bucket_of_item(item: tuple[bytes, list[Entry]]) -> int:
+    return item[1][0][0]
+
+
+class _Literals:
+    """Wildcard rules filed under a selective key: a short run of bytes of one of their
+    literals (``/*ba*x7k2`` under ``x7k2``, not under the ``ba`` that thousands share).
+
+    Every ``STAR`` or ``WILD`` rule needs each literal after its prefix to occur in the path,
+    so it needs each run of bytes of them. Each rule is filed under one run of 4, 2 or 1
+    bytes (the widest its longest literal allows), the rarest of its runs counted over the
+    rules of this index. A query finds the keys that occur in the path's UTF-8 bytes. A short
+    path (under ``_LONG`` bytes) asks each width's table for each key (``key in path``, a C
+    scan) when it has fewer keys than the path has positions, else for each position's run
+    of bytes, and tries a bucket only while its best rule could win. A long path asks for
+    keys one by one, best bucket first (which stops as soon as no bucket can beat the best
+    rule found so far); past a budget of such scans, it reads the path once per key width as
+    native integers (``memoryview.cast``, at each of the ``width`` offsets), intersects them
+    with the keys, all at C level, and tries each bucket found once, best first, while it can
+    still win. Rules without a literal after the prefix (a ``$``-anchored or plain ``/`` or
+    ``""``) are few once duplicates are merged: they are scanned.
+    """
+
+    __slots__ = ("_items", "_rest", "_tables")
+
+    def __init__(self, entries: list[Entry]) -> None:
+        """``entries``: best first, duplicates merged."""
+        rest: list[Entry] = []
+        chosen: list[tuple[int, list[bytes], Entry]] = []
+        for e in entries:
+            p = e[3]
+            if p is None or p.kind < STAR:
+                rest.append(e)
+            else:
+                width, keys = _literal_keys(p)
+                chosen.append((width, keys, e))
+        # how many rules could be filed under each run of bytes: each rule takes its rarest
+        counts = Counter(chain.from_iterable(set(keys) for _, keys, _ in chosen))
+        tables: dict[int, dict[bytes, list[Entry]]] = {}
+        for width, keys, e in chosen:
+            key = min(keys, key=counts.__getitem__) if len(keys) > 1 else keys[0]
+            table = tables.get(width)
+            if table is None:
+                table = tables[width] = {}
+            bucket = table.get(key)
+            if bucket is None:
+                table[key] = [e]
+            else:
+                bucket.append(e)  # entries come best first, so each bucket is best first
+        self._rest = rest
+        # a long path is read as native integers, so the keys are also kept as integers
+        self._tables = [(width, table, {int.from_bytes(key, _ORDER): bucket
+                                        for key, bucket in table.items()})
+                        for width, table in sorted(tables.items())]
+        items = [item for table in tables.values() for item in table.items()]
+        items.sort(key=_bucket_of_item)
+        self._items = items
+
+    def best(self, path: str, best: int) -> int:
+        """The key of the best rule that matches ``path`` and beats ``best``, else ``best``."""
+        items = self._items
+        if items and items[0][1][0][0] < best:
+            data = _encode(path)
+            size = len(data)
+            if size < _LONG:
+                best = self._short(data, path, best)
+            else:
+                # a key scan costs ~2 ns a byte; reading the path costs ~60 ns a byte per
+                # width (CPython 3.11, measured): scan keys, best first, until that is spent
+                budget = 32 * len(self._tables)
+                floor = -1
+                for key, bucket in items:
+                    first = bucket[0][0]
+                    if first >= best:
+                        break
+                    if budget == 0:
+                        floor = first
+                        break
+                    budget -= 1
+                    if key in data:
+                        best = _scan(bucket, path, best)
+                if floor >= 0:
+                    best = self._read(data, path, best, floor)
+        if self._rest:
+            best = _scan(self._rest, path, best)
+        return best
+
+    def _short(self, data: bytes, path: str, best: int) -> int:
+        """A short path: each key width's table is asked for each key (when it has fewer
+        keys than the path has positions) or for each position's run of bytes."""
+        size = len(data)
+        for width, table, _ in self._tables:
+            positions = size - width + 1
+            if positions <= 0:
+                break
+            if len(table) < positions:
+                for key, bucket in table.items():
+                    if bucket[0][0] < best and key in data:
+                        best = _scan(bucket, path, best)
+            else:
+                get = table.get
+                for i in range(positions):
+                    at = get(data[i : i + width])
+                    if at is not None and at[0][0] < best:
+                        best = _scan(at, path, best)
+        return best
+
+    def _read(self, data: bytes, path: str, best: int, floor: int) -> int:
+        """Try the buckets whose key occurs in ``data`` and whose best key is ``floor`` or
+        better (the ones before were already tried)."""
+        found: list[list[Entry]] = []
+        size = len(data)
+        view = memoryview(data) if size >= _LONG else None
+        for width, table, ints in self._tables:
+            if width > size:
+                break
+            if width == 1:
+                found.extend(map(ints.__getitem__, ints.keys() & set(data)))
+            elif len(table) * (32 + size) < 64 * size:  # few keys: ask for each
+                found.extend([bucket for key, bucket in table.items() if key in data])
+            elif view is None:  # a short path: slice it
+                hits = table.keys() & {data[i : i + width] for i in range(size - width + 1)}
+                found.extend(map(table.__getitem__, hits))
+            else:  # a long path: read it as integers at each offset, all at C level
+                got: set[int] = set()
+                for at in range(width):
+                    part = view[at : at + (size - at) // width * width]
+                    got |= ints.keys() & (part.cast("H") if width == 2 else part.cast("I"))
+                found.extend(map(ints.__getitem__, got))
+        found.sort(key=_first_key)
+        for bucket in found:
+            first = bucket[0][0]
+            if first >= best:
+                break
+            if first >= floor:
+                best = _scan(bucket, path, best)
+        return best
+
+
 class IndexedMatcher(Matcher):
     """A larger group, split in two.
 
@@ -255,24 +454,23 @@ class IndexedMatcher(Matcher):
       with. A query costs one bisection and a walk up a chain as long as the nesting of
       prefixes (a few links), whatever the number of rules. Under one prefix, plain rules
       all match once the path starts with it, so only the best one is kept (its key);
-      wildcard and ``$`` rules are kept and tried.
-    - Wildcard rules whose prefix is ``""`` or ``"/"`` (``*.gif$``, ``/*?sort=``) could
-      match any path. Each needs some literal (its suffix, or its longest segment) to occur
-      in the path; when there are many, they are indexed by that literal's first ``GRAM``
-      characters, and a path looks up ``path[i:i+GRAM]`` at each position, so only rules
-      whose literal could occur are tried. The rest (literal shorter than ``GRAM``) are
-      scanned best first. Either way a rule is tried only while it can still beat the
-      answer found so far.
+      wildcard and ``$`` rules are kept and tried, in a list, or in a :class:`_Literals`
+      index of their own when there are more than ``LINEAR_MAX``.
+    - Rules whose prefix is ``""`` or ``"/"`` (``*.gif$``, ``/*?sort=``) could match any
+      path: when there are more than ``LINEAR_MAX``, they go to a :class:`_Literals` index,
+      which tries only the rules whose selective key occurs in the path; fewer are scanned.
+      Either way a rule is tried only while it can still beat the answer found so far.
 
     Lists are built from the best-first entries, so each is best first too; nothing mutates
     them after construction.
     """
 
-    __slots__ = ("_always", "_grams", "_keys", "_parents", "_prefixes", "_special")
+    __slots__ = ("_always", "_big", "_keys", "_literals", "_parents", "_prefixes",
+                 "_special")
 
     def __init__(self, plain: dict[str, int], others: list[Entry]) -> None:
         """``plain``: each plain-prefix rule's prefix and key (the best one, when several
-        share a prefix); ``others``: every other rule, best first."""
+        share a prefix); ``others``: every other rule, best first, duplicates merged."""
         special: dict[str, list[Entry]] = {}  # prefix -> its wildcard or "$" rules
         always: list[Entry] = []
         for e in others:
@@ -303,30 +501,22 @@ class IndexedMatcher(Matcher):
                     parents[k] = j
         self._prefixes = prefixes
         self._parents = array("i", parents)
+        self._big: dict[int, _Literals] = {}
         if special:
             self._keys = array("q", [plain.get(prefix, NO_MATCH) for prefix in prefixes])
             self._special = {k: special[prefix] for k, prefix in enumerate(prefixes)
                              if prefix in special}
+            for k, found in self._special.items():
+                if len(found) > LINEAR_MAX:  # its first entry stays the list's only one
+                    self._big[k] = _Literals(found)
+                    self._special[k] = found[:1]
         else:
             self._keys = array("q", map(plain.__getitem__, prefixes))
             self._special = {}
-        grams: dict[str, list[Entry]] = {}
+        self._literals: _Literals | None = None
         if len(always) > LINEAR_MAX:
-            rest: list[Entry] = []
-            for e in always:
-                p = e[3]
-                literal = p.required if p is not None else ""
-                if len(literal) >= GRAM:
-                    gram = literal[:GRAM]
-                    found = grams.get(gram)
-                    if found is None:
-                        grams[gram] = [e]
-                    else:
-                        found.append(e)
-                else:
-                    rest.append(e)
-            always = rest
-        self._grams = grams
+            self._literals = _Literals(always)
+            always = []
         self._always = always
 
     def best(self, path: str) -> int:
@@ -344,39 +534,61 @@ class IndexedMatcher(Matcher):
                 best = self._keys[k]
             else:
                 keys = self._keys
+                big = self._big
                 while k >= 0:  # every link from here on is a prefix of the path
                     key = keys[k]
                     if key < best:
                         best = key
                     found = special.get(k)
                     if found is not None and found[0][0] < best:
-                        best = _scan(found, path, best)
+                        if big and k in big:
+                            best = big[k].best(path, best)
+                        else:
+                            best = _scan(found, path, best)
                     k = parents[k]
-        grams = self._grams
-        if grams:
-            positions = len(path) - GRAM + 1
-            if len(grams) < positions:  # fewer literals than positions: look for each
-                for gram, candidates in grams.items():
-                    if candidates[0][0] < best and gram in path:
-                        best = _scan(candidates, path, best)
-            else:
-                get = grams.get
-                for i in range(positions):
-                    at = get(path[i : i + GRAM])
-                    if at is not None and at[0][0] < best:
-                        best = _scan(at, path, best)
-        if self._always:
+        literals = self._literals
+        if literals is not None:
+            best = literals.best(path, best)
+        elif self._always:
             best = _scan(self._always, path, best)
         return best
+
+
+def _signature(p: Pattern) -> tuple[int, str, str, tuple[str, ...], bool]:
+    """What decides which paths a pattern matches (not its priority, not its verdict)."""
+    return (p.kind, p.prefix, p.suffix, p.segments, p.anchored)
+
+
+def _merged(others: list[Entry]) -> list[Entry]:
+    """Best-first ``others`` without the rules that can never decide: of the rules that match
+    exactly the same paths, the best key always wins (RFC 9309 2.2.2 longest match, then
+    allow, then Google's first line), so only it is kept."""
+    seen: set[object] = set()  # Pattern objects (memoised per raw rule) and signatures
+    out: list[Entry] = []
+    for e in others:
+        p = e[3]
+        if p is None:
+            sig: object = (PREFIX, e[2])
+        else:
+            if p in seen:
+                continue
+            seen.add(p)
+            sig = _signature(p)
+        if sig not in seen:
+            seen.add(sig)
+            out.append(e)
+    return out
 
 
 def make_matcher(plain: dict[str, int], others: list[Entry]) -> Matcher:
     """Index a group's rules: ``plain`` maps each plain prefix to the key of its best rule,
     ``others`` holds every other rule (a fresh list, taken over)."""
+    others.sort()  # keys are unique: only the ints are compared
+    if len(others) > 1:
+        others = _merged(others)
     if len(plain) + len(others) <= LINEAR_MAX:
         entries: list[Entry] = [(key, PREFIX, prefix, None) for prefix, key in plain.items()]
         entries.extend(others)
-        entries.sort()  # keys are unique: only the ints are compared
+        entries.sort()
         return LinearMatcher(entries)
-    others.sort()
     return IndexedMatcher(plain, others)
