@@ -48,7 +48,7 @@ def http_response(c: Capture) -> bytes:
 
 
 def capture_records(c: Capture) -> list[bytes]:
-    request = (f"GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: CCBot/2.0\r\n\r\n").encode()
+    request = (b"GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: CCBot/2.0\r\n\r\n")
     return [
         _record(WarcRecordType.request, c.url, c.when, request,
                 "application/http; msgtype=request"),

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from robotrules.agents import KnownAgent
 from robotrules.fetch._policy import DEFAULT_MAX_BYTES as MAX_BYTES
-from robotrules.fetch._policy import LONG_OUTAGE, Attempt, path_of
-from robotrules.fetch._policy import origin_of
+from robotrules.fetch._policy import LONG_OUTAGE, Attempt, origin_of, path_of
 
 __all__ = ["LONG_OUTAGE", "MAX_BYTES", "Attempt", "origin_of", "path_of", "purpose_of"]
 

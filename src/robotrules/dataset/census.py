@@ -236,8 +236,8 @@ def _charts(out: Path, crawls: Sequence[str], agents: Any, groups: Any, top: int
     fig, ax = plt.subplots(figsize=(8, 4))
     width = 0.8 / max(1, len(crawls))
     for i, crawl in enumerate(crawls):
-        vals = {r["purpose"]: 100 * r["blocked_share"] for r in grows if r["crawl"] == crawl}
-        ax.bar([j + i * width for j in range(len(names))], [vals.get(n, 0.0) for n in names],
+        shares = {r["purpose"]: 100 * r["blocked_share"] for r in grows if r["crawl"] == crawl}
+        ax.bar([j + i * width for j in range(len(names))], [shares.get(n, 0.0) for n in names],
                width=width, label=crawl)
     ax.set_xticks([j + width * (len(crawls) - 1) / 2 for j in range(len(names))], names)
     ax.set_ylabel("% of origins blocking at least one crawler of the group")
@@ -253,7 +253,8 @@ def _charts(out: Path, crawls: Sequence[str], agents: Any, groups: Any, top: int
         last.sort(key=lambda r: r["blocked_share"], reverse=True)
         fig, ax = plt.subplots(figsize=(8, 4.5))
         for r in last[: min(top, 10)]:
-            series = {x["crawl"]: 100 * x["blocked_share"] for x in rows if x["token"] == r["token"]}
+            series = {x["crawl"]: 100 * x["blocked_share"] for x in rows
+                      if x["token"] == r["token"]}
             ax.plot(list(crawls), [series.get(c, 0.0) for c in crawls], marker="o",
                     label=r["token"])
         ax.set_ylabel("% of origins blocking the crawler")
@@ -301,9 +302,9 @@ def run_census(
     agent_t, group_t, outcome_t = _tables(labels, counts, agents, usage)
     result = CensusResult(out, labels)
     for name, table in (("agents", agent_t), ("groups", group_t), ("outcomes", outcome_t)):
-        path = out / f"{name}.parquet"
-        pq.write_table(table, path)
-        result.files.append(path)
+        target = out / f"{name}.parquet"
+        pq.write_table(table, target)
+        result.files.append(target)
     result.files += _charts(out, labels, agent_t, group_t, top)
     result.origins = {r["crawl"]: r["origins"] for r in outcome_t.to_pylist()}
     return result

@@ -43,6 +43,7 @@ def _progress(total: int | None, label: str) -> Iterator[Callable[[int], None] |
     if not sys.stderr.isatty():
         yield None
         return
+    bar: Any
     with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
         yield bar.update
 

@@ -117,7 +117,7 @@ def _split_robots(robots: Sequence[str], buckets: int, tmp: Path) -> None:
 
 
 def _split_urls(urls: str, column: str, buckets: int, tmp: Path, pool: ProcessPoolExecutor | None,
-                progress: Callable[[int], None] | None) -> tuple[pa.Schema, int]:
+                workers: int, progress: Callable[[int], None] | None) -> tuple[pa.Schema, int]:
     pa_ = require("pyarrow")
     pq = require("pyarrow.parquet")
     pc = require("pyarrow.compute")
@@ -152,7 +152,7 @@ def _split_urls(urls: str, column: str, buckets: int, tmp: Path, pool: ProcessPo
                 flush(batch, _route(values, buckets))
                 continue
             pending.append((batch, pool.submit(_route, values, buckets)))
-            if len(pending) > 2 * (pool._max_workers or 1):  # bounded in-flight work
+            if len(pending) > 2 * workers:  # bounded in-flight work
                 b0, f0 = pending.pop(0)
                 flush(b0, f0.result())
         for b0, f0 in pending:
@@ -230,7 +230,8 @@ def _local(robots: Sequence[str], urls: str, out: str, agents: Sequence[str], co
                 if workers > 1 else None)
         try:
             _split_robots(robots, buckets, tmp)
-            url_schema, run.urls = _split_urls(urls, column, buckets, tmp, pool, progress)
+            url_schema, run.urls = _split_urls(urls, column, buckets, tmp, pool, workers,
+                                               progress)
             args = (agents, column, usage, dialect)
             if pool is None:
                 results = [_bucket_task(name, b, *args) for b in range(buckets)]

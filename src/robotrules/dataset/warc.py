@@ -93,12 +93,12 @@ def _records(path: str, stats: IngestStats) -> Iterator[Any]:
     with stream:
         try:
             it = warc.ArchiveIterator(stream, parse_http=True, auto_decode="transfer")
-            for record in it:
-                yield record
+            yield from it
         except BaseException as exc:
             if _fatal(exc):
                 raise
-            stats.broken_files.append(f"{path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            stats.broken_files.append(f"{path}: {why}")
 
 
 def _capture(record: Any, path: str, stats: IngestStats, raw_limit: int) -> tuple[Any, ...] | None:
