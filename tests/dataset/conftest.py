@@ -16,9 +16,9 @@ import pytest
 pytest.importorskip("pyarrow", reason="needs robotrules[dataset] (pyarrow)")
 pytest.importorskip("fastwarc", reason="needs robotrules[dataset] (fastwarc)")
 
-from tests.conftest import SHARED  # noqa: E402
+from tests.conftest import SHARED
 
-from ._warcs import Capture, write_warc  # noqa: E402
+from ._warcs import Capture, write_warc
 
 #: Agents of the agreement tests: named groups, fall-backs to * and a token no file names.
 AGENTS = ("GPTBot", "Googlebot", "CCBot", "*", "robotrules-test")

@@ -64,9 +64,11 @@ def test_three_commands(tmp_path: Path, warc: Path) -> None:
 ])
 def test_errors_are_one_line_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
     os.chdir(tmp_path)
-    code, stdout, err = _run(*args)
+    code, _stdout, err = _run(*args)
     assert code == 2
-    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+    assert err.count("\n") == 1
+    assert message in err
+    assert "Traceback" not in err
 
 
 def test_missing_column_and_bad_file(tmp_path: Path, warc: Path) -> None:
@@ -76,24 +78,29 @@ def test_missing_column_and_bad_file(tmp_path: Path, warc: Path) -> None:
     pq.write_table(pa.table({"address": ["https://a.example/"]}), urls)
     code, _, err = _run("verdicts", "--robots", str(robots), "--urls", str(urls),
                         "--agent", "GPTBot", "-o", str(tmp_path / "o.parquet"))
-    assert code == 2 and "has no column 'url' (columns: address)" in err
+    assert code == 2
+    assert "has no column 'url' (columns: address)" in err
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(b"not parquet at all")
     code, _, err = _run("verdicts", "--robots", str(bad), "--urls", str(urls),
                         "--agent", "GPTBot", "-o", str(tmp_path / "o.parquet"))
-    assert code == 2 and err.startswith("robotrules dataset: error: cannot read") and \
-        err.count("\n") == 1
+    assert code == 2
+    assert err.startswith("robotrules dataset: error: cannot read")
+    assert err.count("\n") == 1
     code, _, err = _run("census", "--robots", str(urls), "-o", str(tmp_path / "c"))
-    assert code == 2 and "is not a robots.parquet" in err
+    assert code == 2
+    assert "is not a robots.parquet" in err
 
 
 def test_python_dash_m(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
     ok = subprocess.run([sys.executable, "-m", "robotrules.dataset.cli", "--help"],
                         capture_output=True, text=True, env=env, timeout=60)
-    assert ok.returncode == 0 and "verdicts" in ok.stdout
+    assert ok.returncode == 0
+    assert "verdicts" in ok.stdout
     bad = subprocess.run([sys.executable, "-m", "robotrules.dataset.cli", "robots",
                           str(tmp_path / "x.warc"), "-o", str(tmp_path / "o.parquet")],
                          capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode == 2
-    assert bad.stderr.strip().count("\n") == 0 and "no such WARC file" in bad.stderr
+    assert bad.stderr.strip().count("\n") == 0
+    assert "no such WARC file" in bad.stderr

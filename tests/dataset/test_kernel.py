@@ -128,7 +128,7 @@ def test_usage_needs_the_feature() -> None:
     if has_usage():
         pytest.skip("this robotrules has RobotsTxt.usage")
     batch = _joined(["https://a.example/"], ["https://a.example"], ["allow-all"], [None])
-    with pytest.raises(DatasetError, match="RobotsTxt.usage"):
+    with pytest.raises(DatasetError, match=r"RobotsTxt\.usage"):
         evaluate(batch, ["GPTBot"], usage=True)
 
 

@@ -37,7 +37,8 @@ def test_2xx_gives_rules_and_the_body(tmp_path: Path) -> None:
     assert (r["origin"], r["status"], r["outcome"], r["body"], r["truncated"], r["hops"]) == (
         "https://a.example", 200, "rules", RULES, False, 0)
     assert r["fetch_time"].isoformat() == "2026-09-01T00:00:00+00:00"
-    assert r["warc_file"].endswith("t.warc.gz") and r["warc_offset"] > 0
+    assert r["warc_file"].endswith("t.warc.gz")
+    assert r["warc_offset"] > 0
 
 
 @pytest.mark.parametrize(("status", "outcome"), [
@@ -89,7 +90,8 @@ def test_five_hops_are_followed_and_six_are_not(tmp_path: Path) -> None:
     five = got["https://five.example/robots.txt"]
     assert (five["hops"], five["outcome"], five["body"]) == (5, "rules", RULES)
     six = got["https://six.example/robots.txt"]
-    assert six["outcome"] == "allow-all" and "more than 5 redirects" in six["error"]
+    assert six["outcome"] == "allow-all"
+    assert "more than 5 redirects" in six["error"]
 
 
 def test_redirect_loop_and_missing_target(tmp_path: Path) -> None:
@@ -121,7 +123,8 @@ def test_oversize_body_is_cut_at_500_kib(tmp_path: Path) -> None:
     r = rows(tmp_path, [Capture("https://big.example/robots.txt", 200, body)])[
         "https://big.example/robots.txt"]
     assert r["truncated"] is True
-    assert len(r["body"]) <= 512_000 and body.startswith(r["body"])
+    assert len(r["body"]) <= 512_000
+    assert body.startswith(r["body"])
     assert r["body"].endswith(b"\n")  # the line cut by the limit is dropped, not half-parsed
 
 
@@ -200,7 +203,8 @@ def test_broken_records_are_counted_not_fatal(tmp_path: Path) -> None:
     if "https://bad.example" in got:  # an error row: no parsable response is unreachable
         assert got["https://bad.example"]["outcome"] == "disallow-all"
         assert got["https://bad.example"]["error"]
-    assert stats.broken_files and stats.broken_files[0].startswith(str(warc))
+    assert stats.broken_files
+    assert stats.broken_files[0].startswith(str(warc))
 
 
 def test_a_second_file_is_read_after_a_broken_one(tmp_path: Path) -> None:
@@ -211,7 +215,8 @@ def test_a_second_file_is_read_after_a_broken_one(tmp_path: Path) -> None:
     stats = read_warcs([first, second], out)
     origins = {r["origin"] for r in pq.read_table(out).to_pylist()}
     assert origins == {"https://one.example", "https://two.example"}
-    assert stats.rows == 2 and len(stats.broken_files) == 1
+    assert stats.rows == 2
+    assert len(stats.broken_files) == 1
 
 
 def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
