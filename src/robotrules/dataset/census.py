@@ -19,12 +19,16 @@ blocked, partial, allowed, their shares, usage counts), ``groups.parquet`` (the 
 and PNG charts: ``agents-<crawl>.png`` (share of origins per crawler), ``groups.png`` and, with
 several crawls, ``trend.png`` (share blocking each crawler, crawl by crawl).
 
-Cost: the crawl's robots rows are bucketed by origin like the local verdict engine, one parse
-per chosen origin, O(origins x crawlers) assessments; memory is one bucket plus the counters.
+Cost: the crawl's robots rows are bucketed by origin like the local verdict engine; one parse
+and O(crawlers) assessments per distinct body (identical files, common in real crawls, are
+assessed once per worker: a digest-keyed memo of 4096 bodies); memory is one bucket, the memo
+and the counters. The usage preferences are per origin (they depend on nothing but the file,
+but are cheap next to the assessments).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tempfile
@@ -51,6 +55,7 @@ __all__ = ["ACCESS", "USAGE_COUNTED", "CensusResult", "crawl_label", "run_census
 ACCESS = ("blocked", "partial", "allowed")
 USAGE_COUNTED = ("train-ai", "ai-train", "ai-input", "search")
 _STRICT = {"blocked": 0, "partial": 1, "allowed": 2}
+_MEMO = 4096  # distinct bodies whose assessments a worker keeps
 
 
 @dataclass
@@ -98,16 +103,28 @@ def _count_bucket(tmp: str, b: int, tokens: Sequence[str], usage: bool
     by_token = {a.token: a for a in known_agents()}
     agents = [by_token[t] for t in tokens]
     cols = chosen.select(["origin", "outcome", "body"]).to_pydict()
+    # identical files are common (CMS defaults, hosting templates): assess each once
+    seen: dict[bytes, tuple[Any, list[str]]] = {}
     for origin, outcome, body in zip(cols["origin"], cols["outcome"], cols["body"], strict=True):
         counts[("outcome", outcome)] += 1
-        rules = (robotrules.parse(body or b"", url=origin + "/robots.txt")
-                 if outcome == "rules" else None)
+        rules = None
+        verdicts: list[str] | None = None
+        if outcome == "rules":
+            digest = hashlib.blake2b(body or b"", digest_size=16).digest()
+            if digest in seen:
+                rules, verdicts = seen[digest]
+            else:
+                rules = robotrules.parse(body or b"", url=origin + "/robots.txt")
+                verdicts = [assess(rules, agent).access for agent in agents]
+                if len(seen) >= _MEMO:
+                    seen.clear()
+                seen[digest] = (rules, verdicts)
         strictest: dict[str, str] = {}
-        for agent in agents:
-            if rules is None:
+        for k, agent in enumerate(agents):
+            if verdicts is None:
                 access = "blocked" if outcome == "disallow-all" else "allowed"
             else:
-                access = assess(rules, agent).access
+                access = verdicts[k]
             counts[("agent", agent.token, access)] += 1
             group = purpose_of(agent)
             if group not in strictest or _STRICT[access] < _STRICT[strictest[group]]:
