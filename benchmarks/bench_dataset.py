@@ -89,6 +89,48 @@ def build_urls(path: Path, n: int, origins: int, rng: random.Random) -> None:
             done += k
 
 
+def docs_census(out: Path) -> None:
+    """The census shown in docs/datasets.md: the shared corpus's real files as crawl
+    ``corpus``, and a *synthetic* later crawl ``corpus+ai`` where a seeded 15 % of the sites
+    append a group blocking GPTBot, ClaudeBot and CCBot (to show the trend chart; the trend
+    is made up, the first crawl is not)."""
+    import shutil
+
+    from tests.dataset._warcs import Capture, write_warc
+
+    from robotrules.dataset import read_warcs, run_census
+
+    sites = sorted((SHARED / "corpus" / "sites").glob("*.txt"))
+    rng = random.Random(2026)
+    first, second = [], []
+    block = b"\n\nUser-agent: GPTBot\nUser-agent: ClaudeBot\nUser-agent: CCBot\nDisallow: /\n"
+    for f in sites:
+        url = f"https://{f.stem.lower()}/robots.txt"
+        body = f.read_bytes()
+        first.append(Capture(url, 200, body, when="2026-09-01T00:00:00Z"))
+        later = body + block if rng.random() < 0.15 else body
+        second.append(Capture(url, 200, later, when="2026-10-01T00:00:00Z"))
+    with tempfile.TemporaryDirectory(prefix="docs-census-") as name:
+        tmp = Path(name)
+        parquets = []
+        for label, caps in (("corpus", first), ("corpus+ai", second)):
+            robots = tmp / f"{label}.parquet"
+            read_warcs([write_warc(tmp / f"{label}.warc.gz", caps)], robots)
+            parquets.append(f"{label}={robots}")
+        result = run_census(parquets, tmp / "census", purpose=None)
+        out.mkdir(parents=True, exist_ok=True)
+        for path in result.files:
+            if path.suffix == ".png":
+                shutil.copy(path, out / f"datasets-{path.name.replace('+', '-')}")
+        import pyarrow.parquet as pq
+        for name_ in ("agents", "groups", "outcomes"):
+            table = pq.read_table(tmp / "census" / f"{name_}.parquet")
+            print(f"## {name_}")
+            for row in table.to_pylist():
+                print({k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()
+                       if v is not None})
+
+
 def rss_mb(who: int) -> float:
     return resource.getrusage(who).ru_maxrss / 1024  # KiB on Linux
 
@@ -108,7 +150,12 @@ def main() -> None:
                     help="USD per vCPU-hour for the extrapolation (default: 0.05, on-demand "
                          "general-purpose cloud instances are ~0.04-0.05)")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--docs-census", type=Path, default=None, metavar="DIR",
+                    help="only write the census charts of docs/datasets.md into DIR")
     args = ap.parse_args()
+    if args.docs_census:
+        docs_census(args.docs_census)
+        return
 
     import fastwarc.warc  # noqa: F401 - imports are not part of the measured rates
     import pandas  # noqa: F401 - pyarrow imports pandas on first conversion when present

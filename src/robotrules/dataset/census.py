@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import robotrules
+from robotrules import RobotsTxt
 from robotrules.agents import KnownAgent, assess, known_agents
 
 from ._deps import DatasetError, require
@@ -104,10 +105,10 @@ def _count_bucket(tmp: str, b: int, tokens: Sequence[str], usage: bool
     agents = [by_token[t] for t in tokens]
     cols = chosen.select(["origin", "outcome", "body"]).to_pydict()
     # identical files are common (CMS defaults, hosting templates): assess each once
-    seen: dict[bytes, tuple[Any, list[str]]] = {}
+    seen: dict[bytes, tuple[RobotsTxt, list[str]]] = {}
     for origin, outcome, body in zip(cols["origin"], cols["outcome"], cols["body"], strict=True):
         counts[("outcome", outcome)] += 1
-        rules = None
+        rules: RobotsTxt | None = None
         verdicts: list[str] | None = None
         if outcome == "rules":
             digest = hashlib.blake2b(body or b"", digest_size=16).digest()

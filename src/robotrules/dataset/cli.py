@@ -3,7 +3,8 @@
 The main ``robotrules`` CLI attaches :data:`dataset` as a sub-command; ``python -m
 robotrules.dataset.cli`` runs it alone. Errors (a bad or missing file, a missing column, a
 missing extra) are one line on stderr and exit status 2, never a traceback. Progress bars are
-drawn on stderr when it is a terminal and nowhere otherwise.
+drawn on stderr when it is a terminal and nowhere otherwise (for ``verdicts``, when the URL
+file is Parquet, whose footer gives the total).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def _errors() -> Iterator[None]:
 @contextmanager
 def _progress(total: int | None, label: str) -> Iterator[Callable[[int], None] | None]:
     """A click progress bar on a terminal (stderr), nothing otherwise."""
-    if not sys.stderr.isatty():
+    if not sys.stderr.isatty() or total is None:
         yield None
         return
     bar: Any
@@ -107,7 +108,7 @@ def verdicts_cmd(robots: tuple[str, ...], urls: str, agents: tuple[str, ...], ou
         from .kernel import has_usage
         if usage and not has_usage():
             raise DatasetError("--usage needs RobotsTxt.usage (the AI-preferences feature)")
-        with _progress(None, "URLs") as progress:
+        with _progress(_rows(urls), "URLs") as progress:
             run = run_verdicts(list(robots), urls, output, list(agents),
                                engine=engine, url_column=column,  # type: ignore[arg-type]
                                usage=usage, dialect=dialect,  # type: ignore[arg-type]
@@ -138,6 +139,17 @@ def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
         click.echo(f"{crawl}: {result.origins.get(crawl, 0)} origins", err=True)
     for path in result.files:
         click.echo(str(path))
+
+
+def _rows(path: str) -> int | None:
+    """Rows of a Parquet URL file from its footer (a bar needs a total); None otherwise."""
+    if not path.lower().endswith((".parquet", ".pq")):
+        return None
+    try:
+        import pyarrow.parquet as pq
+        return int(pq.read_metadata(path).num_rows)
+    except Exception:  # the command itself reports an unreadable file
+        return None
 
 
 def main(argv: list[str] | None = None) -> Any:
