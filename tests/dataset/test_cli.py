@@ -11,6 +11,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
+pytest.importorskip("click", reason="the dataset commands need click (robotrules[dataset])")
+
 from click.testing import CliRunner
 
 from robotrules.dataset.cli import dataset
