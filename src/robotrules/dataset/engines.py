@@ -7,8 +7,9 @@ columns, ``origin``, ``robots_outcome``, ``robots_fetch_time``, then the verdict
 
 ``local`` is a grace hash join. Theory of operation:
 
-1. robots rows are split into B buckets by ``crc32(origin) % B`` (B grows with the size of the
-   robots files so a bucket's bodies stay near 128 MiB), written to scratch Parquet files;
+1. robots rows are split into B buckets by ``crc32(origin) % B`` (B grows with the robots
+   files so a bucket's bodies stay near 128 MiB and its origins fit the 4096-file parse
+   cache), written to scratch Parquet files;
 2. URL batches are streamed from the input; a pool of worker processes computes their origins
    and buckets (the Python part), the driver appends each bucket's rows to its scratch file;
 3. one task per bucket: the worker loads the bucket's robots rows, applies the duplicate rule,
@@ -56,6 +57,7 @@ __all__ = ["Engine", "VerdictRun", "run_verdicts"]
 Engine = Literal["local", "spark"]
 
 _BUCKET_BYTES = 128 << 20
+_CACHE = 4096  # parsed files a worker keeps (RulesCache's default size)
 _ROBOTS_READ = ("origin", "robots_url", "fetch_time", "outcome", "body", "warc_offset")
 _JOINED = ("origin", "robots_outcome", "robots_fetch_time")
 
@@ -90,9 +92,14 @@ def _route(urls: list[Any], buckets: int) -> tuple[list[str | None], list[int]]:
 
 
 def _n_buckets(robots: Sequence[str], workers: int) -> int:
+    """Enough buckets that one holds ~128 MiB of bodies and no more captures than a worker's
+    parse cache keeps (URLs arrive in any order: a bucket with more origins than the cache
+    would parse the same file again and again)."""
+    pq = require("pyarrow.parquet")
     # compressed size x 4 approximates the bodies in memory; zstd shrinks text about that much
     total = sum(os.path.getsize(p) for p in robots) * 4
-    return max(workers, math.ceil(total / _BUCKET_BYTES))
+    rows = sum(pq.read_metadata(p).num_rows for p in robots)
+    return int(max(workers, math.ceil(total / _BUCKET_BYTES), math.ceil(rows / _CACHE)))
 
 
 def _split_robots(robots: Sequence[str], buckets: int, tmp: Path) -> None:
@@ -193,7 +200,7 @@ def _bucket_task(tmp: str, b: int, agents: Sequence[str], column: str, usage: bo
         return 0, 0
     robots = base / f"robots-{b}.parquet"
     chosen = choose(pq.read_table(robots)) if robots.exists() else _empty_robots()
-    cache = RulesCache(dialect)
+    cache = RulesCache(dialect, size=_CACHE)
     rows = 0
     writer = None
     try:
