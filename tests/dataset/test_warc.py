@@ -227,3 +227,11 @@ def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_empty_archive_writes_an_empty_table(tmp_path: Path) -> None:
     got = rows(tmp_path, [])
     assert got == {}
+
+
+def test_chunked_transfer_coding_is_undone(tmp_path: Path) -> None:
+    # RFC 9112 7.1: a chunked message body is the concatenation of its chunks
+    chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(RULES), RULES)
+    got = rows(tmp_path, [Capture("https://c.example/robots.txt", 200, chunked,
+                                  headers={"Transfer-Encoding": "chunked"})])
+    assert got["https://c.example/robots.txt"]["body"] == RULES
