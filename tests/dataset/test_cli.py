@@ -65,8 +65,9 @@ def test_three_commands(tmp_path: Path, warc: Path) -> None:
      "no such robots file"),
     (["census", "--robots", "absent.parquet", "-o", "c"], "no such robots file"),
 ])
-def test_errors_are_one_line_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
-    os.chdir(tmp_path)
+def test_errors_are_one_line_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                    args: list[str], message: str) -> None:
+    monkeypatch.chdir(tmp_path)
     code, _stdout, err = _run(*args)
     assert code == 2
     assert err.count("\n") == 1

@@ -302,6 +302,16 @@ def spark_session(master: str = "local[*]", app: str = "robotrules-dataset") -> 
     """A SparkSession with the settings the engine relies on (UTC, Arrow batch size)."""
     require("pyspark", "spark")
     os.environ.setdefault("PYSPARK_PYTHON", _python())
+    if master.startswith("local"):
+        # Python workers are new processes started by the JVM, from its working directory:
+        # give them this robotrules by absolute path (a relative PYTHONPATH, or a source tree
+        # that shadows an installed copy, would otherwise resolve differently or not at all).
+        # On a cluster, robotrules[spark] must be installed on the executors.
+        import robotrules
+        root = str(Path(robotrules.__file__).resolve().parents[1])
+        paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            [root, *(os.path.abspath(p) for p in paths if os.path.abspath(p) != root)])
     from pyspark.sql import SparkSession
     return (SparkSession.builder.master(master).appName(app)
             .config("spark.sql.session.timeZone", "UTC")
