@@ -55,17 +55,6 @@ def test_local_engine_agrees_with_parse_on_thousands_of_verdicts(
     assert run.parses <= len(corpus_crawl.bodies)
 
 
-def test_one_process_gives_the_same_rows(corpus_crawl: Crawl, tmp_path: Path) -> None:
-    one, two = tmp_path / "one.parquet", tmp_path / "two.parquet"
-    run_verdicts([str(corpus_crawl.robots)], str(corpus_crawl.urls), str(one), ["GPTBot"],
-                 workers=1, usage=False)
-    run_verdicts([str(corpus_crawl.robots)], str(corpus_crawl.urls), str(two), ["GPTBot"],
-                 workers=2, usage=False)
-    a = pq.read_table(one).sort_by("n")
-    b = pq.read_table(two).sort_by("n")
-    assert a.equals(b)
-
-
 def _joined(urls: list[str], origins: list[str | None], outcomes: list[str | None],
             bodies: list[bytes | None]) -> pa.RecordBatch:
     when = pa.array([None] * len(urls), pa.timestamp("us", tz="UTC"))
