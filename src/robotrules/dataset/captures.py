@@ -1,0 +1,102 @@
+"""The robots.parquet table: its schema and the rule that picks one capture per origin.
+
+One row per archived robots.txt capture (``origin`` + ``fetch_time``), as :mod:`.warc` writes
+it. Several rows per origin are normal in Common Crawl (robots.txt is refetched every few hours
+of a crawl). The verdict and census stages apply :func:`choose` per origin, in one place:
+
+**Duplicate rule.** http and https (and each host and port) are different origins, each with its
+own robots.txt (RFC 9309 2.3); neither ever stands in for the other. Among the captures of one
+origin the latest wins, except that a capture whose outcome is ``disallow-all`` because the
+server was unreachable (5xx, 429, no usable response) gives way to the latest earlier capture
+that was reachable and is at most 30 days older: a crawler that holds a copy keeps using it
+through an outage (RFC 9309 2.3.1.4, 2.4). Equal fetch times: the row with the larger
+``warc_offset`` (written later) wins, then the larger ``robots_url``, so the choice never depends
+on input order.
+
+Cost: O(n log n) over the (origin, fetch_time, outcome) columns of the rows given; bodies are not
+touched until the chosen rows are taken.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._deps import require
+from ._seams import LONG_OUTAGE
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["OUTCOMES", "OUTCOME_OF_KIND", "choose", "robots_schema"]
+
+#: RFC 9309 outcome of a capture: the body's rules (2xx, 2.3.1.1), everything allowed
+#: (4xx, 2.3.1.3), everything disallowed (5xx / 429 / unreachable, 2.3.1.4).
+OUTCOMES = ("rules", "allow-all", "disallow-all")
+
+
+def robots_schema() -> pa.Schema:
+    """The columns of robots.parquet, in order."""
+    pa_ = require("pyarrow")
+    return pa_.schema([
+        pa_.field("origin", pa_.string(), nullable=False),
+        pa_.field("robots_url", pa_.string(), nullable=False),
+        pa_.field("fetch_time", pa_.timestamp("us", tz="UTC")),
+        pa_.field("status", pa_.int32()),
+        pa_.field("redirect", pa_.string()),
+        pa_.field("final_url", pa_.string()),
+        pa_.field("final_status", pa_.int32()),
+        pa_.field("hops", pa_.int8()),
+        pa_.field("outcome", pa_.string(), nullable=False),
+        pa_.field("body", pa_.binary()),
+        pa_.field("truncated", pa_.bool_()),
+        pa_.field("error", pa_.string()),
+        pa_.field("content_type", pa_.string()),
+        pa_.field("warc_file", pa_.string()),
+        pa_.field("warc_offset", pa_.int64()),
+    ])
+
+
+#: The fetch policy's kinds of attempt result as outcomes (RFC 9309 2.3.1.1-2.3.1.4).
+OUTCOME_OF_KIND = {"ok": "rules", "unavailable": "allow-all", "auth-disallow": "disallow-all",
+                   "unreachable": "disallow-all"}
+
+
+def _unreachable(outcome: str) -> bool:
+    # disallow-all only ever comes from 2.3.1.4: the archive is replayed with the default
+    # auth_failure="allow", so 401/403 are allow-all like every 4xx
+    return outcome == "disallow-all"
+
+
+def choose(table: pa.Table) -> pa.Table:
+    """One row per origin of ``table`` by the duplicate rule above (origin order)."""
+    cols = table.select(["origin", "fetch_time", "outcome", "warc_offset",
+                         "robots_url"]).to_pydict()
+    n = table.num_rows
+    order = sorted(range(n), key=lambda i: (
+        cols["origin"][i], _ts(cols["fetch_time"][i]), cols["warc_offset"][i] or 0,
+        cols["robots_url"][i]))
+    keep: list[int] = []
+    start = 0
+    while start < n:
+        origin = cols["origin"][order[start]]
+        end = start
+        while end < n and cols["origin"][order[end]] == origin:
+            end += 1
+        latest = order[end - 1]
+        pick = latest
+        if _unreachable(cols["outcome"][latest]):
+            horizon = _ts(cols["fetch_time"][latest]) - LONG_OUTAGE
+            for j in range(end - 2, start - 1, -1):
+                i = order[j]
+                if _ts(cols["fetch_time"][i]) < horizon:
+                    break
+                if not _unreachable(cols["outcome"][i]):
+                    pick = i
+                    break
+        keep.append(pick)
+        start = end
+    return table.take(keep)
+
+
+def _ts(value: Any) -> float:
+    return value.timestamp() if value is not None else float("-inf")

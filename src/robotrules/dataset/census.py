@@ -1,0 +1,328 @@
+"""The census: how the origins of one or several crawls treat each crawler of the registry.
+
+For each crawl (a robots.parquet, labelled) and each origin, the capture picked by the
+duplicate rule (:mod:`.captures`) is read as RFC 9309 says (rules, allow-all for 4xx,
+disallow-all for 5xx/429/unreachable) and every crawler of ``robotrules.agents.known_agents()``
+is assessed with ``robotrules.agents.assess``: **blocked** (the whole site is disallowed),
+**partial** (some paths), **allowed** (nothing disallowed). allow-all counts as allowed and
+disallow-all as blocked for every crawler. With the AI-preferences feature present, the usage
+preferences the file states for the site root (``rules.usage(origin + "/", ...)``) are counted
+too: how many origins say yes / no to ``train-ai``, ``ai-train``, ``ai-input``, ``search``.
+
+A *group* is the crawlers sharing a purpose (:func:`._seams.purpose_of`); an origin's status for
+a group is the strictest status among its crawlers (blocked > partial > allowed), the
+convention of Longpre et al., "Consent in Crisis" (arXiv 2407.14933), for company groups.
+
+Outputs in the census directory: ``agents.parquet`` (crawl, token, operator, purpose, origins,
+blocked, partial, allowed, their shares, usage counts), ``groups.parquet`` (the same per purpose),
+``outcomes.parquet`` (per crawl: origins, rules / allow-all / disallow-all, truncated, errors)
+and PNG charts: ``agents-<crawl>.png`` (share of origins per crawler), ``groups.png`` and, with
+several crawls, ``trend.png`` (share blocking each crawler, crawl by crawl).
+
+Cost: the crawl's robots rows are bucketed by origin like the local verdict engine; one parse
+and O(crawlers) assessments per distinct body (identical files, common in real crawls, are
+assessed once per worker: a digest-keyed memo of 4096 bodies); memory is one bucket, the memo
+and the counters. The usage preferences are per origin (they depend on nothing but the file,
+but are cheap next to the assessments).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import robotrules
+from robotrules import RobotsTxt
+from robotrules.agents import KnownAgent, assess, known_agents
+
+from ._deps import DatasetError, require
+from ._io import check_robots
+from ._seams import purpose_of
+from .captures import choose
+from .engines import _n_buckets, _split_robots
+from .kernel import has_usage
+
+__all__ = ["ACCESS", "USAGE_COUNTED", "CensusResult", "crawl_label", "run_census"]
+
+ACCESS = ("blocked", "partial", "allowed")
+USAGE_COUNTED = ("train-ai", "ai-train", "ai-input", "search")
+_STRICT = {"blocked": 0, "partial": 1, "allowed": 2}
+_MEMO = 4096  # distinct bodies whose assessments a worker keeps
+
+
+@dataclass
+class CensusResult:
+    """Where the census went and what it counted."""
+
+    out_dir: Path
+    crawls: list[str]
+    origins: dict[str, int] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+
+
+def crawl_label(arg: str) -> tuple[str, str]:
+    """``LABEL=PATH`` or ``PATH``; a bare path is labelled by its file name (or its folder's
+    name when the file is called ``robots.parquet``)."""
+    label, sep, path = arg.partition("=")
+    if sep and label and not os.path.exists(arg):
+        return label, path
+    p = Path(arg)
+    return (p.parent.name or p.stem) if p.stem == "robots" else p.stem, arg
+
+
+def agents_for(purpose: str | None) -> list[KnownAgent]:
+    """The registry's crawlers, those of ``purpose`` only when given."""
+    agents = list(known_agents())
+    if purpose is None:
+        return agents
+    chosen = [a for a in agents if purpose_of(a) == purpose]
+    if not chosen:
+        known = sorted({purpose_of(a) for a in agents})
+        raise DatasetError(f"no crawler has purpose {purpose!r} (known: {', '.join(known)})")
+    return chosen
+
+
+def _count_bucket(tmp: str, b: int, tokens: Sequence[str], usage: bool
+                  ) -> tuple[Counter[tuple[str, ...]], int]:
+    """Worker task: counters of one bucket. Keys: ("agent", token, access),
+    ("group", purpose, access), ("usage", token, key, yes|no), ("outcome", outcome)."""
+    pq = require("pyarrow.parquet")
+    path = Path(tmp) / f"robots-{b}.parquet"
+    counts: Counter[tuple[str, ...]] = Counter()
+    if not path.exists():
+        return counts, 0
+    chosen = choose(pq.read_table(path))
+    by_token = {a.token: a for a in known_agents()}
+    agents = [by_token[t] for t in tokens]
+    cols = chosen.select(["origin", "outcome", "body"]).to_pydict()
+    # identical files are common (CMS defaults, hosting templates): assess each once
+    seen: dict[bytes, tuple[RobotsTxt, list[str]]] = {}
+    for origin, outcome, body in zip(cols["origin"], cols["outcome"], cols["body"], strict=True):
+        counts[("outcome", outcome)] += 1
+        rules: RobotsTxt | None = None
+        verdicts: list[str] | None = None
+        if outcome == "rules":
+            digest = hashlib.blake2b(body or b"", digest_size=16).digest()
+            if digest in seen:
+                rules, verdicts = seen[digest]
+            else:
+                rules = robotrules.parse(body or b"", url=origin + "/robots.txt")
+                verdicts = [assess(rules, agent).access for agent in agents]
+                if len(seen) >= _MEMO:
+                    seen.clear()
+                seen[digest] = (rules, verdicts)
+        strictest: dict[str, str] = {}
+        for k, agent in enumerate(agents):
+            if verdicts is None:
+                access = "blocked" if outcome == "disallow-all" else "allowed"
+            else:
+                access = verdicts[k]
+            counts[("agent", agent.token, access)] += 1
+            group = purpose_of(agent)
+            if group not in strictest or _STRICT[access] < _STRICT[strictest[group]]:
+                strictest[group] = access
+            if usage and rules is not None:
+                u = rules.usage(origin + "/", user_agent=agent.token)  # type: ignore[attr-defined]
+                for key in USAGE_COUNTED:
+                    value = u[key]
+                    if value is not None:
+                        counts[("usage", agent.token, key, "yes" if value else "no")] += 1
+        for group, access in strictest.items():
+            counts[("group", group, access)] += 1
+    return counts, chosen.num_rows
+
+
+def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
+                 scratch_dir: str | None) -> Counter[tuple[str, ...]]:
+    total: Counter[tuple[str, ...]] = Counter()
+    with tempfile.TemporaryDirectory(prefix="robotrules-census-", dir=scratch_dir) as tmp:
+        buckets = _n_buckets([path], workers)
+        _split_robots([path], buckets, Path(tmp))
+        if workers > 1:
+            with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+                futures = [pool.submit(_count_bucket, tmp, b, tokens, usage)
+                           for b in range(buckets)]
+                parts = [f.result()[0] for f in futures]
+        else:
+            parts = [_count_bucket(tmp, b, tokens, usage)[0] for b in range(buckets)]
+    for part in parts:
+        total.update(part)
+    return total
+
+
+def _share(n: int, d: int) -> float:
+    return n / d if d else 0.0
+
+
+def _tables(crawls: Sequence[str], counts: dict[str, Counter[tuple[str, ...]]],
+            agents: Sequence[KnownAgent], usage: bool) -> tuple[Any, Any, Any]:
+    pa = require("pyarrow")
+    agent_rows: list[dict[str, Any]] = []
+    group_rows: list[dict[str, Any]] = []
+    outcome_rows: list[dict[str, Any]] = []
+    groups: dict[str, list[str]] = {}
+    for a in agents:
+        groups.setdefault(purpose_of(a), []).append(a.token)
+    for crawl in crawls:
+        c = counts[crawl]
+        origins = sum(v for k, v in c.items() if k[0] == "outcome")
+        outcome_rows.append({"crawl": crawl, "origins": origins,
+                             "rules": c[("outcome", "rules")],
+                             "allow_all": c[("outcome", "allow-all")],
+                             "disallow_all": c[("outcome", "disallow-all")]})
+        for a in agents:
+            row: dict[str, Any] = {"crawl": crawl, "token": a.token, "operator": a.operator,
+                                   "purpose": purpose_of(a), "origins": origins}
+            for acc in ACCESS:
+                row[acc] = c[("agent", a.token, acc)]
+            for acc in ACCESS:
+                row[f"{acc}_share"] = _share(row[acc], origins)
+            for key in USAGE_COUNTED:
+                for ans in ("yes", "no"):
+                    row[f"{key}_{ans}"] = c[("usage", a.token, key, ans)] if usage else None
+            agent_rows.append(row)
+        for group, tokens in sorted(groups.items()):
+            grow: dict[str, Any] = {"crawl": crawl, "purpose": group, "crawlers": len(tokens),
+                                    "origins": origins}
+            for acc in ACCESS:
+                grow[acc] = c[("group", group, acc)]
+            for acc in ACCESS:
+                grow[f"{acc}_share"] = _share(grow[acc], origins)
+            group_rows.append(grow)
+    usage_fields = [pa.field(f"{k}_{a}", pa.int64()) for k in USAGE_COUNTED for a in ("yes", "no")]
+    counts_fields = [pa.field(a, pa.int64()) for a in ACCESS]
+    share_fields = [pa.field(f"{a}_share", pa.float64()) for a in ACCESS]
+    agent_schema = pa.schema([pa.field("crawl", pa.string()), pa.field("token", pa.string()),
+                              pa.field("operator", pa.string()), pa.field("purpose", pa.string()),
+                              pa.field("origins", pa.int64()), *counts_fields, *share_fields,
+                              *usage_fields])
+    group_schema = pa.schema([pa.field("crawl", pa.string()), pa.field("purpose", pa.string()),
+                              pa.field("crawlers", pa.int64()), pa.field("origins", pa.int64()),
+                              *counts_fields, *share_fields])
+    outcome_schema = pa.schema([pa.field("crawl", pa.string()), pa.field("origins", pa.int64()),
+                                pa.field("rules", pa.int64()), pa.field("allow_all", pa.int64()),
+                                pa.field("disallow_all", pa.int64())])
+    return (pa.Table.from_pylist(agent_rows, schema=agent_schema),
+            pa.Table.from_pylist(group_rows, schema=group_schema),
+            pa.Table.from_pylist(outcome_rows, schema=outcome_schema))
+
+
+def _slug(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", label) or "crawl"
+
+
+_COLOURS = {"blocked": "#c0392b", "partial": "#e67e22", "allowed": "#27ae60"}
+
+
+def _charts(out: Path, crawls: Sequence[str], agents: Any, groups: Any, top: int) -> list[Path]:
+    mpl = require("matplotlib")
+    mpl.use("Agg")  # no display: files only
+    plt = require("matplotlib.pyplot")
+    files: list[Path] = []
+    rows = agents.to_pylist()
+    for crawl in crawls:
+        mine = [r for r in rows if r["crawl"] == crawl]
+        mine.sort(key=lambda r: (r["blocked_share"], r["partial_share"]), reverse=True)
+        mine = mine[:top][::-1]
+        fig, ax = plt.subplots(figsize=(8, 0.28 * len(mine) + 1.4))
+        left = [0.0] * len(mine)
+        for acc in ACCESS:
+            vals = [100 * r[f"{acc}_share"] for r in mine]
+            ax.barh([r["token"] for r in mine], vals, left=left, color=_COLOURS[acc], label=acc)
+            left = [x + v for x, v in zip(left, vals, strict=True)]
+        origins = mine[0]["origins"] if mine else 0
+        ax.set_xlabel(f"% of {origins} origins")
+        ax.set_xlim(0, 100)
+        ax.set_title(f"{crawl}: robots.txt access per crawler (top {len(mine)} by blocked share)")
+        ax.legend(loc="lower right", fontsize="small")
+        fig.tight_layout()
+        path = out / f"agents-{_slug(crawl)}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        files.append(path)
+    grows = groups.to_pylist()
+    names = sorted({r["purpose"] for r in grows})
+    fig, ax = plt.subplots(figsize=(8, 4))
+    width = 0.8 / max(1, len(crawls))
+    for i, crawl in enumerate(crawls):
+        shares = {r["purpose"]: 100 * r["blocked_share"] for r in grows if r["crawl"] == crawl}
+        ax.bar([j + i * width for j in range(len(names))], [shares.get(n, 0.0) for n in names],
+               width=width, label=crawl)
+    ax.set_xticks([j + width * (len(crawls) - 1) / 2 for j in range(len(names))], names)
+    ax.set_ylabel("% of origins blocking at least one crawler of the group")
+    ax.set_title("Blocked share per purpose (strictest crawler of the group)")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    path = out / "groups.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    files.append(path)
+    if len(crawls) > 1:
+        last = [r for r in rows if r["crawl"] == crawls[-1]]
+        last.sort(key=lambda r: r["blocked_share"], reverse=True)
+        fig, ax = plt.subplots(figsize=(8, 4.5))
+        for r in last[: min(top, 10)]:
+            series = {x["crawl"]: 100 * x["blocked_share"] for x in rows
+                      if x["token"] == r["token"]}
+            ax.plot(list(crawls), [series.get(c, 0.0) for c in crawls], marker="o",
+                    label=r["token"])
+        ax.set_ylabel("% of origins blocking the crawler")
+        ax.set_title("Trend: share of origins blocking each crawler")
+        ax.legend(fontsize="small", ncol=2)
+        fig.tight_layout()
+        path = out / "trend.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        files.append(path)
+    return files
+
+
+def run_census(
+    robots: Sequence[str],
+    out_dir: str | os.PathLike[str],
+    *,
+    purpose: str | None = None,
+    workers: int | None = None,
+    top: int = 25,
+    progress: Callable[[int], None] | None = None,
+    scratch_dir: str | None = None,
+) -> CensusResult:
+    """The census of each crawl in ``robots`` (``LABEL=PATH`` or ``PATH``) into ``out_dir``.
+
+    ``progress`` is called with 1 after each crawl.
+    """
+    pq = require("pyarrow.parquet")
+    labelled = [crawl_label(r) for r in robots]
+    check_robots([p for _, p in labelled])
+    labels = [label for label, _ in labelled]
+    if len(set(labels)) != len(labels):
+        raise DatasetError("two crawls have the same label; name them LABEL=PATH")
+    agents = agents_for(purpose)
+    tokens = [a.token for a in agents]
+    usage = has_usage()
+    n = workers or os.cpu_count() or 1
+    counts: dict[str, Counter[tuple[str, ...]]] = {}
+    for label, path in labelled:
+        counts[label] = _count_crawl(path, tokens, usage, n, scratch_dir)
+        if progress is not None:
+            progress(1)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    agent_t, group_t, outcome_t = _tables(labels, counts, agents, usage)
+    result = CensusResult(out, labels)
+    for name, table in (("agents", agent_t), ("groups", group_t), ("outcomes", outcome_t)):
+        target = out / f"{name}.parquet"
+        pq.write_table(table, target)
+        result.files.append(target)
+    result.files += _charts(out, labels, agent_t, group_t, top)
+    result.origins = {r["crawl"]: r["origins"] for r in outcome_t.to_pylist()}
+    return result

@@ -1,0 +1,100 @@
+"""The census on a small generated crawl whose answers are known by construction.
+
+Six origins: a group naming GPTBot with ``Disallow: /`` (blocked, RFC 9309 2.2.1: a crawler
+obeys the group that names it), a ``*`` group disallowing one directory (partial for every
+crawler that falls back to ``*``), a group naming ClaudeBot only, a 404 (allow-all, 2.3.1.3), a
+503 (disallow-all, 2.3.1.4) and an empty file (nothing disallowed).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from robotrules.dataset import DatasetError, read_warcs, run_census
+
+from ._warcs import Capture, write_warc
+
+CRAWL_1 = [
+    Capture("https://gpt.example/robots.txt", 200, b"User-agent: GPTBot\nDisallow: /\n"),
+    Capture("https://dir.example/robots.txt", 200, b"User-agent: *\nDisallow: /private/\n"),
+    Capture("https://claude.example/robots.txt", 200, b"User-agent: ClaudeBot\nDisallow: /\n"),
+    Capture("https://gone.example/robots.txt", 404),
+    Capture("https://down.example/robots.txt", 503),
+    Capture("https://empty.example/robots.txt", 200, b""),
+]
+# a later crawl: the directory site now also blocks GPTBot entirely
+CRAWL_2 = [*CRAWL_1[:1], Capture(
+    "https://dir.example/robots.txt", 200,
+    b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\n",
+    when="2026-10-01T00:00:00Z"), *CRAWL_1[2:]]
+
+
+def _robots(tmp: Path, name: str, captures: list[Capture]) -> Path:
+    out = tmp / f"{name}.parquet"
+    read_warcs([write_warc(tmp / f"{name}.warc.gz", captures)], out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def census(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("census")
+    one, two = _robots(tmp, "c1", CRAWL_1), _robots(tmp, "c2", CRAWL_2)
+    out = tmp / "census"
+    run_census([f"2026-09={one}", f"2026-10={two}"], out, workers=1)
+    return out
+
+
+def _agent(out: Path, crawl: str, token: str) -> dict[str, object]:
+    rows = [r for r in pq.read_table(out / "agents.parquet").to_pylist()
+            if r["crawl"] == crawl and r["token"] == token]
+    assert len(rows) == 1
+    return rows[0]
+
+
+def test_counts_per_crawler(census: Path) -> None:
+    gpt = _agent(census, "2026-09", "GPTBot")
+    # blocked: gpt (named group), down (503); partial: dir (* group); allowed: the rest
+    assert (gpt["origins"], gpt["blocked"], gpt["partial"], gpt["allowed"]) == (6, 2, 1, 3)
+    assert gpt["blocked_share"] == pytest.approx(2 / 6)
+    claude = _agent(census, "2026-09", "ClaudeBot")
+    assert (claude["blocked"], claude["partial"], claude["allowed"]) == (2, 1, 3)
+    google = _agent(census, "2026-09", "Googlebot")
+    assert (google["blocked"], google["partial"], google["allowed"]) == (1, 1, 4)
+
+
+def test_trend_over_two_crawls(census: Path) -> None:
+    assert _agent(census, "2026-10", "GPTBot")["blocked"] == 3
+    assert _agent(census, "2026-10", "GPTBot")["partial"] == 0
+    assert (census / "trend.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_groups_take_the_strictest_crawler(census: Path) -> None:
+    # "Consent in Crisis" (arXiv 2407.14933): a group's status is its strictest member's
+    groups = {(r["crawl"], r["purpose"]): r for r in
+              pq.read_table(census / "groups.parquet").to_pylist()}
+    ai = groups[("2026-09", "ai")]
+    # gpt, claude and down block some AI crawler entirely; dir is partial; gone, empty open
+    assert (ai["blocked"], ai["partial"], ai["allowed"]) == (3, 1, 2)
+    search = groups[("2026-09", "search")]
+    assert (search["blocked"], search["partial"], search["allowed"]) == (1, 1, 4)
+
+
+def test_outcomes_and_charts(census: Path) -> None:
+    outcomes = {r["crawl"]: r for r in pq.read_table(census / "outcomes.parquet").to_pylist()}
+    assert (outcomes["2026-09"]["rules"], outcomes["2026-09"]["allow_all"],
+            outcomes["2026-09"]["disallow_all"]) == (4, 1, 1)
+    for name in ("agents-2026-09.png", "agents-2026-10.png", "groups.png"):
+        assert (census / name).read_bytes().startswith(b"\x89PNG")
+
+
+def test_purpose_filter_and_unknown_purpose(tmp_path: Path) -> None:
+    robots = _robots(tmp_path, "c", CRAWL_1)
+    out = tmp_path / "ai"
+    run_census([str(robots)], out, purpose="ai", workers=1)
+    purposes = set(pq.read_table(out / "agents.parquet").column("purpose").to_pylist())
+    assert purposes == {"ai"}
+    with pytest.raises(DatasetError, match="no crawler has purpose 'nope'"):
+        run_census([str(robots)], tmp_path / "x", purpose="nope", workers=1)

@@ -1,0 +1,110 @@
+"""The ``dataset`` Click group, through Click's runner and as ``python -m``: the three commands
+on a small crawl, and errors as one line on stderr with exit status 2 (project standard)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+pytest.importorskip("click", reason="the dataset commands need click (robotrules[dataset])")
+
+from click.testing import CliRunner
+
+from robotrules.dataset.cli import dataset
+
+from ._warcs import Capture, write_warc
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+@pytest.fixture
+def warc(tmp_path: Path) -> Path:
+    return write_warc(tmp_path / "c.warc.gz", [
+        Capture("https://a.example/robots.txt", 200, b"User-agent: GPTBot\nDisallow: /\n"),
+        Capture("https://b.example/robots.txt", 404),
+    ])
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(dataset, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_three_commands(tmp_path: Path, warc: Path) -> None:
+    robots = tmp_path / "robots.parquet"
+    code, _, err = _run("robots", str(warc), "-o", str(robots))
+    assert code == 0, err
+    assert "2 robots.txt captures" in err
+    urls = tmp_path / "urls.jsonl"
+    urls.write_text('{"link": "https://a.example/x"}\n{"link": "https://b.example/x"}\n')
+    out = tmp_path / "v.parquet"
+    code, _, err = _run("verdicts", "--robots", str(robots), "--urls", str(urls),
+                        "--agent", "GPTBot", "--agent", "Googlebot", "-o", str(out),
+                        "--column", "link", "--workers", "1", "--no-usage")
+    assert code == 0, err
+    rows = {r["link"]: r for r in pq.read_table(out).to_pylist()}
+    assert rows["https://a.example/x"]["GPTBot__allowed"] is False  # RFC 9309 2.2.2
+    assert rows["https://a.example/x"]["Googlebot__allowed"] is True
+    assert rows["https://b.example/x"]["GPTBot__reason"] == "allow-all"  # 2.3.1.3
+    code, stdout, err = _run("census", "--robots", str(robots), "--purpose", "ai",
+                             "-o", str(tmp_path / "census"), "--workers", "1")
+    assert code == 0, err
+    assert f"{tmp_path.name}: 2 origins" in err  # robots.parquet is named by its folder
+    assert str(tmp_path / "census" / "agents.parquet") in stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["robots", "absent.warc.gz", "-o", "o.parquet"], "no such WARC file: absent.warc.gz"),
+    (["verdicts", "--robots", "absent.parquet", "--urls", "u.csv", "--agent", "A", "-o", "o"],
+     "no such robots file"),
+    (["census", "--robots", "absent.parquet", "-o", "c"], "no such robots file"),
+])
+def test_errors_are_one_line_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                    args: list[str], message: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _stdout, err = _run(*args)
+    assert code == 2
+    assert err.count("\n") == 1
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_missing_column_and_bad_file(tmp_path: Path, warc: Path) -> None:
+    robots = tmp_path / "robots.parquet"
+    assert _run("robots", str(warc), "-o", str(robots))[0] == 0
+    urls = tmp_path / "u.parquet"
+    pq.write_table(pa.table({"address": ["https://a.example/"]}), urls)
+    code, _, err = _run("verdicts", "--robots", str(robots), "--urls", str(urls),
+                        "--agent", "GPTBot", "-o", str(tmp_path / "o.parquet"))
+    assert code == 2
+    assert "has no column 'url' (columns: address)" in err
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"not parquet at all")
+    code, _, err = _run("verdicts", "--robots", str(bad), "--urls", str(urls),
+                        "--agent", "GPTBot", "-o", str(tmp_path / "o.parquet"))
+    assert code == 2
+    assert err.startswith("robotrules dataset: error: cannot read")
+    assert err.count("\n") == 1
+    code, _, err = _run("census", "--robots", str(urls), "-o", str(tmp_path / "c"))
+    assert code == 2
+    assert "is not a robots.parquet" in err
+
+
+def test_python_dash_m(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    ok = subprocess.run([sys.executable, "-m", "robotrules.dataset.cli", "--help"],
+                        capture_output=True, text=True, env=env, timeout=60)
+    assert ok.returncode == 0
+    assert "verdicts" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "robotrules.dataset.cli", "robots",
+                          str(tmp_path / "x.warc"), "-o", str(tmp_path / "o.parquet")],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().count("\n") == 0
+    assert "no such WARC file" in bad.stderr

@@ -1,0 +1,139 @@
+"""The batch kernel and the local engine: every verdict equals the library's own answer.
+
+The oracle is the public API on the same capture: ``robotrules.parse(body).is_allowed(url,
+user_agent=A)`` (issue 14, "Agreement"); allow-all / disallow-all rows follow RFC 9309 2.3.1.3
+and 2.3.1.4.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import robotrules
+from robotrules.dataset import DatasetError, RulesCache, evaluate, run_verdicts
+from robotrules.dataset.kernel import USAGE_KEYS, has_usage
+
+from .conftest import AGENTS, Crawl
+
+
+def _check_agreement(crawl: Crawl, table: pa.Table) -> int:
+    parsed = {o: robotrules.parse(b) for o, b in crawl.bodies.items()}
+    checked = 0
+    for row in table.to_pylist():
+        url, origin = row["url"], row["origin"]
+        for agent in AGENTS:
+            allowed = row[f"{agent}__allowed"]
+            if origin in parsed:
+                assert row["robots_outcome"] == "rules"
+                expected = parsed[origin].is_allowed(url, user_agent=agent)
+                assert allowed is expected, (url, agent, row[f"{agent}__rule"])
+                v = parsed[origin].explain(url, user_agent=agent)
+                assert row[f"{agent}__line"] == v.line
+                assert row[f"{agent}__reason"] == v.reason
+                checked += 1
+            else:
+                assert allowed is None
+                assert row[f"{agent}__reason"] in ("no-capture", "invalid-url")
+    return checked
+
+
+def test_local_engine_agrees_with_parse_on_thousands_of_verdicts(
+        corpus_crawl: Crawl, tmp_path: Path) -> None:
+    out = tmp_path / "verdicts.parquet"
+    run = run_verdicts([str(corpus_crawl.robots)], str(corpus_crawl.urls), str(out),
+                       list(AGENTS), workers=2, usage=False)
+    table = pq.read_table(out)
+    assert table.num_rows == pq.read_metadata(corpus_crawl.urls).num_rows == run.urls
+    assert sorted(table.column("n").to_pylist()) == list(range(table.num_rows))
+    assert _check_agreement(corpus_crawl, table) >= 10_000
+    # each body parsed once per bucket that holds it: at most once per origin here
+    assert run.parses <= len(corpus_crawl.bodies)
+
+
+def _joined(urls: list[str], origins: list[str | None], outcomes: list[str | None],
+            bodies: list[bytes | None]) -> pa.RecordBatch:
+    when = pa.array([None] * len(urls), pa.timestamp("us", tz="UTC"))
+    return pa.RecordBatch.from_arrays(
+        [pa.array(urls), pa.array(origins), pa.array(outcomes), when, pa.array(bodies)],
+        names=["url", "origin", "robots_outcome", "robots_fetch_time", "robots_body"])
+
+
+def test_kernel_outcomes_without_rules() -> None:
+    batch = _joined(["https://a.example/x", "https://b.example/x", "https://c.example/x"],
+                    ["https://a.example", "https://b.example", "https://c.example"],
+                    ["allow-all", "disallow-all", None], [None, None, None])
+    out = evaluate(batch, ["GPTBot"]).to_pylist()
+    # RFC 9309 2.3.1.3 (unavailable: allow), 2.3.1.4 (unreachable: disallow), no capture: unknown
+    assert [(r["GPTBot__allowed"], r["GPTBot__reason"]) for r in out] == [
+        (True, "allow-all"), (False, "disallow-all"), (None, "no-capture")]
+    assert "robots_body" not in out[0]
+
+
+def test_kernel_parses_each_origin_once_per_cache() -> None:
+    body = b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n"
+    rng = random.Random(1)
+    urls = [f"https://o{rng.randint(0, 4)}.example/p{i}" for i in range(500)]
+    origins = [u.rsplit("/", 1)[0] for u in urls]
+    batch = _joined(urls, list(origins), ["rules"] * 500, [body] * 500)
+    cache = RulesCache()
+    out = evaluate(batch, ["GPTBot", "Googlebot"], cache=cache)
+    evaluate(batch, ["GPTBot"], cache=cache)
+    assert cache.parses == len(set(origins))
+    rows = out.to_pylist()
+    assert all(r["GPTBot__allowed"] is False and r["GPTBot__line"] == 2 for r in rows)
+    assert all(r["GPTBot__rule"] == "Disallow: /" for r in rows)
+    assert all(r["Googlebot__allowed"] is True and r["Googlebot__line"] == 5 for r in rows)
+
+
+def test_kernel_names_a_missing_column() -> None:
+    batch = pa.RecordBatch.from_arrays([pa.array(["https://a.example/"])], names=["url"])
+    with pytest.raises(DatasetError, match="no column 'origin'"):
+        evaluate(batch, ["GPTBot"])
+
+
+def test_usage_columns() -> None:
+    if not hasattr(robotrules.RobotsTxt, "usage"):
+        pytest.skip("needs RobotsTxt.usage (AI preferences)")
+    body = b"User-agent: *\nDisallow: /private\n"
+    batch = _joined(["https://a.example/x", "https://b.example/x"],
+                    ["https://a.example", "https://b.example"], ["rules", "disallow-all"],
+                    [body, None])
+    rows = evaluate(batch, ["GPTBot"], usage=True).to_pylist()
+    rules = robotrules.parse(body)
+    u = rules.usage("https://a.example/x", user_agent="GPTBot")  # type: ignore[attr-defined]
+    assert rows[0]["GPTBot__crawl"] is bool(u.crawl)
+    for key in USAGE_KEYS[1:]:
+        assert rows[0][f"GPTBot__{key}"] == u[key]
+    # no rules: only crawl is known, and it is the verdict (RFC 9309 2.3.1.4)
+    assert [rows[1][f"GPTBot__{k}"] for k in USAGE_KEYS] == [False, None, None, None, None]
+
+
+def test_usage_needs_the_feature() -> None:
+    if has_usage():
+        pytest.skip("this robotrules has RobotsTxt.usage")
+    batch = _joined(["https://a.example/"], ["https://a.example"], ["allow-all"], [None])
+    with pytest.raises(DatasetError, match=r"RobotsTxt\.usage"):
+        evaluate(batch, ["GPTBot"], usage=True)
+
+
+def test_url_inputs_csv_and_jsonl_give_the_same_verdicts(corpus_crawl: Crawl,
+                                                         tmp_path: Path) -> None:
+    import pyarrow.csv as pcsv
+
+    urls = pq.read_table(corpus_crawl.urls).slice(0, 300)
+    csv_path, jsonl = tmp_path / "u.csv", tmp_path / "u.jsonl"
+    pcsv.write_csv(urls, csv_path)
+    import json
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in urls.to_pylist()))
+    results = []
+    for src in (csv_path, jsonl):
+        out = tmp_path / f"{src.suffix}.parquet"
+        run_verdicts([str(corpus_crawl.robots)], str(src), str(out), ["CCBot"], workers=1,
+                     usage=False)
+        results.append(pq.read_table(out).sort_by("n").select(["url", "CCBot__allowed"]))
+    assert results[0].equals(results[1])
