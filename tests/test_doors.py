@@ -46,7 +46,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from robotrules.web import create_app  # noqa: E402
+from robotrules.web import create_app
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Using `httpx` with `starlette.testclient`:DeprecationWarning")
@@ -100,11 +100,9 @@ def web() -> Iterator[TestClient]:
 
 def _run(args: list[str]) -> str:
     out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        try:
-            cli_main(args)
-        except SystemExit:
-            pass
+    with (contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()),
+          contextlib.suppress(SystemExit)):
+        cli_main(args)
     return out.getvalue()
 
 

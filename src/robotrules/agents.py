@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from . import RobotsTxt, Rule
 
 __all__ = ["PURPOSES", "Access", "AgentAccess", "KnownAgent", "Purpose", "assess",
-           "by_purpose", "find_agent", "known_agents"]
+           "by_purpose", "find_agent", "known_agents", "purposes_of"]
 
 _RFC_TOKEN = re.compile(r"[A-Za-z_-]+")
 Via = Literal["named", "fallback", "global", "none"]
@@ -227,3 +227,8 @@ def assess(rules: RobotsTxt, agent: KnownAgent | str) -> AgentAccess:
         "partial" if state == "partial" else "allowed")
     return AgentAccess(agent, access, _VIA[via], group.line, group.agents,
                        rule.line if rule else None, rule, detail)
+
+
+def purposes_of(agent: KnownAgent) -> tuple[str, ...]:
+    """What ``agent`` crawls for (its purposes; its display category when none is known)."""
+    return agent.purposes or (agent.category,)

@@ -75,7 +75,7 @@ def test_groups_take_the_strictest_crawler(census: Path) -> None:
     # "Consent in Crisis" (arXiv 2407.14933): a group's status is its strictest member's
     groups = {(r["crawl"], r["purpose"]): r for r in
               pq.read_table(census / "groups.parquet").to_pylist()}
-    ai = groups[("2026-09", "ai")]
+    ai = groups[("2026-09", "training")]
     # gpt, claude and down block some AI crawler entirely; dir is partial; gone, empty open
     assert (ai["blocked"], ai["partial"], ai["allowed"]) == (3, 1, 2)
     search = groups[("2026-09", "search")]
@@ -92,9 +92,10 @@ def test_outcomes_and_charts(census: Path) -> None:
 
 def test_purpose_filter_and_unknown_purpose(tmp_path: Path) -> None:
     robots = _robots(tmp_path, "c", CRAWL_1)
-    out = tmp_path / "ai"
-    run_census([str(robots)], out, purpose="ai", workers=1)
-    purposes = set(pq.read_table(out / "agents.parquet").column("purpose").to_pylist())
-    assert purposes == {"ai"}
+    out = tmp_path / "training"
+    run_census([str(robots)], out, purpose="training", workers=1)
+    purposes = pq.read_table(out / "agents.parquet").column("purpose").to_pylist()
+    assert purposes
+    assert all("training" in p.split(", ") for p in purposes)
     with pytest.raises(DatasetError, match="no crawler has purpose 'nope'"):
         run_census([str(robots)], tmp_path / "x", purpose="nope", workers=1)

@@ -52,7 +52,7 @@ def test_three_commands(tmp_path: Path, warc: Path) -> None:
     assert rows["https://a.example/x"]["GPTBot__allowed"] is False  # RFC 9309 2.2.2
     assert rows["https://a.example/x"]["Googlebot__allowed"] is True
     assert rows["https://b.example/x"]["GPTBot__reason"] == "allow-all"  # 2.3.1.3
-    code, stdout, err = _run("census", "--robots", str(robots), "--purpose", "ai",
+    code, stdout, err = _run("census", "--robots", str(robots), "--purpose", "training",
                              "-o", str(tmp_path / "census"), "--workers", "1")
     assert code == 0, err
     assert f"{tmp_path.name}: 2 origins" in err  # robots.parquet is named by its folder

@@ -16,7 +16,7 @@ import pytest
 
 import robotrules
 from robotrules.dataset import DatasetError, RulesCache, evaluate, run_verdicts
-from robotrules.dataset.kernel import USAGE_KEYS, has_usage
+from robotrules.dataset.kernel import USAGE_KEYS
 
 from .conftest import AGENTS, Crawl
 
@@ -97,28 +97,18 @@ def test_kernel_names_a_missing_column() -> None:
 
 
 def test_usage_columns() -> None:
-    if not hasattr(robotrules.RobotsTxt, "usage"):
-        pytest.skip("needs RobotsTxt.usage (AI preferences)")
     body = b"User-agent: *\nDisallow: /private\n"
     batch = _joined(["https://a.example/x", "https://b.example/x"],
                     ["https://a.example", "https://b.example"], ["rules", "disallow-all"],
                     [body, None])
     rows = evaluate(batch, ["GPTBot"], usage=True).to_pylist()
     rules = robotrules.parse(body)
-    u = rules.usage("https://a.example/x", user_agent="GPTBot")  # type: ignore[attr-defined]
+    u = rules.usage("https://a.example/x", user_agent="GPTBot")
     assert rows[0]["GPTBot__crawl"] is bool(u.crawl)
     for key in USAGE_KEYS[1:]:
         assert rows[0][f"GPTBot__{key}"] == u[key]
     # no rules: only crawl is known, and it is the verdict (RFC 9309 2.3.1.4)
     assert [rows[1][f"GPTBot__{k}"] for k in USAGE_KEYS] == [False, None, None, None, None]
-
-
-def test_usage_needs_the_feature() -> None:
-    if has_usage():
-        pytest.skip("this robotrules has RobotsTxt.usage")
-    batch = _joined(["https://a.example/"], ["https://a.example"], ["allow-all"], [None])
-    with pytest.raises(DatasetError, match=r"RobotsTxt\.usage"):
-        evaluate(batch, ["GPTBot"], usage=True)
 
 
 def test_url_inputs_csv_and_jsonl_give_the_same_verdicts(corpus_crawl: Crawl,

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from robotrules._policy import LONG_OUTAGE
+
 from ._deps import require
-from ._seams import LONG_OUTAGE
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -9,8 +9,9 @@ disallow-all as blocked for every crawler. With the AI-preferences feature prese
 preferences the file states for the site root (``rules.usage(origin + "/", ...)``) are counted
 too: how many origins say yes / no to ``train-ai``, ``ai-train``, ``ai-input``, ``search``.
 
-A *group* is the crawlers sharing a purpose (:func:`._seams.purpose_of`); an origin's status for
-a group is the strictest status among its crawlers (blocked > partial > allowed), the
+A *group* is the crawlers sharing a purpose (:func:`robotrules.agents.purposes_of`: a crawler
+with several purposes counts in each); an origin's status for a group is the strictest status
+among its crawlers (blocked > partial > allowed), the
 convention of Longpre et al., "Consent in Crisis" (arXiv 2407.14933), for company groups.
 
 Outputs in the census directory: ``agents.parquet`` (crawl, token, operator, purpose, origins,
@@ -42,14 +43,12 @@ from typing import Any
 
 import robotrules
 from robotrules import RobotsTxt
-from robotrules.agents import KnownAgent, assess, known_agents
+from robotrules.agents import KnownAgent, assess, known_agents, purposes_of
 
 from ._deps import DatasetError, require
 from ._io import check_robots
-from ._seams import purpose_of
 from .captures import choose
 from .engines import _n_buckets, _split_robots
-from .kernel import has_usage
 
 __all__ = ["ACCESS", "USAGE_COUNTED", "CensusResult", "crawl_label", "run_census"]
 
@@ -84,9 +83,9 @@ def agents_for(purpose: str | None) -> list[KnownAgent]:
     agents = list(known_agents())
     if purpose is None:
         return agents
-    chosen = [a for a in agents if purpose_of(a) == purpose]
+    chosen = [a for a in agents if purpose in purposes_of(a)]
     if not chosen:
-        known = sorted({purpose_of(a) for a in agents})
+        known = sorted({p for a in agents for p in purposes_of(a)})
         raise DatasetError(f"no crawler has purpose {purpose!r} (known: {', '.join(known)})")
     return chosen
 
@@ -127,11 +126,11 @@ def _count_bucket(tmp: str, b: int, tokens: Sequence[str], usage: bool
             else:
                 access = verdicts[k]
             counts[("agent", agent.token, access)] += 1
-            group = purpose_of(agent)
-            if group not in strictest or _STRICT[access] < _STRICT[strictest[group]]:
-                strictest[group] = access
+            for group in purposes_of(agent):
+                if group not in strictest or _STRICT[access] < _STRICT[strictest[group]]:
+                    strictest[group] = access
             if usage and rules is not None:
-                u = rules.usage(origin + "/", user_agent=agent.token)  # type: ignore[attr-defined]
+                u = rules.usage(origin + "/", user_agent=agent.token)
                 for key in USAGE_COUNTED:
                     value = u[key]
                     if value is not None:
@@ -171,7 +170,8 @@ def _tables(crawls: Sequence[str], counts: dict[str, Counter[tuple[str, ...]]],
     outcome_rows: list[dict[str, Any]] = []
     groups: dict[str, list[str]] = {}
     for a in agents:
-        groups.setdefault(purpose_of(a), []).append(a.token)
+        for group in purposes_of(a):
+            groups.setdefault(group, []).append(a.token)
     for crawl in crawls:
         c = counts[crawl]
         origins = sum(v for k, v in c.items() if k[0] == "outcome")
@@ -181,7 +181,7 @@ def _tables(crawls: Sequence[str], counts: dict[str, Counter[tuple[str, ...]]],
                              "disallow_all": c[("outcome", "disallow-all")]})
         for a in agents:
             row: dict[str, Any] = {"crawl": crawl, "token": a.token, "operator": a.operator,
-                                   "purpose": purpose_of(a), "origins": origins}
+                                   "purpose": ", ".join(purposes_of(a)), "origins": origins}
             for acc in ACCESS:
                 row[acc] = c[("agent", a.token, acc)]
             for acc in ACCESS:
@@ -308,7 +308,7 @@ def run_census(
         raise DatasetError("two crawls have the same label; name them LABEL=PATH")
     agents = agents_for(purpose)
     tokens = [a.token for a in agents]
-    usage = has_usage()
+    usage = True
     n = workers or os.cpu_count() or 1
     counts: dict[str, Counter[tuple[str, ...]]] = {}
     for label, path in labelled:

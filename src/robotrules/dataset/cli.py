@@ -105,9 +105,6 @@ def verdicts_cmd(robots: tuple[str, ...], urls: str, agents: tuple[str, ...], ou
     """Per-agent verdicts (allowed, deciding line, rule) for every URL of a URL file."""
     with _errors():
         from .engines import run_verdicts
-        from .kernel import has_usage
-        if usage and not has_usage():
-            raise DatasetError("--usage needs RobotsTxt.usage (the AI-preferences feature)")
         with _progress(_rows(urls), "URLs") as progress:
             run = run_verdicts(list(robots), urls, output, list(agents),
                                engine=engine, url_column=column,  # type: ignore[arg-type]

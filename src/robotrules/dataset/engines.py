@@ -41,13 +41,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from robotrules import Dialect
+from robotrules._origin import origin_of
 from robotrules.errors import InvalidURL
 
 from ._deps import DatasetError, require
 from ._io import check_robots, url_reader
-from ._seams import origin_of
 from .captures import choose
-from .kernel import RulesCache, evaluate, has_usage, output_schema
+from .kernel import RulesCache, evaluate, output_schema
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -283,7 +283,7 @@ def run_verdicts(
     """
     if not agents:
         raise DatasetError("give at least one --agent")
-    use = has_usage() if usage is None else usage
+    use = True if usage is None else usage
     check_robots(robots)
     if engine == "local":
         return _local(robots, urls, out, agents, url_column, use, dialect,

@@ -39,7 +39,7 @@ from ._deps import DatasetError, require
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["USAGE_KEYS", "RulesCache", "evaluate", "evaluate_batches", "has_usage",
+__all__ = ["USAGE_KEYS", "RulesCache", "evaluate", "evaluate_batches",
            "output_schema", "verdict_fields"]
 
 #: The usage preferences, in column order (AI-preferences issue: ``rules.usage(...)``).
@@ -47,11 +47,6 @@ USAGE_KEYS = ("crawl", "train-ai", "search", "ai-train", "ai-input")
 
 #: Columns of a joined batch the kernel reads besides the URL column.
 ROBOTS_COLUMNS = ("origin", "robots_outcome", "robots_body", "robots_fetch_time")
-
-
-def has_usage() -> bool:
-    """Does this robotrules have ``RobotsTxt.usage`` (the AI-preferences feature)?"""
-    return hasattr(RobotsTxt, "usage")
 
 
 class RulesCache:
@@ -108,7 +103,7 @@ def _usage_columns(rules: RobotsTxt | None, allowed: bool | None, url: str,
     """
     if rules is None:
         return (allowed, None, None, None, None)
-    u = rules.usage(url, user_agent=agent)  # type: ignore[attr-defined]
+    u = rules.usage(url, user_agent=agent)
     return (bool(u.crawl), u["train-ai"], u["search"], u["ai-train"], u["ai-input"])
 
 
@@ -122,8 +117,6 @@ def evaluate(
 ) -> pa.RecordBatch:
     """``batch`` with the verdict columns of each agent appended (see the module docstring)."""
     pa_ = require("pyarrow")
-    if usage and not has_usage():
-        raise DatasetError("usage columns need RobotsTxt.usage (the AI-preferences feature)")
     names = batch.schema.names
     for column in (url_column, *ROBOTS_COLUMNS):
         if column not in names:

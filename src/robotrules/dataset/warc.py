@@ -43,10 +43,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+from robotrules._origin import origin_of, path_of
+from robotrules._policy import DEFAULT_MAX_BYTES as MAX_BYTES
+from robotrules._policy import Attempt
 from robotrules.errors import InvalidURL
 
 from ._deps import DatasetError, require
-from ._seams import MAX_BYTES, Attempt, origin_of, path_of
 from .captures import OUTCOME_OF_KIND, robots_schema
 
 __all__ = ["IngestStats", "read_warcs"]
