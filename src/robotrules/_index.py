@@ -46,7 +46,7 @@ _ROLE_CODES: Final = {"agent": _R_ANY, "rule": _R_RULE, "sitemap": _R_SITEMAP,
 # others (noindex, content-usage, unknown keys) the key as written.
 CANONICAL: Final = {n + 1: d.key for n, d in enumerate(D.REGISTRY)
                      if d.role in ("member", "file", "sitemap")}
-_ROLES: Final = [_R_ANY] * (T.BLANK + 1)
+_ROLES: Final[list[int]] = [_R_ANY] * (D.BLANK + 1)
 for _n, _d in enumerate(D.REGISTRY):
     _ROLES[_n + 1] = _ROLE_CODES[_d.role]
 

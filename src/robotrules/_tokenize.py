@@ -33,15 +33,15 @@ _WS: Final = " \t\n\v\f\r"  # absl::ascii_isspace
 _BOM: Final = b"\xef\xbb\xbf"
 
 # Stream kinds: a directive's place in the registry (robotrules._directives), plus two.
-UA: Final = D.kind_of("user-agent")
-ALLOW: Final = D.kind_of("allow")
-DISALLOW: Final = D.kind_of("disallow")
-SITEMAP: Final = D.kind_of("sitemap")
-CRAWL_DELAY: Final = D.kind_of("crawl-delay")
-REQUEST_RATE: Final = D.kind_of("request-rate")
-VISIT_TIME: Final = D.kind_of("visit-time")
-UNKNOWN: Final = D.UNKNOWN
-BLANK: Final = D.BLANK
+UA: Final[int] = D.kind_of("user-agent")
+ALLOW: Final[int] = D.kind_of("allow")
+DISALLOW: Final[int] = D.kind_of("disallow")
+SITEMAP: Final[int] = D.kind_of("sitemap")
+CRAWL_DELAY: Final[int] = D.kind_of("crawl-delay")
+REQUEST_RATE: Final[int] = D.kind_of("request-rate")
+VISIT_TIME: Final[int] = D.kind_of("visit-time")
+UNKNOWN: Final[int] = D.UNKNOWN
+BLANK: Final[int] = D.BLANK
 KIND_NAMES: Final = D.KIND_NAMES
 
 
