@@ -19,7 +19,7 @@ and by which group.
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -32,9 +32,8 @@ if TYPE_CHECKING:
     from . import RobotsTxt, Rule
 
 __all__ = ["PURPOSES", "Access", "AgentAccess", "KnownAgent", "Purpose", "assess",
-           "by_purpose", "find_agent", "known_agents", "purposes_of"]
+           "assess_many", "by_purpose", "find_agent", "known_agents", "purposes_of"]
 
-_RFC_TOKEN = re.compile(r"[A-Za-z_-]+")
 Via = Literal["named", "fallback", "global", "none"]
 _VIA: dict[str, Via] = {"named": "named", "fallback": "fallback", "global": "global",
                         "none": "none"}
@@ -170,27 +169,9 @@ def by_purpose(purpose: str) -> tuple[KnownAgent, ...]:
     return tuple(a for a in known_agents() if purpose in a.purposes)
 
 
-def _as_written(rules: RobotsTxt, token: str) -> Group | None:
-    """Groups naming ``token`` exactly as written, merged (for names that are not RFC tokens)."""
-    low = token.lower()
-    found = [g for g in rules.groups if any(a.strip().lower() == low for a in g.agents)]
-    if not found:
-        return None
-    if len(found) == 1:
-        return found[0]
-    first = found[0]
-    return Group(tuple(a for g in found for a in g.agents),
-                 tuple(t for g in found for t in g.tokens),
-                 tuple(r for g in found for r in g.rules), first.line, first.crawl_delay)
-
-
 def _group(rules: RobotsTxt, agent: KnownAgent) -> tuple[Group | None, str]:
-    if not _RFC_TOKEN.fullmatch(agent.token):
-        # compat: crawlers whose names are not RFC 9309 tokens (MJ12bot, 360Spider) obey the
-        # groups that name them as written, whatever a strict parser reads there.
-        named = _as_written(rules, agent.token)
-        if named is not None:
-            return named, "named"
+    # the dialect decides what a user-agent line names (robotrules._token): rfc9309 reads
+    # "MJ12bot" as MJ12bot, Google's reading cuts it to "MJ"
     group = rules.group_for(agent.token)
     via = "none" if group is None else ("global" if group.is_global else "named")
     if via != "named" and agent.fallback:
@@ -205,6 +186,18 @@ def _group(rules: RobotsTxt, agent: KnownAgent) -> tuple[Group | None, str]:
 
 def assess(rules: RobotsTxt, agent: KnownAgent | str) -> AgentAccess:
     """Whether ``rules`` block ``agent`` entirely, partly or not at all, and by which group."""
+    return _assess(rules, agent, {})
+
+
+def assess_many(rules: RobotsTxt, agents: Iterable[KnownAgent | str]) -> list[AgentAccess]:
+    """:func:`assess` for each of ``agents``; a group shared by many crawlers (often ``*``) is
+    judged once."""
+    memo: dict[tuple[int, tuple[str, ...]], tuple[str, Rule | None]] = {}
+    return [_assess(rules, agent, memo) for agent in agents]
+
+
+def _assess(rules: RobotsTxt, agent: KnownAgent | str,
+            memo: dict[tuple[int, tuple[str, ...]], tuple[str, Rule | None]]) -> AgentAccess:
     if isinstance(agent, str):
         agent = find_agent(agent) or KnownAgent(agent, agent, "", "other", "")
     group, via = _group(rules, agent)
@@ -213,7 +206,11 @@ def assess(rules: RobotsTxt, agent: KnownAgent | str) -> AgentAccess:
                else "no group applies")
         return AgentAccess(agent, "allowed", "none", None, (), None, None,
                            f"{why}: everything is allowed")
-    state, rule = access_of(group.rules, rules.dialect)
+    key = (group.line, group.agents)
+    judged = memo.get(key)
+    if judged is None:
+        judged = memo[key] = access_of(group.rules, rules.dialect)
+    state, rule = judged
     where = {"named": f"its own group (line {group.line})",
              "fallback": f"the {agent.fallback} group (line {group.line})",
              "global": f"the * group (line {group.line})"}[via]

@@ -43,7 +43,7 @@ from typing import Any
 
 import robotrules
 from robotrules import RobotsTxt
-from robotrules.agents import KnownAgent, assess, known_agents, purposes_of
+from robotrules.agents import KnownAgent, assess_many, known_agents, purposes_of
 
 from ._deps import DatasetError, require
 from ._io import check_robots
@@ -115,7 +115,7 @@ def _count_bucket(tmp: str, b: int, tokens: Sequence[str], usage: bool
                 rules, verdicts = seen[digest]
             else:
                 rules = robotrules.parse(body or b"", url=origin + "/robots.txt")
-                verdicts = [assess(rules, agent).access for agent in agents]
+                verdicts = [a.access for a in assess_many(rules, agents)]
                 if len(seen) >= _MEMO:
                     seen.clear()
                 seen[digest] = (rules, verdicts)
