@@ -38,7 +38,7 @@ def bench_run(
         [sys.executable, str(ROOT / "benchmarks" / "run.py"),
          "--corpus", str(shared_dir / "corpus" / "sites"), "--files", "20", "--queries", "5",
          "--rounds", "1", "--budget", "0.002", "--scale-queries", "20", "--timeout", "5",
-         "--no-mypyc",
+         "--no-mypyc", "--only", "a,b,c,d,e,f",
          "--json", str(out)],
         capture_output=True, text=True, timeout=300, check=False,
     )
@@ -58,3 +58,19 @@ def test_results_are_saved(bench_run: tuple[str, dict[str, Any]]) -> None:
     _, data = bench_run
     assert {"parse", "warm", "agreement", "cold", "memory", "scaling", "adversarial"} <= set(data)
     assert "robotrules[google]" in data["agreement"]
+
+
+@pytest.mark.slow
+def test_worst_shapes_section_runs(shared_dir: Path, tmp_path: Path) -> None:
+    """Workload (g) forks a child per library and case and waits up to --timeout for Google's
+    matcher on long paths: slow, so it runs with the slow tests (CI: pytest -m slow)."""
+    pytest.importorskip("protego")
+    pytest.importorskip("jwm.robotstxt")
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"),
+         "--corpus", str(shared_dir / "corpus" / "sites"), "--files", "20", "--rounds", "1",
+         "--timeout", "1", "--no-mypyc", "--only", "g", "--json", str(tmp_path / "g.json")],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "## (g)" in proc.stdout
