@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import math
 import socket
 import ssl
 import threading
@@ -167,6 +168,20 @@ def describe_exception(exc: BaseException) -> str:
     return f"network error ({name})"
 
 
+def _check_int(name: str, value: int, *, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+def _check_seconds(name: str, value: float, *, zero_ok: bool) -> None:
+    """A finite number of seconds, > 0 (or >= 0 with ``zero_ok``), else ValueError naming it."""
+    ok = (not isinstance(value, bool) and isinstance(value, int | float)
+          and math.isfinite(value) and (value >= 0 if zero_ok else value > 0))
+    if not ok:
+        bound = ">= 0" if zero_ok else "> 0"
+        raise ValueError(f"{name} must be a finite number of seconds {bound}, got {value!r}")
+
+
 class BaseClient:
     """Configuration and every decision shared by :class:`RobotsClient` and its async twin."""
 
@@ -183,13 +198,22 @@ class BaseClient:
         auth_failure: Literal["allow", "disallow"],
         max_redirects: int,
         long_outage: Literal["disallow", "allow"],
+        min_ttl: float = P.MIN_TTL,
     ) -> None:
+        # Every number is checked by name: a NaN timeout compares false with everything and
+        # once turned every fetch into "timeout: disallow all", cached for the next run.
+        _check_int("max_bytes", max_bytes, minimum=1)
+        _check_int("max_redirects", max_redirects, minimum=0)
+        _check_seconds("timeout", timeout, zero_ok=False)
+        _check_seconds("connect_timeout", connect_timeout, zero_ok=False)
+        _check_seconds("min_ttl", min_ttl, zero_ok=True)
+        if min_ttl > P.MAX_TTL:
+            raise ValueError(f"min_ttl must be at most {P.MAX_TTL:g} s (RFC 9309 2.4: 24 h), "
+                             f"got {min_ttl!r}")
         if max_bytes < P.DEFAULT_MAX_BYTES:
             # RFC 9309 2.5: the parsing limit MUST be at least 500 KiB. Smaller limits are
             # still accepted (tests, embedded use), but they are not conformant.
             log.debug("max_bytes=%d is below RFC 9309's 500 KiB minimum", max_bytes)
-        if max_bytes < 1 or max_redirects < 0 or timeout <= 0 or connect_timeout <= 0:
-            raise ValueError("max_bytes, timeouts must be positive and max_redirects >= 0")
         if auth_failure not in ("allow", "disallow"):
             raise ValueError("auth_failure must be 'allow' or 'disallow'")
         if long_outage not in ("allow", "disallow"):
@@ -207,6 +231,7 @@ class BaseClient:
         self.auth_failure: Literal["allow", "disallow"] = auth_failure
         self.max_redirects = max_redirects
         self.long_outage: Literal["disallow", "allow"] = long_outage
+        self.min_ttl = float(min_ttl)
         self._memo: OrderedDict[str, tuple[CacheEntry, FetchedRobots]] = OrderedDict()
         self._memo_lock = threading.Lock()
         self._store_ok = True
@@ -308,7 +333,8 @@ class BaseClient:
         self._store_ok = True
 
     def settle(self, previous: CacheEntry | None, result: P.AttemptResult) -> CacheEntry:
-        return P.settle(previous, result, self.clock(), long_outage=self.long_outage)
+        return P.settle(previous, result, self.clock(), long_outage=self.long_outage,
+                        min_ttl=self.min_ttl)
 
     def ua(self, user_agent: str | None) -> str:
         return self.token if user_agent is None else user_agent
