@@ -304,8 +304,10 @@ def records(lines: Iterator[tuple[int, bytes | _LineError, bool]]
 def _json_url(line: str) -> tuple[str, str | None]:
     try:
         obj = json.loads(line)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return line[:_PREVIEW], f"not JSON ({exc.msg} at column {exc.colno})"
+    except ValueError as exc:  # e.g. a number too long to convert
+        return line[:_PREVIEW], f"not JSON ({exc})"
     except RecursionError:
         return line[:_PREVIEW], "not JSON (nested too deeply)"
     url = obj.get("url") if isinstance(obj, dict) else None

@@ -57,7 +57,7 @@ class CliError(Exception):
 # -- options ---------------------------------------------------------------------------------
 
 
-class Seconds(click.ParamType):
+class Seconds(click.ParamType):  # type: ignore[type-arg]  # generic from Click 8.3 on
     """A finite number of seconds: > 0, or >= 0 with ``zero_ok`` (``nan``, ``inf``, ``-1``
     are refused with the option's name, before any client sees them)."""
 
