@@ -115,14 +115,26 @@ class Ui:
                 out.append(visible(part[0]), style=part[1])
             else:
                 out.append(visible(part))
-        self.console.print(out, soft_wrap=True, highlight=False)
+        self._write(out)
+
+    def _write(self, text: Text) -> None:
+        """One unwrapped line. Rich's print costs ~0.15 ms a line (lint of a 500 KiB file
+        writes 100,000 of them), so lines are rendered here: plain text without colour, else
+        each styled segment through Rich's own (cached) ANSI rendering."""
+        system = self.console._color_system  # a ColorSystem, or None: no styles at all
+        if system is None:
+            self.file.write(text.plain + "\n")
+            return
+        parts = [seg.style.render(seg.text, color_system=system) if seg.style else seg.text
+                 for seg in text.render(self.console, end="")]
+        self.file.write("".join(parts) + "\n")
 
     def render(self, renderable: Any) -> None:
         self.console.print(renderable, highlight=False)
 
     def lines(self, texts: Iterable[Text]) -> None:
         for t in texts:
-            self.console.print(t, soft_wrap=True, highlight=False)
+            self._write(t)
 
 
 def _console(file: IO[str], mode: str) -> Console:
