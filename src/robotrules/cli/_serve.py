@@ -48,5 +48,13 @@ def serve(host: str, port: int, allow_private: bool) -> int:
         raise CliError(f"serve: cannot listen on {host}:{port}: "
                        f"{exc.strerror or exc}") from None
     except KeyboardInterrupt:
-        pass  # Ctrl-C is how the server is stopped: exit 0
+        # Ctrl-C is how the server is stopped: exit 0. Pressed while uvicorn is starting, it
+        # leaves an event loop behind; collect it now, quietly, rather than at exit, where its
+        # finaliser would print a stack trace.
+        import gc
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)
+            gc.collect()
     return 0
