@@ -8,10 +8,13 @@ builds run the same source and the same tests (see tools/build_compiled.py and .
 from __future__ import annotations
 
 import os
+import tomllib
+from pathlib import Path
 
 from setuptools import setup
 
-CORE = ["_model", "_match", "_url", "_tokenize", "_robots"]
+_PYPROJECT = tomllib.loads((Path(__file__).parent / "pyproject.toml").read_text("utf-8"))
+CORE: list[str] = _PYPROJECT["tool"]["robotrules"]["compiled"]
 
 ext_modules = []
 if os.environ.get("ROBOTRULES_COMPILE") == "1":

@@ -12,10 +12,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE = ["_model", "_match", "_url", "_tokenize", "_robots"]
+# the one list of compiled modules, in pyproject.toml [tool.robotrules] (setup.py reads it too)
+CORE: list[str] = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"][
+    "robotrules"]["compiled"]
 
 
 def build(out: Path) -> Path:

@@ -20,6 +20,7 @@ from ._model import (
     VisitTime,
 )
 from ._robots import RobotsTxt, parse
+from .aipref import Statement, Usage
 from .errors import FetchError, InvalidURL, RobotrulesError, StoreError
 
 # Imported eagerly so that `robotrules.lint` stays the function even after someone imports
@@ -44,7 +45,9 @@ __all__ = [
     "RobotsTxt",
     "Rule",
     "Severity",
+    "Statement",
     "StoreError",
+    "Usage",
     "Verdict",
     "VisitTime",
     "__version__",

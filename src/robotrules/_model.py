@@ -67,7 +67,8 @@ class Rule:
         return self.directive == "allow"
 
     def __str__(self) -> str:
-        return f"{self.directive.capitalize()}: {self.pattern}"
+        key = self.directive.capitalize()
+        return f"{key}: {self.pattern}" if self.pattern else f"{key}:"
 
 
 class RequestRate(NamedTuple):

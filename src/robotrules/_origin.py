@@ -27,15 +27,23 @@ _REG_NAME: Final = re.compile(r"[a-z0-9\-._~!$&'()*+,;=%]+")
 
 
 def ascii_host(host: str) -> str:
-    """``host`` in ASCII (A-labels) by IDNA 2008 + UTS 46; ValueError when it is not one."""
-    if host.isascii():
-        return host.lower()
+    """``host`` as the ASCII name DNS is asked for: IDNA 2008 with UTS 46 mapping
+    (non-transitional: ``faß`` stays ``xn--fa-hia``), as httpx connects. ASCII names are
+    lower-cased, and an A-label (``xn--…``) must decode; ValueError when it is not a name."""
+    name = host.strip().strip("[]")
     import idna  # on first use: most hosts are ASCII, and importing idna costs start-up
 
     try:
-        return idna.encode(host, uts46=True).decode("ascii")
-    except (idna.IDNAError, UnicodeError) as exc:
-        raise ValueError(str(exc) or "not a valid international host name") from exc
+        if name.isascii():
+            name = name.lower()
+            if "xn--" in name:
+                for label in name.split("."):
+                    if label.startswith("xn--"):
+                        idna.decode(label)  # httpx decodes it too; a bad one is no name
+            return name
+        return idna.encode(name, uts46=True, transitional=False).decode("ascii")
+    except (idna.IDNAError, UnicodeError, ValueError) as exc:
+        raise ValueError(str(exc) or "not a valid international host name") from None
 
 
 def origin_of(url: str) -> str:
@@ -98,7 +106,7 @@ def _origin_slow(url: str) -> str:
 
 
 def _ascii_host(host: str, url: str) -> str:
-    if not host.isascii():
+    if not host.isascii() or "xn--" in host:
         try:
             host = ascii_host(host)
         except ValueError as exc:

@@ -29,12 +29,14 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Callable, Iterable
-from datetime import time
-from typing import Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 from urllib.parse import urljoin, urlsplit
 
+from . import _directives as D
 from . import _token
 from . import _tokenize as T
+from ._dialects import NAMES, SPECS, spec
+from ._findings import finding
 from ._match import (
     ALLOW_BIT,
     INDEX_MASK,
@@ -57,11 +59,12 @@ from ._model import (
     Verdict,
     VisitTime,
 )
-from ._url import legacy_normalize, path_of, rfc_normalize_pattern, rfc_path
+
+if TYPE_CHECKING:
+    from .aipref import Scope, Usage
 
 __all__ = ["RobotsTxt", "parse"]
 
-DIALECTS: Final = ("rfc9309", "google", "1994")
 _GOOGLE_ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]{2}|[\x80-\xff]")
 _NUMBER: Final = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
 _RATE: Final = re.compile(
@@ -76,71 +79,11 @@ _AGENT_MEMO: Final = 256
 _V = TypeVar("_V")
 
 
-def _google_escape_one(m: re.Match[str]) -> str:
-    s = m.group(0)
-    return s.upper() if len(s) == 3 else f"%{ord(s):02X}"
-
-
-def google_escape(raw: str) -> str:
-    """robots.cc MaybeEscapePattern: non-ASCII octets to ``%XX``, escapes upper-cased."""
-    if raw.isascii() and "%" not in raw:
-        return raw
-    return _GOOGLE_ESCAPE.sub(_google_escape_one, raw)
-
-
-def _pattern_text(raw: str) -> str:
-    """Pattern bytes as text: UTF-8, or Latin-1 when the file is not UTF-8 (RFC 9309 2.2.2
-    allows bridging such encoding mismatches)."""
-    if raw.isascii():
-        return raw
-    try:
-        return raw.encode("latin-1").decode("utf-8")
-    except UnicodeDecodeError:
-        return raw
-
-
-def parse_crawl_delay(value: str) -> float | None:
-    if _NUMBER.fullmatch(value) is None:
-        return None
-    return float(value)
-
-
-def parse_request_rate(value: str) -> RequestRate | None:
-    m = _RATE.fullmatch(value.strip())
-    if m is None:
-        return None
-    requests = int(m.group(1))
-    seconds = float(m.group(2)) * _UNITS[m.group(3).lower()]
-    if requests <= 0 or seconds <= 0:
-        return None
-    return RequestRate(requests, seconds)
-
-
-def parse_visit_time(value: str) -> VisitTime | None:
-    m = _VISIT.fullmatch(value.strip())
-    if m is None:
-        return None
-    h1, m1, h2, m2 = (int(g) for g in m.groups())
-    if h1 > 23 or h2 > 23 or m1 > 59 or m2 > 59:
-        return None
-    return VisitTime(time(h1, m1), time(h2, m2))
-
-
 # Compiled patterns by (dialect, allow), then by the raw value: the same patterns recur across
 # files (``/wp-admin/``, ``/*?``), so each is classified once. Bounded: a full memo starts over.
 _PATTERNS: Final[dict[tuple[str, bool], dict[str, Pattern]]] = {
-    (d, a): {} for d in DIALECTS for a in (False, True)}
+    (d, a): {} for d in NAMES for a in (False, True)}
 _PATTERNS_MAX: Final = 32768
-# A character that keeps a raw value from being used as it is, as a plain prefix ("*", "$",
-# or something to normalise or escape). Most rules have none: they need no Pattern object and
-# no memo. (search() finds none without allocating a match object.)
-_NOT_PLAIN: Final = {
-    "rfc9309": re.compile(r"[^A-Za-z0-9\-._~:/?\[\]@!&'()+,;=]").search,
-    "google": re.compile(r"[*$%\x80-\xff]").search,
-    "1994": re.compile(r"[%\x80-\xff]").search,
-}
-
-
 def clear_caches() -> None:
     """Empty the process-wide memos (patterns, agent keys, field names): the state of a
     fresh process. For benchmarks and tests; nothing else needs it."""
@@ -152,12 +95,11 @@ def clear_caches() -> None:
 
 def _new_pattern(raw: str, dialect: str, allow: bool) -> Pattern:
     """A rule's raw value as a :class:`Pattern` of its dialect (the caller memoises it)."""
-    if dialect == "1994":
-        pat = legacy_normalize(_pattern_text(raw))
+    sp = SPECS[dialect]  # type: ignore[index]
+    pat = sp.pattern(raw)
+    if not sp.wildcards:
         p = Pattern(pat, allow, len(pat), literal=True)  # 1994: no wildcards
     else:
-        pat = google_escape(raw) if dialect == "google" else rfc_normalize_pattern(
-            _pattern_text(raw))
         p = Pattern(pat, allow, len(pat))
         slash = pat.rfind("/")
         if allow and slash >= 0 and pat.startswith("/index.htm", slash):
@@ -172,6 +114,22 @@ _TAG_UA: Final = 0
 _TAG_ALLOW: Final = 1
 _TAG_DISALLOW: Final = 2
 _TAG_OTHER: Final = 3
+
+# What the group index does with each stream kind, from the registry's roles.
+_R_RULE: Final = 0
+_R_SITEMAP: Final = 1
+_R_MEMBER: Final = 2
+_R_FILE: Final = 3
+_R_ANY: Final = 4
+_ROLE_CODES: Final = {"agent": _R_ANY, "rule": _R_RULE, "sitemap": _R_SITEMAP,
+                      "member": _R_MEMBER, "file": _R_FILE, "any": _R_ANY}
+# Records of directives robotrules reads (crawl-delay, host ...) carry the canonical key; the
+# others (noindex, content-usage, unknown keys) the key as written.
+_CANONICAL: Final = {n + 1: d.key for n, d in enumerate(D.REGISTRY)
+                     if d.role in ("member", "file", "sitemap")}
+_ROLES: Final = [_R_ANY] * (T.BLANK + 1)
+for _n, _d in enumerate(D.REGISTRY):
+    _ROLES[_n + 1] = _ROLE_CODES[_d.role]
 
 
 class _Index:
@@ -215,11 +173,12 @@ class RobotsTxt:
     groups and the findings are derived from that stream on first use and then kept.
     """
 
-    __slots__ = ("_bom", "_compiled", "_dirs", "_findings", "_groups", "_index", "_starts",
-                 "_text", "_url", "dialect", "size")
+    __slots__ = ("_bom", "_columns", "_compiled", "_dirs", "_findings", "_groups", "_index",
+                 "_spec", "_starts", "_text", "_url", "dialect", "size")
 
     def __init__(self, body: bytes, dialect: Dialect, base_url: str | None) -> None:
         self.dialect: Dialect = dialect
+        self._spec = SPECS[dialect]
         self.size = len(body)
         text, self._bom = T.to_text(body)
         self._text = text
@@ -230,6 +189,7 @@ class RobotsTxt:
         self._groups: tuple[Group, ...] | None = None
         self._findings: tuple[Finding, ...] | None = None
         self._starts: array[int] | None = None  # line offsets, built by line_text()
+        self._columns: dict[int, int] | None = None  # line -> value column, for lint
 
     # -- the directive stream -------------------------------------------------------------
 
@@ -261,6 +221,8 @@ class RobotsTxt:
         sitemaps: list[str] = []
         ua, blank, allow, disallow = T.UA, T.BLANK, T.ALLOW, T.DISALLOW
         rule_kinds = (disallow, allow)
+        roles = _ROLES
+        ends = SPECS[self.dialect].ends_agents
         for i, head in enumerate(dirs[::3]):  # a slice copy of the heads only
             k = head >> shift
             if k == ua:
@@ -272,8 +234,8 @@ class RobotsTxt:
                 else:
                     lines.append(i << 2 | _TAG_UA)
                     if has_members and findings is not None:
-                        findings.append(Finding(
-                            "L030", "ua-joins-group", "warning", head & mask, 1,
+                        findings.append(finding(
+                            "L030", head & mask, 1,
                             "this user-agent joins the group above, which has no allow/"
                             "disallow rule yet: the group's other lines (e.g. crawl-delay) "
                             "apply to it too (RFC 9309 2.1: a group ends at a user-agent "
@@ -290,8 +252,8 @@ class RobotsTxt:
             if k in rule_kinds:
                 if not in_group:
                     if findings is not None:
-                        findings.append(Finding(
-                            "L005", "rule-outside-group", "warning", line, 1,
+                        findings.append(finding(
+                            "L005", line, 1,
                             "rule before any user-agent line: ignored (RFC 9309 2.2.2)",
                             "put a 'User-agent:' line above it"))
                     continue
@@ -299,30 +261,34 @@ class RobotsTxt:
                 has_rules = has_members = True
                 if findings is not None:
                     _check_pattern(text, value, start, k, line, findings)
-            elif k == T.SITEMAP:
+                continue
+            role = roles[k]
+            if role == _R_SITEMAP:
                 idx.sitemaps.append(i)
                 if findings is not None:
                     self._add_sitemap(value, line, findings, sitemaps, seen_sitemaps)
-            elif k == T.CRAWL_DELAY or k == T.REQUEST_RATE or k == T.VISIT_TIME:
+            elif role == _R_MEMBER:  # belongs to a group (crawl-delay ...)
                 if findings is not None:
-                    _check_extension(value, k, line, findings)
+                    _check_value(value, k, line, findings)
                 if not in_group:
                     if findings is not None:
-                        findings.append(Finding(
-                            "L005", "rule-outside-group", "warning", line, 1,
+                        findings.append(finding(
+                            "L005", line, 1,
                             f"{T.KIND_NAMES[k]} before any user-agent line: ignored",
                             "move it into the group it is meant for"))
                     continue
                 lines.append(i << 2 | _TAG_OTHER)
                 has_members = True
-            elif k == T.HOST or k == T.CLEAN_PARAM:
+            elif role == _R_FILE:  # a record of the whole file (host, clean-param)
                 idx.outside.append(i)
-            else:  # OTHER, UNKNOWN
+            else:  # kept where it stands (content-usage, unknown keys ...)
                 if findings is not None:
                     _check_other(text, value, start, k, line, findings)
                 if in_group:
                     lines.append(i << 2 | _TAG_OTHER)
                     has_members = True
+                    if k in ends:  # a rule in this dialect (rfc9309: Content-Usage)
+                        has_rules = True
                 else:
                     idx.outside.append(i)
         starts.append(len(lines))
@@ -332,7 +298,7 @@ class RobotsTxt:
     def _index_agents(self, idx: _Index, dirs: array[int], findings: list[Finding] | None
                       ) -> None:
         text = self._text
-        legacy = self.dialect == "1994"
+        legacy = not SPECS[self.dialect].token_agents
         by_token: dict[str, list[int]] = {}
         global_groups: list[int] = []
         for g in range(idx.count):
@@ -352,8 +318,8 @@ class RobotsTxt:
                     if not global_groups or global_groups[-1] != g:
                         global_groups.append(g)
                     if value != "*" and findings is not None:
-                        findings.append(Finding(
-                            "L006", "ua-not-token", "warning", line, 1,
+                        findings.append(finding(
+                            "L006", line, 1,
                             f"'{T.display(value)}' is read as '*' by Google only",
                             "User-agent: *"))
                 else:
@@ -378,20 +344,20 @@ class RobotsTxt:
                 url = urljoin(self._url, value)
             else:
                 if findings is not None:
-                    findings.append(Finding(
-                        "L015", "sitemap-not-absolute", "warning", line, 1,
+                    findings.append(finding(
+                        "L015", line, 1,
                         f"sitemap '{value}' is not an absolute URL; ignored",
                         "Sitemap: https://example.com/sitemap.xml"))
                 return
         elif parts.scheme.lower() not in ("http", "https", "ftp"):
             if findings is not None:
-                findings.append(Finding("L015", "sitemap-not-absolute", "warning", line, 1,
+                findings.append(finding("L015", line, 1,
                                         f"sitemap URL scheme '{parts.scheme}' is not http(s)"))
             return
         if url in seen:
             if findings is not None:
-                findings.append(Finding("L015", "sitemap-duplicate", "info", line, 1,
-                                        f"sitemap '{url}' listed twice"))
+                findings.append(finding("L015", line, 1,
+                                        f"sitemap '{url}' listed twice", severity="info"))
             return
         seen.add(url)
         sitemaps.append(url)
@@ -420,10 +386,10 @@ class RobotsTxt:
             dirs = self._dirs  # only the rules' offsets are read
             text = self._text
             dialect = self.dialect
-            legacy = dialect == "1994"
+            legacy = SPECS[dialect].first_match
             allows = _PATTERNS[(dialect, True)]
             disallows = _PATTERNS[(dialect, False)]
-            not_plain = _NOT_PLAIN[dialect]
+            not_plain = SPECS[dialect].not_plain
             for g in groups:
                 for v in idx.block(g):
                     tag = v & 3
@@ -500,26 +466,16 @@ class RobotsTxt:
         return str(first), (first,)
 
     def _path(self, url: str) -> str:
-        if self.dialect == "rfc9309":
-            return rfc_path(url)
-        path = path_of(url)
-        if self.dialect == "1994":
-            return legacy_normalize(path)
-        return path
+        return SPECS[self.dialect].path(url)
 
     # -- queries --------------------------------------------------------------------------
 
     def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
-        dialect = self.dialect
-        if dialect == "rfc9309":
-            path = rfc_path(url)
-            if path == "/robots.txt":
-                return True
-        elif dialect == "google":
-            path = path_of(url)
-        else:
-            path = legacy_normalize(path_of(url))
+        sp = self._spec
+        path = sp.path(url)
+        if sp.robots_txt_allowed and path == "/robots.txt":
+            return True
         compiled = self._compiled
         hit = compiled.get(user_agent) if compiled is not None else None
         if hit is None:
@@ -530,7 +486,7 @@ class RobotsTxt:
         """The verdict for ``url`` with the line, rule and group that decided it."""
         dialect = self.dialect
         path = self._path(url)
-        if path == "/robots.txt" and dialect == "rfc9309":
+        if path == "/robots.txt" and self._spec.robots_txt_allowed:
             return Verdict(True, None, None, (), "robots-txt", user_agent, path, dialect,
                            "/robots.txt is always allowed (RFC 9309 2.2.2)")
         m, groups = self._for_agent(user_agent)
@@ -539,22 +495,58 @@ class RobotsTxt:
                            "no group applies to this user agent: everything is allowed")
         agents = self._agents_of(groups)
         key = m.best(path)
-        where = self._where(groups)
+        where = self._where(groups, user_agent)
         if key == NO_MATCH:
+            empty = self._empty_rule(groups)
+            if empty is not None:
+                # compat(google): robots.cc matches an empty pattern at priority 0 and reports
+                # its line (matching_line()), though it decides nothing: everything allowed
+                return Verdict(True, empty.line, empty, agents, "rule", user_agent, path,
+                               dialect, f"{where}; no rule with a pattern matches {path!r}, "
+                               f"and line {empty.line} '{empty}' is empty: it allows "
+                               "everything (RFC 9309 2.2.2)")
+            n = self._rule_count(groups)
             return Verdict(True, None, None, agents, "no-matching-rule", user_agent, path,
-                           dialect, f"no rule of {where} matches: allowed")
+                           dialect, f"{where}; none of its {n} rule(s) matches {path!r}, so "
+                           "it is allowed (a path no rule matches is allowed, RFC 9309 2.2.2)")
         rule = self._rule(key & INDEX_MASK)
         allow = key_allows(key)
         verb = "allows" if allow else "disallows"
         return Verdict(allow, rule.line, rule, agents, "rule", user_agent, path, dialect,
-                       f"line {rule.line} '{rule}' of {where} {verb} it")
+                       f"line {rule.line} '{rule}' {verb} it ({where})")
 
-    def _where(self, groups: tuple[int, ...]) -> str:
+    def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
+        """Which group applies and why, in words for site owners."""
         idx = self._idx
-        lines = [self._line(idx.uas(g)[0]) for g in groups]
-        if len(lines) == 1:
-            return f"the group at line {lines[0]}"
-        return "the merged groups at lines " + ", ".join(str(x) for x in lines)
+        lines = ", ".join(str(self._line(idx.uas(g)[0])) for g in groups)
+        token = _token.product_token(user_agent)
+        at = f"line {lines}" if len(groups) == 1 else f"lines {lines}, merged"
+        if groups == idx.global_ and (not self._spec.token_agents or token.lower() not in
+                                      idx.by_token):
+            if token in ("", "*"):
+                return f"the '*' group ({at}) applies"
+            return f"no group names '{token}', so the '*' group ({at}) applies"
+        return f"the group for '{token}' ({at}) applies"
+
+    def _empty_rule(self, groups: tuple[int, ...]) -> Rule | None:
+        """Google's report when no pattern matched: the first empty Allow of the groups,
+        else their first empty Disallow (robots.cc Match::HigherPriorityMatch keeps allow on
+        a tie, and each side keeps the first line at a priority)."""
+        idx = self._idx
+        dirs = self._dirs
+        first: dict[int, int] = {}
+        for g in groups:
+            for v in idx.block(g):
+                tag = v & 3
+                if tag in (_TAG_ALLOW, _TAG_DISALLOW) and not dirs[3 * (v >> 2) + 2]:
+                    first.setdefault(tag, v >> 2)
+        i = first.get(_TAG_ALLOW, first.get(_TAG_DISALLOW))
+        return None if i is None else self._rule(i)
+
+    def _rule_count(self, groups: tuple[int, ...]) -> int:
+        idx = self._idx
+        return sum(1 for g in groups for v in idx.block(g)
+                   if v & 3 == _TAG_ALLOW or v & 3 == _TAG_DISALLOW)
 
     def _agents_of(self, groups: Iterable[int]) -> tuple[str, ...]:
         idx = self._idx
@@ -580,15 +572,24 @@ class RobotsTxt:
 
     def crawl_delay(self, *, user_agent: str = "*") -> float | None:
         """Seconds between requests asked by the group that applies (first valid value)."""
-        return self._first_valid(user_agent, T.CRAWL_DELAY, parse_crawl_delay)
+        return self._first_valid(user_agent, T.CRAWL_DELAY, D.parse_crawl_delay)
 
     def request_rate(self, *, user_agent: str = "*") -> RequestRate | None:
         """``Request-rate`` of the group that applies (first valid value)."""
-        return self._first_valid(user_agent, T.REQUEST_RATE, parse_request_rate)
+        return self._first_valid(user_agent, T.REQUEST_RATE, D.parse_request_rate)
 
     def visit_time(self, *, user_agent: str = "*") -> VisitTime | None:
         """``Visit-time`` of the group that applies (first valid value)."""
-        return self._first_valid(user_agent, T.VISIT_TIME, parse_visit_time)
+        return self._first_valid(user_agent, T.VISIT_TIME, D.parse_visit_time)
+
+    def usage(self, url: str, *, user_agent: str = "*",
+              content_signal_scope: Scope = "group") -> Usage:
+        """AI usage preferences (Content-Usage, Content-Signal) of ``url`` for ``user_agent``:
+        see :mod:`robotrules.aipref`."""
+        from . import aipref
+
+        return aipref.usage(self, url, user_agent=user_agent,
+                            content_signal_scope=content_signal_scope)
 
     def group_for(self, user_agent: str) -> Group | None:
         """The group that applies to ``user_agent`` (merged when several name it), or None."""
@@ -627,7 +628,7 @@ class RobotsTxt:
         out: list[Record] = []
         for i in self._idx.outside:
             k = self._kind(i)
-            name = T.KIND_NAMES.get(k) or T.key_of(self._text, self._dirs[3 * i + 1])
+            name = _CANONICAL.get(k) or T.key_of(self._text, self._dirs[3 * i + 1])
             out.append(Record(T.display(name), T.display(self._value(i)), self._line(i)))
         return out
 
@@ -660,26 +661,28 @@ class RobotsTxt:
 
     def _file_findings(self, out: list[Finding]) -> None:
         if self._bom == 3:
-            out.append(Finding("L017", "bom", "info", 1, 1,
+            out.append(finding("L017", 1, 1,
                                "byte-order mark at the start of the file (skipped)",
                                "save the file as UTF-8 without BOM"))
         elif self._bom:
-            out.append(Finding("L017", "bom", "warning", 1, 1,
-                               "a partial byte-order mark at the start of the file (skipped)"))
+            out.append(finding("L017", 1, 1,
+                               "a partial byte-order mark at the start of the file (skipped)",
+                               severity="warning"))
         text = self._text
         if text.startswith(("\xff\xfe", "\xfe\xff")):
-            out.append(Finding("L017", "encoding", "error", 1, 1,
+            out.append(finding("L017", 1, 1,
                                "the file looks like UTF-16; robots.txt must be UTF-8 "
-                               "(RFC 9309 2.3)", "save the file as UTF-8"))
+                               "(RFC 9309 2.3)", "save the file as UTF-8", severity="error"))
             return
         if not text.isascii():
             try:
                 text.encode("latin-1").decode("utf-8")
             except UnicodeDecodeError as exc:
                 line = text.count("\n", 0, exc.start) + 1
-                out.append(Finding("L017", "encoding", "error", line, 1,
+                out.append(finding("L017", line, 1,
                                    "the file is not valid UTF-8 (RFC 9309 2.3); non-UTF-8 "
-                                   "bytes were read as Latin-1", "save the file as UTF-8"))
+                                   "bytes were read as Latin-1", "save the file as UTF-8",
+                                   severity="error"))
 
     @property
     def groups(self) -> tuple[Group, ...]:
@@ -695,7 +698,7 @@ class RobotsTxt:
         uas = idx.uas(g)
         raw_agents = [self._value(i) for i in uas]
         agents = tuple(T.display(a) for a in raw_agents)
-        if self.dialect == "1994":
+        if not self._spec.token_agents:
             tokens = tuple("*" if a.strip() == "*" else a for a in agents)
         else:
             tokens = tuple("*" if _token.is_global_agent(a) else _token.line_token(a, self.dialect)
@@ -712,12 +715,12 @@ class RobotsTxt:
                 continue
             value = T.display(self._value(i))
             if k == T.CRAWL_DELAY and crawl_delay is None:
-                crawl_delay = parse_crawl_delay(value)
+                crawl_delay = D.parse_crawl_delay(value)
             elif k == T.REQUEST_RATE and rate is None:
-                rate = parse_request_rate(value)
+                rate = D.parse_request_rate(value)
             elif k == T.VISIT_TIME and visit is None:
-                visit = parse_visit_time(value)
-            key = T.KIND_NAMES.get(k) or T.display(T.key_of(self._text, self._dirs[3 * i + 1]))
+                visit = D.parse_visit_time(value)
+            key = _CANONICAL.get(k) or T.display(T.key_of(self._text, self._dirs[3 * i + 1]))
             records.append(Record(key, value, self._line(i)))
         return Group(agents, tokens, tuple(rules), self._line(uas[0]), crawl_delay, rate,
                      visit, tuple(records))
@@ -743,6 +746,19 @@ class RobotsTxt:
         end = starts[line] - 1 if line < len(starts) else len(self._text)
         return T.display(self._text[start:end])
 
+    def _value_column(self, line: int) -> int:
+        """1-based column where the value of the directive on ``line`` starts (1 if none)."""
+        cols = self._columns
+        if cols is None:
+            cols = {}
+            dirs = self._dirs
+            text = self._text
+            for i in range(0, len(dirs), 3):
+                start = dirs[i + 1]
+                cols.setdefault(dirs[i] & T.LINE_MASK, start - text.rfind("\n", 0, start))
+            self._columns = cols
+        return cols.get(line, 1)
+
     def __repr__(self) -> str:
         return (f"<RobotsTxt dialect={self.dialect!r} size={self.size} "
                 f"directives={len(self._dirs) // 3}>")
@@ -750,7 +766,7 @@ class RobotsTxt:
 
 def _check_agent(value: str, token: str, line: int, findings: list[Finding]) -> None:
     if not value:
-        findings.append(Finding("L007", "empty-ua", "error", line, 1,
+        findings.append(finding("L007", line, 1,
                                 "empty user-agent value: the group applies to no crawler",
                                 "User-agent: *"))
         return
@@ -765,12 +781,12 @@ def _check_agent(value: str, token: str, line: int, findings: list[Finding]) -> 
         else:
             msg = f"'{shown}' is not a product token and matches no crawler"
             fix = None
-        findings.append(Finding("L006", "ua-not-token", "error", line, 1, msg, fix))
+        findings.append(finding("L006", line, 1, msg, fix, severity="error"))
     elif google != token:
         # RFC 9309 2.2.1 product tokens hold only letters, '-' and '_'; Google's parser cuts
         # the value at the first other character (robots.cc ExtractUserAgent)
-        findings.append(Finding(
-            "L006", "ua-not-token", "warning", line, 1,
+        findings.append(finding(
+            "L006", line, 1,
             f"'{shown}' is read as '{google}' by Google (RFC 9309 2.2.1 tokens hold only "
             "letters, '-' and '_'), so Google applies this group to a different crawler",
             None))
@@ -783,32 +799,31 @@ def _check_pattern(text: str, value: str, start: int, k: int, line: int,
     col = start - text.rfind("\n", 0, start)
     if value[0] != "/":
         if value[0] == "*":
-            findings.append(Finding(
-                "L008", "path-not-slash", "info", line, col,
-                "pattern starts with '*' rather than '/' (allowed by RFC 9309 5.1)", None))
+            findings.append(finding(
+                "L008", line, col,
+                "pattern starts with '*' rather than '/' (allowed by RFC 9309 5.1)", None,
+                severity="info"))
         else:
-            findings.append(Finding(
-                "L008", "path-not-slash", "warning", line, col,
+            findings.append(finding(
+                "L008", line, col,
                 f"pattern '{T.display(value)}' does not start with '/': it never matches",
                 f"{T.KIND_NAMES[k].capitalize()}: /{T.display(value)}"))
     dollar = value.find("$")
     if 0 <= dollar < len(value) - 1:
-        findings.append(Finding(
-            "L009", "dollar-not-last", "warning", line, col + dollar,
+        findings.append(finding(
+            "L009", line, col + dollar,
             "'$' only anchors at the end of a pattern; here it is a literal '$'", None))
 
 
-def _check_extension(raw: str, k: int, line: int, findings: list[Finding]) -> None:
+def _check_value(raw: str, k: int, line: int, findings: list[Finding]) -> None:
+    """L028 for a value its directive's parser cannot read (registry: parse, expect)."""
+    d = D.directive(k)
+    if d is None or d.parse is None:
+        return
     value = T.display(raw)
-    if k == T.CRAWL_DELAY and parse_crawl_delay(value) is None:
-        findings.append(Finding("L028", "crawl-delay-bad", "warning", line, 1,
-                                f"crawl-delay '{value}' is not a number of seconds; ignored"))
-    elif k == T.REQUEST_RATE and parse_request_rate(value) is None:
-        findings.append(Finding("L028", "request-rate-bad", "warning", line, 1,
-                                f"request-rate '{value}' is not 'n/t[smhd]'; ignored"))
-    elif k == T.VISIT_TIME and parse_visit_time(value) is None:
-        findings.append(Finding("L028", "visit-time-bad", "warning", line, 1,
-                                f"visit-time '{value}' is not 'hhmm-hhmm'; ignored"))
+    if d.parse(value) is None:
+        findings.append(finding("L028", line, 1,
+                                f"{d.key} '{value}' is not {d.expect}; ignored"))
 
 
 def _check_other(text: str, value: str, start: int, k: int, line: int,
@@ -816,15 +831,18 @@ def _check_other(text: str, value: str, start: int, k: int, line: int,
     key = T.display(T.key_of(text, start))
     if k == T.UNKNOWN:
         if key.lower() in ("http", "https") and value.startswith("//"):
-            findings.append(Finding("L016", "bare-url-line", "warning", line, 1,
+            findings.append(finding("L016", line, 1,
                                     "a bare URL line is not a directive; ignored",
                                     f"Sitemap: {key}:{T.display(value)}"))
         else:
-            findings.append(Finding("L001", "unknown-directive", "warning", line, 1,
+            findings.append(finding("L001", line, 1,
                                     f"unknown field '{key}'; ignored"))
     else:
-        findings.append(Finding("L002", "unsupported-directive", "info", line, 1,
-                                f"'{key}' is not part of RFC 9309 and is ignored by Google"))
+        d = D.directive(k)
+        note = f": {d.note}" if d is not None and d.note else ""
+        findings.append(finding("L002", line, 1,
+                                f"'{key}' is not part of RFC 9309 and is ignored by Google"
+                                + note))
 
 
 class _FirstMatch(Matcher):
@@ -858,6 +876,5 @@ def parse(
     ``"rfc9309"`` (default), ``"google"`` or ``"1994"``; ``url``, where the file came from,
     resolves relative sitemap URLs.
     """
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown dialect {dialect!r}; choose one of {', '.join(DIALECTS)}")
+    spec(dialect)  # ValueError naming the dialects for anything else
     return RobotsTxt(T.to_bytes(body), dialect, url)

@@ -37,9 +37,9 @@ __all__ = ["is_global_agent", "line_token", "product_token", "query_key"]
 _WS: Final = " \t\n\v\f\r"
 _GOOGLE_LINE: Final = re.compile(r"[A-Za-z_-]*")
 _LENIENT_LINE: Final = re.compile(r"[A-Za-z0-9_.-]*")
-# A product name in a header: RFC 9110 token characters less those that end a name in
-# practice ("+http://" starts a contact URL, not a product).
-_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.!#$%&'*^`|~-]*")
+# A product name in a header: letters, digits, "_", "." and "-" (RFC 9110 allows more token
+# characters, but "Yahoo!" is an operator's name and "+http://" a contact URL, not products).
+_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 # Words of User-Agent headers that name a browser, an engine or a platform, never a crawler.
 _GENERIC: Final = frozenset({
     "mozilla", "applewebkit", "chrome", "chromium", "safari", "version", "mobile", "gecko",
@@ -87,19 +87,23 @@ def _from_header(user_agent: str) -> str:
         return user_agent
     text = user_agent.strip(_WS)[:_MAX_HEADER]
     # entries: the header cut at ";", "(", ")" and ","; the words of an entry at white space
+    # the header's first product names the client ("MJ12bot/1.4.8 (…)", "LinkedInBot/1.0
+    # (compatible; Mozilla/5.0; …)", "FigTree Robot libwww-perl/5.04") unless it is a
+    # browser word (Mozilla/5.0 …)
+    lead = _name(text.split(None, 1)[0].split("/", 1)[0]) if text.split() else ""
+    if lead and lead.lower() not in _GENERIC:
+        return lead
     entries = [e.strip(_WS) for e in re.split(r"[;(),]", text)]
     entries = [e for e in entries if e]
     for n, entry in enumerate(entries):
         if entry.lower() == "compatible":
+            # "compatible; Googlebot/2.1", "compatible; Yahoo! Slurp": the first clean
+            # product name after it that is not a browser word
             for nxt in entries[n + 1 :]:
-                name = _name(nxt.split(None, 1)[0])
-                if name and name.lower() not in _GENERIC:
-                    return name
-    # the header's first product names the client ("MJ12bot/1.4.8 (…)", "FigTree Robot
-    # libwww-perl/5.04") unless it is a browser word (Mozilla/5.0 …)
-    lead = _name(text.split(None, 1)[0].split("/", 1)[0]) if text.split() else ""
-    if lead and lead.lower() not in _GENERIC:
-        return lead
+                for word in nxt.split():
+                    name = _name(word.split("/", 1)[0], whole=True)
+                    if name and name.lower() not in _GENERIC:
+                        return name
     first = ""
     for entry in entries:
         for word in entry.split():

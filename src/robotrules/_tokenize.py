@@ -20,7 +20,10 @@ from __future__ import annotations
 from array import array
 from typing import Final
 
-from ._model import Dialect, Finding, Severity
+from . import _directives as D
+from ._dialects import SPECS
+from ._findings import finding
+from ._model import Dialect, Finding
 
 __all__ = ["tokenize"]
 
@@ -28,95 +31,22 @@ MAX_LINE: Final = 2083 * 8 - 1  # Google keeps the first 16,663 bytes of a line
 _WS: Final = " \t\n\v\f\r"  # absl::ascii_isspace
 _BOM: Final = b"\xef\xbb\xbf"
 
-# Directive kinds.
-UA: Final = 1
-ALLOW: Final = 2
-DISALLOW: Final = 3
-SITEMAP: Final = 4
-CRAWL_DELAY: Final = 5
-REQUEST_RATE: Final = 6
-VISIT_TIME: Final = 7
-HOST: Final = 8
-CLEAN_PARAM: Final = 9
-OTHER: Final = 10  # known extension that nothing here enforces (noindex, content-signal ...)
-UNKNOWN: Final = 11
-BLANK: Final = 12  # an empty line (1994 dialect: ends a record)
+# Stream kinds: a directive's place in the registry (robotrules._directives), plus two.
+UA: Final = D.kind_of("user-agent")
+ALLOW: Final = D.kind_of("allow")
+DISALLOW: Final = D.kind_of("disallow")
+SITEMAP: Final = D.kind_of("sitemap")
+CRAWL_DELAY: Final = D.kind_of("crawl-delay")
+REQUEST_RATE: Final = D.kind_of("request-rate")
+VISIT_TIME: Final = D.kind_of("visit-time")
+UNKNOWN: Final = D.UNKNOWN
+BLANK: Final = D.BLANK
+KIND_NAMES: Final = D.KIND_NAMES
 
-KIND_NAMES: Final = {
-    UA: "user-agent",
-    ALLOW: "allow",
-    DISALLOW: "disallow",
-    SITEMAP: "sitemap",
-    CRAWL_DELAY: "crawl-delay",
-    REQUEST_RATE: "request-rate",
-    VISIT_TIME: "visit-time",
-    HOST: "host",
-    CLEAN_PARAM: "clean-param",
-}
-
-_EXACT_KEYS: Final = {
-    "user-agent": UA,
-    "allow": ALLOW,
-    "disallow": DISALLOW,
-    "sitemap": SITEMAP,
-}
-# Google's accepted misspellings (robots.cc, kAllowFrequentTypos), matched as prefixes.
-_UA_TYPOS: Final = ("useragent", "user agent")
-_DISALLOW_KEYS: Final = ("disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw")
-_SITEMAP_KEYS: Final = ("sitemap", "site-map")
-
-_EXTENSIONS: Final = {
-    "crawl-delay": CRAWL_DELAY,
-    "crawldelay": CRAWL_DELAY,
-    "request-rate": REQUEST_RATE,
-    "requestrate": REQUEST_RATE,
-    "visit-time": VISIT_TIME,
-    "visittime": VISIT_TIME,
-    "host": HOST,
-    "clean-param": CLEAN_PARAM,
-    "cleanparam": CLEAN_PARAM,
-}
-# Records known in the wild that no crawler here enforces (Google's reporter: "unused").
-_KNOWN_OTHER: Final = frozenset(
-    {
-        "noindex", "nofollow", "noarchive", "content-signal", "content-usage", "llm-policy",
-        "revisit-after", "domain", "license", "tdm-reservation", "ai-policy", "comment",
-        "robot-version", "disallow-ai-training",
-    }
-)
 
 def classify_key(key: str, dialect: Dialect) -> tuple[int, str | None]:
-    """Directive kind of a field name and, when it was read leniently, the intended name."""
-    k = key.lower()
-    kind = _EXACT_KEYS.get(k)
-    if kind is not None:
-        return kind, None
-    if dialect != "1994":
-        # Google's order and prefix rule (robots.cc ParseKey).
-        if k.startswith("user-agent"):
-            return UA, "User-agent"
-        if k.startswith(_UA_TYPOS):
-            return UA, "User-agent"
-        if k.startswith("allow"):
-            return ALLOW, "Allow"
-        if k.startswith(_DISALLOW_KEYS):
-            return DISALLOW, "Disallow"
-        if k.startswith(_SITEMAP_KEYS):
-            return SITEMAP, "Sitemap"
-    norm = k.replace("_", "-").replace(" ", "-")
-    kind = _EXTENSIONS.get(norm)
-    if kind is not None:
-        return kind, None
-    if norm in _KNOWN_OTHER:
-        return OTHER, None
-    return UNKNOWN, None
-
-
-def _finding(
-    out: list[Finding], code: str, kind: str, severity: Severity, line: int, column: int,
-    message: str, fix: str | None = None,
-) -> None:
-    out.append(Finding(code, kind, severity, line, column, message, fix))
+    """Stream kind of a field name and, when it was read leniently, the intended name."""
+    return D.classify_key(key, SPECS[dialect].lenient_keys)
 
 
 def to_bytes(body: bytes | bytearray | memoryview | str) -> bytes:
@@ -139,11 +69,13 @@ def display(raw: str) -> str:
         return data.decode("utf-8", "replace")
 
 
-KIND_SHIFT: Final = 28
+# A directive's head is kind << KIND_SHIFT | line: 7 bits of kind (the registry may grow to
+# 125 entries), 25 bits of line; lines past 33,554,431 are numbered as that one.
+KIND_SHIFT: Final = 25
 LINE_MASK: Final = (1 << KIND_SHIFT) - 1
 _EXACT_SHIFTED: Final = {
-    name: kind << KIND_SHIFT
-    for key, kind in _EXACT_KEYS.items()
+    name: D.kind_of(key) << KIND_SHIFT
+    for key in ("user-agent", "allow", "disallow", "sitemap")
     for name in (key, key.capitalize(), key.title(), key.upper())
 }
 
@@ -193,7 +125,7 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
     """
     out: list[int] = []  # a list while building (faster, also compiled); packed at the end
     append = out.append
-    legacy = dialect == "1994"
+    legacy = SPECS[dialect].blank_ends_group
     exact = _EXACT_SHIFTED
     ws = _WS
     careful = findings is not None
@@ -201,8 +133,11 @@ def tokenize(text: str, dialect: Dialect, findings: list[Finding] | None = None)
     odd = careful or "\0" in text or len(text) > MAX_LINE
     pos = 0
     lineno = 0
+    big = len(text) > LINE_MASK  # only such a text can have more lines than heads can number
     for line in text.split("\n"):
         lineno += 1
+        if big and lineno > LINE_MASK:
+            lineno = LINE_MASK
         start = pos
         n = len(line)
         pos += n + 1
@@ -265,20 +200,20 @@ def _line(
     if len(seg) > MAX_LINE:
         seg = seg[:MAX_LINE]
         if findings is not None:
-            _finding(findings, "L019", "line-too-long", "warning", lineno, MAX_LINE + 1,
-                     f"line is {len(line):,} bytes; Google reads only the first {MAX_LINE:,}")
+            findings.append(finding("L019", lineno, MAX_LINE + 1,
+                     f"line is {len(line):,} bytes; Google reads only the first {MAX_LINE:,}"))
     if "\0" in seg:
         seg = seg[: seg.index("\0")]
         if findings is not None:
-            _finding(findings, "L029", "nul-byte", "error", lineno, len(seg) + 1,
-                     "NUL byte: the rest of the line is ignored")
+            findings.append(finding("L029", lineno, len(seg) + 1,
+                     "NUL byte: the rest of the line is ignored", severity="error"))
     hash_at = seg.find("#")
     if hash_at >= 0:
         seg = seg[:hash_at]
     left = seg.lstrip(_WS)
-    legacy = dialect == "1994"
+    spec = SPECS[dialect]
     if not left:
-        if legacy and hash_at < 0:
+        if spec.blank_ends_group and hash_at < 0:
             dirs.append(BLANK << KIND_SHIFT | lineno)
             dirs.append(start)
             dirs.append(0)
@@ -293,7 +228,7 @@ def _line(
         if tab >= 0 and (sp < 0 or tab < sp):
             sp = tab
         rest = s[sp:].lstrip(" \t") if sp >= 0 else ""
-        if sp < 0 or " " in rest or "\t" in rest or legacy:
+        if sp < 0 or " " in rest or "\t" in rest or not spec.lenient_keys:
             if findings is not None:
                 _not_a_directive(findings, s, lineno, lead + 1, sp < 0)
             return
@@ -302,8 +237,8 @@ def _line(
     key = s[:colon].rstrip(_WS)
     if not key:
         if findings is not None:
-            _finding(findings, "L029", "no-field-name", "warning", lineno, lead + 1,
-                     "line has a value but no field name; ignored")
+            findings.append(finding("L029", lineno, lead + 1,
+                     "line has a value but no field name; ignored"))
         return
     after = s[colon + 1 :]
     value = after.lstrip(_WS)
@@ -312,14 +247,14 @@ def _line(
     if findings is not None:
         if missing_colon:
             name = intended or KIND_NAMES.get(kind, key).capitalize()
-            _finding(findings, "L004", "missing-colon", "warning", lineno, lead + len(key) + 1,
+            findings.append(finding("L004", lineno, lead + len(key) + 1,
                      f"no colon after '{display(key)}'"
-                     + (" (Google reads it anyway)" if kind < OTHER else "; ignored"),
-                     f"{name}: {display(value)}")
+                     + (" (Google reads it anyway)" if kind != UNKNOWN else "; ignored"),
+                     f"{name}: {display(value)}"))
         if intended is not None:
-            _finding(findings, "L003", "typo-directive", "warning", lineno, lead + 1,
+            findings.append(finding("L003", lineno, lead + 1,
                      f"'{display(key)}' read as '{intended}' (Google accepts it; other "
-                     "parsers may not)", f"{intended}: {display(value)}")
+                     "parsers may not)", f"{intended}: {display(value)}"))
     dirs.append(kind << KIND_SHIFT | lineno)
     dirs.append(vstart)
     dirs.append(len(value))
@@ -331,8 +266,10 @@ def key_of(text: str, vstart: int) -> str:
     line_start = text.rfind("\n", 0, vstart) + 1
     seg = text[line_start:vstart]
     colon = seg.find(":")
-    if colon < 0:
-        return seg.strip(_WS).split(None, 1)[0] if seg.strip(_WS) else ""
+    if colon < 0:  # Google's two-word line: the key ends at the first space or tab
+        s = seg.strip(_WS)
+        cut = min((i for i in (s.find(" "), s.find("\t")) if i >= 0), default=len(s))
+        return s[:cut]
     return seg[:colon].strip(_WS)
 
 
@@ -341,15 +278,15 @@ def _not_a_directive(
 ) -> None:
     low = s.lower()
     if low.startswith(("<", "<!doctype")):
-        _finding(findings, "L020", "html-line", "error", lineno, column,
-                 "HTML markup in robots.txt; the line is ignored")
+        findings.append(finding("L020", lineno, column,
+                 "HTML markup in robots.txt; the line is ignored"))
         return
     key = s.split(None, 1)[0] if s.split() else s
     kind, _ = classify_key(key, "google")
     if kind != UNKNOWN and not one_word:
-        _finding(findings, "L004", "missing-colon", "warning", lineno, column,
+        findings.append(finding("L004", lineno, column,
                  f"no colon after '{display(key)}' and more than one value word; ignored",
-                 f"{KIND_NAMES.get(kind, key).capitalize()}: ...")
+                 f"{KIND_NAMES.get(kind, key).capitalize()}: ..."))
         return
-    _finding(findings, "L029", "not-a-directive", "warning", lineno, column,
-             f"'{display(s[:60])}' is not a 'field: value' line; ignored")
+    findings.append(finding("L029", lineno, column,
+             f"'{display(s[:60])}' is not a 'field: value' line; ignored"))

@@ -115,7 +115,10 @@ def rfc_normalize(text: str) -> str:
         text = text.replace("$", "%24")
     if _UNSAFE.search(text) is None:
         return text  # what quote() below would keep as it is (escapes are safe for it)
-    raw = text.encode("utf-8", "surrogateescape")
+    try:
+        raw = text.encode("utf-8", "surrogateescape")  # bytes smuggled in as \udc80-\udcff
+    except UnicodeEncodeError:  # any other lone surrogate: its own three bytes
+        raw = text.encode("utf-8", "surrogatepass")
     return quote_from_bytes(raw, safe=_SAFE)
 
 
@@ -140,3 +143,29 @@ def legacy_normalize(text: str) -> str:
     if "%" not in text:
         return text
     return "%2F".join(unquote(part) for part in _SLASH_ESCAPE.split(text))
+
+
+_GOOGLE_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}|[\x80-\xff]")
+
+
+def _google_escape_one(m: re.Match[str]) -> str:
+    s = m.group(0)
+    return s.upper() if len(s) == 3 else f"%{ord(s):02X}"
+
+
+def google_escape(raw: str) -> str:
+    """robots.cc MaybeEscapePattern: non-ASCII octets to ``%XX``, escapes upper-cased."""
+    if raw.isascii() and "%" not in raw:
+        return raw
+    return _GOOGLE_ESCAPE.sub(_google_escape_one, raw)
+
+
+def pattern_text(raw: str) -> str:
+    """Pattern bytes as text: UTF-8, or Latin-1 when the file is not UTF-8 (RFC 9309 2.2.2
+    allows bridging such encoding mismatches)."""
+    if raw.isascii():
+        return raw
+    try:
+        return raw.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
+        return raw

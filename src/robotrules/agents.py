@@ -1,10 +1,19 @@
-"""Well-known crawlers, kept as data, and what a robots.txt lets each of them do.
+"""The crawler registry, kept as data, and what a robots.txt lets each crawler do.
 
-The list lives in ``data/agents.json`` (token, name, operator, category, purpose, and two
-crawler-level facts: ``fallback``, the token whose group a crawler obeys when no group names it,
-as Googlebot-Image falls back to Googlebot; ``ignores_global``, a crawler that never obeys the
-``*`` group, as Google's AdsBot). :func:`assess` says whether a parsed file blocks one of them
-entirely, partly or not at all, and by which group.
+The registry lives in ``data/agents.json``. Per crawler: ``tokens`` (the robots.txt product
+tokens it obeys, most specific first, then the fallback it uses when no group names it, as
+Googlebot-Image then Googlebot), ``name``, ``operator``, ``category`` (one display bucket:
+search, ai, seo, ads, social, archive, other), ``purposes`` (a subset of training, search,
+ai-search, user-fetch, ads, seo, archive, social, other), ``honours_robots`` (``true``, ``false``
+or ``null`` when unknown: as the operator documents it, or as ai.robots.txt records it),
+``user_agent`` (a real User-Agent header as the operator documents it; ``null`` for control
+tokens such as Google-Extended that never fetch, and where no documented string is known),
+``description`` (a sentence), ``aliases`` (other spellings seen in lists, e.g.
+``MistralAI-User/1.0``) and ``ignores_global`` (a crawler that never obeys the ``*`` group, as
+Google's AdsBot). ``tools/refresh_agents.py`` merges ai.robots.txt's ``robots.json`` into it.
+
+:func:`assess` says whether a parsed file blocks one crawler entirely, partly or not at all,
+and by which group.
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._model import Group
 from .lint import access_of
@@ -22,7 +31,8 @@ from .lint import access_of
 if TYPE_CHECKING:
     from . import RobotsTxt, Rule
 
-__all__ = ["Access", "AgentAccess", "KnownAgent", "assess", "known_agents"]
+__all__ = ["PURPOSES", "Access", "AgentAccess", "KnownAgent", "Purpose", "assess",
+           "by_purpose", "find_agent", "known_agents"]
 
 _RFC_TOKEN = re.compile(r"[A-Za-z_-]+")
 Via = Literal["named", "fallback", "global", "none"]
@@ -30,11 +40,20 @@ _VIA: dict[str, Via] = {"named": "named", "fallback": "fallback", "global": "glo
                         "none": "none"}
 Access = Literal["blocked", "partial", "allowed"]
 Category = Literal["search", "ai", "seo", "ads", "social", "archive", "other"]
+Purpose = Literal["training", "search", "ai-search", "user-fetch", "ads", "seo", "archive",
+                  "social", "other"]
+#: Every purpose a crawler can have, in display order.
+PURPOSES: tuple[Purpose, ...] = ("training", "search", "ai-search", "user-fetch", "ads", "seo",
+                                 "archive", "social", "other")
 
 
 @dataclass(frozen=True, slots=True)
 class KnownAgent:
-    """A well-known crawler: the product token robots.txt names it by, and who runs it why."""
+    """A crawler of the registry: the product tokens robots.txt names it by, who runs it, why.
+
+    ``token`` is the most specific token (``tokens[0]``), ``fallback`` the next one if any;
+    ``purpose`` is the one-sentence description (``description`` is the same text).
+    """
 
     token: str
     name: str
@@ -43,6 +62,15 @@ class KnownAgent:
     purpose: str
     fallback: str | None = None
     ignores_global: bool = False
+    tokens: tuple[str, ...] = ()
+    purposes: tuple[str, ...] = ()
+    user_agent: str | None = None
+    honours_robots: bool | None = None
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def description(self) -> str:
+        return self.purpose
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -53,6 +81,11 @@ class KnownAgent:
             "purpose": self.purpose,
             "fallback": self.fallback,
             "ignores_global": self.ignores_global,
+            "tokens": list(self.tokens or (self.token,)),
+            "purposes": list(self.purposes),
+            "user_agent": self.user_agent,
+            "honours_robots": self.honours_robots,
+            "aliases": list(self.aliases),
         }
 
 
@@ -92,27 +125,49 @@ class AgentAccess:
 
 @lru_cache(maxsize=1)
 def known_agents() -> tuple[KnownAgent, ...]:
-    """The bundled list of well-known crawlers, in the data file's order."""
+    """The bundled crawler registry, in the data file's order."""
     text = resources.files("robotrules").joinpath("data/agents.json").read_text("utf-8")
-    data = json.loads(text)
-    return tuple(
-        KnownAgent(
-            token=a["token"],
-            name=a["name"],
-            operator=a["operator"],
-            category=a["category"],
-            purpose=a["purpose"],
-            fallback=a.get("fallback"),
-            ignores_global=bool(a.get("ignores_global", False)),
-        )
-        for a in data["agents"]
+    return tuple(_agent(a) for a in json.loads(text)["agents"])
+
+
+def _agent(a: dict[str, Any]) -> KnownAgent:
+    tokens = tuple(a["tokens"])
+    return KnownAgent(
+        token=tokens[0],
+        name=a["name"],
+        operator=a["operator"],
+        category=a["category"],
+        purpose=a["description"],
+        fallback=tokens[1] if len(tokens) > 1 else None,
+        ignores_global=bool(a.get("ignores_global", False)),
+        tokens=tokens,
+        purposes=tuple(a["purposes"]),
+        user_agent=a.get("user_agent"),
+        honours_robots=a.get("honours_robots"),
+        aliases=tuple(a.get("aliases", ())),
     )
 
 
+@lru_cache(maxsize=1)
+def _by_name() -> dict[str, KnownAgent]:
+    out: dict[str, KnownAgent] = {}
+    for a in known_agents():  # the first crawler to claim a name keeps it
+        out.setdefault(a.token.lower(), a)
+    for a in known_agents():
+        for alias in a.aliases:
+            out.setdefault(alias.lower(), a)
+    return out
+
+
 def find_agent(token: str) -> KnownAgent | None:
-    """The known crawler with this token (case-insensitive), if any."""
-    low = token.lower()
-    return next((a for a in known_agents() if a.token.lower() == low), None)
+    """The crawler whose token (or alias, e.g. ``MistralAI-User/1.0``) is ``token``,
+    case-insensitively, if any."""
+    return _by_name().get(token.strip().lower())
+
+
+def by_purpose(purpose: str) -> tuple[KnownAgent, ...]:
+    """The crawlers that have ``purpose`` (one of :data:`PURPOSES`), in registry order."""
+    return tuple(a for a in known_agents() if purpose in a.purposes)
 
 
 def _as_written(rules: RobotsTxt, token: str) -> Group | None:

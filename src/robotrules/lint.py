@@ -33,47 +33,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ._model import Dialect, Finding, Group, Rule, Severity
+from . import aipref
+from ._findings import CATALOGUE, finding
+from ._model import Dialect, Finding, Group, Rule
 from ._policy import DEFAULT_MAX_BYTES, classify_status
+from ._tokenize import to_bytes
 
 if TYPE_CHECKING:
     from . import RobotsTxt
 
 __all__ = ["CATALOGUE", "lint"]
-
-#: code -> (kind, default severity, one-line description): the stable catalogue.
-CATALOGUE: dict[str, tuple[str, Severity, str]] = {
-    "L001": ("unknown-directive", "warning", "key not in the known set"),
-    "L002": ("unsupported-directive", "info", "known key the target engine ignores"),
-    "L003": ("typo-directive", "warning", "misspelt key, e.g. Dissalow, User agent"),
-    "L004": ("missing-colon", "warning", "no colon between key and value"),
-    "L005": ("rule-outside-group", "warning", "rule before the first user-agent line"),
-    "L006": ("ua-not-token", "error", "user-agent value is a full UA string or not a token"),
-    "L007": ("empty-ua", "error", "user-agent line without a value"),
-    "L008": ("path-not-slash", "warning", "pattern not empty and not starting with /"),
-    "L009": ("dollar-not-last", "warning", "$ that is not the last character"),
-    "L010": ("redundant-star", "info", "trailing * or ** that changes nothing it matches"),
-    "L011": ("shadowed-rule", "warning", "rule that can never decide: duplicate or overridden"),
-    "L012": ("conflicting-equal", "info", "allow and disallow with the same pattern"),
-    "L013": ("split-groups", "info", "the same user-agent in several groups"),
-    "L014": ("specific-group-drops-star", "info", "a named group stops the * rules applying"),
-    "L015": ("sitemap-not-absolute", "warning", "sitemap URL that is not absolute http(s)"),
-    "L016": ("bare-url-line", "warning", "a line that is only a URL"),
-    "L017": ("encoding", "info", "byte order mark, or not UTF-8"),
-    "L018": ("too-big", "error", "file over 500 KiB: the rest is ignored"),
-    "L019": ("line-too-long", "warning", "line over Google's 16,664-byte limit"),
-    "L020": ("html-served", "error", "HTML or a non-text/plain type served"),
-    "L021": ("bad-status", "error", "HTTP status that overrides the file"),
-    "L022": ("blocks-everything", "warning", "Disallow: / for every crawler"),
-    "L023": ("blocks-assets", "warning", "stylesheets or scripts blocked for search engines"),
-    "L024": ("trailing-slash-trap", "info", "prefix without a slash also blocks longer names"),
-    "L025": ("self-block", "info", "disallowing /robots.txt has no effect"),
-    "L026": ("case-sensitivity", "info", "rules that differ only in letter case"),
-    "L027": ("sensitive-path-leak", "info", "robots.txt advertises a private-looking path"),
-    "L028": ("crawl-delay-bad", "warning", "crawl-delay not a number, or huge"),
-    "L029": ("junk-in-file", "error", "NUL bytes, scripts or other junk"),
-    "L030": ("ua-joins-group", "warning", "user-agent line joining a group that has no rules yet"),
-}
 
 MAX_BYTES = DEFAULT_MAX_BYTES  # RFC 9309 2.5: a parsing limit of at least 500 KiB; Google's
 HUGE_CRAWL_DELAY = 30.0  # Nutch and StormCrawler skip hosts above 30 s; crawler-commons: 300 s
@@ -104,13 +73,14 @@ def lint(
     from . import parse  # the core, imported late: the linter is a consumer of it
 
     rules = parse(body, dialect=dialect)
-    raw = body.encode("utf-8", "surrogateescape") if isinstance(body, str) else body
+    raw = to_bytes(body)  # the same bytes the parser read
     findings = list(rules.findings)
     if _looks_html(raw):
         # An HTML page: one finding for the page, not one per line of markup.
         findings = [f for f in findings if f.code not in _HTML_NOISE]
     findings.extend(_transport(raw, content_type, status))
     findings.extend(_semantic(rules))
+    findings.extend(aipref.lint_findings(rules))
     findings = _dedupe(findings)
     findings.sort(key=lambda f: (f.line, f.column, f.code))
     return findings
@@ -126,16 +96,10 @@ def _looks_html(raw: bytes) -> bool:
 # -- transport: size, HTML, status --------------------------------------------------------
 
 
-def _make(code: str, line: int, column: int, message: str, fix: str | None = None,
-          severity: Severity | None = None) -> Finding:
-    kind, default, _ = CATALOGUE[code]
-    return Finding(code, kind, severity or default, line, column, message, fix)
-
-
 def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iterator[Finding]:
     if len(raw) > MAX_BYTES:
         cut = raw.count(b"\n", 0, MAX_BYTES) + 1
-        yield _make(
+        yield finding(
             "L018", cut, 1,
             f"the file is {len(raw):,} bytes; crawlers read only the first {MAX_BYTES:,} "
             f"(500 KiB, RFC 9309 2.5) and ignore everything from about line {cut} on",
@@ -145,14 +109,14 @@ def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iter
     looks_html = _looks_html(raw)
     if media and media != "text/plain":
         what = "HTML" if "html" in media else f"'{media}'"
-        yield _make(
+        yield finding(
             "L020", 0, 0,
             f"served as {what}, not text/plain (RFC 9309 2.3)"
             + ("; the body is an HTML page" if looks_html else ""),
             "serve the file as 'Content-Type: text/plain; charset=utf-8'",
         )
     elif looks_html:
-        yield _make(
+        yield finding(
             "L020", 1, 1,
             "the body is an HTML page, not a robots.txt (often an error page or a catch-all "
             "route); crawlers find no rules in it",
@@ -164,14 +128,14 @@ def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iter
     if what == "ok":
         return
     if what in ("unreachable", "invalid"):
-        yield _make(
+        yield finding(
             "L021", 0, 0,
             f"HTTP {status}: the file is unreachable, so crawlers must assume everything is "
             "disallowed (RFC 9309 2.3.1.4; Google treats 429 the same way)",
             "serve /robots.txt with status 200 (or 404 if there are no rules)",
         )
     elif status in (401, 403):  # classify_status(status, auth_failure="disallow") differs
-        yield _make(
+        yield finding(
             "L021", 0, 0,
             f"HTTP {status}: RFC 9309 and Google treat this as 'no robots.txt' and crawl "
             "everything; older crawlers (1996 draft) treat it as disallow all",
@@ -179,13 +143,13 @@ def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iter
             severity="warning",
         )
     elif what == "unavailable":
-        yield _make(
+        yield finding(
             "L021", 0, 0,
             f"HTTP {status}: no robots.txt, so everything may be crawled (RFC 9309 2.3.1.3)",
             severity="info",
         )
     else:  # a redirect
-        yield _make(
+        yield finding(
             "L021", 0, 0,
             f"HTTP {status}: redirect not followed to a file (RFC 9309 2.3.1.2: follow at "
             "least five redirects)",
@@ -321,9 +285,8 @@ def _merged(groups: Sequence[Group], dialect: Dialect) -> Merged:
 
 
 def _column(rules: RobotsTxt, rule: Rule) -> int:
-    text = rules.line_text(rule.line)
-    at = text.find(rule.pattern) if rule.pattern else -1
-    return at + 1 if at >= 0 else 1
+    """Where the rule's value starts on its line, as the parser read it."""
+    return rules._value_column(rule.line)
 
 
 def _label(tok: str, named: Sequence[Group] = ()) -> str:
@@ -369,12 +332,12 @@ def _stars(rules: RobotsTxt) -> Iterator[Finding]:
         p = r.pattern
         if "**" in p:
             fixed = re.sub(r"\*{2,}", "*", p)
-            yield _make("L010", r.line, _column(rules, r),
+            yield finding("L010", r.line, _column(rules, r),
                         f"'{p}': consecutive * match the same as one",
                         f"{r.directive.capitalize()}: {fixed}")
         elif len(p) > 1 and p.endswith("*"):
             fixed = p.rstrip("*")
-            yield _make(
+            yield finding(
                 "L010", r.line, _column(rules, r),
                 f"'{p}': a trailing * is implied; it matches the same paths as '{fixed}' "
                 "(it only adds one to the rule's length in precedence)",
@@ -390,7 +353,7 @@ def _split(merged: Merged, dialect: Dialect) -> Iterator[Finding]:
         first = named[0]
         for g in named[1:]:
             if dialect == "1994":
-                yield _make(
+                yield finding(
                     "L013", g.line, 1,
                     f"user-agent {_label(tok, named)} already has a group at line {first.line}; "
                     "crawlers of the 1994 standard obey only the first one, so this group is "
@@ -399,7 +362,7 @@ def _split(merged: Merged, dialect: Dialect) -> Iterator[Finding]:
                     severity="warning",
                 )
             else:
-                yield _make(
+                yield finding(
                     "L013", g.line, 1,
                     f"user-agent {_label(tok, named)} also has a group at line {first.line}; "
                     "the groups are merged (RFC 9309 2.2.1), but older parsers use only the first",
@@ -416,10 +379,10 @@ def _dead(rules: RobotsTxt, tok: str, dead: Dead, dialect: Dialect) -> Iterator[
         col = _column(rules, rule)
         scope = "" if tok.endswith("(*)") else f" for {tok}"
         if winner.pattern == rule.pattern and winner.directive == rule.directive:
-            yield _make("L011", rule.line, col,
+            yield finding("L011", rule.line, col,
                         f"duplicate of line {winner.line}{scope}: '{rule}'", "delete this line")
         elif winner.pattern == rule.pattern:
-            yield _make(
+            yield finding(
                 "L012", rule.line, col,
                 f"'{rule}' and line {winner.line} '{winner}' have the same pattern{scope}; "
                 "allow wins (RFC 9309 2.2.2), so this line never decides",
@@ -430,7 +393,7 @@ def _dead(rules: RobotsTxt, tok: str, dead: Dead, dialect: Dialect) -> Iterator[
         else:
             why = ("comes first (1994: first match wins)" if dialect == "1994"
                    else "matches every path it matches and is at least as long")
-            yield _make(
+            yield finding(
                 "L011", rule.line, col,
                 f"'{rule}' never decides{scope}: line {winner.line} '{winner}' {why} "
                 "(RFC 9309 2.2.2: most specific match wins)",
@@ -447,7 +410,7 @@ def _case_variants(rules: RobotsTxt, group_rules: list[Rule]) -> Iterator[Findin
         key = r.pattern.lower()
         first = seen.setdefault(key, r)
         if first is not r and first.pattern != r.pattern:
-            yield _make(
+            yield finding(
                 "L026", r.line, _column(rules, r),
                 f"'{r.pattern}' and '{first.pattern}' (line {first.line}) differ only in case; "
                 "paths match case-sensitively (RFC 9309 2.2.2), so they are two rules",
@@ -502,7 +465,7 @@ def _drops_star(merged: Merged, dead: dict[str, Dead], dialect: Dialect) -> Iter
             continue
         example = missing[0]
         more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
-        yield _make(
+        yield finding(
             "L014", named[0].line, 1,
             f"{_label(tok, named)} has its own group, so the * group does not apply to it "
             f"(RFC 9309 2.2.1): '{example}' (line {example.line}){more} do not apply to "
@@ -518,7 +481,7 @@ def _blocks(rules: RobotsTxt, merged: Merged, dead: dict[str, Dead],
     if star is not None:
         state, rule = access_of(star[1], dialect, dead["*"])
         if state == "blocked" and rule is not None:
-            yield _make(
+            yield finding(
                 "L022", rule.line, _column(rules, rule),
                 f"'{rule}' for every crawler (*) blocks the whole site, search engines included "
                 "(often left over from a staging site)",
@@ -533,7 +496,7 @@ def _blocks(rules: RobotsTxt, merged: Merged, dead: dict[str, Dead],
         for r in group_rules:
             if r.allow or not r.pattern or r.line in dead_lines or not _ASSET.search(r.pattern):
                 continue
-            yield _make(
+            yield finding(
                 "L023", r.line, _column(rules, r),
                 f"'{r}' blocks stylesheets or scripts for {_label(tok, named)}; search engines "
                 "need them to render pages and may rank them lower",
@@ -549,7 +512,7 @@ def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
         if r.allow or not p:
             continue
         if "robots" in p.lower() and matches(p, "/robots.txt"):
-            yield _make(
+            yield finding(
                 "L025", r.line, _column(rules, r),
                 f"'{r}' matches /robots.txt, which is always allowed (RFC 9309 2.2.2)",
                 "delete this line",
@@ -559,7 +522,7 @@ def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
                 and not any(c in last for c in ".?=*$&%")):
             traps.append(r)
         if _SENSITIVE.search(p) and not any(p.startswith(x) for x in _NOT_SENSITIVE):
-            yield _make(
+            yield finding(
                 "L027", r.line, _column(rules, r),
                 f"'{p}' is listed publicly: robots.txt tells everyone where it is, and it keeps "
                 "no one out (RFC 9309 3)",
@@ -572,7 +535,7 @@ def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
         if len(traps) > 1:
             lines = ", ".join(str(t.line) for t in traps[1:6]) + (", ..." if len(traps) > 6 else "")
             more = f" ({len(traps) - 1} more rules like it: lines {lines})"
-        yield _make(
+        yield finding(
             "L024", r.line, _column(rules, r),
             f"'{p}' is a prefix: it also blocks '{p}-old', '{p}ping' and '{p}.html'{more}",
             f"use '{p}/' for the directory only, or '{p}$' for that path only",
@@ -586,7 +549,7 @@ def _crawl_delay(rules: RobotsTxt) -> Iterator[Finding]:
             continue
         line = next((r.line for r in g.records if r.key.lower().replace(" ", "-") == "crawl-delay"),
                     g.line)
-        yield _make(
+        yield finding(
             "L028", line, 1,
             f"crawl-delay {g.crawl_delay:g} s is huge (at most {86400 / g.crawl_delay:.0f} "
             "pages a day); many crawlers skip hosts above 30 s "
@@ -599,9 +562,14 @@ _ONCE_PER_LINE = frozenset({"L011", "L012", "L023"})  # not once per agent of th
 
 
 def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
+    findings = list(findings)
+    # L041 says with the registry what L006 says in general about the same value
+    misread = {f.line for f in findings if f.code == "L041"}
     seen: set[tuple[str, int, str]] = set()
     out = []
     for f in findings:
+        if f.code == "L006" and f.line in misread:
+            continue
         key = (f.code, f.line, "" if f.code in _ONCE_PER_LINE else f.message)
         if key not in seen:
             seen.add(key)

@@ -195,12 +195,17 @@ def test_rules_outside_groups_are_ignored() -> None:
 
 
 def test_empty_file_and_empty_disallow_allow_everything() -> None:
-    """2.2.2: "If no match is found ... the URI is allowed"; an empty pattern matches nothing."""
+    """2.2.2: "If no match is found ... the URI is allowed"; an empty pattern decides nothing.
+    The verdict still names the empty line, as robots.cc's matching_line() does (it matches
+    an empty pattern at priority 0), so that the answer says why everything is allowed."""
     assert robotrules.parse(b"").is_allowed("/anything", user_agent="a")
     rules = robotrules.parse("User-agent: *\nDisallow:\n")
     v = rules.explain("/x", user_agent="a")
     assert v.allowed
-    assert v.line is None
+    assert v.line == 2
+    assert v.rule is not None
+    assert v.rule.pattern == ""
+    assert "empty" in v.detail
 
 
 def test_cr_only_line_endings() -> None:

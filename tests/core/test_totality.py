@@ -184,3 +184,38 @@ def test_fast_and_careful_paths_agree_on_odd_white_space(parts: list[str],
 
     text, _ = T.to_text("".join(parts).encode("latin-1"))
     assert T.tokenize(text, dialect) == T.tokenize(text, dialect, [])
+
+
+def test_fuzz_regression_control_character_key() -> None:
+    """Found by fuzzing (issue 11): a line of a control character (which Python's str.split
+    treats as white space, robots.cc does not), a space and a word made key_of raise."""
+    found = robotrules.lint("\x1c x")
+    assert [f.line for f in found]
+    assert all(f.line == 1 for f in found)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_fuzz_regression_lone_surrogate_in_url(dialect: Dialect) -> None:
+    """Found by fuzzing (issue 11): a lone surrogate in a URL made the rfc9309 URL path raise
+    UnicodeEncodeError. RFC 9309 section 3: treat input as untrusted; answer, never raise."""
+    rules = robotrules.parse("User-agent: *\nDisallow: /x", dialect)
+    for url in ("/\ud800", "https://a.example/\ud800\udc80?q=\udfff", "/x\ud800"):
+        v = rules.explain(url)
+        assert v.allowed is rules.is_allowed(url)
+    assert rules.explain("/x\ud800").allowed is False  # still under Disallow: /x
+
+
+_ANY_CHAR = st.characters(codec=None, exclude_categories=())  # surrogates and controls too
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.text(_ANY_CHAR, max_size=200), url=st.text(_ANY_CHAR, max_size=40),
+       agent=st.text(_ANY_CHAR, max_size=20),
+       dialect=st.sampled_from(DIALECTS))
+def test_any_text_at_all_answers(body: str, url: str, agent: str, dialect: Dialect) -> None:
+    """Every str (lone surrogates, controls) as body, URL and agent: a verdict, never an
+    exception; lint and findings too (RFC 9309 section 3)."""
+    rules = robotrules.parse(body, dialect)
+    assert rules.explain(url, user_agent=agent).allowed is rules.is_allowed(url,
+                                                                              user_agent=agent)
+    robotrules.lint(body, dialect=dialect)

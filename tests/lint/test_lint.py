@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 try:
-    import robotrules  # noqa: F401
+    import robotrules
 except ImportError:  # a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
@@ -237,3 +237,35 @@ def test_real_sites_sample_total_sorted_and_fast(shared_dir: Path) -> None:
         found = lint(p.read_bytes())
         assert [f.line for f in found] == sorted(f.line for f in found)
     assert time.perf_counter() - started < 30
+
+
+def test_docs_table_agrees_with_the_catalogue() -> None:
+    """docs/lint.md is written for people; the catalogue (robotrules._findings) is the one
+    source of codes and kinds: the two must name the same codes with the same kinds."""
+    from pathlib import Path
+
+    from robotrules._findings import CATALOGUE
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "lint.md").read_text("utf-8")
+    rows = {}
+    for line in doc.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) > 2 and cells[0][:1] == "L" and cells[0][1:].isdigit():
+            rows[cells[0]] = cells[1]
+    assert {code: e.kind for code, e in CATALOGUE.items()} == rows
+
+
+def test_core_findings_use_the_catalogue_kinds() -> None:
+    """Every finding the parser and the linter make carries its code's catalogue kind."""
+    from robotrules._findings import CATALOGUE
+
+    body = ("\ufeffSitemap: /rel.xml\nSitemap: http://a.example/s\nSitemap: http://a.example/s\n"
+            "Disallow: /early\nUser-agent: Googlebot/2.1\nUser-agent:\nCrawl-delay: soon\n"
+            "User-agent: AI2Bot\nDisalow: /x\nDisallow: x\nDisallow: *y\nAllow: /a$b\n"
+            "Request-rate: lots\nVisit-time: noon\nfoo bar baz\n<html>\nUnknown: 1\n"
+            "Noindex: /n\nhttps://a.example/sitemap.xml\nDisallow: /nul\0x\n: v\n")
+    found = robotrules.lint(body.encode("utf-8") + b"\xff\n", status=503,
+                            content_type="text/html")
+    assert len({f.code for f in found}) >= 15
+    for f in found:
+        assert f.kind == CATALOGUE[f.code].kind, f

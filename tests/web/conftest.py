@@ -68,18 +68,15 @@ def redirecting_origin(origin: str) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="session")
-def live_server() -> Iterator[str]:
-    """The tester under uvicorn on a free 127.0.0.1 port (fetch may reach the local origin)."""
+@contextmanager
+def running(app: object) -> Iterator[str]:
+    """``app`` under uvicorn on a free 127.0.0.1 port: ``http://127.0.0.1:PORT``."""
     uvicorn = pytest.importorskip("uvicorn")
-    from robotrules.web import create_app
     from robotrules.web._serve import bind
 
     sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(allow_private=True), log_level="warning", access_log=False, lifespan="off"
-    )
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -88,7 +85,19 @@ def live_server() -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=5)
-    sock.close()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[str]:
+    """The tester under uvicorn on a free 127.0.0.1 port (fetch may reach the local origin)."""
+    pytest.importorskip("uvicorn")
+    from robotrules.web import create_app
+
+    with running(create_app(allow_private=True)) as url:
+        yield url

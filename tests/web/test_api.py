@@ -269,7 +269,23 @@ def test_page_and_assets_come_from_the_package_with_a_strict_policy(client: Test
         ("0.0.0.0", "unspecified"),
         ("224.0.0.251", "multicast"),
         ("240.0.0.1", "reserved"),
-        ("100.64.0.1", "not a globally routable"),
+        ("100.64.0.1", "shared (CGNAT)"),
+        # Python 3.11's ipaddress calls these global; the IANA registries do not.
+        ("2002:7f00:1::1", "6to4 address for 127.0.0.1, a loopback"),  # RFC 3056 2
+        ("2002:a00:1::1", "6to4 address for 10.0.0.1, a private"),
+        ("64:ff9b::7f00:1", "NAT64 address for 127.0.0.1, a loopback"),  # RFC 6052 2.1
+        ("64:ff9b:1::a00:1", "local-use NAT64"),  # RFC 8215
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"),  # RFC 4380 4
+        ("fec0::1", "site-local"),  # RFC 3879
+        ("192.0.0.192", "IETF protocol assignment"),  # RFC 6890
+        ("192.88.99.1", "6to4 relay anycast"),  # RFC 7526
+        ("3fff::1", "documentation"),  # RFC 9637
+        ("2001:db8::1", "documentation"),  # RFC 3849
+        ("5f00::1", "SRv6"),  # RFC 9602
+        ("::7f00:1", "IPv4-compatible"),  # RFC 4291 2.5.5.1
+        ("::ffff:0:7f00:1", "IPv4-translated"),  # RFC 2765
+        ("4000::1", "outside the global unicast range"),  # RFC 4291 2.4
+        ("198.18.0.1", "benchmarking"),  # RFC 2544
     ],
 )
 def test_unsafe_addresses_are_named(address: str, why: str) -> None:
@@ -278,7 +294,12 @@ def test_unsafe_addresses_are_named(address: str, why: str) -> None:
     assert why in reason
 
 
-@pytest.mark.parametrize("address", ["93.184.216.34", "2606:2800:220:1::1", "8.8.8.8"])
+@pytest.mark.parametrize(
+    "address",
+    ["93.184.216.34", "2606:2800:220:1::1", "8.8.8.8",
+     "2002:808:808::1",  # 6to4 for 8.8.8.8: judged by the IPv4 it carries (RFC 3056 2)
+     "64:ff9b::808:808"],  # NAT64 for 8.8.8.8 (RFC 6052 2.1)
+)
 def test_public_addresses_pass(address: str) -> None:
     assert unsafe_address(address) is None
 
@@ -336,25 +357,6 @@ def test_fetch_reads_the_local_origin_with_allow_private(origin: str) -> None:
     assert data["summary"]
 
 
-def test_fetch_withholds_a_body_redirected_to_a_private_address(
-    redirecting_origin: str,
-) -> None:
-    """The first host passes the check (the resolver calls it public); the redirect target,
-    ``localhost``, resolves to loopback: the fetched body must not come back."""
-    pytest.importorskip("robotrules.fetch")
-
-    def resolver(host: str, port: int) -> list[str]:
-        return ["93.184.216.34"] if host == "127.0.0.1" else ["127.0.0.1"]
-
-    with client_for(resolver=resolver) as c:
-        response = c.post("/api/fetch", json={"url": redirecting_origin})
-    assert response.status_code == 403, response.text
-    error = response.json()["error"]
-    assert "localhost" in error
-    assert "loopback" in error
-    assert "Disallow" not in response.text
-
-
 # -- the serve command --------------------------------------------------------------------------
 
 
@@ -402,3 +404,16 @@ def test_serve_prints_its_address_and_answers_there() -> None:
     finally:
         child.terminate()
         child.wait(timeout=10)
+
+
+def test_serve_on_a_taken_port_exits_2_with_one_line() -> None:
+    """Issue 16: a taken port is an environment error (2), not "disallowed" (1)."""
+    from robotrules.web._serve import _run, bind
+
+    taken = bind("127.0.0.1", 0)
+    try:
+        args = argparse.Namespace(host="127.0.0.1", port=taken.getsockname()[1],
+                                  allow_private=False)
+        assert _run(args) == 2
+    finally:
+        taken.close()

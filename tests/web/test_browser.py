@@ -142,7 +142,7 @@ def test_typed_draft_gives_verdicts_and_a_click_highlights_the_line(page: Any) -
     # Lint findings sit on their lines (the relative sitemap URL on line 14).
     page.locator('label:has(input[value="rfc9309"])').click()
     expect(pdf).to_contain_text("Blocked")
-    sitemap = page.locator('#backdrop .line-hl[data-line="14"] .lens')
+    sitemap = page.locator('#notes .note[data-line="14"]')
     expect(sitemap).to_be_visible()
     expect(page.locator("#findings")).to_contain_text("line 14")
 
@@ -205,3 +205,161 @@ def test_well_known_crawlers_can_be_picked(page: Any) -> None:
     expect(page.locator("#agents .chip")).to_have_text(["GPTBot×"])
     expect(page.locator("#agents .chip")).to_have_attribute("title", re.compile("OpenAI"))
     expect(cell(page, "GPTBot", "/a")).to_contain_text("line 2 · Disallow: /")
+
+
+# -- issue 16: layout at 1280 px and up, fetch transcript, download, diff -----------------------
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+SHOP_ROBOTS = (
+    b"# robots.txt for shop.example\n"
+    b"User-agent: *\n"
+    b"Disallow: /cart/\n"
+    b"Disallow: /checkout/\n"
+    b"Allow: /checkout/help\n"
+    b"Dissalow: /tmp/\n"
+    b"\n"
+    b"User-agent: Googlebot\n"
+    b"Disallow: /*?sessionid=\n"
+    b"Disallow: /*.pdf$\n"
+    b"\n"
+    b"Sitemap: /sitemap.xml\n"
+)
+
+
+@pytest.fixture(scope="module")
+def shop_origin() -> Iterator[str]:
+    """A local origin serving a richer robots.txt (with two lint findings)."""
+    from http.server import BaseHTTPRequestHandler
+
+    from .conftest import _serve_origin
+
+    class Shop(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "text/plain; charset=utf-8")
+            self.send_header("cache-control", "max-age=3600")
+            self.send_header("content-length", str(len(SHOP_ROBOTS)))
+            self.end_headers()
+            self.wfile.write(SHOP_ROBOTS)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    with _serve_origin(Shop) as url:
+        yield url
+
+
+def fetch_into_editor(page: Any, url: str) -> None:
+    page.locator("#fetch-url").fill(url)
+    page.locator("#fetch-form button").click()
+    expect(page.locator("#source")).to_contain_text("Fetched")
+
+
+WIDE_AGENTS = ["Googlebot", "GPTBot", "Bingbot", "ClaudeBot", "CCBot", "PerplexityBot"]
+WIDE_URLS = ["/", "/cart/view", "/checkout/help", "/docs/annual-report-2025.pdf",
+             "/products/" + "very-long-product-name-" * 8 + "?sessionid=abc123&color=blue"]
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_the_page_fits_wide_screens_without_sideways_scrolling(
+    browser: Any, live_server: str, shop_origin: str, width: int
+) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 1000},
+                                  base_url=live_server)
+    page = context.new_page()
+    try:
+        page.goto("/")
+        expect(page.locator("table.results tbody tr").first).to_be_visible()
+        fetch_into_editor(page, shop_origin + "/")
+        page.locator("#robots").press("Control+End")
+        page.locator("#robots").press_sequentially("\nUser-agent: GPTBot\nDisallow: /\n", delay=0)
+        page.locator("#urls").fill("\n".join(WIDE_URLS))
+        page.locator("#urls").dispatch_event("input")
+        set_agents(page, WIDE_AGENTS)
+        expect(page.locator("table.results tbody tr")).to_have_count(len(WIDE_URLS))
+        expect(page.locator("table.results thead th")).to_have_count(len(WIDE_AGENTS) + 2)
+        expect(page.locator('#notes .note[data-line="6"]')).to_contain_text("Disallow")
+
+        sizes = page.evaluate("""() => {
+            const wrap = document.querySelector('.table-wrap');
+            return {doc: document.documentElement.scrollWidth, win: window.innerWidth,
+                    wrapScroll: wrap.scrollWidth, wrapClient: wrap.clientWidth};
+        }""")
+        assert sizes["doc"] <= sizes["win"], sizes  # no horizontal page scroll
+        assert sizes["wrapScroll"] <= sizes["wrapClient"], sizes  # nor in the table
+        wrap = page.locator(".table-wrap").bounding_box()
+        dialect_head = page.locator("table.results th.diff-col").bounding_box()
+        assert wrap is not None
+        assert dialect_head is not None
+        assert dialect_head["x"] + dialect_head["width"] <= wrap["x"] + wrap["width"] + 1
+        assert dialect_head["width"] >= 120  # the dialect column is visible, not squeezed
+        # Every lint note lies inside the notes column, its text whole (wrapped, not clipped).
+        column = page.locator("#notes").bounding_box()
+        assert column is not None
+        notes = page.locator("#notes .note")
+        assert notes.count() >= 2
+        for i in range(notes.count()):
+            box = notes.nth(i).bounding_box()
+            assert box is not None
+            assert box["x"] >= column["x"] - 1
+            assert box["x"] + box["width"] <= column["x"] + column["width"] + 1
+            assert notes.nth(i).evaluate("n => n.scrollWidth <= n.clientWidth")
+        # The transcript shows beside the fetched file at 1280; the changes at 1920.
+        if width == 1920:
+            page.locator("#tab-diff").click()
+            expect(page.locator("#diff .d-add")).to_have_count(3)
+        page.locator(cell_selector("GPTBot", "/cart/view")).click()
+        page.screenshot(path=str(DOCS / f"web-{width}.png"), full_page=True)
+    finally:
+        context.close()
+
+
+def cell_selector(agent: str, url: str) -> str:
+    return f'button.verdict[data-agent="{agent}"][data-url="{url}"]'
+
+
+def test_a_fetched_file_comes_with_its_transcript(page: Any, shop_origin: str,
+                                                  redirecting_origin: str) -> None:
+    page.goto("/")
+    fetch_into_editor(page, shop_origin + "/some/page")
+    expect(page.locator("#tab-transcript")).to_have_attribute("aria-selected", "true")
+    transcript = page.locator("#transcript")
+    expect(transcript).to_contain_text("HTTP 200")
+    expect(transcript).to_contain_text(shop_origin + "/robots.txt")
+    expect(transcript).to_contain_text(f"{len(SHOP_ROBOTS)} bytes")
+    expect(transcript).to_contain_text("2.3.1.1 successful access")  # RFC 9309's reading
+    expect(transcript).to_contain_text("13 lines · 2 groups")
+    expect(transcript).to_contain_text("127.0.0.1")  # the address connected to
+    expect(transcript.locator("table.headers")).to_contain_text("max-age=3600")
+
+    fetch_into_editor(page, redirecting_origin)
+    expect(transcript).to_contain_text("Redirect 302")
+    expect(transcript).to_contain_text("/robots.txt →")
+    expect(page.locator("#robots")).to_have_value("User-agent: *\nDisallow: /from-origin/\n")
+
+
+def test_the_edited_file_downloads_as_robots_txt(page: Any) -> None:
+    type_draft(page, "User-agent: *\nDisallow: /ünïcode/\n", ["/"], ["*"])
+    with page.expect_download() as info:
+        page.locator("#download").click()
+    download = info.value
+    assert download.suggested_filename == "robots.txt"
+    assert Path(download.path()).read_text(encoding="utf-8") == (
+        "User-agent: *\nDisallow: /ünïcode/\n")
+
+
+def test_changes_against_the_fetched_file_show_as_a_diff(page: Any, shop_origin: str) -> None:
+    page.goto("/")
+    expect(page.locator("#tab-diff")).to_be_disabled()  # nothing fetched yet
+    fetch_into_editor(page, shop_origin)
+    page.locator("#tab-diff").click()
+    expect(page.locator("#diff-meta")).to_contain_text("No changes")
+    # Fix the typo on line 6 and add a rule.
+    editor = page.locator("#robots")
+    editor.fill(SHOP_ROBOTS.decode().replace("Dissalow: /tmp/", "Disallow: /tmp/")
+                + "Disallow: /new/\n")
+    expect(page.locator("#diff-meta")).to_contain_text("2 line(s) added, 1 removed")
+    expect(page.locator("#diff-count")).to_have_text("3")
+    expect(page.locator("#diff .d-del")).to_have_text(["-Dissalow: /tmp/"])
+    expect(page.locator("#diff .d-add")).to_have_text(["+Disallow: /tmp/", "+Disallow: /new/"])
+    expect(page.locator("#diff .d-hunk").first).to_contain_text("@@")

@@ -1,18 +1,28 @@
 """The web tester: one HTML page and the JSON API it calls.
 
 Routes: ``GET /`` (the page), ``/static/*`` (its script and style, served from the package),
-``GET /api/agents``, ``POST /api/check``, ``POST /api/lint`` and ``POST /api/fetch``. Every
-POST takes ``application/json`` (which also keeps other sites' pages from posting to it
-without a CORS preflight the app never grants), capped at ``max_body`` bytes (413 above it);
-bad input gives 400 with ``{"error": "..."}``. Parsing runs in a worker thread so one large
-file does not stall the event loop.
+``GET /api/agents``, ``POST /api/check``, ``POST /api/lint``, ``POST /api/diff`` and
+``POST /api/fetch``. Every POST takes ``application/json`` (which also keeps other sites' pages
+from posting to it without a CORS preflight the app never grants), capped at ``max_body``
+bytes (413 above it).
+
+Bad input is normal input: invalid JSON or UTF-8, JSON nested too deep, wrong types, lone
+surrogates and over-long fields get 400 with ``{"error": "..."}``; a check past the work
+budget (URLs x agents, or the estimated matcher work of :func:`~robotrules.web._work.check_cost`)
+gets 422 before any work starts. Check, lint and diff run in killable worker processes
+(:class:`~robotrules.web._work.WorkPool`): 429 with ``Retry-After`` when every slot stays busy,
+503 past the deadline, and the work stops when the client disconnects. Decoding a body runs in
+a worker thread; ``GET /`` and static files never wait for any of it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, get_args
+import os
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -25,20 +35,26 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from robotrules import Dialect, Finding, RobotrulesError, parse
+from robotrules import Dialect, RobotrulesError
 from robotrules.agents import known_agents
-from robotrules.lint import lint
 
 from ._safety import Resolver, resolve
+from ._work import DIALECTS, WORK_BUDGET, Busy, Gone, JobFailed, TooSlow, WorkPool, check_cost
 
-__all__ = ["DIALECTS", "LOOPBACK_HOSTS", "MAX_BODY", "MAX_FETCH_BYTES", "create_app"]
+if TYPE_CHECKING:
+    import httpcore
 
-DIALECTS: tuple[Dialect, ...] = get_args(Dialect)
+__all__ = ["DIALECTS", "LOOPBACK_HOSTS", "MAX_AGENT", "MAX_AGENTS", "MAX_BODY", "MAX_CELLS",
+           "MAX_FETCH_BYTES", "MAX_URL", "MAX_URLS", "create_app"]
+
 MAX_BODY = 1024 * 1024  # request bodies; a robots.txt past 500 KiB is cut by crawlers anyway
-MAX_FETCH_BYTES = 512 * 1024  # RFC 9309 2.5: crawlers must parse at least 500 KiB
+MAX_FETCH_BYTES = 500 * 1024  # RFC 9309 2.5: crawlers must parse at least 500 KiB
 MAX_URLS = 500
 MAX_AGENTS = 50
-MAX_FIELD = 8192  # one URL or agent
+MAX_CELLS = 5000  # URLs x agents in one check
+MAX_URL = 8192  # RFC 9110 4.1: senders and recipients support URIs of at least 8000 octets
+MAX_AGENT = 512  # a product token, or a whole User-Agent header line
+MAX_FETCHES = 4  # fetch-by-URL requests in flight at once
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 _STATIC = "robotrules.web"
@@ -58,10 +74,12 @@ _SECURITY_HEADERS = {
 class ApiError(Exception):
     """A request the API refuses: its HTTP status and a sentence for the caller."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None
+                 ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers
 
 
 def _known_agents() -> list[dict[str, str]]:
@@ -80,7 +98,7 @@ def _known_agents() -> list[dict[str, str]]:
 # -- request parsing ---------------------------------------------------------------------------
 
 
-async def _read_json(request: Request, max_body: int) -> dict[str, Any]:
+async def _read_body(request: Request, max_body: int) -> bytes:
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type != "application/json":
         raise ApiError(415, "send the body as application/json")
@@ -94,71 +112,104 @@ async def _read_json(request: Request, max_body: int) -> dict[str, Any]:
         if size > max_body:
             raise ApiError(413, f"request body is larger than {max_body} bytes")
         chunks.append(chunk)
+    return b"".join(chunks)
+
+
+_PREPARING = threading.BoundedSemaphore(1)
+
+
+def _prepared(parse: Callable[..., Any], *args: Any) -> Any:
+    """``parse(*args)`` in a worker thread, one request at a time.
+
+    Decoding a 1 MiB body and estimating its work take milliseconds of GIL each; forty
+    threads doing it at once would each be handed the GIL in turn, and the event loop (and
+    ``GET /``) would wait behind all of them. Threads queued on the semaphore do not compete.
+    """
+    with _PREPARING:
+        return parse(*args)
+
+
+def _decode(raw: bytes) -> dict[str, Any]:
+    """The body as a JSON object."""
     try:
-        data = json.loads(b"".join(chunks))
-    except ValueError as exc:
+        data = json.loads(raw)
+    except RecursionError:
+        raise ApiError(400, "body is not valid JSON: nested too deeply") from None
+    except ValueError as exc:  # includes invalid UTF-8 (UnicodeDecodeError)
         raise ApiError(400, f"body is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ApiError(400, "body must be a JSON object")
     return data
 
 
+def _valid_unicode(value: str, what: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = ord(value[exc.start])
+        raise ApiError(400, f"{what} holds a lone surrogate (U+{bad:04X}), which is not "
+                       "text; send valid Unicode") from None
+    return value
+
+
 def _text(data: dict[str, Any], key: str) -> str:
     value = data.get(key)
     if not isinstance(value, str):
         raise ApiError(400, f"'{key}' must be a string")
-    return value
+    return _valid_unicode(value, f"'{key}'")
 
 
 def _dialect(data: dict[str, Any]) -> Dialect:
     value = data.get("dialect", "rfc9309")
     for dialect in DIALECTS:
-        if value == dialect:
+        if isinstance(value, str) and value == dialect:
             return dialect
     raise ApiError(400, f"'dialect' must be one of {', '.join(DIALECTS)}")
 
 
-def _lines(data: dict[str, Any], key: str, limit: int) -> list[str]:
+def _lines(data: dict[str, Any], key: str, limit: int, longest: int) -> list[str]:
     value = data.get(key)
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ApiError(400, f"'{key}' must be a list of strings")
-    items = [item.strip() for item in value if item.strip()]
+    items = [_valid_unicode(item, f"an item of '{key}'").strip() for item in value]
+    items = [item for item in items if item]
     if len(items) > limit:
         raise ApiError(400, f"at most {limit} {key} per request")
-    if any(len(item) > MAX_FIELD for item in items):
-        raise ApiError(400, f"each of '{key}' must be at most {MAX_FIELD} characters")
+    if any(len(item) > longest for item in items):
+        raise ApiError(400, f"each of '{key}' must be at most {longest} characters")
     return list(dict.fromkeys(items))  # drop repeats, keep order
 
 
-# -- the work (plain functions, run in a worker thread) ----------------------------------------
+def _check_args(raw: bytes, budget: int) -> tuple[str, list[str], list[str], Dialect]:
+    data = _decode(raw)
+    body = _text(data, "robots_txt")
+    dialect = _dialect(data)
+    urls = _lines(data, "urls", MAX_URLS, MAX_URL)
+    agents = _lines(data, "agents", MAX_AGENTS, MAX_AGENT)
+    if len(urls) * len(agents) > MAX_CELLS:
+        raise ApiError(422, f"{len(urls)} URLs x {len(agents)} agents is more than "
+                       f"{MAX_CELLS} verdicts per request; split the check")
+    cost = check_cost(body, urls, agents)
+    if cost > budget:
+        raise ApiError(422, (
+            f"this check is too much work for the tester: about {cost:.2g} matcher steps "
+            f"where one request may take {budget:.2g} (rules with '*' x URL length x URLs x "
+            "agents); test fewer or shorter URLs, fewer agents, or fewer wildcard rules"))
+    return body, urls, agents, dialect
 
 
-def check(
-    body: str, urls: Sequence[str], agents: Sequence[str], dialect: Dialect
-) -> dict[str, Any]:
-    """Every agent x URL verdict in ``dialect``, with how the other dialects answer."""
-    parsed = {d: parse(body, dialect=d) for d in DIALECTS}
-    results: list[dict[str, Any]] = []
-    for url in urls:
-        for agent in agents:
-            verdicts = {d: parsed[d].explain(url, user_agent=agent) for d in DIALECTS}
-            results.append(
-                {
-                    "agent": agent,
-                    "url": url,
-                    "verdict": verdicts[dialect].to_dict(),
-                    "dialects": {
-                        d: {"allowed": v.allowed, "line": v.line} for d, v in verdicts.items()
-                    },
-                    "dialects_disagree": len({v.allowed for v in verdicts.values()}) > 1,
-                }
-            )
-    return {"dialect": dialect, "urls": list(urls), "agents": list(agents), "results": results}
+def _lint_args(raw: bytes) -> tuple[str, Dialect]:
+    data = _decode(raw)
+    return _text(data, "robots_txt"), _dialect(data)
 
 
-def lint_findings(body: str, dialect: Dialect) -> dict[str, Any]:
-    findings: list[Finding] = lint(body, dialect=dialect)  # sorted by line
-    return {"dialect": dialect, "findings": [f.to_dict() for f in findings]}
+def _diff_args(raw: bytes) -> tuple[str, str]:
+    data = _decode(raw)
+    return _text(data, "before"), _text(data, "after")
+
+
+def _fetch_url(raw: bytes) -> str:
+    return _text(_decode(raw), "url")
 
 
 # -- the app -----------------------------------------------------------------------------------
@@ -196,17 +247,29 @@ def create_app(
     fetch_timeout: float = 10.0,
     allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
     resolver: Resolver = resolve,
+    network_backend: httpcore.NetworkBackend | None = None,
+    workers: int | None = None,
+    work_deadline: float = 10.0,
+    queue_wait: float = 3.0,
+    work_budget: int = WORK_BUDGET,
 ) -> Starlette:
     """The tester as an ASGI app.
 
     ``allow_private`` lets fetch-by-URL reach loopback and private networks. ``allowed_hosts``
     are the ``Host`` header values accepted (loopback names by default, which stops DNS
     rebinding from turning a web page into a client of this API); pass ``["*"]`` when serving
-    on another interface. ``resolver`` maps a host and port to addresses (tests inject one).
+    on another interface. ``resolver`` maps an ASCII host and a port to addresses and
+    ``network_backend`` is the socket layer fetch-by-URL connects through (tests inject both).
+    ``workers`` processes (default: the CPU count, at most 4) run checks, lints and diffs,
+    each stopped after ``work_deadline`` seconds; a request waits ``queue_wait`` seconds for
+    one before 429; ``work_budget`` caps a check's estimated matcher steps (422 above).
     """
     from importlib.resources import files
 
     index = files(_STATIC).joinpath("static", "index.html")
+    pool = WorkPool(workers or max(1, min(4, os.cpu_count() or 1)), wait=queue_wait,
+                    deadline=work_deadline)
+    fetch_slots = threading.BoundedSemaphore(MAX_FETCHES)
 
     async def page(request: Request) -> Response:
         return FileResponse(str(index), media_type="text/html; charset=utf-8")
@@ -214,30 +277,50 @@ def create_app(
     async def agents(request: Request) -> Response:
         return JSONResponse({"agents": await run_in_threadpool(_known_agents)})
 
+    async def work(request: Request, name: str, args: tuple[Any, ...]) -> Response:
+        try:
+            result = await pool.run(name, args, request.is_disconnected)
+        except Busy as exc:
+            raise ApiError(429, str(exc), {"retry-after": str(exc.retry_after)}) from None
+        except TooSlow as exc:
+            raise ApiError(503, str(exc)) from None
+        except JobFailed as exc:
+            raise ApiError(exc.status, str(exc)) from None
+        except Gone:
+            return Response(status_code=499)  # nobody reads it: the client has gone
+        return JSONResponse(result)
+
     async def api_check(request: Request) -> Response:
-        data = await _read_json(request, max_body)
-        body = _text(data, "robots_txt")
-        dialect = _dialect(data)
-        urls = _lines(data, "urls", MAX_URLS)
-        user_agents = _lines(data, "agents", MAX_AGENTS)
-        return JSONResponse(await run_in_threadpool(check, body, urls, user_agents, dialect))
+        raw = await _read_body(request, max_body)
+        args = await run_in_threadpool(_prepared, _check_args, raw, work_budget)
+        return await work(request, "check", args)
 
     async def api_lint(request: Request) -> Response:
-        data = await _read_json(request, max_body)
-        body = _text(data, "robots_txt")
-        return JSONResponse(await run_in_threadpool(lint_findings, body, _dialect(data)))
+        raw = await _read_body(request, max_body)
+        return await work(request, "lint", await run_in_threadpool(_prepared, _lint_args, raw))
+
+    async def api_diff(request: Request) -> Response:
+        raw = await _read_body(request, max_body)
+        return await work(request, "diff", await run_in_threadpool(_prepared, _diff_args, raw))
 
     async def api_fetch(request: Request) -> Response:
-        data = await _read_json(request, max_body)
-        url = _text(data, "url")
-        result = await run_in_threadpool(
-            _fetch, url, allow_private, resolver, max_fetch_bytes, fetch_timeout
-        )
+        raw = await _read_body(request, max_body)
+        url = await run_in_threadpool(_prepared, _fetch_url, raw)
+        if not fetch_slots.acquire(blocking=False):
+            raise ApiError(429, f"{MAX_FETCHES} fetches are already running; retry shortly",
+                           {"retry-after": "5"})
+        try:
+            result = await run_in_threadpool(
+                _fetch, url, allow_private, resolver, network_backend, max_fetch_bytes,
+                fetch_timeout)
+        finally:
+            fetch_slots.release()
         return JSONResponse(result)
 
     async def api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
-        return JSONResponse({"error": exc.message}, status_code=exc.status)
+        return JSONResponse({"error": exc.message}, status_code=exc.status,
+                            headers=exc.headers)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -245,16 +328,23 @@ def create_app(
             return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
         return Response(exc.detail, status_code=exc.status_code, media_type="text/plain")
 
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await run_in_threadpool(pool.warm)
+        yield
+        pool.close()
+
     handlers: dict[Any, Callable[[Request, Exception], Any]] = {
         ApiError: api_error,
         HTTPException: http_error,
     }
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", page),
             Route("/api/agents", agents),
             Route("/api/check", api_check, methods=["POST"]),
             Route("/api/lint", api_lint, methods=["POST"]),
+            Route("/api/diff", api_diff, methods=["POST"]),
             Route("/api/fetch", api_fetch, methods=["POST"]),
             Mount("/static", StaticFiles(packages=[(_STATIC, "static")]), name="static"),
         ],
@@ -263,11 +353,15 @@ def create_app(
             Middleware(_SecurityHeaders),
         ],
         exception_handlers=handlers,
+        lifespan=lifespan,
     )
+    app.state.pool = pool
+    return app
 
 
 def _fetch(
-    url: str, allow_private: bool, resolver: Resolver, max_bytes: int, timeout: float
+    url: str, allow_private: bool, resolver: Resolver,
+    network_backend: httpcore.NetworkBackend | None, max_bytes: int, timeout: float,
 ) -> dict[str, Any]:
     try:  # the fetcher needs httpx: loaded here so the rest of the page works without it
         from ._fetch import FetchRefused, fetch_robots
@@ -275,8 +369,11 @@ def _fetch(
         raise ApiError(501, f"fetching needs the web extra: {exc}") from None
     try:
         return fetch_robots(url, allow_private=allow_private, resolver=resolver,
-                            max_bytes=max_bytes, timeout=timeout)
+                            max_bytes=max_bytes, timeout=timeout,
+                            network_backend=network_backend)
     except FetchRefused as exc:
         raise ApiError(exc.status, str(exc)) from None
+    except (ValueError, UnicodeError) as exc:  # a URL httpx or the fetch client rejects
+        raise ApiError(400, f"not a URL that can be fetched: {exc}") from None
     except RobotrulesError as exc:
         raise ApiError(502, f"fetch failed: {exc}") from None

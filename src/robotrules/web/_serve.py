@@ -77,7 +77,8 @@ def serve(
     if allow_private:
         print("note: fetch-by-URL may reach loopback and private addresses", file=out)
     out.flush()
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    # The lifespan starts the work processes before the first request and stops them after.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
@@ -93,7 +94,7 @@ def _run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"robotrules serve: cannot listen on {args.host}:{args.port}: {exc}",
               file=sys.stderr)
-        return 1
+        return 2  # an environment error, not a verdict (1 means "disallowed")
     except KeyboardInterrupt:
         pass
     return 0

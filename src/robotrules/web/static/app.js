@@ -60,6 +60,9 @@
     results: $("results"), empty: $("empty"), summary: $("summary"), status: $("status"),
     findings: $("findings"), findingsCount: $("findings-count"), fileMeta: $("file-meta"),
     share: $("share"), source: $("source"), fetchForm: $("fetch-form"), fetchUrl: $("fetch-url"), upload: $("upload"),
+    notes: $("notes"), download: $("download"), transcript: $("transcript"),
+    diff: $("diff"), diffMeta: $("diff-meta"), diffCount: $("diff-count"),
+    tabs: [...document.querySelectorAll('#file-tabs [role="tab"]')],
   };
 
   let state = { ...DEFAULT_STATE };
@@ -70,6 +73,8 @@
   let inflight = null;
   let sequence = 0;
   let ownHash = "";
+  let fetched = null; // {url, text}: the last fetched file, the base of the diff
+  let diffTimer = null;
 
   // ---- the fragment: JSON, deflated when the browser can, base64url -------------------------
 
@@ -131,7 +136,12 @@
     } catch (_) {
       /* not JSON: reported below */
     }
-    if (!response.ok) throw new Error((data && data.error) || `${path}: HTTP ${response.status}`);
+    if (!response.ok) {
+      const error = new Error((data && data.error) || `${path}: HTTP ${response.status}`);
+      error.status = response.status;
+      error.retryAfter = Number(response.headers.get("retry-after")) || 0;
+      throw error;
+    }
     return data;
   }
 
@@ -158,23 +168,37 @@
       return;
     }
     setStatus("Checking…", "busy");
+    // Check and lint are asked separately: a lint that is too slow must not hide verdicts.
+    const linting = post("/api/lint", { robots_txt: state.robots_txt, dialect: state.dialect }, signal)
+      .then((linted) => {
+        if (mine !== sequence) return;
+        findings = linted.findings;
+        renderFindings();
+        renderEditor();
+      })
+      .catch((error) => {
+        if (error.name === "AbortError" || mine !== sequence) return;
+        findings = [];
+        renderEditor();
+        ui.findings.replaceChildren(el("li", { class: "finding none", text: `Lint unavailable: ${error.message}` }));
+      });
     try {
-      const [checked, linted] = await Promise.all([
-        post("/api/check", {
-          robots_txt: state.robots_txt, urls: state.urls, agents: state.agents, dialect: state.dialect,
-        }, signal),
-        post("/api/lint", { robots_txt: state.robots_txt, dialect: state.dialect }, signal),
-      ]);
+      const checked = await post("/api/check", {
+        robots_txt: state.robots_txt, urls: state.urls, agents: state.agents, dialect: state.dialect,
+      }, signal);
       if (mine !== sequence) return;
-      findings = linted.findings;
-      renderFindings();
-      renderEditor();
       renderResults(checked);
       setStatus(`Checked ${checked.results.length} combinations · ${DIALECT_NAMES[state.dialect]}`, "ok");
     } catch (error) {
       if (error.name === "AbortError" || mine !== sequence) return;
       setStatus(error.message, "error");
+      if (error.status === 429 && error.retryAfter) {
+        clearTimeout(timer);
+        timer = setTimeout(refresh, error.retryAfter * 1000);
+      }
     }
+    await linting;
+    scheduleDiff();
   }
 
   // ---- editor: line numbers, findings on their lines, the highlighted line -------------------
@@ -204,6 +228,7 @@
     numbers.textContent = lines.map((_, i) => i + 1).join("\n");
     const marks = el("div", { class: "marks" });
     const layer = el("div", { class: "layer" });
+    const notes = [];
     const wanted = new Set(byLine.keys());
     if (selectedLine !== null && selectedLine <= lines.length) wanted.add(selectedLine);
     for (const n of [...wanted].sort((a, b) => a - b)) {
@@ -214,11 +239,17 @@
       if (n === selectedLine) classes.push("selected");
       const row = el("div", { class: classes.join(" "), "data-line": String(n) });
       row.style.top = top;
-      // The line's own text, invisible, puts the message just past the end of the line.
+      // The line's own text, invisible: the selected line's bar shows through the textarea.
       row.append(el("span", { class: "ghost", text: lines[n - 1] || "" }));
       if (list.length) {
-        const more = list.length > 1 ? ` (+${list.length - 1})` : "";
-        row.append(el("span", { class: "lens", text: `${list[0].message}${more}` }));
+        const more = list.length > 1 ? ` (+${list.length - 1} more)` : "";
+        const note = el("div", {
+          class: "note sev-" + list[0].severity, "data-line": String(n),
+          title: list.map((f) => `${f.code} ${f.message}`).join("\n"),
+        }, el("span", { class: "note-line", text: String(n) }), `${list[0].message}${more}`);
+        note.dataset.top = String(n - 1);
+        note.addEventListener("click", () => highlightLine(n));
+        notes.push(note);
         const mark = el("span", {
           class: "mark sev-" + list[0].severity,
           text: SEVERITY_MARK[list[0].severity] || "●",
@@ -236,7 +267,23 @@
     }
     ui.gutter.replaceChildren(numbers, marks);
     ui.backdrop.replaceChildren(layer);
+    const noteLayer = el("div", { class: "note-layer" }, ...notes);
+    ui.notes.replaceChildren(noteLayer);
+    placeNotes(noteLayer);
     syncScroll();
+  }
+
+  // Each note starts at its line; a note that would cover the one above moves down below it,
+  // so every message shows whole (the column wraps text; nothing runs off the edge).
+  function placeNotes(layer) {
+    const lh = parseFloat(getComputedStyle(ui.robots).lineHeight) || 20;
+    const pad = parseFloat(getComputedStyle(ui.robots).paddingTop) || 10;
+    let bottom = 0;
+    for (const note of layer.children) {
+      const top = Math.max(pad + Number(note.dataset.top) * lh, bottom);
+      note.style.top = `${top}px`;
+      bottom = top + note.offsetHeight + 2;
+    }
   }
 
   function syncScroll() {
@@ -244,6 +291,8 @@
     for (const child of ui.gutter.children) child.style.transform = `translateY(${-scrollTop}px)`;
     const layer = ui.backdrop.firstElementChild;
     if (layer) layer.style.transform = `translate(${-scrollLeft}px, ${-scrollTop}px)`;
+    const notes = ui.notes.firstElementChild;
+    if (notes) notes.style.transform = `translateY(${-scrollTop}px)`;
   }
 
   function highlightLine(line) {
@@ -292,7 +341,7 @@
     const head = el("tr", {}, el("th", { class: "url-col", text: "URL" }));
     for (const agent of checked.agents) {
       const info = known.get(agent.toLowerCase());
-      head.append(el("th", { text: agent, title: info ? `${info.name} · ${info.operator} · ${info.purpose}` : "" }));
+      head.append(el("th", { class: "agent", text: agent, title: info ? `${agent}: ${info.name} · ${info.operator} · ${info.purpose}` : agent }));
     }
     head.append(el("th", { class: "diff-col", text: "Dialects", title: "Do RFC 9309, Google and 1994 agree?" }));
     const rows = [];
@@ -310,8 +359,17 @@
       if (differs.length) {
         row.classList.add("disagree");
         diff.append(el("span", { class: "flag", text: "≠", title: "The dialects disagree here" }));
+        // Agents the dialects split the same way share one line.
+        const groups = new Map();
         for (const result of differs) {
-          const line = el("div", { class: "diff-line" }, el("strong", { text: result.agent }));
+          const key = DIALECTS.map((d) => (result.dialects[d].allowed ? "a" : "b")).join("");
+          if (!groups.has(key)) groups.set(key, []);
+          groups.get(key).push(result);
+        }
+        for (const members of groups.values()) {
+          const result = members[0];
+          const names = members.map((m) => m.agent).join(", ");
+          const line = el("div", { class: "diff-line" }, el("strong", { text: names }));
           for (const d of DIALECTS) {
             const v = result.dialects[d];
             const where = v.line === null ? "" : ` (line ${v.line})`;
@@ -331,6 +389,7 @@
     }
     ui.results.tHead.replaceChildren(head);
     ui.results.tBodies[0].replaceChildren(...rows);
+    fitResults();
     const empty = !checked.urls.length || !checked.agents.length;
     ui.results.hidden = empty;
     ui.empty.hidden = !empty;
@@ -342,6 +401,20 @@
         ` ${n ? "blocked from" : "may fetch"} ${n || "all"} of ${checked.urls.length} URL${checked.urls.length === 1 ? "" : "s"}`);
     })));
   }
+
+  // Narrow agent columns switch the table to compact cells instead of scrolling sideways.
+  const MIN_CELL = 118;
+  function fitResults() {
+    const agents = ui.results.querySelectorAll("thead th.agent");
+    if (!agents.length) return;
+    const urlCol = ui.results.querySelector("thead th.url-col");
+    const diffCol = ui.results.querySelector("thead th.diff-col");
+    const room = ui.results.parentElement.clientWidth - urlCol.offsetWidth - diffCol.offsetWidth;
+    ui.results.classList.remove("compact");
+    const width = (ui.results.parentElement.clientWidth * 0.78 - diffCol.offsetWidth) / agents.length;
+    ui.results.classList.toggle("compact", Math.min(room / agents.length, width) < MIN_CELL);
+  }
+  window.addEventListener("resize", fitResults);
 
   function renderCell(result) {
     const cell = el("td", { class: "cell" });
@@ -357,7 +430,8 @@
     },
     el("span", { class: "pill " + (v.allowed ? "allow" : "block"), text: v.allowed ? "Allowed" : "Blocked" }),
     result.dialects_disagree ? el("span", { class: "flag small", text: "≠" }) : null,
-    el("span", { class: "rule", text: describe(v) }));
+    el("span", { class: "rule", text: describe(v) }),
+    el("span", { class: "rule-short", "aria-hidden": "true", text: v.line === null ? "–" : `line ${v.line}` }));
     button.addEventListener("click", () => {
       for (const other of ui.results.querySelectorAll(".verdict.active")) other.classList.remove("active");
       button.classList.add("active");
@@ -499,18 +573,99 @@
     if (!url) return;
     setSource(`Fetching ${url}…`);
     try {
-      const fetched = await post("/api/fetch", { url });
-      const what = `${fetched.final_url}: ${fetched.summary || "HTTP " + fetched.status}`;
-      if (fetched.outcome === "disallow-all") {
+      const result = await post("/api/fetch", { url });
+      const what = `${result.final_url}: ${result.summary || "HTTP " + result.status}`;
+      renderTranscript(result);
+      if (result.outcome === "disallow-all") {
         // Unreachable: crawlers would stop altogether; no file to show, keep the draft.
         setSource(`Could not fetch ${what}. The editor keeps your draft.`, "error");
         return;
       }
-      setFile(fetched.robots_txt);
+      fetched = { url: result.final_url, text: result.robots_txt };
+      setTab("tab-diff", { enable: true });
+      setFile(result.robots_txt);
       setSource(`Fetched ${what}`, "ok");
     } catch (error) {
       setSource(`Fetch refused or failed: ${error.message}`, "error");
     }
+  });
+
+  // ---- the file's tabs: lint findings, fetch transcript, changes against the fetched file ------
+
+  function setTab(id, { enable = false, select = false } = {}) {
+    const tab = $(id);
+    if (enable) tab.disabled = false;
+    if (!select) return;
+    for (const other of ui.tabs) {
+      const on = other === tab;
+      other.setAttribute("aria-selected", String(on));
+      $(other.getAttribute("aria-controls")).hidden = !on;
+    }
+    if (id === "tab-diff") scheduleDiff(0);
+  }
+  for (const tab of ui.tabs) tab.addEventListener("click", () => setTab(tab.id, { select: true }));
+
+  function renderTranscript(result) {
+    const t = result.transcript || {};
+    const rows = [];
+    const row = (term, ...values) => rows.push(el("dt", { text: term }), el("dd", {}, ...values));
+    row("Asked for", result.robots_url);
+    for (const hop of t.redirects || []) row(`Redirect ${hop.status}`, `${hop.url} →`);
+    row("Status", result.status === null ? "no HTTP answer" : `HTTP ${result.status}`,
+      t.error ? el("span", { class: "muted", text: ` (${t.error})` }) : null);
+    row("Final URL", result.final_url);
+    const connected = (t.hops || []).filter((h) => h.connected).map((h) => `${new URL(h.url).host} → ${h.connected}`);
+    if (connected.length) row("Connected to", connected.join(", "));
+    row("Size", `${formatBytes(result.size)} (${result.size} bytes)`,
+      result.truncated ? el("strong", { text: ` · cut at ${formatBytes(t.max_bytes)} (RFC 9309 2.5)` }) : null);
+    row("RFC 9309", t.meaning || result.outcome);
+    if (result.outcome === "rules") row("Parsed", `${t.lines} lines · ${t.groups} groups · ${t.rules} rules`);
+    row("Summary", result.summary || "");
+    const headers = Object.entries(t.headers || {});
+    if (headers.length) {
+      const table = el("table", { class: "headers" }, el("tbody", {}, ...headers.map(([k, v]) =>
+        el("tr", {}, el("th", { text: k }), el("td", { text: v })))));
+      row("Headers", table);
+    }
+    ui.transcript.replaceChildren(...rows);
+    setTab("tab-transcript", { enable: true, select: true });
+  }
+
+  function scheduleDiff(delay = DEBOUNCE_MS) {
+    if (!fetched) return;
+    clearTimeout(diffTimer);
+    diffTimer = setTimeout(renderDiff, delay);
+  }
+
+  async function renderDiff() {
+    if (!fetched) return;
+    const base = fetched;
+    const after = state.robots_txt;
+    try {
+      const result = await post("/api/diff", { before: base.text, after });
+      if (base !== fetched || after !== state.robots_txt) return;
+      ui.diffCount.textContent = String(result.added + result.removed);
+      ui.diffMeta.textContent = result.identical
+        ? `No changes against ${base.url}.`
+        : `Against ${base.url}: ${result.added} line(s) added, ${result.removed} removed.`;
+      const lines = result.identical ? [] : result.diff.split("\n");
+      ui.diff.replaceChildren(...lines.map((line) => {
+        const kind = line.startsWith("@@") ? "hunk" : line.startsWith("+++") || line.startsWith("---") ? "file"
+          : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "same";
+        return el("span", { class: "d-" + kind, text: line + "\n" });
+      }));
+    } catch (error) {
+      ui.diffMeta.textContent = `Diff unavailable: ${error.message}`;
+    }
+  }
+
+  ui.download.addEventListener("click", () => {
+    const blob = new Blob([state.robots_txt], { type: "text/plain;charset=utf-8" });
+    const link = el("a", { href: URL.createObjectURL(blob), download: "robots.txt" });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
   });
 
   ui.share.addEventListener("click", async () => {

@@ -1,0 +1,191 @@
+"""The directive registry: every field a robots.txt line can name, in one table.
+
+Each :class:`Directive` says how its key is spelt (the canonical key, other exact spellings
+and Google's accepted misspellings), where it belongs (``agent`` lines open groups, ``rule``
+and ``member`` lines belong to a group, ``file`` lines to the whole file, ``any`` lines are kept
+where they stand), how its value is read (a parser that gives ``None`` for a value it cannot
+read, with the words a finding uses), and what it is (its source and what a crawler does with
+it). The tokenizer stores a directive's position in :data:`REGISTRY` as its *kind* in the token
+stream, so the registry is also the list of kinds: adding a directive is one entry here (plus
+its tests), and the tokenizer, the group index, the findings and the linter all follow.
+
+Key matching follows Google's ``robots.cc`` ``ParseKey`` where the dialect is lenient
+(``google``, ``rfc9309``): ``user-agent``, ``allow``, ``disallow`` and ``sitemap`` and their
+misspellings match as *prefixes* of the key, in that order. Every other key matches exactly,
+case-insensitively, with ``_`` and space read as ``-`` (``Crawl_delay``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import time
+from typing import Final, Literal
+
+from ._model import Dialect, RequestRate, VisitTime
+
+__all__ = [
+    "BLANK",
+    "KIND_NAMES",
+    "REGISTRY",
+    "UNKNOWN",
+    "Directive",
+    "Role",
+    "classify_key",
+    "kind_of",
+    "parse_crawl_delay",
+    "parse_request_rate",
+    "parse_visit_time",
+]
+
+Role = Literal["agent", "rule", "sitemap", "member", "file", "any"]
+
+_NUMBER: Final = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
+_RATE: Final = re.compile(
+    r"([0-9]+)\s*/\s*([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)(?:\s+([0-9]{2}):?([0-9]{2})\s*-\s*"
+    r"([0-9]{2}):?([0-9]{2}))?\s*(?:utc)?",
+    re.IGNORECASE,
+)
+_VISIT: Final = re.compile(r"([0-9]{2}):?([0-9]{2})\s*-\s*([0-9]{2}):?([0-9]{2})\s*(?:utc)?",
+                           re.IGNORECASE)
+_UNITS: Final = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parse_crawl_delay(value: str) -> float | None:
+    """``Crawl-delay: 2.5``: seconds between requests (a non-negative decimal), or None."""
+    if _NUMBER.fullmatch(value) is None:
+        return None
+    return float(value)
+
+
+def parse_request_rate(value: str) -> RequestRate | None:
+    """``Request-rate: 1/5s`` (optionally ``… 0600-0845`` UTC): at most n requests per t."""
+    m = _RATE.fullmatch(value.strip())
+    if m is None:
+        return None
+    requests = int(m.group(1))
+    seconds = float(m.group(2)) * _UNITS[m.group(3).lower()]
+    if requests <= 0 or seconds <= 0:
+        return None
+    return RequestRate(requests, seconds)
+
+
+def parse_visit_time(value: str) -> VisitTime | None:
+    """``Visit-time: 0600-0845`` (UTC): the window in which visits are welcome."""
+    m = _VISIT.fullmatch(value.strip())
+    if m is None:
+        return None
+    h1, m1, h2, m2 = (int(g) for g in m.groups())
+    if h1 > 23 or h2 > 23 or m1 > 59 or m2 > 59:
+        return None
+    return VisitTime(time(h1, m1), time(h2, m2))
+
+
+@dataclass(frozen=True, slots=True)
+class Directive:
+    """One field of the registry (see the module docstring)."""
+
+    key: str  # canonical, lower case
+    role: Role
+    spellings: tuple[str, ...] = ()  # other exact keys (lower case, "-" for "_" and " ")
+    typos: tuple[str, ...] = ()  # Google's accepted misspellings (prefixes; lenient dialects)
+    parse: Callable[[str], object] | None = None  # the value, or None when unreadable
+    expect: str = ""  # what a readable value looks like, for findings
+    google: bool = False  # Google's parser acts on it (the rest it reports as "unused")
+    ends_agents: frozenset[Dialect] = frozenset()  # dialects where it ends a user-agent run
+    note: str = ""  # what it is, for people (lint's L002 and docs)
+
+    @property
+    def name(self) -> str:
+        """The key as people write it: ``Crawl-delay``, ``User-agent``."""
+        return self.key.capitalize()
+
+
+_RULE_DIALECTS: Final[frozenset[Dialect]] = frozenset({"rfc9309", "google", "1994"})
+
+#: Every known directive. A directive's position + 1 is its kind in the token stream.
+REGISTRY: Final[tuple[Directive, ...]] = (
+    Directive("user-agent", "agent", typos=("useragent", "user agent"), google=True,
+              note="opens a group (RFC 9309 2.2.1)"),
+    Directive("allow", "rule", google=True, ends_agents=_RULE_DIALECTS,
+              note="a path the group may crawl (RFC 9309 2.2.2)"),
+    Directive("disallow", "rule",
+              typos=("dissallow", "dissalow", "disalow", "diasllow", "disallaw"), google=True,
+              ends_agents=_RULE_DIALECTS, note="a path the group may not crawl (RFC 9309 2.2.2)"),
+    Directive("sitemap", "sitemap", typos=("site-map",), google=True,
+              note="a sitemap URL for the whole file (RFC 9309 2.2.4, sitemaps.org)"),
+    Directive("crawl-delay", "member", spellings=("crawldelay",), parse=parse_crawl_delay,
+              expect="a number of seconds",
+              note="seconds between requests (Bing, Yandex; Google ignores it)"),
+    Directive("request-rate", "member", spellings=("requestrate",), parse=parse_request_rate,
+              expect="'n/t[smhd]'", note="n requests per time (1996 draft extensions)"),
+    Directive("visit-time", "member", spellings=("visittime",), parse=parse_visit_time,
+              expect="'hhmm-hhmm'", note="a UTC window for visits (1996 draft extensions)"),
+    Directive("host", "file", note="the preferred mirror (Yandex)"),
+    Directive("clean-param", "file", spellings=("cleanparam",),
+              note="query parameters to ignore (Yandex)"),
+    Directive("content-usage", "any", ends_agents=frozenset({"rfc9309"}),
+              note="an AI usage preference (draft-ietf-aipref-attach; robotrules.aipref): a "
+              "rule of its group; Google ignores it"),
+    Directive("content-signal", "any",
+              note="Cloudflare's content signals (robotrules.aipref); Google ignores it"),
+    Directive("llm-policy", "any", note="a pointer to an LLM policy (crawler-commons)"),
+    Directive("license", "any", note="an RSL licence URL (Really Simple Licensing)"),
+    Directive("tdm-reservation", "any", note="a TDM reservation line (not TDMRep's form)"),
+    Directive("ai-policy", "any", note="an informal AI policy line"),
+    Directive("disallow-ai-training", "any", note="an informal AI opt-out line"),
+    Directive("noindex", "any", note="unsupported by Google since 2019"),
+    Directive("nofollow", "any", note="a meta-robots value, not a robots.txt field"),
+    Directive("noarchive", "any", note="a meta-robots value, not a robots.txt field"),
+    Directive("revisit-after", "any", note="a meta tag, not a robots.txt field"),
+    Directive("domain", "any", note="not a robots.txt field"),
+    Directive("comment", "any", note="a comment field (1996 draft)"),
+    Directive("robot-version", "any", note="a version field (1996 draft)"),
+)
+
+UNKNOWN: Final = 126  # a key no directive has
+BLANK: Final = 127  # an empty line (1994 dialect: ends a record)
+
+#: kind -> canonical key, for every known directive
+KIND_NAMES: Final[dict[int, str]] = {n + 1: d.key for n, d in enumerate(REGISTRY)}
+_BY_KIND: Final[dict[int, Directive]] = {n + 1: d for n, d in enumerate(REGISTRY)}
+_EXACT: Final[dict[str, int]] = {
+    name: n + 1 for n, d in enumerate(REGISTRY) for name in (d.key, *d.spellings)}
+# Google's directives match exactly or by its prefix rule only; extensions also with "_" or a
+# space for "-" (Crawl_delay), which robots.cc does not do for its own keys (user_agent).
+_CORE: Final[dict[str, int]] = {d.key: n + 1 for n, d in enumerate(REGISTRY) if d.google}
+_EXTENSION: Final[dict[str, int]] = {
+    name: kind for name, kind in _EXACT.items() if kind not in _CORE.values()}
+# Google's prefix rule, in robots.cc's order: (prefixes, kind, intended spelling)
+_PREFIXED: Final[tuple[tuple[tuple[str, ...], int, str], ...]] = tuple(
+    ((d.key, *d.typos), n + 1, d.name) for n, d in enumerate(REGISTRY) if d.google)
+
+
+def kind_of(key: str) -> int:
+    """The stream kind of a registry key (``kind_of("crawl-delay")``)."""
+    return _EXACT[key]
+
+
+def directive(kind: int) -> Directive | None:
+    """The registry entry of a stream kind (None for UNKNOWN and BLANK)."""
+    return _BY_KIND.get(kind)
+
+
+def classify_key(key: str, lenient: bool) -> tuple[int, str | None]:
+    """Stream kind of a field name and, when it was read leniently, the intended name.
+
+    ``lenient``: Google's prefix and misspelling rule (robots.cc ``ParseKey``), used by the
+    ``google`` and ``rfc9309`` dialects; the 1994 dialect reads exact keys only.
+    """
+    k = key.lower()
+    kind = _CORE.get(k)
+    if kind is not None:
+        return kind, None
+    if lenient:
+        for prefixes, pkind, name in _PREFIXED:
+            if k.startswith(prefixes):
+                # Google's order: "Disallow-ai-training" is a Disallow line to robots.cc
+                return pkind, name
+    kind = _EXTENSION.get(k.replace("_", "-").replace(" ", "-"))
+    return (kind, None) if kind is not None else (UNKNOWN, None)

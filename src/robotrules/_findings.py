@@ -1,0 +1,102 @@
+"""The finding catalogue and the one factory that makes findings.
+
+Every oddity robotrules reports (the parser's structural findings and the linter's semantic
+ones) is a :class:`~robotrules._model.Finding` made by :func:`finding` from an entry of
+:data:`CATALOGUE`: the code's stable slug (``kind``) and default severity live here and only
+here. A call site gives the line, column, message and fix, and may raise or lower the
+severity where the same check has graver and milder cases (an HTTP 503 is an error, a 404
+only information); the kind is never given by a call site.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple
+
+from ._model import Finding, Severity
+
+__all__ = ["CATALOGUE", "CatalogueEntry", "code_range", "finding"]
+
+
+class CatalogueEntry(NamedTuple):
+    """One code of the catalogue: its stable slug, default severity and what it means."""
+
+    kind: str
+    severity: Severity
+    description: str
+
+
+_ENTRIES: Final[dict[str, tuple[str, Severity, str]]] = {
+    "L001": ("unknown-directive", "warning", "key not in the known set"),
+    "L002": ("unsupported-directive", "info", "known key the target engine ignores"),
+    "L003": ("typo-directive", "warning", "misspelt key, e.g. Dissalow, User agent"),
+    "L004": ("missing-colon", "warning", "no colon between key and value"),
+    "L005": ("rule-outside-group", "warning", "rule before the first user-agent line"),
+    "L006": ("ua-not-token", "warning",
+             "user-agent value that is a full UA string or not a product token"),
+    "L007": ("empty-ua", "error", "user-agent line without a value"),
+    "L008": ("path-not-slash", "warning", "pattern not empty and not starting with /"),
+    "L009": ("dollar-not-last", "warning", "$ that is not the last character"),
+    "L010": ("redundant-star", "info", "trailing * or ** that changes nothing it matches"),
+    "L011": ("shadowed-rule", "warning",
+             "rule that can never decide: duplicate or overridden"),
+    "L012": ("conflicting-equal", "info", "allow and disallow with the same pattern"),
+    "L013": ("split-groups", "info", "the same user-agent in several groups"),
+    "L014": ("specific-group-drops-star", "info",
+             "a named group stops the * rules applying"),
+    "L015": ("sitemap", "warning",
+             "sitemap URL that is not absolute http(s), or listed twice"),
+    "L016": ("bare-url-line", "warning", "a line that is only a URL"),
+    "L017": ("encoding", "info", "byte order mark, or not UTF-8"),
+    "L018": ("too-big", "error", "file over 500 KiB: the rest is ignored"),
+    "L019": ("line-too-long", "warning", "line over Google's 16,664-byte limit"),
+    "L020": ("html", "error", "HTML served as robots.txt, or HTML markup in it"),
+    "L021": ("bad-status", "error", "HTTP status that overrides the file"),
+    "L022": ("blocks-everything", "warning", "Disallow: / for every crawler"),
+    "L023": ("blocks-assets", "warning", "stylesheets or scripts blocked for search engines"),
+    "L024": ("trailing-slash-trap", "info",
+             "prefix without a slash also blocks longer names"),
+    "L025": ("self-block", "info", "disallowing /robots.txt has no effect"),
+    "L026": ("case-sensitivity", "info", "rules that differ only in letter case"),
+    "L027": ("sensitive-path-leak", "info", "robots.txt advertises a private-looking path"),
+    "L028": ("extension-value", "warning",
+             "crawl-delay, request-rate or visit-time unreadable, or a huge crawl-delay"),
+    "L029": ("junk", "warning",
+             "NUL bytes, or a line that is not 'field: value' (ignored)"),
+    "L030": ("ua-joins-group", "warning",
+             "user-agent line joining a group that has no rules yet"),
+    # AI usage preferences (robotrules.aipref; docs/ai-preferences.md)
+    "L031": ("aipref-superseded-label", "warning",
+             "an older AIPREF vocabulary label (ai, genai, tdm ...): use the current one"),
+    "L032": ("content-usage-yes-no", "warning", "yes/no in Content-Usage means unknown: y/n"),
+    "L033": ("content-signal-y-n", "warning", "y/n in Content-Signal means unknown: yes/no"),
+    "L034": ("content-usage-unparsable", "error",
+             "a preference that does not parse: every category of the line unknown"),
+    "L035": ("aipref-duplicate-key", "warning", "a preference key given twice: the last wins"),
+    "L036": ("content-signal-unknown-key", "warning",
+             "a Content-Signal key other than search, ai-input, ai-train, use"),
+    "L037": ("content-usage-path-not-slash", "warning",
+             "a Content-Usage path not starting with /: read as part of the preference"),
+    "L038": ("content-usage-on-disallowed", "warning",
+             "Content-Usage only on paths the group disallows: no effect"),
+    "L039": ("preferences-only-global", "warning",
+             "preferences only in the * group while named groups exist"),
+    "L040": ("preference-outside-group", "warning",
+             "Content-Signal or Content-Usage before any user-agent line"),
+    "L041": ("ua-token-misread", "error",
+             "a user-agent value Google reads as another crawler's token (AI2Bot is AI)"),
+}
+CATALOGUE: Final[dict[str, CatalogueEntry]] = {
+    code: CatalogueEntry(*entry) for code, entry in _ENTRIES.items()}
+
+
+def finding(code: str, line: int, column: int, message: str, fix: str | None = None, *,
+            severity: Severity | None = None) -> Finding:
+    """The finding ``code`` at ``line``/``column`` (1-based; line 0: the whole file)."""
+    entry = CATALOGUE[code]
+    return Finding(code, entry.kind, severity or entry.severity, line, column, message, fix)
+
+
+def code_range() -> str:
+    """``L001–L030``: the codes of the catalogue, for help texts."""
+    codes = sorted(CATALOGUE)
+    return f"{codes[0]}–{codes[-1]}"
