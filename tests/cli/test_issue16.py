@@ -158,7 +158,8 @@ def test_json_is_byte_exact(cli: Any, robots: Path) -> None:
         '"text": "Allow: /public/", "agent": "GPTBot", "directive": "allow", '
         '"pattern": "/public/", "agents": ["GPTBot"], "reason": "rule", '
         '"user_agent": "GPTBot", "path": "/public/a", "dialect": "rfc9309", '
-        '"detail": "line 7 \'Allow: /public/\' of the group at line 5 allows it"}\n')
+        '"detail": "line 7 \'Allow: /public/\' allows it (the group for \'GPTBot\' (line 5) '
+        'applies)"}\n')
 
 
 def test_color_always_and_never_and_no_color(cli: Any, robots: Path) -> None:
@@ -328,11 +329,12 @@ def test_check_explains_no_matching_rule_in_words(cli: Any, robots: Path) -> Non
     """Issue 16 / RFC 9309 2.2.1-2.2.2: which group was chosen, why, and why nothing matched."""
     r = cli("check", "--robots", str(robots), "--agent", "Googlebot", "https://e.com/blog/")
     assert r.code == 0
-    assert "the * group (line 1) applies, because no group names Googlebot" in r.out
-    assert "none of its 2 rules matches the path /blog/" in r.out
-    assert "no rule matches is allowed (RFC 9309 2.2.2)" in r.out
+    assert "no group names 'Googlebot', so the '*' group (line 1) applies" in r.out
+    assert "none of its 2 rule(s) matches '/blog/'" in r.out
+    assert "a path no rule matches is allowed, RFC 9309 2.2.2" in r.out
+    assert "no rule of the group at line" not in r.out  # the issue's wording, gone
     r = cli("check", "--robots", str(robots), "--agent", "GPTBot", "https://e.com/public/x")
-    assert "(User-agent: GPTBot) applies, because it names GPTBot" in r.out
+    assert "the group for 'GPTBot' (line 5) applies" in r.out
 
 
 def test_check_no_group_at_all(cli: Any, tmp_path: Path) -> None:
@@ -340,7 +342,7 @@ def test_check_no_group_at_all(cli: Any, tmp_path: Path) -> None:
     p.write_text("User-agent: OtherBot\nDisallow: /\n")
     r = cli("check", "--robots", str(p), "--agent", "MyBot", "https://e.com/x")
     assert r.code == 0
-    assert "no group names MyBot and the file has no * group" in r.out
+    assert "no group applies to this user agent: everything is allowed" in r.out
 
 
 @pytest.mark.parametrize(("agent", "shown"), [("", "''"), ("***", "'***'")])

@@ -1,8 +1,9 @@
 """``robotrules check``: may an agent fetch these URLs? One verdict per URL, with its line.
 
-The human answer says which line decided and, in words a site owner reads, which group was
-chosen and why (it names the agent; no group does, so ``*`` applies; no group at all) and,
-when nothing matched, that a URL no rule matches is allowed (RFC 9309 2.2.2).
+The human answer says which line decided and, in the library's words (``Verdict.detail``),
+which group was chosen and why, and when nothing matched, that a URL no rule matches is
+allowed (RFC 9309 2.2.2). The agent is shown as it was read: ``--agent ''`` is answered like
+the library answers it (the spec-test drop-in depends on that) and shown as ``''``.
 """
 
 from __future__ import annotations
@@ -130,42 +131,9 @@ def _human(ui: Ui, url: str, given: str, token: str, v: Verdict, text: str | Non
     ui.line(mark, " ", (url, "bold"), f"  ({describe_agent(given, token, group)})")
     if v.line is not None:
         ui.line(f"    line {v.line}: \"", ui.robots_line(text or "", "bold"), "\"")
-    ui.line("    why: ", why(v, token, group, fetched is not None and fetched.outcome != "rules"))
+    # The words are the library's (Verdict.detail): which group applies and why, which rule
+    # decided or why none matched, so that the CLI, the web tester and explain() agree.
+    ui.line("    why: ", v.detail or v.reason)
     if fetched is not None:
         src = "cache" if fetched.from_cache else "fetched"
         ui.line((f"    robots.txt: {fetched.robots_url} ({src}): {fetched.summary}", "dim"))
-
-
-def _who(token: str) -> str:
-    return repr(token) if not token or not token.replace("-", "").replace("_", "").isalpha() \
-        else token
-
-
-def _group_words(token: str, group: Group) -> str:
-    """Which group applies and why, e.g. "the * group (line 1), because no group names X"."""
-    if group.is_global:
-        return f"the * group (line {group.line}) applies, because no group names {_who(token)}"
-    names = ", ".join(group.agents)
-    return (f"the group at line {group.line} (User-agent: {names}) applies, because it names "
-            f"{_who(token)}")
-
-
-def why(v: Verdict, token: str, group: Group | None, by_status: bool) -> str:
-    """Why the verdict, in words a site owner reads."""
-    if by_status or v.reason in ("unavailable", "unreachable", "robots-txt", "not-fetched"):
-        return v.detail or v.reason
-    if v.reason == "no-group" or group is None:
-        return (f"no group names {_who(token)} and the file has no * group, so no rule "
-                "applies to it: everything is allowed (RFC 9309 2.2.1)")
-    chosen = _group_words(token, group)
-    if v.reason == "no-matching-rule":
-        n = len(group.rules)
-        if n == 0:
-            return f"{chosen}; it has no rules, so everything is allowed"
-        some = "its only rule does not match" if n == 1 else f"none of its {n} rules matches"
-        return (f"{chosen}; {some} the path {v.path}, and a URL no rule matches is allowed "
-                "(RFC 9309 2.2.2)")
-    verb = "allows" if v.allowed else "disallows"
-    how = "the first rule that matches" if v.dialect == "1994" else \
-        "the most specific (longest) rule that matches"
-    return f"line {v.line} '{v.rule}' {verb} it: {how} the path {v.path}; {chosen}"
