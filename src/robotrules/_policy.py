@@ -59,7 +59,7 @@ DEFAULT_MAX_BYTES = 512_000  # RFC 9309 2.5: the limit MUST be at least 500 KiB 
 DEFAULT_CONNECT_TIMEOUT = 5.0  # a SYN and two retransmits (1 s, 3 s) fit; a dead host costs 5 s
 DEFAULT_TIMEOUT = 30.0  # whole fetch incl. redirects: 500 KiB at ~20 KB/s; slow-loris bound
 MAX_TTL = 86_400.0  # RFC 9309 2.4: SHOULD NOT use a cached copy for more than 24 h
-MIN_TTL = 60.0  # deviation: max-age=0 / no-cache would refetch per URL; at most once a minute
+MIN_TTL = 60.0  # default floor (a setting: clients' min_ttl): max-age=0 would refetch per URL
 BACKOFF_BASE = 60.0  # first retry after an unreachable result (Google: 5xx retried "often")
 BACKOFF_MAX = 3_600.0  # doubling stops here (StormCrawler's error cache: 1 h)
 LONG_OUTAGE = 30 * 86_400.0  # RFC 9309 2.3.1.4: "a reasonably long period of time (30 days)"
@@ -379,11 +379,12 @@ def _http_date(value: str) -> float | None:
     return moment.timestamp()
 
 
-def freshness_lifetime(headers: Mapping[str, str]) -> float:
+def freshness_lifetime(headers: Mapping[str, str], *, min_ttl: float = MIN_TTL) -> float:
     """Seconds a response stays fresh: ``max-age`` (minus ``Age``), else ``Expires - Date``.
 
-    RFC 9309 2.4 and RFC 9111 4.2.1; clamped to [MIN_TTL, MAX_TTL] (24 h, RFC 9309 2.4).
-    No header: 24 h.
+    RFC 9309 2.4 and RFC 9111 4.2.1; clamped to [``min_ttl``, MAX_TTL] (24 h, RFC 9309 2.4).
+    ``min_ttl`` (default :data:`MIN_TTL`, 60 s) is the client's floor: a server's
+    ``max-age=1`` is honoured down to it, and ``min_ttl=0`` honours it exactly. No header: 24 h.
     """
     lifetime: float | None = None
     cache_control = headers.get("cache-control", "")
@@ -406,7 +407,7 @@ def freshness_lifetime(headers: Mapping[str, str]) -> float:
         lifetime = 0.0 if expires is None or date is None else expires - date
     if lifetime is None:
         return MAX_TTL
-    return min(max(lifetime, MIN_TTL), MAX_TTL)
+    return min(max(lifetime, min_ttl), MAX_TTL)
 
 
 def retry_after(headers: Mapping[str, str]) -> float | None:
@@ -481,11 +482,12 @@ def settle(
     now: float,
     *,
     long_outage: Literal["disallow", "allow"] = "disallow",
+    min_ttl: float = MIN_TTL,
 ) -> CacheEntry:
     """The cache entry after ``result``, given what was cached before.
 
     * ok / unavailable / auth-disallow: a new copy, fresh for :func:`freshness_lifetime`
-      (RFC 9309 2.4; 4xx cached like 2xx).
+      with the client's ``min_ttl`` floor (RFC 9309 2.4; 4xx cached like 2xx).
     * unreachable with a previous good copy: keep serving the copy (RFC 9309 2.4 "unless the
       file is unreachable"), retry after :func:`backoff_delay`.
     * unreachable without a copy: disallow all (2.3.1.4), retry after the back-off.
@@ -503,7 +505,7 @@ def settle(
             status=result.status,
             final_url=result.final_url,
             fetched_at=now,
-            expires_at=now + freshness_lifetime(result.headers),
+            expires_at=now + freshness_lifetime(result.headers, min_ttl=min_ttl),
             body=result.body if outcome == "rules" else b"",
             redirects=result.redirects,
             truncated=result.truncated,

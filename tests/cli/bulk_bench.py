@@ -44,7 +44,9 @@ def main() -> None:
             for i in range(args.urls):
                 fh.write(f"{origins[i % k]}{paths[(i // k) % len(paths)]}?i={i}\n")
         out = Path(tmp) / "out.csv"
-        env = dict(os.environ, PYTHONPATH=str(SRC), NO_PROXY="*")
+        # a private cache: bulk shares check's SQLite cache by default, and a second run
+        # would otherwise read what the first one stored
+        env = dict(os.environ, PYTHONPATH=str(SRC), NO_PROXY="*", XDG_CACHE_HOME=tmp)
         cmd = [sys.executable, "-m", "robotrules.cli", "bulk", str(src), "--concurrency",
                str(args.concurrency), "--summary", str(Path(tmp) / "s.jsonl")]
         for a in args.agents.split(","):

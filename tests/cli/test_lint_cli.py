@@ -83,4 +83,4 @@ def test_lint_missing_file_is_one_line(cli: Any) -> None:
 def test_lint_help_has_example(cli: Any) -> None:
     r = cli("lint", "--help")
     assert r.code == 0
-    assert "robotrules lint robots.txt" in r.out
+    assert "robotrules lint examples/robots.txt" in r.out

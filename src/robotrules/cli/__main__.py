@@ -4,8 +4,7 @@ import sys
 
 try:
     from robotrules.cli import main
-except KeyboardInterrupt:  # Ctrl-C while starting: still one line, no traceback
-    sys.stderr.write("robotrules: interrupted\n")
-    raise SystemExit(2) from None
+except KeyboardInterrupt:  # Ctrl-C while starting: the usual 130, and no traceback
+    raise SystemExit(130) from None
 
-raise SystemExit(main())
+sys.exit(main())

@@ -2,40 +2,81 @@
 
 from __future__ import annotations
 
-import argparse
-import sys
-from typing import Any
+from typing import TYPE_CHECKING
+
+import click
 
 from robotrules.agents import AgentAccess, KnownAgent, assess, known_agents
 
-from ._common import DIALECTS, Style, color_option, emit_json, load_source
+from ._common import (
+    color_mode,
+    color_option,
+    dialect_option,
+    emit_json,
+    fetch_options,
+    json_option,
+    load_source,
+    size_option,
+)
 
-HELP = "which well-known crawlers (search, AI, SEO ...) a robots.txt blocks"
-EPILOG = """\
+if TYPE_CHECKING:
+    from ._ui import Ui
+
+HELP = """Which well-known crawlers (search, AI, SEO ...) a robots.txt blocks, and by which group.
+
+\b
 examples:
-  robotrules agents robots.txt
+  robotrules agents examples/robots.txt
   robotrules agents https://example.com --category ai
-  robotrules agents robots.txt --json | grep '"access": "blocked"'
+  robotrules agents examples/robots.txt --json | grep '"access": "blocked"'
 
 For each crawler of the bundled list (token, operator, purpose) it says whether the file
 blocks it entirely, partly or not at all, and which group decides. Googlebot-Image & co. fall
 back to Googlebot's group and AdsBot ignores the * group, as Google documents.
+
+\b
 exit status: 0, or 2 on a usage or input error."""
 
 
-def add(sub: Any) -> None:
-    p: argparse.ArgumentParser = sub.add_parser(
-        "agents", help=HELP, description=HELP, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("source", metavar="FILE_OR_URL", help="a robots.txt file, '-', or a URL")
-    p.add_argument("--category", "-c", action="append",
-                   choices=sorted({a.category for a in known_agents()}),
-                   help="only these categories (repeatable)")
-    p.add_argument("--dialect", "-d", choices=DIALECTS, default="rfc9309")
-    p.add_argument("--json", action="store_true", help="JSON Lines: one object per crawler")
-    p.add_argument("--timeout", type=float, metavar="S", help="HTTP timeout in seconds")
-    color_option(p)
-    p.set_defaults(func=run)
+def _categories() -> list[str]:
+    return list(dict.fromkeys(a.category for a in known_agents()))
+
+
+@click.command("agents", help=HELP, short_help="which well-known crawlers a file blocks",
+               context_settings={"max_content_width": 100})
+@click.argument("source", metavar="FILE_OR_URL")
+@click.option("--category", "-c", "categories", multiple=True,
+              type=click.Choice(sorted(_categories())),
+              help="only these categories (repeatable)")
+@dialect_option()
+@json_option("JSON Lines: one object per crawler")
+@fetch_options
+@size_option
+@color_option
+def agents(source: str, categories: tuple[str, ...], dialect: str, as_json: bool,
+           timeout: float | None, min_ttl: float | None, no_size_limit: bool,
+           color: str | None) -> int:
+    src = load_source(source, dialect=dialect, timeout=timeout,  # type: ignore[arg-type]
+                      min_ttl=min_ttl, whole=no_size_limit)
+    rules = src.rules(dialect)  # type: ignore[arg-type]
+    chosen = [a for a in known_agents() if not categories or a.category in categories]
+    rows: list[AgentAccess] = []
+    for a in chosen:
+        if src.fetched is not None and src.fetched.outcome != "rules":
+            rows.append(_outcome_access(a, src.fetched.outcome, src.fetched.summary))
+        else:
+            rows.append(assess(rules, a))
+    if as_json:
+        for r in rows:
+            d = r.to_dict()
+            d["name"] = r.agent.name
+            d["purpose"] = r.agent.purpose
+            emit_json(d)
+        return 0
+    from ._ui import Ui
+
+    _human(Ui(color_mode(color)), src.name, rows)
+    return 0
 
 
 def _outcome_access(agent: KnownAgent, outcome: str, summary: str) -> AgentAccess:
@@ -44,37 +85,26 @@ def _outcome_access(agent: KnownAgent, outcome: str, summary: str) -> AgentAcces
                        summary)
 
 
-def run(args: argparse.Namespace) -> int:
-    out = sys.stdout
-    style = Style(out, args.color)
-    src = load_source(args.source, dialect=args.dialect, timeout=args.timeout)
-    rules = src.rules(args.dialect)
-    agents = [a for a in known_agents() if not args.category or a.category in args.category]
-    rows = []
-    for a in agents:
-        if src.fetched is not None and src.fetched.outcome != "rules":
-            rows.append(_outcome_access(a, src.fetched.outcome, src.fetched.summary))
-        else:
-            rows.append(assess(rules, a))
-    if args.json:
-        for r in rows:
-            d = r.to_dict()
-            d["name"] = r.agent.name
-            d["purpose"] = r.agent.purpose
-            emit_json(d, out)
-        return 0
-    paint = {"blocked": style.red, "partial": style.yellow, "allowed": style.green}
-    width = max(len(a.token) for a in agents) if agents else 10
-    current = None
-    for r in rows:
-        if r.agent.category != current:
-            current = r.agent.category
-            out.write(style.bold(f"\n{current}") + "\n")
-        state = paint[r.access](f"{r.access:<8}")
-        group = f"line {r.group_line}" if r.group_line else "-"
-        out.write(f"  {r.agent.token:<{width}}  {state} {group:<9} {r.agent.operator}: "
-                  f"{style.dim(r.detail)}\n")
+_PAINT = {"blocked": "bold red", "partial": "yellow", "allowed": "green"}
+
+
+def _human(ui: Ui, name: str, rows: list[AgentAccess]) -> None:
+    # One table per category, each heading once, in the order the data lists categories.
+    order = {c: i for i, c in enumerate(_categories())}
+    by: dict[str, list[AgentAccess]] = {}
+    for r in sorted(rows, key=lambda r: order.get(r.agent.category, len(order))):
+        by.setdefault(r.agent.category, []).append(r)
+    for category, members in by.items():
+        table = ui.table("crawler", "access", "group", "operator",
+                         ("why", {"overflow": "fold"}), title=f"{category} ({len(members)})")
+        for r in members:
+            group = f"line {r.group_line}" if r.group_line else "-"
+            table.add_row(ui.text(r.agent.token), ui.text((r.access, _PAINT[r.access])),
+                          group, ui.text(r.agent.operator), ui.text((r.detail, "dim")))
+        ui.render(table)
+        ui.line("")
     counts = {k: sum(r.access == k for r in rows) for k in ("blocked", "partial", "allowed")}
-    out.write(f"\n{src.name}: {counts['blocked']} blocked, {counts['partial']} partly blocked, "
-              f"{counts['allowed']} allowed of {len(rows)} known crawlers\n")
-    return 0
+    ui.line(f"{name}: ", (f"{counts['blocked']} blocked", _PAINT["blocked"]), ", ",
+            (f"{counts['partial']} partly blocked", _PAINT["partial"]), ", ",
+            (f"{counts['allowed']} allowed", _PAINT["allowed"]),
+            f" of {len(rows)} known crawlers")

@@ -1,94 +1,110 @@
-"""``robotrules check``: may an agent fetch these URLs? One verdict per URL, with its line."""
+"""``robotrules check``: may an agent fetch these URLs? One verdict per URL, with its line.
+
+The human answer says which line decided and, in the library's words (``Verdict.detail``),
+which group was chosen and why, and when nothing matched, that a URL no rule matches is
+allowed (RFC 9309 2.2.2). The agent is shown as it was read: ``--agent ''`` is answered like
+the library answers it (the spec-test drop-in depends on that) and shown as ``''``.
+"""
 
 from __future__ import annotations
 
-import argparse
-import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import click
 
 from robotrules import InvalidURL, RobotsTxt, Verdict, parse
 
 from ._common import (
-    DIALECTS,
     CliError,
-    Style,
     agent_token,
+    color_mode,
     color_option,
+    describe_agent,
+    dialect_option,
     emit_json,
+    fetch_options,
     header_for,
+    json_option,
     make_client,
     read_file,
+    size_option,
+    url_error,
 )
 
-HELP = "may an agent fetch these URLs? (exit 0 all allowed, 1 any disallowed)"
-EPILOG = """\
+if TYPE_CHECKING:
+    from robotrules import Group
+
+    from ._ui import Ui
+
+HELP = """May an agent fetch these URLs? One verdict per URL, with the line that decided it.
+
+\b
 examples:
   robotrules check https://example.com/private/x --agent Googlebot
-  robotrules check --robots robots.txt --agent GPTBot https://example.com/a /b?q=1
+  robotrules check --robots examples/robots.txt --agent GPTBot https://example.com/a /b?q=1
   robotrules check --json --agent "Mozilla/5.0 (compatible; bingbot/2.0)" https://example.com/
+  robotrules check --min-ttl 0 --agent MyBot https://example.com/   # honour max-age exactly
 
-Without --robots each URL's robots.txt is fetched (cached under the user cache directory,
-XDG_CACHE_HOME honoured; --no-cache to skip). With --robots FILE and one URL this is a drop-in
-for the CLI google/robotstxt-spec-test drives: exit 0 allowed, 1 disallowed.
+Without --robots each URL's robots.txt is fetched and cached in SQLite under the user cache
+directory (XDG_CACHE_HOME honoured; --no-cache to skip). With --robots FILE and one URL this
+is a drop-in for the CLI google/robotstxt-spec-test drives: exit 0 allowed, 1 disallowed. A
+file over 500 KiB is judged on its first 500 KiB, as crawlers read it (RFC 9309 2.5).
+
+\b
 exit status: 0 all allowed, 1 any disallowed, 2 usage or input error."""
 
 
-def add(sub: Any) -> None:
-    p: argparse.ArgumentParser = sub.add_parser(
-        "check", help=HELP, description=HELP, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("urls", nargs="+", metavar="URL", help="absolute URL (or a path with --robots)")
-    p.add_argument("--agent", "-a", required=True,
-                   help="product token (Googlebot) or a full User-Agent string")
-    p.add_argument("--robots", "-r", metavar="FILE",
-                   help="use this robots.txt file ('-' for stdin) instead of fetching")
-    p.add_argument("--dialect", "-d", choices=DIALECTS, default="rfc9309",
-                   help="matching rules: rfc9309 (default), google or 1994")
-    p.add_argument("--json", action="store_true", help="JSON Lines: one object per URL")
-    p.add_argument("--timeout", type=float, metavar="S", help="HTTP timeout in seconds")
-    p.add_argument("--no-cache", action="store_true", help="do not use the on-disk cache")
-    color_option(p)
-    p.set_defaults(func=run)
+@click.command("check", help=HELP, short_help="may an agent fetch these URLs?",
+               context_settings={"max_content_width": 100})
+@click.argument("urls", nargs=-1, required=True, metavar="URL...")
+@click.option("--agent", "-a", required=True,
+              help="product token (Googlebot) or a full User-Agent string")
+@click.option("--robots", "-r", metavar="FILE",
+              help="use this robots.txt file ('-' for stdin) instead of fetching")
+@dialect_option()
+@json_option("JSON Lines: one object per URL")
+@fetch_options
+@click.option("--no-cache", is_flag=True, help="do not use the on-disk cache")
+@size_option
+@color_option
+def check(urls: tuple[str, ...], agent: str, robots: str | None, dialect: str, as_json: bool,
+          timeout: float | None, min_ttl: float | None, no_cache: bool, no_size_limit: bool,
+          color: str | None) -> int:
+    token = agent_token(agent)
+    ui: Ui | None = None
+    if not as_json:
+        from ._ui import Ui
 
-
-def _quote(rules: RobotsTxt | None, line: int | None) -> str | None:
-    if rules is None or line is None:
-        return None
-    return rules.line_text(line).strip()
-
-
-def run(args: argparse.Namespace) -> int:
-    token = agent_token(args.agent)
-    style = Style(sys.stdout, args.color)
-    out = sys.stdout
+        ui = Ui(color_mode(color))
     any_disallowed = False
     fixed: RobotsTxt | None = None
     client = None
-    if args.robots is not None:
-        fixed = parse(read_file(args.robots), args.dialect)
+    if robots is not None:
+        fixed = parse(read_file(robots, whole=no_size_limit), dialect)  # type: ignore[arg-type]
     else:
-        bad = [u for u in args.urls if not u.lower().startswith(("http://", "https://"))]
+        bad = [u for u in urls if not u.lower().startswith(("http://", "https://"))]
         if bad:
             raise CliError(f"{bad[0]!r} is not an absolute http(s) URL (or pass --robots FILE)")
-        client = make_client(user_agent=header_for(args.agent), dialect=args.dialect,
-                             timeout=args.timeout, cache=not args.no_cache)
+        client = make_client(user_agent=header_for(agent), dialect=dialect,  # type: ignore[arg-type]
+                             timeout=timeout, cache=not no_cache, min_ttl=min_ttl)
+    groups: dict[int, Group | None] = {}
     try:
-        for url in args.urls:
+        for url in urls:
             fetched = None
             try:
                 if client is not None:
                     fetched = client.rules_for(url)
-                    rules: RobotsTxt | None = fetched.rules
+                    rules: RobotsTxt = fetched.rules
                     verdict = fetched.explain(url, user_agent=token)
                 else:
-                    rules = fixed
                     assert fixed is not None
+                    rules = fixed
                     verdict = fixed.explain(url, user_agent=token)
             except InvalidURL as exc:
-                raise CliError(f"{url}: {exc}") from None
+                raise CliError(url_error(exc)) from None
             any_disallowed |= not verdict.allowed
-            text = _quote(rules, verdict.line)
-            if args.json:
+            text = rules.line_text(verdict.line).strip() if verdict.line is not None else None
+            if ui is None:
                 row: dict[str, Any] = {"url": url, "allowed": verdict.allowed,
                                        "line": verdict.line, "text": text, "agent": token}
                 row.update({k: v for k, v in verdict.to_dict().items()
@@ -97,26 +113,27 @@ def run(args: argparse.Namespace) -> int:
                     row.update(robots_url=fetched.robots_url, status=fetched.status,
                                outcome=fetched.outcome, summary=fetched.summary,
                                from_cache=fetched.from_cache)
-                emit_json(row, out)
-            else:
-                out.write(_human(url, token, verdict, text, fetched, style) + "\n")
+                emit_json(row)
+                continue
+            key = id(rules)
+            if key not in groups:
+                groups[key] = rules.group_for(token)
+            _human(ui, url, agent, token, verdict, text, fetched, groups[key])
     finally:
         if client is not None:
             client.close()
     return 1 if any_disallowed else 0
 
 
-def _human(url: str, token: str, v: Verdict, text: str | None, fetched: Any,
-           style: Style) -> str:
-    mark = style.green("allowed   ") if v.allowed else style.red("disallowed")
-    lines = [f"{mark} {style.bold(url)}  (agent {token})"]
+def _human(ui: Ui, url: str, given: str, token: str, v: Verdict, text: str | None,
+           fetched: Any, group: Group | None) -> None:
+    mark = ("allowed   ", "bold green") if v.allowed else ("disallowed", "bold red")
+    ui.line(mark, " ", (url, "bold"), f"  ({describe_agent(given, token, group)})")
     if v.line is not None:
-        lines.append(f"    line {v.line}: \"{style.bold(text or '')}\"")
-    why = v.detail or v.reason
-    if v.agents:
-        why += f" [group: User-agent: {', '.join(v.agents)}]"
-    lines.append(f"    why: {why}")
+        ui.line(f"    line {v.line}: \"", ui.robots_line(text or "", "bold"), "\"")
+    # The words are the library's (Verdict.detail): which group applies and why, which rule
+    # decided or why none matched, so that the CLI, the web tester and explain() agree.
+    ui.line("    why: ", v.detail or v.reason)
     if fetched is not None:
         src = "cache" if fetched.from_cache else "fetched"
-        lines.append(style.dim(f"    robots.txt: {fetched.robots_url} ({src}): {fetched.summary}"))
-    return "\n".join(lines)
+        ui.line((f"    robots.txt: {fetched.robots_url} ({src}): {fetched.summary}", "dim"))

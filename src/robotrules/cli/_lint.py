@@ -2,74 +2,105 @@
 
 from __future__ import annotations
 
-import argparse
-import sys
-from typing import Any
+from typing import TYPE_CHECKING
+
+import click
 
 from robotrules import Finding
 from robotrules.lint import CATALOGUE, lint
 
-from ._common import DIALECTS, Style, color_option, emit_json, load_source
+from ._common import (
+    CliError,
+    Source,
+    color_mode,
+    color_option,
+    dialect_option,
+    emit_json,
+    fetch_options,
+    json_option,
+    load_source,
+    size_option,
+)
 
-HELP = "check a robots.txt for mistakes (exit 1 on any warning or error)"
-EPILOG = """\
+if TYPE_CHECKING:
+    from ._ui import Ui
+
+CODES = f"{min(CATALOGUE)}\N{EN DASH}{max(CATALOGUE)}"  # the catalogue's own range
+
+HELP = f"""Check a robots.txt for mistakes: findings with line, column, code and fix.
+
+\b
 examples:
-  robotrules lint robots.txt
+  robotrules lint examples/robots.txt
   robotrules lint https://example.com/robots.txt --json
   robotrules lint --list            # the catalogue of codes (see docs/lint.md)
 
 Each finding has a line, a column, a severity (error, warning, info), a stable code
-(L001-L029) and, where there is one, the fix. Info findings are advice: they never fail.
+({CODES}) and, where there is one, the fix. Info findings are advice: they never fail. A file
+is read up to 500 KiB (what crawlers read, RFC 9309 2.5) and 64 KiB more, so that what the
+limit cuts off is reported; --no-size-limit reads it all.
+
+\b
 exit status: 0 no warning or error, 1 any warning or error, 2 usage or input error."""
 
 _ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-def add(sub: Any) -> None:
-    p: argparse.ArgumentParser = sub.add_parser(
-        "lint", help=HELP, description=HELP, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("source", nargs="?", metavar="FILE_OR_URL",
-                   help="a robots.txt file, '-' for stdin, or a URL (its site's robots.txt)")
-    p.add_argument("--json", action="store_true", help="JSON Lines: one object per finding")
-    p.add_argument("--dialect", "-d", choices=DIALECTS, default="rfc9309",
-                   help="read the file as rfc9309 (default), google or 1994 crawlers do")
-    p.add_argument("--min-severity", choices=("info", "warning", "error"), default="info",
-                   help="hide findings below this severity")
-    p.add_argument("--timeout", type=float, metavar="S", help="HTTP timeout in seconds")
-    p.add_argument("--list", action="store_true", help="print the catalogue of codes and exit")
-    color_option(p)
-    p.set_defaults(func=run)
+@click.command("lint", help=HELP, short_help="check a robots.txt for mistakes",
+               context_settings={"max_content_width": 100})
+@click.argument("source", required=False, metavar="FILE_OR_URL")
+@json_option("JSON Lines: one object per finding")
+@dialect_option("read the file as rfc9309 (default), google or 1994 crawlers do")
+@click.option("--min-severity", type=click.Choice(("info", "warning", "error")), default="info",
+              help="hide findings below this severity (default: info, show all)")
+@fetch_options
+@size_option
+@click.option("--list", "list_codes", is_flag=True, help="print the catalogue of codes and exit")
+@color_option
+def lint_cmd(source: str | None, as_json: bool, dialect: str, min_severity: str,
+             timeout: float | None, min_ttl: float | None, no_size_limit: bool,
+             list_codes: bool, color: str | None) -> int:
+    ui: Ui | None = None
+    if not as_json:
+        from ._ui import Ui
 
-
-def run(args: argparse.Namespace) -> int:
-    out = sys.stdout
-    style = Style(out, args.color)
-    if args.list:
-        for code, (kind, sev, text) in CATALOGUE.items():
-            if args.json:
-                emit_json({"code": code, "kind": kind, "severity": sev, "description": text}, out)
-            else:
-                out.write(f"{code}  {style.severity(sev):<7}  {kind:<26} {text}\n")
+        ui = Ui(color_mode(color))
+    if list_codes:
+        _catalogue(ui)
         return 0
-    if args.source is None:
-        from ._common import CliError
-
+    if source is None:
         raise CliError("give a robots.txt FILE, '-' or a URL (or --list)")
-    src = load_source(args.source, dialect=args.dialect, timeout=args.timeout,
-                      max_bytes=8 * 1024 * 1024)
-    findings = lint(src.body, dialect=args.dialect, content_type=src.content_type,
+    src = load_source(source, dialect=dialect, timeout=timeout,  # type: ignore[arg-type]
+                      min_ttl=min_ttl, for_lint=True, whole=no_size_limit)
+    findings = findings_of(src, dialect)
+    floor = _ORDER[min_severity]
+    shown = [f for f in findings if _ORDER[f.severity] <= floor]
+    if ui is None:
+        for f in shown:
+            emit_json(f.to_dict())
+    else:
+        _human(ui, src, shown, findings, dialect)
+    return 1 if any(f.severity != "info" for f in findings) else 0
+
+
+def findings_of(src: Source, dialect: str) -> list[Finding]:
+    """Every finding for a source: the file's, and for a fetch its status and redirects."""
+    findings = lint(src.body, dialect=dialect, content_type=src.content_type,  # type: ignore[arg-type]
                     status=src.status)
     if src.fetched is not None:
         findings = _with_redirects(findings, src.fetched.redirects, src.fetched.error)
-    floor = _ORDER[args.min_severity]
-    shown = [f for f in findings if _ORDER[f.severity] <= floor]
-    if args.json:
-        for f in shown:
-            emit_json(f.to_dict(), out)
-    else:
-        _human(src.name, src, shown, findings, style)
-    return 1 if any(f.severity != "info" for f in findings) else 0
+    return findings
+
+
+def _catalogue(ui: Ui | None) -> None:
+    if ui is None:
+        for code, (kind, sev, text) in CATALOGUE.items():
+            emit_json({"code": code, "kind": kind, "severity": sev, "description": text})
+        return
+    table = ui.table("code", "severity", "kind", "what it finds")
+    for code, (kind, sev, text) in CATALOGUE.items():
+        table.add_row(code, ui.text((sev, _SEVERITY[sev])), kind, text)
+    ui.render(table)
 
 
 def _with_redirects(findings: list[Finding], redirects: tuple[tuple[str, int], ...],
@@ -97,24 +128,48 @@ def _with_redirects(findings: list[Finding], redirects: tuple[tuple[str, int], .
     return sorted([*findings, *extra], key=lambda f: (f.line, f.column, f.code))
 
 
-def _human(name: str, src: Any, shown: list[Finding], findings: list[Finding],
-           style: Style) -> None:
-    out = sys.stdout
-    rules = src.rules("rfc9309") if shown else None
+_SEVERITY = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def _human(ui: Ui, src: Source, shown: list[Finding], findings: list[Finding],
+           dialect: str) -> None:
+    name = src.name
+    rules = src.rules(dialect) if shown else None  # type: ignore[arg-type]
     for f in shown:
-        where = f"{name}:{f.line}:{f.column}" if f.line else f"{name}"
-        out.write(f"{where}: {style.severity(f.severity)} {style.bold(f.code)} "
-                  f"[{f.kind}] {f.message}\n")
+        where = f"{name}:{f.line}:{f.column}" if f.line else name
+        ui.line(f"{where}: ", (f.severity, _SEVERITY[f.severity]), " ", (f.code, "bold"),
+                f" [{f.kind}] {f.message}")
         if f.line and rules is not None:
             text = rules.line_text(f.line)
             if text.strip():
-                out.write(style.dim(f"    {f.line:>4} | {text[:160]}") + "\n")
+                ui.line((f"    {f.line:>4} | ", "dim"), ui.robots_line(text[:160]),
+                        ("\N{HORIZONTAL ELLIPSIS}" if len(text) > 160 else "", "dim"))
         if f.fix:
-            out.write(f"    fix: {style.green(f.fix)}\n")
+            ui.line("    fix: ", (f.fix, "green"))
+    if len(shown) > 1:
+        _summary_table(ui, shown)
     counts = {s: sum(f.severity == s for f in findings) for s in ("error", "warning", "info")}
     total = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items())
     hidden = len(findings) - len(shown)
     tail = f" ({hidden} hidden)" if hidden else ""
-    verdict = style.green("ok") if not counts["error"] and not counts["warning"] else style.red(
-        "problems found")
-    out.write(f"{name}: {verdict}: {total}{tail}\n")
+    ok = not counts["error"] and not counts["warning"]
+    ui.line(f"{name}: ", ("ok", "bold green") if ok else ("problems found", "bold red"),
+            f": {total}{tail}")
+
+
+def _summary_table(ui: Ui, shown: list[Finding]) -> None:
+    by: dict[str, list[Finding]] = {}
+    for f in shown:
+        by.setdefault(f.code, []).append(f)
+    table = ui.table("code", "severity", "kind", ("findings", {"justify": "right"}),
+                     "lines")
+    for code in sorted(by, key=lambda c: (_ORDER[by[c][0].severity], c)):
+        group = by[code]
+        lines = sorted({f.line for f in group if f.line})
+        shown_lines = ", ".join(map(str, lines[:8])) + (
+            f" \N{HORIZONTAL ELLIPSIS} (+{len(lines) - 8})" if len(lines) > 8 else "")
+        sev = group[0].severity
+        table.add_row(code, ui.text((sev, _SEVERITY[sev])), group[0].kind, str(len(group)),
+                      shown_lines or "-")
+    ui.line("")
+    ui.render(table)

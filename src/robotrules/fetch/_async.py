@@ -83,11 +83,13 @@ class AsyncRobotsClient(BaseClient):
         auth_failure: Literal["allow", "disallow"] = "allow",
         max_redirects: int = 5,
         long_outage: Literal["disallow", "allow"] = "disallow",
+        min_ttl: float = P.MIN_TTL,
     ) -> None:
         super().__init__(
             user_agent=user_agent, store=store, clock=clock, dialect=dialect,
             max_bytes=max_bytes, connect_timeout=connect_timeout, timeout=timeout,
             auth_failure=auth_failure, max_redirects=max_redirects, long_outage=long_outage,
+            min_ttl=min_ttl,
         )
         self._own_http = http_client is None
         self.http = http_client if http_client is not None else httpx.AsyncClient(

@@ -272,11 +272,18 @@ class BaseClient:
         auth_failure: Literal["allow", "disallow"],
         max_redirects: int,
         long_outage: Literal["disallow", "allow"],
+        min_ttl: float = P.MIN_TTL,
     ) -> None:
+        # Every number is checked by name: a NaN timeout compares false with everything and
+        # once turned every fetch into "timeout: disallow all", cached for the next run.
         check_number("max_bytes", max_bytes, minimum=1, integer=True)
         check_number("max_redirects", max_redirects, integer=True)
         check_number("timeout", timeout, allow_zero=False)
         check_number("connect_timeout", connect_timeout, allow_zero=False)
+        check_number("min_ttl", min_ttl)
+        if min_ttl > P.MAX_TTL:
+            raise ValueError(f"min_ttl must be at most {P.MAX_TTL:g} s (RFC 9309 2.4: 24 h), "
+                             f"got {min_ttl!r}")
         if max_bytes < P.DEFAULT_MAX_BYTES:
             # RFC 9309 2.5: the parsing limit MUST be at least 500 KiB. Smaller limits are
             # still accepted (tests, embedded use), but they are not conformant.
@@ -298,6 +305,7 @@ class BaseClient:
         self.auth_failure: Literal["allow", "disallow"] = auth_failure
         self.max_redirects = max_redirects
         self.long_outage: Literal["disallow", "allow"] = long_outage
+        self.min_ttl = float(min_ttl)
         self._memo: OrderedDict[str, tuple[CacheEntry, FetchedRobots]] = OrderedDict()
         self._memo_lock = threading.Lock()
         self._store_ok = True
@@ -399,7 +407,8 @@ class BaseClient:
         self._store_ok = True
 
     def settle(self, previous: CacheEntry | None, result: P.AttemptResult) -> CacheEntry:
-        return P.settle(previous, result, self.clock(), long_outage=self.long_outage)
+        return P.settle(previous, result, self.clock(), long_outage=self.long_outage,
+                        min_ttl=self.min_ttl)
 
     def ua(self, user_agent: str | None) -> str:
         return self.token if user_agent is None else user_agent
