@@ -88,7 +88,9 @@ def _origin_slow(url: str) -> str:
     if scheme not in _DEFAULT_PORTS:
         hint = ""
         if not parts.scheme and "//" not in text and text:
-            hint = f" (did you mean 'https://{text}'?)"
+            guess = f"https://{text}"
+            if origin_or_none(guess) is not None:  # only a suggestion that is itself a URL
+                hint = f" (did you mean '{guess}'?)"
         what = f"scheme {parts.scheme!r}" if parts.scheme else "no scheme"
         raise InvalidURL(f"{url!r}: {what}; robots.txt applies to http and https URLs{hint}")
     host = parts.hostname or ""

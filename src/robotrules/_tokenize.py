@@ -60,7 +60,8 @@ def to_bytes(body: bytes | bytearray | memoryview | str) -> bytes:
 
 
 def display(raw: str) -> str:
-    """Latin-1 text of raw bytes back to readable text (UTF-8, or cp1252 when not UTF-8)."""
+    """Latin-1 text of raw bytes back to readable text: UTF-8, with U+FFFD for bytes that are
+    not UTF-8."""
     if raw.isascii():
         return raw
     data = raw.encode("latin-1")

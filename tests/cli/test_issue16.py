@@ -400,15 +400,34 @@ def test_bulk_summary_never_cuts_words(cli: Any, make_server: Any, tmp_path: Pat
         assert re.search(rf"(?<![\w,]){re.escape(word)}(?![\w,])", r.err), (word, r.err)
 
 
-def test_agents_each_category_heading_once(cli: Any, robots: Path) -> None:
-    """Issue 16: ``agents`` repeated category headings."""
-    from robotrules.agents import known_agents
+def test_agents_each_purpose_heading_once(cli: Any, robots: Path) -> None:
+    """Issue 16: ``agents`` repeated category headings; issue 13: grouped by purpose (each
+    crawler under its first purpose)."""
+    from robotrules.agents import known_agents, purposes_of
 
     r = cli("agents", str(robots))
     assert r.code == 0
-    for category in {a.category for a in known_agents()}:
-        n = sum(1 for x in r.out.splitlines() if re.match(rf"{category} \(\d+\)\s*$", x))
-        assert n == 1, (category, r.out)
+    for purpose in {purposes_of(a)[0] for a in known_agents()}:
+        n = sum(1 for x in r.out.splitlines() if re.match(rf"{purpose} \(\d+\)\s*$", x))
+        assert n == 1, (purpose, r.out)
+
+
+def test_agents_purpose_filter_and_usage(cli: Any, tmp_path: Path) -> None:
+    """Issue 13: ``--purpose training`` keeps the training crawlers; each row gives the usage
+    preferences the file states for it (attach-05: the * group's Content-Usage applies to a
+    crawler without its own group, and not to one with its own group)."""
+    import json
+
+    f = tmp_path / "robots.txt"
+    f.write_text("User-agent: *\nContent-Usage: train-ai=n\n\nUser-agent: GPTBot\n"
+                 "Disallow: /\n", "utf-8")
+    r = cli("agents", str(f), "--purpose", "training", "--json")
+    assert r.code == 0
+    rows = {d["token"]: d for d in map(json.loads, r.out.splitlines())}
+    assert all("training" in d["purposes"] for d in rows.values())
+    assert rows["GPTBot"]["access"] == "blocked"
+    assert rows["GPTBot"]["usage"] == {}  # may not crawl /: no preference applies
+    assert rows["ClaudeBot"]["usage"] == {"train-ai": False}
 
 
 def test_fetch_html_page_counts_findings_as_lint(cli: Any, server: Server) -> None:
