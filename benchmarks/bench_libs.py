@@ -74,7 +74,7 @@ def robotrules_libs(module: ModuleType, label: str) -> tuple[Lib, Lib]:
         return [is_allowed(url, user_agent=agent) for agent, url in queries]
 
     version = getattr(module, "__version__", "?")
-    reset = module._robots.clear_caches  # the pattern memo and two small key memos
+    reset = module._compile.clear_caches  # the pattern memo and two small key memos
     return (Lib(label, version, parse_rfc, ask, cold_rfc, reset),
             Lib(f"{label}[google]", version, parse_google, ask, cold_google, reset))
 

@@ -46,6 +46,8 @@ _ROLE_CODES: Final = {"agent": _R_ANY, "rule": _R_RULE, "sitemap": _R_SITEMAP,
 # others (noindex, content-usage, unknown keys) the key as written.
 CANONICAL: Final = {n + 1: d.key for n, d in enumerate(D.REGISTRY)
                      if d.role in ("member", "file", "sitemap")}
+_PREFERENCE_KINDS: Final = frozenset({D.kind_of("content-usage"),
+                                      D.kind_of("content-signal")})
 _ROLES: Final[list[int]] = [_R_ANY] * (D.BLANK + 1)
 for _n, _d in enumerate(D.REGISTRY):
     _ROLES[_n + 1] = _ROLE_CODES[_d.role]
@@ -58,7 +60,8 @@ class GroupIndex:
     in file order), each a directive index tagged as user-agent, allow, disallow or other.
     """
 
-    __slots__ = ("by_token", "global_", "lines", "outside", "sitemaps", "starts")
+    __slots__ = ("by_token", "global_", "lines", "outside", "preferences", "sitemaps",
+                 "starts")
 
     def __init__(self) -> None:
         self.lines = array("I")  # each group's lines in file order: index << 2 | tag
@@ -67,6 +70,7 @@ class GroupIndex:
         self.global_: tuple[int, ...] = ()
         self.outside = array("I")  # host, clean-param and unknown lines outside groups
         self.sitemaps = array("I")  # sitemap lines (checked when asked for)
+        self.preferences = False  # any AI usage preference line (Content-Usage, -Signal)
 
     @property
     def count(self) -> int:
@@ -161,6 +165,8 @@ def build(text: str, dirs: array[int], dialect: Dialect, base_url: str | None,
         elif role == _R_FILE:  # a record of the whole file (host, clean-param)
             idx.outside.append(i)
         else:  # kept where it stands (content-usage, unknown keys ...)
+            if k in _PREFERENCE_KINDS:
+                idx.preferences = True
             if findings is not None:
                 C.check_other(text, value, start, k, line, findings)
             if in_group:

@@ -28,26 +28,23 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final, TypeVar
 
 from . import _directives as D
 from . import _token
 from . import _tokenize as T
 from ._checks import add_sitemap, file_findings
-from ._dialects import NAMES, SPECS, spec
+from ._compile import compile_groups, select
+from ._dialects import SPECS, spec
 from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW, GroupIndex
 from ._index import build as build_index
 from ._match import (
     ALLOW_BIT,
     INDEX_MASK,
     NO_MATCH,
-    PREFIX,
-    Entry,
     Matcher,
-    Pattern,
     key_allows,
-    make_matcher,
-    rank_base,
 )
 from ._model import (
     Dialect,
@@ -67,36 +64,6 @@ __all__ = ["RobotsTxt", "parse"]
 
 _AGENT_MEMO: Final = 256
 _V = TypeVar("_V")
-
-
-# Compiled patterns by (dialect, allow), then by the raw value: the same patterns recur across
-# files (``/wp-admin/``, ``/*?``), so each is classified once. Bounded: a full memo starts over.
-_PATTERNS: Final[dict[tuple[str, bool], dict[str, Pattern]]] = {
-    (d, a): {} for d in NAMES for a in (False, True)}
-_PATTERNS_MAX: Final = 32768
-def clear_caches() -> None:
-    """Empty the process-wide memos (patterns, agent keys, field names): the state of a
-    fresh process. For benchmarks and tests; nothing else needs it."""
-    for memo in _PATTERNS.values():
-        memo.clear()
-    _token.clear_caches()
-    T.clear_caches()
-
-
-def _new_pattern(raw: str, dialect: str, allow: bool) -> Pattern:
-    """A rule's raw value as a :class:`Pattern` of its dialect (the caller memoises it)."""
-    sp = SPECS[dialect]  # type: ignore[index]
-    pat = sp.pattern(raw)
-    if not sp.wildcards:
-        p = Pattern(pat, allow, len(pat), literal=True)  # 1994: no wildcards
-    else:
-        p = Pattern(pat, allow, len(pat))
-        slash = pat.rfind("/")
-        if allow and slash >= 0 and pat.startswith("/index.htm", slash):
-            # compat(google): Allow: /x/index.htm(l) also allows /x/ (robots.cc HandleAllow)
-            derived = pat[: slash + 1] + "$"
-            p.companion = Pattern(derived, True, len(derived))
-    return p
 
 
 class RobotsTxt:
@@ -152,59 +119,13 @@ class RobotsTxt:
     def _matcher(self, key: str) -> tuple[Matcher, tuple[int, ...]]:
         """The compiled matcher and group indices for a query key."""
         idx = self._idx
-        ck, groups = self._select(idx, key)
+        ck, groups = select(idx, key, self.dialect)
         compiled = self._compiled
         if compiled is None:
             compiled = self._compiled = {}
         hit = compiled.get("\0" + ck)
         if hit is None:
-            plain: dict[str, int] = {}  # plain-prefix rules: prefix -> best key
-            others: list[Entry] = []  # the rest (1994: every rule)
-            dirs = self._dirs  # only the rules' offsets are read
-            text = self._text
-            dialect = self.dialect
-            legacy = SPECS[dialect].first_match
-            allows = _PATTERNS[(dialect, True)]
-            disallows = _PATTERNS[(dialect, False)]
-            not_plain = SPECS[dialect].not_plain
-            for g in groups:
-                for v in idx.block(g):
-                    tag = v & 3
-                    if tag != TAG_ALLOW and tag != TAG_DISALLOW:
-                        continue
-                    i = v >> 2
-                    n = dirs[3 * i + 2]
-                    if not n:
-                        continue  # an empty pattern never decides
-                    start = dirs[3 * i + 1]
-                    raw = text[start : start + n]
-                    allow = tag == TAG_ALLOW
-                    if not_plain(raw) is None and not (allow and "/index.htm" in raw):
-                        rank = rank_base(n, allow) + i
-                        if legacy:
-                            others.append((rank, PREFIX, raw, None))
-                            continue
-                        # the same plain prefix twice: both always match together, so
-                        # only the better one can ever decide
-                        old = plain.get(raw)
-                        if old is None or rank < old:
-                            plain[raw] = rank
-                        continue
-                    memo = allows if allow else disallows
-                    p = memo.get(raw)
-                    if p is None:
-                        p = memo[raw] = _new_pattern(raw, dialect, allow)
-                        if len(memo) > _PATTERNS_MAX:
-                            memo.clear()
-                    others.append((p.base + i, p.kind, p.prefix, p))
-                    c = p.companion
-                    if c is not None:
-                        others.append((c.base + i, c.kind, c.prefix, c))
-            if legacy:
-                others.sort(key=_index_of)  # file order: the first match wins
-                m: Matcher = _FirstMatch(others)
-            else:
-                m = make_matcher(plain, others)
+            m = compile_groups(idx, groups, self._text, self._dirs, self.dialect)
             hit = compiled.setdefault("\0" + ck, (m, groups))
         return hit
 
@@ -224,23 +145,6 @@ class RobotsTxt:
         if compiled is not None and len(compiled) < _AGENT_MEMO:
             compiled[user_agent] = hit
         return hit
-
-    def _select(self, idx: GroupIndex, key: str) -> tuple[str, tuple[int, ...]]:
-        """Cache key and indices of the groups that apply to a query key."""
-        if self.dialect != "1994":
-            groups = idx.by_token.get(key)
-            if groups is None:
-                return "*", idx.global_
-            return key, groups
-        # 1994: the first record (file order) whose agent value contains the name token
-        first = -1
-        if key:
-            for value, gs in idx.by_token.items():
-                if key in value and (first < 0 or gs[0] < first):
-                    first = gs[0]
-        if first < 0:
-            return "*", idx.global_[:1]
-        return str(first), (first,)
 
     def _path(self, url: str) -> str:
         return SPECS[self.dialect].path(url)
@@ -278,19 +182,31 @@ class RobotsTxt:
             if empty is not None:
                 # compat(google): robots.cc matches an empty pattern at priority 0 and reports
                 # its line (matching_line()), though it decides nothing: everything allowed
-                return Verdict(True, empty.line, empty, agents, "rule", user_agent, path,
-                               dialect, f"{where}; no rule with a pattern matches {path!r}, "
-                               f"and line {empty.line} '{empty}' is empty: it allows "
-                               "everything (RFC 9309 2.2.2)")
+                return self._with_preferences(Verdict(
+                    True, empty.line, empty, agents, "rule", user_agent, path, dialect,
+                    f"{where}; no rule with a pattern matches {path!r}, and line "
+                    f"{empty.line} '{empty}' is empty: it allows everything (RFC 9309 2.2.2)"))
             n = self._rule_count(groups)
-            return Verdict(True, None, None, agents, "no-matching-rule", user_agent, path,
-                           dialect, f"{where}; none of its {n} rule(s) matches {path!r}, so "
-                           "it is allowed (a path no rule matches is allowed, RFC 9309 2.2.2)")
+            return self._with_preferences(Verdict(
+                True, None, None, agents, "no-matching-rule", user_agent, path, dialect,
+                f"{where}; none of its {n} rule(s) matches {path!r}, so it is allowed (a "
+                "path no rule matches is allowed, RFC 9309 2.2.2)"))
         rule = self._rule(key & INDEX_MASK)
         allow = key_allows(key)
         verb = "allows" if allow else "disallows"
-        return Verdict(allow, rule.line, rule, agents, "rule", user_agent, path, dialect,
-                       f"line {rule.line} '{rule}' {verb} it ({where})")
+        v = Verdict(allow, rule.line, rule, agents, "rule", user_agent, path, dialect,
+                    f"line {rule.line} '{rule}' {verb} it ({where})")
+        return self._with_preferences(v)
+
+    def _with_preferences(self, v: Verdict) -> Verdict:
+        """``v`` with the AI usage preferences that apply added to its detail (robotrules.aipref;
+        only files that state any pay for the look)."""
+        if not v.allowed or not self._idx.preferences:
+            return v
+        from .aipref import explain_detail
+
+        extra = explain_detail(self, v)
+        return replace(v, detail=f"{v.detail}; {extra}") if extra else v
 
     def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
         """Which group applies and why, in words for site owners."""
@@ -515,25 +431,6 @@ class RobotsTxt:
     def __repr__(self) -> str:
         return (f"<RobotsTxt dialect={self.dialect!r} size={self.size} "
                 f"directives={len(self._dirs) // 3}>")
-
-
-class _FirstMatch(Matcher):
-    """1994: rules in file order, plain prefixes, the first match wins."""
-
-    __slots__ = ("_rules",)
-
-    def __init__(self, entries: list[Entry]) -> None:
-        self._rules = entries
-
-    def best(self, path: str) -> int:
-        for e in self._rules:
-            if path.startswith(e[2]):
-                return e[0]
-        return NO_MATCH
-
-
-def _index_of(e: Entry) -> int:
-    return e[0] & INDEX_MASK
 
 
 def parse(

@@ -52,7 +52,7 @@ Evaluation of one URL (:func:`usage`, ``RobotsTxt.usage``)
     is unknown and no statement applies. Among the group's Content-Usage rules whose path
     matches, the longest path decides (a rule without a path matches at length 0); rules with
     identical longest paths are combined most-restrictively. Paths are matched by the core's
-    own pattern matcher and URL normalisation for the file's dialect (``_robots._new_pattern``,
+    own pattern matcher and URL normalisation for the file's dialect (``_compile.new_pattern``,
     ``_match.pattern_matches``, ``RobotsTxt._path``): one matcher in the project.
 
 Sans-I/O: nothing here touches the network. :func:`parse_tdmrep` takes the bytes of
@@ -368,10 +368,10 @@ def _all_records(rules: RobotsTxt) -> Iterable[Record]:
 
 @lru_cache(maxsize=4096)
 def _pattern(raw: str, dialect: str) -> Pattern:
-    from ._robots import _new_pattern  # the core's one way to read a pattern
+    from ._compile import new_pattern  # the core's one way to read a pattern
 
     # allow=False: Google's derived "/dir/$" companion of Allow rules is not wanted here
-    return _new_pattern(raw, dialect, False)
+    return new_pattern(raw, dialect, False)
 
 
 def _path_length(rule_path: str | None, path: str, dialect: str) -> int:

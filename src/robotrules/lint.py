@@ -34,12 +34,12 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
 from . import aipref
+from ._compile import new_pattern
 from ._dialects import SPECS
 from ._findings import CATALOGUE, finding
 from ._match import Pattern, pattern_matches
 from ._model import Dialect, Finding, Group, Rule
 from ._policy import DEFAULT_MAX_BYTES, classify_status
-from ._robots import _new_pattern
 from ._tokenize import to_bytes
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iter
 def _core_pattern(pattern: str, dialect: Dialect) -> Pattern:
     """A rule's pattern (as displayed) read by the core, exactly as its matcher reads it."""
     raw = pattern.encode("utf-8", "surrogatepass").decode("latin-1")  # back to the file's octets
-    return _new_pattern(raw, dialect, False)
+    return new_pattern(raw, dialect, False)
 
 
 def _priority(pattern: str, dialect: Dialect) -> int:

@@ -13,7 +13,7 @@ import random
 import pytest
 
 import robotrules
-from robotrules import _robots
+from robotrules import _compile
 from tests.core.oracle import google_allowed
 
 # Prefixes that nest ("/a" < "/a/" < "/a/b/") with siblings that sort between a prefix and its
@@ -101,8 +101,8 @@ def test_clear_caches_changes_no_answer() -> None:
     body = _body([("Disallow", "/*.pdf$"), ("Allow", "/a*b"), ("Disallow", "/a")])
     paths = ["/x.pdf", "/ab", "/a", "/acb", "/z"]
     before = [robotrules.parse(body).is_allowed(p) for p in paths]
-    _robots.clear_caches()
-    assert all(not memo for memo in _robots._PATTERNS.values())
+    _compile.clear_caches()
+    assert all(not memo for memo in _compile._PATTERNS.values())
     assert [robotrules.parse(body).is_allowed(p) for p in paths] == before == [
         False, True, False, True, True]
 

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import robotrules
-from robotrules import _match, _robots
+from robotrules import _compile, _match
 from robotrules._match import NO_MATCH, Entry, Matcher, Pattern, entry_matches, make_matcher
 from tests.core.oracle import google_allowed
 
@@ -46,7 +46,7 @@ def _brute(plain: dict[str, int], others: list[Entry], path: str) -> int:
 
 
 class _Recorder:
-    """Wraps make_matcher to keep every group's rules as _robots hands them over (pure
+    """Wraps make_matcher to keep every group's rules as _compile hands them over (pure
     Python only: the compiled build binds make_matcher at compile time; there the exhaustive
     comparison is made by test_index_gives_the_exhaustive_answer, and files are checked
     against Google's matcher)."""
@@ -64,7 +64,7 @@ class _Recorder:
 @pytest.fixture
 def recorder(monkeypatch: pytest.MonkeyPatch) -> _Recorder:
     rec = _Recorder()
-    monkeypatch.setattr(_robots, "make_matcher", rec)
+    monkeypatch.setattr(_compile, "make_matcher", rec)
     return rec
 
 

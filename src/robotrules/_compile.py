@@ -1,0 +1,141 @@
+"""Compiling a group's rules into a matcher, and choosing the groups a query's token selects.
+
+A matcher is built on a query's first use of a group selection (the caller keeps it): each
+rule's raw value is read by the dialect's pattern normaliser (:mod:`robotrules._dialects`);
+plain prefixes (most rules) need no object, the others become :class:`~robotrules._match.Pattern`
+objects shared process-wide through a bounded memo, since the same patterns recur across files.
+Cost: O(rules of the selected groups) per build; see :mod:`robotrules._match` for queries.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Final
+
+from . import _token
+from . import _tokenize as T
+from ._dialects import NAMES, SPECS
+from ._index import TAG_ALLOW, TAG_DISALLOW, GroupIndex
+from ._match import INDEX_MASK, NO_MATCH, PREFIX, Entry, Matcher, Pattern, make_matcher, rank_base
+from ._model import Dialect
+
+__all__ = ["clear_caches", "compile_groups", "new_pattern", "select"]
+
+
+# Compiled patterns by (dialect, allow), then by the raw value: the same patterns recur across
+# files (``/wp-admin/``, ``/*?``), so each is classified once. Bounded: a full memo starts over.
+_PATTERNS: Final[dict[tuple[str, bool], dict[str, Pattern]]] = {
+    (d, a): {} for d in NAMES for a in (False, True)}
+_PATTERNS_MAX: Final = 32768
+
+
+def clear_caches() -> None:
+    """Empty the process-wide memos (patterns, agent keys, field names): the state of a
+    fresh process. For benchmarks and tests; nothing else needs it."""
+    for memo in _PATTERNS.values():
+        memo.clear()
+    _token.clear_caches()
+    T.clear_caches()
+
+
+def new_pattern(raw: str, dialect: str, allow: bool) -> Pattern:
+    """A rule's raw value as a :class:`Pattern` of its dialect (the caller memoises it)."""
+    sp = SPECS[dialect]  # type: ignore[index]
+    pat = sp.pattern(raw)
+    if not sp.wildcards:
+        p = Pattern(pat, allow, len(pat), literal=True)  # 1994: no wildcards
+    else:
+        p = Pattern(pat, allow, len(pat))
+        slash = pat.rfind("/")
+        if allow and slash >= 0 and pat.startswith("/index.htm", slash):
+            # compat(google): Allow: /x/index.htm(l) also allows /x/ (robots.cc HandleAllow)
+            derived = pat[: slash + 1] + "$"
+            p.companion = Pattern(derived, True, len(derived))
+    return p
+
+
+def compile_groups(idx: GroupIndex, groups: tuple[int, ...], text: str, dirs: array[int],
+                   dialect: Dialect) -> Matcher:
+    """The matcher of the rules of ``groups`` (their lines in ``idx``), best rule first."""
+    plain: dict[str, int] = {}  # plain-prefix rules: prefix -> best key
+    others: list[Entry] = []  # the rest (1994: every rule)
+    legacy = SPECS[dialect].first_match
+    allows = _PATTERNS[(dialect, True)]
+    disallows = _PATTERNS[(dialect, False)]
+    not_plain = SPECS[dialect].not_plain
+    for g in groups:
+        for v in idx.block(g):
+            tag = v & 3
+            if tag != TAG_ALLOW and tag != TAG_DISALLOW:
+                continue
+            i = v >> 2
+            n = dirs[3 * i + 2]
+            if not n:
+                continue  # an empty pattern never decides
+            start = dirs[3 * i + 1]
+            raw = text[start : start + n]
+            allow = tag == TAG_ALLOW
+            if not_plain(raw) is None and not (allow and "/index.htm" in raw):
+                rank = rank_base(n, allow) + i
+                if legacy:
+                    others.append((rank, PREFIX, raw, None))
+                    continue
+                # the same plain prefix twice: both always match together, so
+                # only the better one can ever decide
+                old = plain.get(raw)
+                if old is None or rank < old:
+                    plain[raw] = rank
+                continue
+            memo = allows if allow else disallows
+            p = memo.get(raw)
+            if p is None:
+                p = memo[raw] = new_pattern(raw, dialect, allow)
+                if len(memo) > _PATTERNS_MAX:
+                    memo.clear()
+            others.append((p.base + i, p.kind, p.prefix, p))
+            c = p.companion
+            if c is not None:
+                others.append((c.base + i, c.kind, c.prefix, c))
+    if legacy:
+        others.sort(key=_index_of)  # file order: the first match wins
+        m: Matcher = _FirstMatch(others)
+    else:
+        m = make_matcher(plain, others)
+    return m
+
+
+def select(idx: GroupIndex, key: str, dialect: Dialect) -> tuple[str, tuple[int, ...]]:
+    """Cache key and indices of the groups that apply to a query key."""
+    if SPECS[dialect].token_agents:
+        groups = idx.by_token.get(key)
+        if groups is None:
+            return "*", idx.global_
+        return key, groups
+    # 1994: the first record (file order) whose agent value contains the name token
+    first = -1
+    if key:
+        for value, gs in idx.by_token.items():
+            if key in value and (first < 0 or gs[0] < first):
+                first = gs[0]
+    if first < 0:
+        return "*", idx.global_[:1]
+    return str(first), (first,)
+
+
+class _FirstMatch(Matcher):
+    """1994: rules in file order, plain prefixes, the first match wins."""
+
+    __slots__ = ("_rules",)
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self._rules = entries
+
+    def best(self, path: str) -> int:
+        for e in self._rules:
+            if path.startswith(e[2]):
+                return e[0]
+        return NO_MATCH
+
+
+def _index_of(e: Entry) -> int:
+    return e[0] & INDEX_MASK
