@@ -3,18 +3,19 @@
 Routes: ``GET /`` (the page), ``/static/*`` (its script and style, served from the package),
 ``GET /api/agents`` (the registry), ``POST /api/agents`` (the registry's crawlers open, partly
 or blocked by a draft, by purpose), ``POST /api/check``, ``POST /api/usage`` (AI usage
-preferences per crawler and URL), ``POST /api/lint``, ``POST /api/diff`` and ``POST /api/fetch``. Every POST takes ``application/json`` (which also keeps other sites' pages
+preferences per crawler and URL), ``POST /api/lint``, ``POST /api/diff`` and
+``POST /api/fetch``. Every POST takes ``application/json`` (which also keeps other sites' pages
 from posting to it without a CORS preflight the app never grants), capped at ``max_body``
 bytes (413 above it).
 
 Bad input is normal input: invalid JSON or UTF-8, JSON nested too deep, wrong types, lone
-surrogates and over-long fields get 400 with ``{"error": "..."}``; a check past the work
-budget (URLs x agents, or the estimated matcher work of :func:`~robotrules.web._work.check_cost`)
-gets 422 before any work starts (the same for a usage table, with
-:func:`~robotrules.web._work.usage_cost`). Check, usage, the registry overview, lint and diff run in killable worker processes
-(:class:`~robotrules.web._work.WorkPool`): 429 with ``Retry-After`` when every slot stays busy,
-503 past the deadline, and the work stops when the client disconnects. Decoding a body runs in
-a worker thread; ``GET /`` and static files never wait for any of it.
+surrogates and over-long fields get 400 with ``{"error": "..."}``; a check or usage table past
+the work budget (URLs x agents, or the estimated matcher work of
+:func:`~robotrules.web._work.check_cost` / :func:`~robotrules.web._work.usage_cost`) gets 422
+before any work starts. Check, usage, the registry overview, lint and diff run in killable
+worker processes (:class:`~robotrules.web._work.WorkPool`): 429 with ``Retry-After`` when every
+slot stays busy, 503 past the deadline, and the work stops when the client disconnects.
+Decoding a body runs in a worker thread; ``GET /`` and static files never wait for any of it.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from robotrules import Dialect, RobotrulesError
 from robotrules.agents import known_agents
-from robotrules.aipref import Scope
+from robotrules.aipref import Scope as UsageScope
 
 from ._safety import Resolver, resolve
 from ._work import (
@@ -194,7 +195,7 @@ def _lines(data: dict[str, Any], key: str, limit: int, longest: int) -> list[str
     return list(dict.fromkeys(items))  # drop repeats, keep order
 
 
-def _scope(data: dict[str, Any]) -> Scope:
+def _scope(data: dict[str, Any]) -> UsageScope:
     value = data.get("scope", "group")
     for scope in SCOPES:
         if isinstance(value, str) and value == scope:
@@ -227,7 +228,8 @@ def _check_args(raw: bytes, budget: int) -> tuple[str, list[str], list[str], Dia
     return _queries(_decode(raw), budget, check_cost)
 
 
-def _usage_args(raw: bytes, budget: int) -> tuple[str, list[str], list[str], Dialect, Scope]:
+def _usage_args(raw: bytes, budget: int) -> tuple[str, list[str], list[str], Dialect,
+                                                     UsageScope]:
     data = _decode(raw)
     body, urls, agents, dialect = _queries(data, budget, usage_cost)
     return body, urls, agents, dialect, _scope(data)
