@@ -149,11 +149,17 @@ def test_the_crawlers_by_purpose_overview(page: Any) -> None:
     expect(gpt).to_be_visible()
     expect(gpt).to_have_attribute("data-access", "blocked")
     expect(gpt).to_contain_text("Blocked")
-    expect(gpt).to_contain_text("its own group (line 8)")
+    expect(gpt.locator(".p-detail")).to_have_text("own group")
+    expect(gpt.locator(".p-detail")).to_have_attribute("data-group-line", "8")
+    expect(gpt.locator(".p-detail")).to_have_attribute(
+        "title", "blocked by its own group (line 8): line 9 'Disallow: /'")
     gpt.locator("button.line-link").click()
     expect(page.locator("#backdrop .line-hl.selected")).to_have_attribute("data-line", "9")
     # the * group only disallows /never/: everyone else there is partly blocked
-    expect(training.locator('li[data-access="partial"]').first).to_contain_text("line 3")
+    partly = training.locator('li[data-access="partial"]').first
+    expect(partly.locator(".p-detail")).to_have_text("* group")
+    expect(partly.locator(".p-detail")).to_have_attribute("data-group-line", "1")
+    expect(partly.locator("button.line-link")).to_have_text("line 3")
     # the unfolded purpose stays unfolded when the draft changes
     page.locator("#robots").fill(DRAFT)
     expect(meta).to_contain_text("0 blocked")

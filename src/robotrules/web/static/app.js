@@ -791,7 +791,10 @@
           el("span", { class: "pill " + kind, text: ACCESS[a.access] }),
           el("strong", { text: a.token, title: a.name }),
           el("span", { class: "muted", text: a.operator }));
-        const where = el("span", { class: "p-detail", text: a.detail, title: a.detail });
+        const group = a.via === "named" ? "own group" : a.via === "global" ? "* group"
+          : a.via === "fallback" ? `${a.group_agents.join(", ")} group` : "no group";
+        const where = el("span", { class: "p-detail", text: group, title: a.detail,
+          "data-group-line": a.group_line === null ? "" : String(a.group_line) });
         item.append(where);
         if (a.line !== null) {
           const b = el("button", { type: "button", class: "line-link", text: `line ${a.line}`, title: `Show line ${a.line} in the editor` });
