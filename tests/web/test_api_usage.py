@@ -23,6 +23,9 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette")
+pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 with warnings.catch_warnings():  # Starlette 1.x prefers httpx2; httpx is what is installed
     warnings.simplefilter("ignore")
@@ -32,6 +35,8 @@ from robotrules.agents import PURPOSES, known_agents, purposes_of
 from robotrules.web import create_app
 from robotrules.web._app import MAX_AGENTS, MAX_CELLS, MAX_URLS
 from robotrules.web._work import usage_cost
+
+from .test_bad_input import json_values, text
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Using `httpx` with `starlette.testclient`:DeprecationWarning"
@@ -302,3 +307,45 @@ def test_get_api_agents_is_unchanged(client: TestClient) -> None:
     assert response.status_code == 200
     assert len(response.json()["agents"]) == len(known_agents())
     assert client.put("/api/agents", json={}).status_code == 405
+
+
+# -- fuzz: no input gives a 5xx --------------------------------------------------------------------
+
+keys = st.sampled_from(["robots_txt", "urls", "agents", "dialect", "scope"])
+FUZZ = settings(max_examples=80, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+@FUZZ
+@given(path=st.sampled_from(["/api/usage", "/api/agents"]),
+       body=st.one_of(st.dictionaries(keys, json_values, max_size=5), json_values))
+def test_no_json_body_gets_a_5xx(client: TestClient, path: str, body: Any) -> None:
+    response = post_raw(client, path, json.dumps(body).encode())
+    assert response[0] < 500, (body, response)
+
+
+lines = st.lists(st.sampled_from([
+    "User-agent: *", "User-agent: GPTBot", "User-agent: Googlebot", "Allow: /", "Disallow: /",
+    "Disallow: /a", "Content-Usage: train-ai=n", "Content-Usage: /a train-ai=y",
+    "Content-Usage: /a* search=y, train-ai=?", "Content-Usage: (", "content-signal: SEARCH=Yes",
+    "Content-Signal: ai-train=no, ai-input=maybe, use=reference", "LLM-Policy: /llms.txt", "",
+]) | text, max_size=12).map("\n".join)
+
+
+@FUZZ
+@given(body=lines, urls=st.lists(text, max_size=3), agents=st.lists(text, max_size=3),
+       scope=st.sampled_from(["group", "file"]),
+       dialect=st.sampled_from(["rfc9309", "google", "1994"]))
+def test_any_file_gets_an_answer(client: TestClient, body: str, urls: list[str],
+                                 agents: list[str], scope: str, dialect: str) -> None:
+    status, data = post_raw(client, "/api/usage", json.dumps(
+        {"robots_txt": body, "urls": urls, "agents": agents, "scope": scope,
+         "dialect": dialect}).encode())
+    assert status in (200, 400), data  # 400 only for a lone surrogate
+    if status == 200:
+        # attach-05: nothing attaches to a URL the crawler may not fetch
+        for r in data["results"]:
+            assert r["crawl"] or (not r["lines"] and set(r["categories"].values()) <= {None})
+    status, data = post_raw(client, "/api/agents", json.dumps(
+        {"robots_txt": body, "dialect": dialect}).encode())
+    assert status in (200, 400), data
