@@ -216,6 +216,11 @@ def _queries(data: dict[str, Any], budget: int,
         raise ApiError(422, f"{len(urls)} URLs x {len(agents)} agents is more than "
                        f"{MAX_CELLS} verdicts per request; split the check")
     cost = estimate(body, urls, agents)
+    if cost > budget and estimate is usage_cost:
+        raise ApiError(422, (
+            f"this usage table is too much work for the tester: about {cost:.2g} steps where "
+            f"one request may take {budget:.2g} (lines of the file x URLs x agents); test "
+            "fewer URLs or fewer agents"))
     if cost > budget:
         raise ApiError(422, (
             f"this check is too much work for the tester: about {cost:.2g} matcher steps "
