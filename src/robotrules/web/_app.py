@@ -1,18 +1,21 @@
 """The web tester: one HTML page and the JSON API it calls.
 
 Routes: ``GET /`` (the page), ``/static/*`` (its script and style, served from the package),
-``GET /api/agents``, ``POST /api/check``, ``POST /api/lint``, ``POST /api/diff`` and
+``GET /api/agents`` (the registry), ``POST /api/agents`` (the registry's crawlers open, partly
+or blocked by a draft, by purpose), ``POST /api/check``, ``POST /api/usage`` (AI usage
+preferences per crawler and URL), ``POST /api/lint``, ``POST /api/diff`` and
 ``POST /api/fetch``. Every POST takes ``application/json`` (which also keeps other sites' pages
 from posting to it without a CORS preflight the app never grants), capped at ``max_body``
 bytes (413 above it).
 
 Bad input is normal input: invalid JSON or UTF-8, JSON nested too deep, wrong types, lone
-surrogates and over-long fields get 400 with ``{"error": "..."}``; a check past the work
-budget (URLs x agents, or the estimated matcher work of :func:`~robotrules.web._work.check_cost`)
-gets 422 before any work starts. Check, lint and diff run in killable worker processes
-(:class:`~robotrules.web._work.WorkPool`): 429 with ``Retry-After`` when every slot stays busy,
-503 past the deadline, and the work stops when the client disconnects. Decoding a body runs in
-a worker thread; ``GET /`` and static files never wait for any of it.
+surrogates and over-long fields get 400 with ``{"error": "..."}``; a check or usage table past
+the work budget (URLs x agents, or the estimated matcher work of
+:func:`~robotrules.web._work.check_cost` / :func:`~robotrules.web._work.usage_cost`) gets 422
+before any work starts. Check, usage, the registry overview, lint and diff run in killable
+worker processes (:class:`~robotrules.web._work.WorkPool`): 429 with ``Retry-After`` when every
+slot stays busy, 503 past the deadline, and the work stops when the client disconnects.
+Decoding a body runs in a worker thread; ``GET /`` and static files never wait for any of it.
 """
 
 from __future__ import annotations
@@ -37,9 +40,21 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from robotrules import Dialect, RobotrulesError
 from robotrules.agents import known_agents
+from robotrules.aipref import Scope as UsageScope
 
 from ._safety import Resolver, resolve
-from ._work import DIALECTS, WORK_BUDGET, Busy, Gone, JobFailed, TooSlow, WorkPool, check_cost
+from ._work import (
+    DIALECTS,
+    SCOPES,
+    WORK_BUDGET,
+    Busy,
+    Gone,
+    JobFailed,
+    TooSlow,
+    WorkPool,
+    check_cost,
+    usage_cost,
+)
 
 if TYPE_CHECKING:
     import httpcore
@@ -180,8 +195,19 @@ def _lines(data: dict[str, Any], key: str, limit: int, longest: int) -> list[str
     return list(dict.fromkeys(items))  # drop repeats, keep order
 
 
-def _check_args(raw: bytes, budget: int) -> tuple[str, list[str], list[str], Dialect]:
-    data = _decode(raw)
+def _scope(data: dict[str, Any]) -> UsageScope:
+    value = data.get("scope", "group")
+    for scope in SCOPES:
+        if isinstance(value, str) and value == scope:
+            return scope
+    raise ApiError(400, f"'scope' must be one of {', '.join(SCOPES)} (where Content-Signal "
+                   "lines apply: the crawler's group, or the whole file)")
+
+
+def _queries(data: dict[str, Any], budget: int,
+             estimate: Callable[[str, list[str], list[str]], int]
+             ) -> tuple[str, list[str], list[str], Dialect]:
+    """The file, URLs, agents and dialect of a check or usage table, within the limits."""
     body = _text(data, "robots_txt")
     dialect = _dialect(data)
     urls = _lines(data, "urls", MAX_URLS, MAX_URL)
@@ -189,13 +215,29 @@ def _check_args(raw: bytes, budget: int) -> tuple[str, list[str], list[str], Dia
     if len(urls) * len(agents) > MAX_CELLS:
         raise ApiError(422, f"{len(urls)} URLs x {len(agents)} agents is more than "
                        f"{MAX_CELLS} verdicts per request; split the check")
-    cost = check_cost(body, urls, agents)
+    cost = estimate(body, urls, agents)
+    if cost > budget and estimate is usage_cost:
+        raise ApiError(422, (
+            f"this usage table is too much work for the tester: about {cost:.2g} steps where "
+            f"one request may take {budget:.2g} (lines of the file x URLs x agents); test "
+            "fewer URLs or fewer agents"))
     if cost > budget:
         raise ApiError(422, (
             f"this check is too much work for the tester: about {cost:.2g} matcher steps "
             f"where one request may take {budget:.2g} (rules with '*' x URL length x URLs x "
             "agents); test fewer or shorter URLs, fewer agents, or fewer wildcard rules"))
     return body, urls, agents, dialect
+
+
+def _check_args(raw: bytes, budget: int) -> tuple[str, list[str], list[str], Dialect]:
+    return _queries(_decode(raw), budget, check_cost)
+
+
+def _usage_args(raw: bytes, budget: int) -> tuple[str, list[str], list[str], Dialect,
+                                                     UsageScope]:
+    data = _decode(raw)
+    body, urls, agents, dialect = _queries(data, budget, usage_cost)
+    return body, urls, agents, dialect, _scope(data)
 
 
 def _lint_args(raw: bytes) -> tuple[str, Dialect]:
@@ -295,6 +337,16 @@ def create_app(
         args = await run_in_threadpool(_prepared, _check_args, raw, work_budget)
         return await work(request, "check", args)
 
+    async def api_usage(request: Request) -> Response:
+        raw = await _read_body(request, max_body)
+        args = await run_in_threadpool(_prepared, _usage_args, raw, work_budget)
+        return await work(request, "usage", args)
+
+    async def api_registry(request: Request) -> Response:
+        raw = await _read_body(request, max_body)
+        return await work(request, "registry",
+                          await run_in_threadpool(_prepared, _lint_args, raw))
+
     async def api_lint(request: Request) -> Response:
         raw = await _read_body(request, max_body)
         return await work(request, "lint", await run_in_threadpool(_prepared, _lint_args, raw))
@@ -341,8 +393,10 @@ def create_app(
     app = Starlette(
         routes=[
             Route("/", page),
-            Route("/api/agents", agents),
+            Route("/api/agents", agents, methods=["GET", "HEAD"]),
+            Route("/api/agents", api_registry, methods=["POST"]),
             Route("/api/check", api_check, methods=["POST"]),
+            Route("/api/usage", api_usage, methods=["POST"]),
             Route("/api/lint", api_lint, methods=["POST"]),
             Route("/api/diff", api_diff, methods=["POST"]),
             Route("/api/fetch", api_fetch, methods=["POST"]),

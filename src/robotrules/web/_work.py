@@ -1,9 +1,11 @@
-"""The tester's heavy work (check, lint), its cost estimate, and the processes that run it.
+"""The tester's heavy work (check, lint, diff, AI usage preferences, the registry overview),
+its cost estimates, and the processes that run it.
 
 Theory of operation
 -------------------
-Every ``/api/check`` and ``/api/lint`` runs in one of a few worker processes
-(:class:`WorkPool`), never on the event loop and never in a thread that cannot be stopped:
+Every ``/api/check``, ``/api/lint``, ``/api/diff``, ``/api/usage`` and ``POST /api/agents``
+runs in one of a few worker processes (:class:`WorkPool`), never on the event loop and never
+in a thread that cannot be stopped:
 
 - **Slots.** At most ``size`` jobs run at once (one process each). A request waits up to
   ``wait`` seconds for a slot, then gets :class:`Busy` (the app answers 429 with
@@ -31,6 +33,15 @@ holding a ``*``, which over-counts comments), ``RULE_STEPS`` plus one step per p
 The 1994 dialect has no wildcards, so only the path term applies there. Calibrated on the
 development machine (one step is about 2 ns there): 38,000 ``Disallow: /*ba`` rules against
 an 8 KiB path take 0.64 s per RFC 9309 query, which the model puts at 3.2e8 steps.
+
+:func:`usage_cost` applies the same model to ``/api/usage`` (one dialect; each Content-Usage
+rule is a pattern match like a wildcard rule; plus ``LINE_STEPS`` per line of the file per
+query, for the file-wide pass over Content-Signal, LLM-Policy and License records that the core
+repeats on every query: it dominates for large files, about 2.4 µs per line per query at worst
+on the corpus, so a 16,000-line file allows about 130 usage queries per request). The registry
+overview (:func:`registry`) is one parse plus one judgement per distinct group the registry's
+crawlers land in (``agents.assess_many``), whose worst case is lint's quadratic analysis of one
+group: like lint, it is bounded by the deadline and the memory limit rather than an estimate.
 """
 
 from __future__ import annotations
@@ -43,14 +54,24 @@ from multiprocessing.connection import Connection
 from typing import Any, get_args
 
 from robotrules import Dialect, Finding, RobotrulesError, parse
+from robotrules.agents import PURPOSES, assess_many, known_agents, purposes_of
+from robotrules.aipref import Scope
 from robotrules.lint import lint
 
-__all__ = ["CHAR_STEPS", "DIALECTS", "RULE_STEPS", "WORK_BUDGET", "Busy", "Gone", "JobFailed",
-           "TooSlow", "WorkPool", "check", "check_cost", "diff", "lint_findings"]
+__all__ = ["CHAR_STEPS", "DIALECTS", "LINE_STEPS", "RULE_STEPS", "SCOPES", "WORK_BUDGET", "Busy",
+           "Gone", "JobFailed", "TooSlow", "WorkPool", "check", "check_cost", "diff",
+           "lint_findings", "registry", "usage_cost", "usage_table"]
 
 DIALECTS: tuple[Dialect, ...] = get_args(Dialect)
+SCOPES: tuple[Scope, ...] = get_args(Scope)
+#: The preference categories the usage table always shows, in column order.
+USAGE_COLUMNS = ("train-ai", "search", "ai-train", "ai-input")
 CHAR_STEPS = 500  # one path character: normalisation and the index walk (~1 µs measured)
 RULE_STEPS = 150  # one wildcard rule visited, before its scan of the path (~0.3 µs)
+# One line of the file, per usage query: RobotsTxt.usage re-reads the records outside groups
+# (RobotsTxt.records) and walks the applying group on every query. Measured: 0.35 to 2.4 µs
+# per line per query on corpus files of 16,000 lines (fxnetworks.com is the slow end).
+LINE_STEPS = 1200
 WORK_BUDGET = 2_500_000_000  # steps per request: about 5 s on the development machine
 WORKER_MEMORY = 1024 * 1024 * 1024  # address space per worker process
 
@@ -80,6 +101,52 @@ def check(
     return {"dialect": dialect, "urls": list(urls), "agents": list(agents), "results": results}
 
 
+def usage_table(
+    body: str, urls: Sequence[str], agents: Sequence[str], dialect: Dialect, scope: Scope
+) -> dict[str, Any]:
+    """The AI usage preferences (``RobotsTxt.usage``) of every agent x URL, in ``dialect``,
+    with Content-Signal lines read per group or file-wide (``scope``)."""
+    rules = parse(body, dialect=dialect)
+    results: list[dict[str, Any]] = []
+    for agent in agents:
+        for url in urls:
+            u = rules.usage(url, user_agent=agent, content_signal_scope=scope)
+            verdict = u.verdict
+            results.append({
+                "agent": agent,
+                "url": url,
+                **u.to_dict(),
+                "crawl_line": verdict.line if verdict is not None else None,
+            })
+    return {"dialect": dialect, "scope": scope, "urls": list(urls), "agents": list(agents),
+            "columns": list(USAGE_COLUMNS), "results": results}
+
+
+def registry(body: str, dialect: Dialect) -> dict[str, Any]:
+    """Every crawler of the registry, open / partly / blocked by the file, grouped by purpose
+    (a crawler with several purposes is listed under each), with counts per purpose."""
+    rules = parse(body, dialect=dialect)
+    agents = known_agents()
+    judged = {a.agent.token: a for a in assess_many(rules, agents)}
+    purposes: list[dict[str, Any]] = []
+    order = list(PURPOSES) + sorted({p for a in agents for p in purposes_of(a)} - set(PURPOSES))
+    for purpose in order:
+        members = [a for a in agents if purpose in purposes_of(a)]
+        if not members:
+            continue
+        counts = {"allowed": 0, "partial": 0, "blocked": 0}
+        rows = []
+        for agent in members:
+            access = judged[agent.token]
+            counts[access.access] += 1
+            rows.append({**access.to_dict(), "name": agent.name})
+        purposes.append({"purpose": purpose, "counts": counts, "agents": rows})
+    totals = {"allowed": 0, "partial": 0, "blocked": 0}
+    for access in judged.values():
+        totals[access.access] += 1
+    return {"dialect": dialect, "total": len(agents), "counts": totals, "purposes": purposes}
+
+
 def lint_findings(body: str, dialect: Dialect) -> dict[str, Any]:
     findings: list[Finding] = lint(body, dialect=dialect)  # sorted by line
     return {"dialect": dialect, "findings": [f.to_dict() for f in findings]}
@@ -106,8 +173,26 @@ def check_cost(body: str, urls: Sequence[str], agents: Sequence[str]) -> int:
     return len(agents) * per_agent
 
 
+def usage_cost(body: str, urls: Sequence[str], agents: Sequence[str]) -> int:
+    """The estimated work of :func:`usage_table`, in steps (see the module docstring).
+
+    One usage query is one crawl query in one dialect, plus a pattern match of each
+    Content-Usage rule of the applying group (counted as every line naming Content-Usage, an
+    over-count), plus a glance at every record of the file (the file-wide pass).
+    """
+    lines = body.splitlines()
+    wild = sum(1 for line in lines if "*" in line)
+    prefs = sum(1 for line in lines if "content-usage" in line.lower())
+    chars = sum(len(url) for url in urls)
+    per_agent = CHAR_STEPS * chars
+    per_agent += (wild + prefs) * (RULE_STEPS * len(urls) + chars)
+    per_agent += LINE_STEPS * len(lines) * len(urls)
+    return len(agents) * per_agent
+
+
 _JOBS: dict[str, Callable[..., dict[str, Any]]] = {
-    "check": check, "lint": lint_findings, "diff": diff,
+    "check": check, "lint": lint_findings, "diff": diff, "usage": usage_table,
+    "registry": registry,
 }
 
 

@@ -1,5 +1,6 @@
 // robotrules web tester: keeps the state (file, URLs, agents, dialect) in the URL fragment,
-// asks /api/check and /api/lint as you type, and draws the editor overlay and results table.
+// asks /api/check and /api/lint as you type, and draws the editor overlay and results table; the
+// AI preferences (/api/usage) and crawlers-by-purpose (POST /api/agents) tabs ask only while shown.
 // Every piece of user or server text reaches the page through textContent, never innerHTML.
 "use strict";
 
@@ -15,6 +16,12 @@
     search: "Search engines", ai: "AI crawlers", seo: "SEO tools", social: "Social previews",
     ads: "Advertising", archive: "Archives", other: "Other",
   };
+  const PURPOSES = {
+    training: "AI training", search: "Search", "ai-search": "AI search", "user-fetch": "User-triggered fetches",
+    ads: "Advertising", seo: "SEO tools", archive: "Archives", social: "Social previews", other: "Other",
+  };
+  const ACCESS = { allowed: "Open", partial: "Partly", blocked: "Blocked" };
+  const SCOPES = ["group", "file"];
   const DEBOUNCE_MS = 150;
   const MAX_FILE = 1024 * 1024;
 
@@ -36,6 +43,7 @@
     urls: ["/", "/private/report.html", "/private/press/launch.html", "/docs/guide.pdf"],
     agents: ["Googlebot", "GPTBot"],
     dialect: "rfc9309",
+    scope: "group",
   };
 
   const $ = (id) => document.getElementById(id);
@@ -63,6 +71,9 @@
     notes: $("notes"), download: $("download"), transcript: $("transcript"),
     diff: $("diff"), diffMeta: $("diff-meta"), diffCount: $("diff-count"),
     tabs: [...document.querySelectorAll('#file-tabs [role="tab"]')],
+    usage: $("usage"), usageMeta: $("usage-meta"), usageEmpty: $("usage-empty"),
+    paneAi: $("pane-ai"), registry: $("registry"), registryMeta: $("registry-meta"),
+    paneRegistry: $("pane-registry"),
   };
 
   let state = { ...DEFAULT_STATE };
@@ -75,6 +86,8 @@
   let ownHash = "";
   let fetched = null; // {url, text}: the last fetched file, the base of the diff
   let diffTimer = null;
+  let viewSequence = 0; // the newest usage / registry request; older answers are dropped
+  const openPurposes = new Set(); // purposes unfolded in the registry view, kept across redraws
 
   // ---- the fragment: JSON, deflated when the browser can, base64url -------------------------
 
@@ -112,6 +125,7 @@
       urls: strings(data.urls),
       agents: strings(data.agents),
       dialect: DIALECTS.includes(data.dialect) ? data.dialect : "rfc9309",
+      scope: SCOPES.includes(data.scope) ? data.scope : "group",
     };
   }
 
@@ -199,6 +213,7 @@
     }
     await linting;
     scheduleDiff();
+    refreshViews();
   }
 
   // ---- editor: line numbers, findings on their lines, the highlighted line -------------------
@@ -500,6 +515,9 @@
     for (const radio of document.querySelectorAll('input[name="dialect"]')) {
       radio.checked = radio.value === state.dialect;
     }
+    for (const radio of document.querySelectorAll('input[name="scope"]')) {
+      radio.checked = radio.value === state.scope;
+    }
     selectedLine = null;
     renderAgents();
     renderEditor();
@@ -535,6 +553,13 @@
     radio.addEventListener("change", () => {
       state.dialect = radio.value;
       schedule();
+    });
+  }
+  for (const radio of document.querySelectorAll('input[name="scope"]')) {
+    radio.addEventListener("change", () => {
+      state.scope = radio.value;
+      saveHash().catch(() => {});
+      refreshViews();
     });
   }
   ui.agentInput.addEventListener("keydown", (event) => {
@@ -602,6 +627,7 @@
       $(other.getAttribute("aria-controls")).hidden = !on;
     }
     if (id === "tab-diff") scheduleDiff(0);
+    if (id === "tab-ai" || id === "tab-registry") refreshViews();
   }
   for (const tab of ui.tabs) tab.addEventListener("click", () => setTab(tab.id, { select: true }));
 
@@ -657,6 +683,130 @@
     } catch (error) {
       ui.diffMeta.textContent = `Diff unavailable: ${error.message}`;
     }
+  }
+
+  // ---- AI preferences and crawlers by purpose: asked for only while their tab is shown ---------
+
+  async function refreshViews() {
+    const mine = ++viewSequence;
+    const stale = () => mine !== viewSequence;
+    const body = { robots_txt: state.robots_txt, dialect: state.dialect };
+    if (!ui.paneAi.hidden) {
+      ui.usage.setAttribute("aria-busy", "true");
+      try {
+        const usage = await post("/api/usage", { ...body, urls: state.urls, agents: state.agents, scope: state.scope });
+        if (!stale()) renderUsage(usage);
+      } catch (error) {
+        if (!stale()) showUsageError(error.message);
+      }
+    }
+    if (!ui.paneRegistry.hidden) {
+      try {
+        const overview = await post("/api/agents", body);
+        if (!stale()) renderRegistry(overview);
+      } catch (error) {
+        if (!stale()) ui.registryMeta.textContent = `Overview unavailable: ${error.message}`;
+      }
+    }
+  }
+
+  const TRI = (value) => (value === true ? ["allow", "yes"] : value === false ? ["block", "no"] : ["unknown", "–"]);
+
+  function lineButtons(lines) {
+    const wrap = el("span", { class: "u-linelist" });
+    for (const n of lines) {
+      const b = el("button", { type: "button", class: "line-link", text: String(n), title: `Show line ${n} in the editor` });
+      b.addEventListener("click", () => highlightLine(n));
+      wrap.append(b);
+    }
+    return wrap;
+  }
+
+  function showUsageError(message) {
+    ui.usage.removeAttribute("aria-busy");
+    ui.usage.tBodies[0].replaceChildren();
+    ui.usage.hidden = true;
+    ui.usageEmpty.hidden = false;
+    ui.usageEmpty.textContent = `AI preferences unavailable: ${message}`;
+  }
+
+  function renderUsage(usage) {
+    ui.usage.removeAttribute("aria-busy");
+    const scopeText = usage.scope === "file" ? "Content-Signal lines apply file-wide" : "Content-Signal lines apply per group";
+    const stated = usage.results.filter((r) => Object.values(r.categories).some((v) => v !== null)).length;
+    ui.usageMeta.textContent = `${scopeText} · ${stated} of ${usage.results.length} with preferences · ${DIALECT_NAMES[usage.dialect]}`;
+    const empty = !usage.results.length;
+    ui.usage.hidden = empty;
+    ui.usageEmpty.hidden = !empty;
+    ui.usageEmpty.textContent = empty ? "Add URLs and crawlers to see their AI usage preferences." : "";
+    const rows = [];
+    for (const agent of usage.agents) {
+      const info = known.get(agent.toLowerCase());
+      rows.push(el("tr", { class: "u-agent" }, el("th", { colSpan: 7, scope: "rowgroup" },
+        el("strong", { text: agent }), info ? el("span", { class: "muted", text: ` ${info.operator} · ${info.name}` }) : null)));
+      for (const r of usage.results.filter((x) => x.agent === agent)) {
+        const row = el("tr", { class: "u-row", "data-agent": r.agent, "data-url": r.url },
+          el("th", { class: "u-path", scope: "row", text: r.url, title: r.url }));
+        const crawl = el("td", { class: "u-crawl", "data-col": "crawl" },
+          el("span", { class: "pill " + (r.crawl ? "allow" : "block"), text: r.crawl ? "yes" : "no",
+            title: r.crawl_line === null ? "no rule decides" : `line ${r.crawl_line} decides` }));
+        row.append(crawl);
+        for (const column of usage.columns) {
+          const [kind, text] = TRI(r.categories[column]);
+          row.append(el("td", { "data-col": column }, el("span", { class: "pill " + kind, text })));
+        }
+        const lines = el("td", { class: "u-lines", "data-col": "lines" });
+        if (r.lines.length) lines.append(lineButtons(r.lines));
+        else lines.append(el("span", { class: "muted", text: r.crawl ? "none stated" : "not fetched",
+          title: r.crawl ? "no preference line applies" : "preferences attach only to URLs the crawler may fetch" }));
+        row.append(lines);
+        rows.push(row);
+      }
+    }
+    ui.usage.tBodies[0].replaceChildren(...rows);
+  }
+
+  function renderRegistry(overview) {
+    const c = overview.counts;
+    ui.registryMeta.textContent = `${overview.total} well-known crawlers · ${c.blocked} blocked · ${c.partial} partly · ${c.allowed} open · ${DIALECT_NAMES[overview.dialect]}`;
+    const sections = overview.purposes.map((group) => {
+      const details = el("details", { class: "purpose", "data-purpose": group.purpose });
+      details.open = openPurposes.has(group.purpose);
+      details.addEventListener("toggle", () => {
+        if (details.open) openPurposes.add(group.purpose);
+        else openPurposes.delete(group.purpose);
+      });
+      const n = group.counts;
+      details.append(el("summary", {},
+        el("span", { class: "p-name", text: PURPOSES[group.purpose] || group.purpose }),
+        el("span", { class: "p-total muted", text: `${group.agents.length}` }),
+        el("span", { class: "p-counts" },
+          el("span", { class: "tag block", "data-count": "blocked", text: `${n.blocked} blocked` }),
+          el("span", { class: "tag mixed", "data-count": "partial", text: `${n.partial} partly` }),
+          el("span", { class: "tag allow", "data-count": "allowed", text: `${n.allowed} open` }))));
+      const list = el("ul", { class: "p-agents" });
+      for (const a of group.agents) {
+        const kind = a.access === "blocked" ? "block" : a.access === "partial" ? "mixed" : "allow";
+        const item = el("li", { "data-token": a.token, "data-access": a.access },
+          el("span", { class: "pill " + kind, text: ACCESS[a.access] }),
+          el("strong", { text: a.token, title: a.name }),
+          el("span", { class: "muted", text: a.operator }));
+        const group = a.via === "named" ? "own group" : a.via === "global" ? "* group"
+          : a.via === "fallback" ? `${a.group_agents.join(", ")} group` : "no group";
+        const where = el("span", { class: "p-detail", text: group, title: a.detail,
+          "data-group-line": a.group_line === null ? "" : String(a.group_line) });
+        item.append(where);
+        if (a.line !== null) {
+          const b = el("button", { type: "button", class: "line-link", text: `line ${a.line}`, title: `Show line ${a.line} in the editor` });
+          b.addEventListener("click", () => highlightLine(a.line));
+          item.append(b);
+        }
+        list.append(item);
+      }
+      details.append(list);
+      return details;
+    });
+    ui.registry.replaceChildren(...sections);
   }
 
   ui.download.addEventListener("click", () => {
