@@ -74,8 +74,24 @@ class RobotsTxt:
     groups and the findings are derived from that stream on first use and then kept.
     """
 
-    __slots__ = ("_bom", "_columns", "_compiled", "_dirs", "_findings", "_groups", "_index",
-                 "_odd", "_spec", "_starts", "_text", "_url", "dialect", "size")
+    __slots__ = (
+        "_all_records",
+        "_bom",
+        "_columns",
+        "_compiled",
+        "_dirs",
+        "_findings",
+        "_groups",
+        "_index",
+        "_odd",
+        "_records",
+        "_spec",
+        "_starts",
+        "_text",
+        "_url",
+        "dialect",
+        "size",
+    )
 
     def __init__(self, body: bytes, dialect: Dialect, base_url: str | None) -> None:
         self.dialect: Dialect = dialect
@@ -93,6 +109,8 @@ class RobotsTxt:
         self._findings: tuple[Finding, ...] | None = None
         self._starts: array[int] | None = None  # line offsets, built by line_text()
         self._columns: dict[int, int] | None = None  # line -> value column, for lint
+        self._records: tuple[Record, ...] | None = None  # records outside groups
+        self._all_records: tuple[Record, ...] | None = None  # every record
 
     # -- the directive stream -------------------------------------------------------------
 
@@ -317,13 +335,23 @@ class RobotsTxt:
             add_sitemap(self._value(i), self._line(i), self._url, None, out, seen)
         return out
 
-    def _outside(self) -> list[Record]:
-        out: list[Record] = []
-        for i in self._idx.outside:
-            k = self._kind(i)
-            name = CANONICAL.get(k) or T.key_of(self._text, self._dirs[3 * i + 1])
-            out.append(Record(T.display(name), T.display(self._value(i)), self._line(i)))
+    def _outside(self) -> tuple[Record, ...]:
+        out = self._records
+        if out is None:
+            out = self._records = tuple(
+                Record(T.display(CANONICAL.get(self._kind(i))
+                                 or T.key_of(self._text, self._dirs[3 * i + 1])),
+                       T.display(self._value(i)), self._line(i))
+                for i in self._idx.outside)
         return out
+
+    def _every_record(self) -> tuple[Record, ...]:
+        """Every record of the file: the groups' (in group order), then those outside."""
+        every = self._all_records
+        if every is None:
+            every = self._all_records = (
+                *(r for g in self.groups for r in g.records), *self._outside())
+        return every
 
     @property
     def host(self) -> str | None:
@@ -333,7 +361,7 @@ class RobotsTxt:
     @property
     def records(self) -> tuple[Record, ...]:
         """Records outside any group (host, clean-param, unknown keys), in file order."""
-        return tuple(self._outside())
+        return self._outside()
 
     @property
     def clean_params(self) -> tuple[Record, ...]:

@@ -361,9 +361,7 @@ def records(rules: RobotsTxt) -> tuple[Statement, ...]:
 
 
 def _all_records(rules: RobotsTxt) -> Iterable[Record]:
-    for g in rules.groups:
-        yield from g.records
-    yield from rules.records
+    return rules._every_record()  # derived once per parsed file
 
 
 @lru_cache(maxsize=4096)

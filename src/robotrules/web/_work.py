@@ -36,9 +36,9 @@ an 8 KiB path take 0.64 s per RFC 9309 query, which the model puts at 3.2e8 step
 
 :func:`usage_cost` applies the same model to ``/api/usage`` (one dialect; each Content-Usage
 rule is a pattern match like a wildcard rule; plus ``LINE_STEPS`` per line of the file per
-query, for the file-wide pass over Content-Signal, LLM-Policy and License records that the core
-repeats on every query: it dominates for large files, about 2.4 µs per line per query at worst
-on the corpus, so a 16,000-line file allows about 130 usage queries per request). The registry
+query, for the pass over the file's records (Content-Signal, LLM-Policy and License) that each
+query makes: about 120 ns per line per query at worst on the corpus, so a 16,000-line file
+allows about 2,600 usage queries per request). The registry
 overview (:func:`registry`) is one parse plus one judgement per distinct group the registry's
 crawlers land in (``agents.assess_many``), whose worst case is lint's quadratic analysis of one
 group: like lint, it is bounded by the deadline and the memory limit rather than an estimate.
@@ -68,10 +68,10 @@ SCOPES: tuple[Scope, ...] = get_args(Scope)
 USAGE_COLUMNS = ("train-ai", "search", "ai-train", "ai-input")
 CHAR_STEPS = 500  # one path character: normalisation and the index walk (~1 µs measured)
 RULE_STEPS = 150  # one wildcard rule visited, before its scan of the path (~0.3 µs)
-# One line of the file, per usage query: RobotsTxt.usage re-reads the records outside groups
-# (RobotsTxt.records) and walks the applying group on every query. Measured: 0.35 to 2.4 µs
-# per line per query on corpus files of 16,000 lines (fxnetworks.com is the slow end).
-LINE_STEPS = 1200
+# One line of the file, per usage query: RobotsTxt.usage walks the file's records (derived once
+# per parsed file) and the applying group on every query. Measured: 18 to 120 ns per line per
+# query on corpus files of 7,000 to 16,000 lines (fxnetworks.com is the slow end).
+LINE_STEPS = 60
 WORK_BUDGET = 2_500_000_000  # steps per request: about 5 s on the development machine
 WORKER_MEMORY = 1024 * 1024 * 1024  # address space per worker process
 
