@@ -1,27 +1,12 @@
-"""``RobotsTxt``: one parsed robots.txt, its groups and the answers it gives.
+"""``RobotsTxt``: one parsed robots.txt and the answers it gives, a facade over the core.
 
-Where the dialects differ, in one place (each difference is documented in docs/dialects.md):
-
-==============  =========================  ===========================  =====================
-aspect          google                     rfc9309 (default)            1994
-==============  =========================  ===========================  =====================
-groups          UA lines after a rule      same                         blank line or UA after
-                start a new group                                       a rule ends a record
-agent match     token equality, case-      same                         name token is a case-
-                insensitive; merge all                                  insensitive substring;
-                                                                        first record wins
-precedence      longest pattern, allow     same                         first match in file
-                wins ties                                               order
-wildcards       ``*`` and final ``$``      same; ``%2A``/``%24`` are    none (plain prefix)
-                                           literal ``*``/``$`` (2.2.3)
-URL             as given                   percent-normalised (2.2.2)   ``%xx`` decoded except
-                                                                        ``%2F`` (1996 3.2.2)
-/robots.txt     a path like any other      always allowed (2.2.2)       like any other
-==============  =========================  ===========================  =====================
-
-Group selection is done once per agent token and the matcher of the selected (merged) group
-is compiled on first use and kept (bounded by the number of groups in the file): a parsed file
-holds only its text and a compact directive stream until someone asks.
+It keeps the text, the packed directive stream (:mod:`robotrules._tokenize`) and its dialect's
+spec (:mod:`robotrules._dialects`, where the dialects differ). On first use it builds the group
+index (:mod:`robotrules._index`); per group selection it compiles a matcher
+(:mod:`robotrules._compile`, :mod:`robotrules._match`) and keeps it, bounded by the number of
+groups in the file; findings come from :mod:`robotrules._checks` and the noted lines of the
+tokenizer; AI usage preferences from :mod:`robotrules.aipref`. docs/architecture.md follows
+one query through all of them.
 """
 
 from __future__ import annotations
