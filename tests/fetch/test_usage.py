@@ -192,8 +192,10 @@ def test_invalid_tdmrep_is_robots_only(make_client: Make, site: Site, body: byte
     url = f"{srv.origin}/papers/a.pdf"
     assert c.usage(url) == c.rules_for(url).rules.usage(url, user_agent=c.token)
     t = c.tdmrep_for(url)
-    assert t.policy is None and t.outcome == "none"
-    assert t.error is not None and error in t.error
+    assert t.policy is None
+    assert t.outcome == "none"
+    assert t.error is not None
+    assert error in t.error
 
 
 def test_oversize_tdmrep_is_ignored(make_client: Make, site: Site) -> None:
@@ -209,7 +211,9 @@ def test_oversize_tdmrep_is_ignored(make_client: Make, site: Site) -> None:
     u = c.usage(url)
     assert (u["tdm"], u["train-ai"]) == (None, True)
     t = c.tdmrep_for(url)
-    assert t.policy is None and t.error is not None and "size limit" in t.error
+    assert t.policy is None
+    assert t.error is not None
+    assert "size limit" in t.error
     assert srv.hits_for(TDMREP_PATH) == 1
 
 
@@ -222,7 +226,8 @@ def test_redirects_followed_with_the_robots_limit(make_client: Make, site: Site)
     assert c.usage(f"{srv.origin}/papers/a.pdf")["tdm"] is False
     loop = site(tdmrep=Response(302, headers={"Location": TDMREP_PATH}))
     t = c.tdmrep_for(f"{loop.origin}/papers/a.pdf")
-    assert t.policy is None and t.error == "redirect loop"
+    assert t.policy is None
+    assert t.error == "redirect loop"
 
 
 def test_own_store_key(tmp_path: Path, make_client: Make, site: Site) -> None:
@@ -235,14 +240,17 @@ def test_own_store_key(tmp_path: Path, make_client: Make, site: Site) -> None:
         url = f"{srv.origin}/papers/a.pdf"
         first = c1.usage(url)
         robots, tdm = store.get(srv.origin), store.get(tdmrep_key(srv.origin))
-        assert robots is not None and robots.robots_url.endswith("/robots.txt")
-        assert tdm is not None and tdm.final_url == srv.origin + TDMREP_PATH
+        assert robots is not None
+        assert robots.robots_url.endswith("/robots.txt")
+        assert tdm is not None
+        assert tdm.final_url == srv.origin + TDMREP_PATH
         assert tdm.body == TDMREP
         c2 = make_client(store=store)
         assert c2.usage(url) == first
         assert srv.hits == 2  # one per file, for both clients
         c2.forget(url)
-        assert store.get(srv.origin) is None and store.get(tdmrep_key(srv.origin)) is None
+        assert store.get(srv.origin) is None
+        assert store.get(tdmrep_key(srv.origin)) is None
     finally:
         store.close()
 
@@ -307,8 +315,14 @@ def test_request_sent(site: Site) -> None:
     seen: list[Request] = []
     srv = site()
     inner = srv.handler
-    srv.handler = lambda req: (seen.append(req), inner(req))[1]
+
+    def record(req: Request) -> Any:
+        seen.append(req)
+        return inner(req)
+
+    srv.handler = record
     with RobotsClient(user_agent="ExampleBot/1.0") as c:
         c.usage(f"{srv.origin}/papers/a.pdf")
     tdm = [r for r in seen if r.path == TDMREP_PATH]
-    assert len(tdm) == 1 and tdm[0].headers["user-agent"] == "ExampleBot/1.0"
+    assert len(tdm) == 1
+    assert tdm[0].headers["user-agent"] == "ExampleBot/1.0"
