@@ -108,12 +108,12 @@ class AsyncRobotsClient(BaseClient):
 
     async def rules_for(self, url: str) -> FetchedRobots:
         """The robots.txt governing ``url`` (from the cache, or fetched now)."""
-        return await self._cached(origin_of(url), self.robots_resource())
+        return await self._cached(origin_of(url), self.robots_resource)
 
     async def tdmrep_for(self, url: str) -> FetchedTdmRep:
         """The origin's ``/.well-known/tdmrep.json`` (W3C TDMRep), fetched and cached like
         robots.txt; ``policy`` is None when the origin has no usable file."""
-        return await self._cached(origin_of(url), self.tdmrep_resource())
+        return await self._cached(origin_of(url), self.tdmrep_resource)
 
     async def usage(self, url: str, *, user_agent: str | None = None,
                     headers: Mapping[str, str] | None = None) -> Usage:

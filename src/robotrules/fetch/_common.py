@@ -20,6 +20,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
@@ -432,6 +433,9 @@ class BaseClient:
 
     # -- the two cached files -------------------------------------------------------------
 
+    # Built once per client (rules_for is the hot path); a race between two first calls
+    # builds two equal objects, one of which is kept.
+    @cached_property
     def robots_resource(self) -> Resource[FetchedRobots]:
         return Resource(
             key=lambda origin: origin,
@@ -442,6 +446,7 @@ class BaseClient:
             settle=self.settle,
         )
 
+    @cached_property
     def tdmrep_resource(self) -> Resource[T.FetchedTdmRep]:
         return Resource(
             key=T.tdmrep_key,

@@ -224,12 +224,12 @@ class RobotsClient(BaseClient):
 
     def rules_for(self, url: str) -> FetchedRobots:
         """The robots.txt governing ``url`` (from the cache, or fetched now)."""
-        return self._cached(origin_of(url), self.robots_resource())
+        return self._cached(origin_of(url), self.robots_resource)
 
     def tdmrep_for(self, url: str) -> FetchedTdmRep:
         """The origin's ``/.well-known/tdmrep.json`` (W3C TDMRep), fetched and cached like
         robots.txt; ``policy`` is None when the origin has no usable file."""
-        return self._cached(origin_of(url), self.tdmrep_resource())
+        return self._cached(origin_of(url), self.tdmrep_resource)
 
     def usage(self, url: str, *, user_agent: str | None = None,
               headers: Mapping[str, str] | None = None) -> Usage:
