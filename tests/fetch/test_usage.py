@@ -32,12 +32,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from robots_servers import FakeClock, Request, Response, Server
 
 from robotrules import _policy as P
-from robotrules._tdmrep_policy import TDMREP_PATH, tdmrep_key
+from robotrules import parse
+from robotrules._tdmrep_policy import TDMREP_PATH, combine_usage, interpret, tdmrep_key
 from robotrules.fetch import AsyncRobotsClient, RobotsClient
-from robotrules.stores import SQLiteStore
+from robotrules.stores import CacheEntry, SQLiteStore
 
 Make = Callable[..., Any]
 Site = Callable[..., Server]
@@ -326,3 +329,34 @@ def test_request_sent(site: Site) -> None:
     tdm = [r for r in seen if r.path == TDMREP_PATH]
     assert len(tdm) == 1
     assert tdm[0].headers["user-agent"] == "ExampleBot/1.0"
+
+
+VALUES = [None, "y", "n", "maybe"]
+
+
+@given(st.sampled_from(VALUES), st.sampled_from(VALUES), st.sampled_from([None, "0", "1"]),
+       st.sampled_from([None, "0", "1"]))
+def test_combining_never_loosens(robots_v: str | None, header_v: str | None,
+                                 file_res: str | None, header_res: str | None) -> None:
+    """vocab-07 "Combining Preferences" as a property of the sans-I/O combination: ``train-ai``
+    is n if any source says n, else y if any says y, else unknown; ``tdm`` is the header's
+    when there is one (TDMRep sec-processing-priority), else the file's."""
+    lines = "User-agent: *\n" + (f"Content-Usage: train-ai={robots_v}\n" if robots_v else "")
+    base = parse(lines.encode()).usage("https://e.com/a", user_agent="ExampleBot")
+    tdm = None
+    if file_res is not None:
+        body = json.dumps([{"location": "/", "tdm-reservation": int(file_res)}]).encode()
+        entry = CacheEntry("https://e.com" + TDMREP_PATH, "rules", 200,
+                           "https://e.com" + TDMREP_PATH, 0.0, 60.0, body)
+        tdm = interpret("https://e.com", entry, from_cache=False)
+    headers = {}
+    if header_v:
+        headers["Content-Usage"] = f"train-ai={header_v}"
+    if header_res:
+        headers["tdm-reservation"] = header_res
+    u = combine_usage(base, "https://e.com/a", tdm, headers)
+    said = [v for v in (robots_v, header_v) if v is not None]
+    expected = False if "n" in said else True if "y" in said else None
+    assert u["train-ai"] is expected
+    res = header_res if header_res is not None else file_res
+    assert u["tdm"] is (None if res is None else res == "0")
