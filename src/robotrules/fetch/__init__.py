@@ -2,20 +2,23 @@
 
 :class:`RobotsClient` and :class:`AsyncRobotsClient` are twins over one I/O-free policy
 (:mod:`robotrules._policy`): origin scoping (2.3), status handling (2.3.1), the 500 KiB
-limit (2.5) and caching (2.4). See ``docs/fetching.md`` for the table of semantics.
+limit (2.5) and caching (2.4). ``usage(url)`` adds the origin's W3C TDMRep file
+(``/.well-known/tdmrep.json``, fetched the same way) and the page's response headers.
+See ``docs/fetching.md`` for the table of semantics.
 """
 
 from __future__ import annotations
 
 from robotrules._origin import origin_of, robots_url
 from robotrules.fetch._async import AsyncRobotsClient
-from robotrules.fetch._common import DEFAULT_USER_AGENT, FetchedRobots
+from robotrules.fetch._common import DEFAULT_USER_AGENT, FetchedRobots, FetchedTdmRep
 from robotrules.fetch._sync import RobotsClient
 
 __all__ = [
     "DEFAULT_USER_AGENT",
     "AsyncRobotsClient",
     "FetchedRobots",
+    "FetchedTdmRep",
     "RobotsClient",
     "origin_of",
     "robots_url",

@@ -20,21 +20,27 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 import robotrules
 from robotrules import Dialect, RobotsTxt, Verdict
 from robotrules import _policy as P
+from robotrules import _tdmrep_policy as T
 from robotrules._origin import path_of
 from robotrules._token import product_token
+from robotrules.aipref import Usage, usage_of_verdict
 from robotrules.stores._base import CacheEntry, Outcome, Store
 from robotrules.stores._memory import MemoryStore
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["DEFAULT_USER_AGENT", "FetchedRobots"]
+__all__ = ["DEFAULT_USER_AGENT", "FetchedRobots", "FetchedTdmRep"]
+
+FetchedTdmRep = T.FetchedTdmRep
+R = TypeVar("R")
 
 log = logging.getLogger("robotrules.fetch")
 
@@ -107,6 +113,11 @@ class FetchedRobots:
             dialect=self.rules.dialect,
             detail=self.summary,
         )
+
+    def usage(self, url: str, *, user_agent: str) -> Usage:
+        """The AI usage preferences of ``url`` under this file (``RobotsTxt.usage``); when the
+        file could not be had, only the HTTP outcome's crawl verdict (no preference)."""
+        return usage_of_verdict(self.rules, self.explain(url, user_agent=user_agent))
 
     def is_allowed(self, url: str, *, user_agent: str) -> bool:
         if self.outcome == "rules":
@@ -256,6 +267,20 @@ def describe_exception(exc: BaseException) -> str:
     return f"network error ({name})"
 
 
+@dataclass(frozen=True, slots=True)
+class Resource(Generic[R]):
+    """One kind of per-origin file the clients fetch and cache (robots.txt, tdmrep.json): how
+    to key it in the store, read this client's memory, build and settle its fetch. The shells'
+    single-flight lookup (``_cached``) is written once over this."""
+
+    key: Callable[[str], str]  # origin -> store and lock key
+    fresh: Callable[[str, float], R | None]  # (origin, now) -> the remembered answer, if fresh
+    last_entry: Callable[[str], CacheEntry | None]  # origin -> last entry seen (store failing)
+    materialize: Callable[[str, CacheEntry, bool], R]  # (origin, entry, from_cache) -> answer
+    attempt: Callable[[str], P.Attempt]
+    settle: Callable[[CacheEntry | None, P.AttemptResult], CacheEntry]
+
+
 class BaseClient:
     """Configuration and every decision shared by :class:`RobotsClient` and its async twin."""
 
@@ -309,6 +334,7 @@ class BaseClient:
         self._memo: OrderedDict[str, tuple[CacheEntry, FetchedRobots]] = OrderedDict()
         self._memo_lock = threading.Lock()
         self._store_ok = True
+        self._tdm_memo: OrderedDict[str, tuple[CacheEntry, T.FetchedTdmRep]] = OrderedDict()
 
     # -- request ----------------------------------------------------------------------------
 
@@ -382,6 +408,7 @@ class BaseClient:
     def memo_drop(self, origin: str) -> None:
         with self._memo_lock:
             self._memo.pop(origin, None)
+            self._tdm_memo.pop(origin, None)
 
     def is_news(self, entry: CacheEntry | None, previous: CacheEntry | None) -> bool:
         """Did another process store a fresh entry since we looked (``previous``)?"""
@@ -412,3 +439,73 @@ class BaseClient:
 
     def ua(self, user_agent: str | None) -> str:
         return self.token if user_agent is None else user_agent
+
+    # -- the two cached files -------------------------------------------------------------
+
+    # Built once per client (rules_for is the hot path); a race between two first calls
+    # builds two equal objects, one of which is kept.
+    @cached_property
+    def robots_resource(self) -> Resource[FetchedRobots]:
+        return Resource(
+            key=lambda origin: origin,
+            fresh=self.memo_fresh,
+            last_entry=self.memo_entry,
+            materialize=lambda o, e, c: self.materialize(o, e, from_cache=c),
+            attempt=self.new_attempt,
+            settle=self.settle,
+        )
+
+    @cached_property
+    def tdmrep_resource(self) -> Resource[T.FetchedTdmRep]:
+        return Resource(
+            key=T.tdmrep_key,
+            fresh=self.tdm_memo_fresh,
+            last_entry=self.tdm_memo_entry,
+            materialize=self.tdm_materialize,
+            attempt=self.new_tdmrep_attempt,
+            settle=lambda previous, result: T.with_summary(self.settle(previous, result)),
+        )
+
+    # -- TDMRep ---------------------------------------------------------------------------
+
+    def new_tdmrep_attempt(self, origin: str) -> P.Attempt:
+        """Same size cap and redirect limit as robots.txt (TDMRep asks for no others)."""
+        return T.TdmRepAttempt(origin, max_bytes=self.max_bytes,
+                               max_redirects=self.max_redirects)
+
+    def tdm_memo_fresh(self, origin: str, now: float) -> T.FetchedTdmRep | None:
+        with self._memo_lock:
+            item = self._tdm_memo.get(origin)
+            if item is None or now >= item[1].expires_at:
+                return None
+            self._tdm_memo.move_to_end(origin)
+        return item[1]
+
+    def tdm_memo_entry(self, origin: str) -> CacheEntry | None:
+        with self._memo_lock:
+            item = self._tdm_memo.get(origin)
+        return None if item is None else item[0]
+
+    def tdm_materialize(self, origin: str, entry: CacheEntry, from_cache: bool
+                        ) -> T.FetchedTdmRep:
+        """Entry -> FetchedTdmRep (parsed once per entry: the memo keeps the parse)."""
+        with self._memo_lock:
+            old = self._tdm_memo.get(origin)
+        if old is not None and old[0] == entry:
+            fetched = replace(old[1], from_cache=from_cache)
+        else:
+            fetched = T.interpret(origin, entry, from_cache=from_cache)
+            if fetched.outcome == "none" and fetched.error and fetched.status is not None \
+                    and 200 <= fetched.status < 300:
+                log.warning("%s: %s", fetched.url, fetched.error)
+        with self._memo_lock:
+            self._tdm_memo[origin] = (entry, replace(fetched, from_cache=True))
+            self._tdm_memo.move_to_end(origin)
+            while len(self._tdm_memo) > _MEMO_SIZE:
+                self._tdm_memo.popitem(last=False)
+        return fetched
+
+    def combine_usage(self, fr: FetchedRobots, tdm: T.FetchedTdmRep | None, url: str,
+                      user_agent: str | None,
+                      headers: Mapping[str, str] | None) -> Usage:
+        return T.combine_usage(fr.usage(url, user_agent=self.ua(user_agent)), url, tdm, headers)

@@ -32,11 +32,16 @@ import httpx
 from robotrules import Dialect, RequestRate, Verdict
 from robotrules import _policy as P
 from robotrules._origin import origin_of
+from robotrules._tdmrep_policy import tdmrep_key
+from robotrules.aipref import Usage
 from robotrules.fetch._common import (
     DEFAULT_USER_AGENT,
     BaseClient,
     Budget,
     FetchedRobots,
+    FetchedTdmRep,
+    R,
+    Resource,
     default_ssl_context,
     describe_exception,
     own_limits,
@@ -221,30 +226,52 @@ class RobotsClient(BaseClient):
 
     def rules_for(self, url: str) -> FetchedRobots:
         """The robots.txt governing ``url`` (from the cache, or fetched now)."""
-        origin = origin_of(url)
-        hit = self.memo_fresh(origin, self.clock())
+        return self._cached(origin_of(url), self.robots_resource)
+
+    def tdmrep_for(self, url: str) -> FetchedTdmRep:
+        """The origin's ``/.well-known/tdmrep.json`` (W3C TDMRep), fetched and cached like
+        robots.txt; ``policy`` is None when the origin has no usable file."""
+        return self._cached(origin_of(url), self.tdmrep_resource)
+
+    def usage(self, url: str, *, user_agent: str | None = None,
+              headers: Mapping[str, str] | None = None) -> Usage:
+        """What ``user_agent`` may do with ``url``: robots.txt (``RobotsTxt.usage``), the
+        origin's TDMRep file and the page's own response ``headers`` (``Content-Usage``,
+        ``tdm-reservation``; the caller's response, this client fetches no page), combined
+        most-restrictively. The TDMRep file is fetched only when the crawl is allowed."""
+        fr = self.rules_for(url)
+        tdm = self.tdmrep_for(url) if fr.is_allowed(url, user_agent=self.ua(user_agent)) \
+            else None
+        return self.combine_usage(fr, tdm, url, user_agent, headers)
+
+    def _cached(self, origin: str, kind: Resource[R]) -> R:
+        """One origin's file from memory, the store, a peer process, or fetched now; one
+        request per origin and file at a time (a lock here, the store's lease across
+        processes)."""
+        hit = kind.fresh(origin, self.clock())
         if hit is not None:
             return hit
-        with self._locks.hold(origin):
-            hit = self.memo_fresh(origin, self.clock())  # a thread ahead of us fetched it
+        key = kind.key(origin)
+        with self._locks.hold(key):
+            hit = kind.fresh(origin, self.clock())  # a thread ahead of us fetched it
             if hit is not None:
                 return hit
-            previous = self._store_get(origin) or self.memo_entry(origin)
+            previous = self._store_get(key) or kind.last_entry(origin)
             if previous is not None and self.clock() < previous.expires_at:
-                return self.materialize(origin, previous, from_cache=True)
-            leased = self._lease(origin)  # None: the store has no leases
+                return kind.materialize(origin, previous, True)
+            leased = self._lease(key)  # None: the store has no leases
             try:
                 if leased is False:
-                    peer, leased = self._wait_for_peer(origin, previous)
+                    peer, leased = self._wait_for_peer(key, previous)
                     if peer is not None:
-                        return self.materialize(origin, peer, from_cache=True)
-                result = self._fetch(origin)
-                entry = self.settle(previous, result)
-                self._store_set(origin, entry)
+                        return kind.materialize(origin, peer, True)
+                result = self._fetch(origin, kind.attempt)
+                entry = kind.settle(previous, result)
+                self._store_set(key, entry)
             finally:
                 if leased:
-                    self._release(origin)
-            return self.materialize(origin, entry, from_cache=False)
+                    self._release(key)
+            return kind.materialize(origin, entry, False)
 
     def is_allowed(self, url: str, *, user_agent: str | None = None) -> bool:
         """May ``user_agent`` (default: the client's product token) fetch ``url``?"""
@@ -267,11 +294,13 @@ class RobotsClient(BaseClient):
         return list(self.rules_for(url_or_origin).rules.sitemaps)
 
     def forget(self, url_or_origin: str) -> None:
-        """Drop the origin from this client's memory and from the store (next call fetches)."""
+        """Drop the origin (robots.txt and tdmrep.json) from this client's memory and from the
+        store (next call fetches)."""
         origin = origin_of(url_or_origin)
         self.memo_drop(origin)
         try:
             self.store.delete(origin)
+            self.store.delete(tdmrep_key(origin))
         except Exception as exc:
             self.store_failed(exc, "delete")
 
@@ -293,24 +322,28 @@ class RobotsClient(BaseClient):
 
     # -- I/O -------------------------------------------------------------------------------
 
-    def _fetch(self, origin: str) -> P.AttemptResult:
-        """Fetch within the total timeout, whatever the server does (see the module doc)."""
+    def _fetch(self, origin: str, make: Callable[[str], P.Attempt] | None = None
+               ) -> P.AttemptResult:
+        """Fetch within the total timeout, whatever the server does (see the module doc).
+        ``make`` builds the attempt (default: robots.txt's)."""
+        make = make or self.new_attempt
         flight = _Flight(self, self.timeout)
         worker = threading.Thread(
-            target=flight.run, args=(partial(self._fetch_now, origin),), daemon=True,
+            target=flight.run, args=(partial(self._fetch_now, origin, make),), daemon=True,
             name=f"robotrules-fetch {origin}",
         )
         worker.start()
         result = flight.wait()
         if result is None:  # cut off, and its transport could not be reached: abandoned
-            attempt = self.new_attempt(origin)
+            attempt = make(origin)
             attempt.on_error("timeout")
             assert attempt.result is not None
             result = attempt.result
         return result
 
-    def _fetch_now(self, origin: str, flight: _Flight) -> P.AttemptResult:
-        attempt = self.new_attempt(origin)
+    def _fetch_now(self, origin: str, make: Callable[[str], P.Attempt], flight: _Flight
+                   ) -> P.AttemptResult:
+        attempt = make(origin)
         headers = self.request_headers()
         extensions = {"trace": flight.trace}
         while attempt.result is None:
