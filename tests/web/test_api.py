@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
@@ -20,7 +19,7 @@ with warnings.catch_warnings():  # Starlette 1.x prefers httpx2; httpx is what i
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from robotrules.web import add_serve_command, create_app
+from robotrules.web import create_app
 from robotrules.web._safety import refusal, unsafe_address
 from robotrules.web._serve import display_url, is_loopback
 
@@ -360,18 +359,6 @@ def test_fetch_reads_the_local_origin_with_allow_private(origin: str) -> None:
 # -- the serve command --------------------------------------------------------------------------
 
 
-def test_serve_command_defaults_to_loopback() -> None:
-    parser = argparse.ArgumentParser(prog="robotrules")
-    add_serve_command(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["serve"])
-    assert (args.host, args.port, args.allow_private) == ("127.0.0.1", 8000, False)
-    assert callable(args.func)
-    args = parser.parse_args(["serve", "--host", "0.0.0.0", "--port", "0", "--allow-private"])
-    assert (args.host, args.port, args.allow_private) == ("0.0.0.0", 0, True)
-    with pytest.raises(SystemExit):
-        parser.parse_args(["serve", "--port", "70000"])
-
-
 @pytest.mark.parametrize(
     ("host", "loopback", "shown"),
     [("127.0.0.1", True, "http://127.0.0.1:8000/"), ("localhost", True, "http://localhost:8000/"),
@@ -404,16 +391,3 @@ def test_serve_prints_its_address_and_answers_there() -> None:
     finally:
         child.terminate()
         child.wait(timeout=10)
-
-
-def test_serve_on_a_taken_port_exits_2_with_one_line() -> None:
-    """Issue 16: a taken port is an environment error (2), not "disallowed" (1)."""
-    from robotrules.web._serve import _run, bind
-
-    taken = bind("127.0.0.1", 0)
-    try:
-        args = argparse.Namespace(host="127.0.0.1", port=taken.getsockname()[1],
-                                  allow_private=False)
-        assert _run(args) == 2
-    finally:
-        taken.close()

@@ -6,18 +6,16 @@ explain what to install) even when the ``web`` extra is missing.
 
 from __future__ import annotations
 
-import argparse
 import ipaddress
 import socket
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
-__all__ = ["add_serve_command", "bind", "display_url", "is_loopback", "serve"]
+__all__ = ["bind", "display_url", "is_loopback", "serve"]
 
-INSTALL_HINT = "the web tester needs the web extra: pip install 'robotrules[web]'"
 
 
 def is_loopback(host: str) -> bool:
@@ -83,61 +81,3 @@ def serve(
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()
-
-
-def _run(args: argparse.Namespace) -> int:
-    try:
-        serve(host=args.host, port=args.port, allow_private=args.allow_private)
-    except ImportError as exc:
-        print(f"robotrules serve: {INSTALL_HINT} ({exc})", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"robotrules serve: cannot listen on {args.host}:{args.port}: {exc}",
-              file=sys.stderr)
-        return 2  # an environment error, not a verdict (1 means "disallowed")
-    except KeyboardInterrupt:
-        pass
-    return 0
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port out of range: {value}")
-    return value
-
-
-def add_serve_command(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``serve`` to an argparse sub-command set; its handler is ``args.func(args) -> int``."""
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "serve",
-        help="open the web tester (edit a draft, test URLs x crawlers, see lint findings)",
-        description=(
-            "Serve the robots.txt web tester on this machine and print its address. "
-            "Nothing you type leaves the machine unless you use fetch-by-URL."
-        ),
-        epilog=(
-            "examples:\n"
-            "  robotrules serve                 # http://127.0.0.1:8000/\n"
-            "  robotrules serve --port 0        # any free port; the address is printed\n"
-            "  robotrules serve --allow-private # also fetch robots.txt from intranet hosts\n"
-            "  curl -s -X POST http://127.0.0.1:8000/api/check -H 'content-type: "
-            "application/json' \\\n"
-            "       -d '{\"robots_txt\": \"User-agent: *\\nDisallow: /x\", "
-            "\"urls\": [\"/x\"], \"agents\": [\"GPTBot\"]}'"
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="interface to listen on (default: 127.0.0.1, loopback only)")
-    parser.add_argument("--port", type=_port, default=8000,
-                        help="port to listen on (default: 8000; 0 picks a free port)")
-    parser.add_argument(
-        "--allow-private", action="store_true",
-        help="let fetch-by-URL reach loopback, private and link-local addresses",
-    )
-    parser.set_defaults(func=_run)
-    return parser
