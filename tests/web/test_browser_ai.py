@@ -4,21 +4,20 @@ Same harness as ``test_browser.py`` (Debian's Chromium driven by Playwright, the
 uvicorn on 127.0.0.1). Expectations come from draft-ietf-aipref-attach-05's worked example and
 "Content-Usage Rule Semantics", and the two readings of Content-Signal's scope (Cloudflare: per
 group; crawler-commons: file-wide), as summarised in /work/shared/AI-PREFERENCES.md 1.2-1.3.
-The 1280 px screenshot of the panel is committed as ``docs/web-ai-preferences.png``.
+The 1280 px screenshot of the panel is committed as ``docs/web-ai-preferences.png``
+(refreshed with ROBOTRULES_UPDATE_DOCS=1; otherwise written to tests/output/).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .test_browser import CHROMIUM, LAUNCH_ARGS, set_agents, sync_api
+from .test_browser import CHROMIUM, DOCS, LAUNCH_ARGS, set_agents, sync_api
 
 expect = sync_api.expect
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 # attach-05's worked example in the * group, a Content-Signal line there, and GPTBot's group.
 DRAFT = """\
@@ -180,6 +179,7 @@ def test_the_panel_fits_1280_px_and_its_screenshot(page: Any) -> None:
     assert sizes["doc"] <= sizes["win"], sizes  # no sideways page scroll at 1280 px
     assert sizes["pane"] <= sizes["paneClient"], sizes  # nor inside the panel
     value(page, "ClaudeBot", "/ai-ok/test", "lines").locator("button", has_text="5").click()
+    DOCS.mkdir(exist_ok=True)
     page.locator("section.editor-panel").screenshot(path=str(DOCS / "web-ai-preferences.png"))
     page.locator("#tab-registry").click()
     expect(page.locator("#registry details").first).to_be_visible()
