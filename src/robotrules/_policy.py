@@ -19,6 +19,7 @@ O(max_bytes) CPU, never the size it claims.
 
 from __future__ import annotations
 
+import math
 import re
 import zlib
 from collections.abc import Mapping
@@ -48,6 +49,7 @@ __all__ = [
     "Kind",
     "StatusClass",
     "backoff_delay",
+    "check_number",
     "classify_status",
     "freshness_lifetime",
     "settle",
@@ -552,3 +554,24 @@ def settle(
 def store_ttl(entry: CacheEntry, now: float) -> float:
     """How long a store must keep ``entry``: past expiry, long enough for the 30-day rule."""
     return max(entry.expires_at - now, 0.0) + KEEP_AFTER_FAILURE
+
+
+def check_number(
+    name: str, value: float, *, minimum: float = 0.0, allow_zero: bool = True,
+    integer: bool = False,
+) -> None:
+    """Reject a setting that is not a finite number ``>= minimum`` (``> 0`` without zero).
+
+    Raises ValueError naming the parameter, so ``timeout=nan`` (which every comparison lets
+    through) or ``timeout=inf`` never reaches a socket or a cached verdict. ``integer`` also
+    requires an ``int`` (bool, a number only by accident, is refused everywhere).
+    """
+    kind = "an integer" if integer else "a finite number"
+    ok = isinstance(value, int) if integer else isinstance(value, int | float)
+    if not ok or isinstance(value, bool):
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    if value < minimum or (not allow_zero and value == 0):
+        bound = f"> {minimum:g}" if not allow_zero and minimum <= 0 else f">= {minimum:g}"
+        raise ValueError(f"{name} must be {bound}, got {value!r}")

@@ -143,7 +143,7 @@ class RobotsTxt:
             hit = compiled.get(user_agent)
             if hit is not None:
                 return hit
-        hit = self._matcher(_token.query_key(user_agent, self.dialect))
+        hit = self._matcher(_token.query_key(user_agent))
         compiled = self._compiled
         if compiled is not None and len(compiled) < _AGENT_MEMO:
             compiled[user_agent] = hit

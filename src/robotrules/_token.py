@@ -126,8 +126,9 @@ def _name(word: str, *, whole: bool = False) -> str:
     return m.group(0)
 
 
-def query_key(user_agent: str, dialect: Dialect) -> str:
-    """The lower-cased key a query's user agent selects groups by in ``dialect``."""
+def query_key(user_agent: str) -> str:
+    """The lower-cased key a query's user agent selects groups by (in every dialect: the
+    1994 dialect then looks for it inside each record's agent values)."""
     return product_token(user_agent).lower()
 
 

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from robotrules._policy import check_number
 from robotrules.fetch import AsyncRobotsClient, RobotsClient
-from robotrules.fetch._common import check_number
 
 CLIENTS = [RobotsClient, AsyncRobotsClient]
 NONSENSE = [-1, -0.5, math.nan, math.inf, -math.inf, True, "5", None]

@@ -13,7 +13,6 @@ the fetch client load when a command fetches, Rich when it writes for people (``
 from __future__ import annotations
 
 import json
-import math
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -23,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import click
 
 from robotrules import Dialect, RobotsTxt, parse
+from robotrules._policy import check_number
 from robotrules._token import product_token
 
 if TYPE_CHECKING:
@@ -75,8 +75,10 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]  # generic from Click 
                 number = float(str(value).strip())
             except ValueError:
                 self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        bound = ">= 0" if self.zero_ok else "> 0"
-        if not math.isfinite(number) or number < 0 or (number == 0 and not self.zero_ok):
+        try:  # the clients' own rule (robotrules._policy.check_number), checked before them
+            check_number("seconds", number, allow_zero=self.zero_ok)
+        except ValueError:
+            bound = ">= 0" if self.zero_ok else "> 0"
             self.fail(f"{value!r} is not a finite number of seconds {bound}", param, ctx)
         return number
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import logging
-import math
 import socket
 import ssl
 import threading
@@ -29,6 +28,7 @@ from robotrules import Dialect, RobotsTxt, Verdict
 from robotrules import _policy as P
 from robotrules import _tdmrep_policy as T
 from robotrules._origin import path_of
+from robotrules._policy import check_number
 from robotrules._token import product_token
 from robotrules.aipref import Usage, usage_of_verdict
 from robotrules.stores._base import CacheEntry, Outcome, Store
@@ -155,27 +155,6 @@ def own_limits() -> httpx.Limits:
     import httpx
 
     return httpx.Limits(max_connections=None, max_keepalive_connections=0)
-
-
-def check_number(
-    name: str, value: float, *, minimum: float = 0.0, allow_zero: bool = True,
-    integer: bool = False,
-) -> None:
-    """Reject a setting that is not a finite number ``>= minimum`` (``> 0`` without zero).
-
-    Raises ValueError naming the parameter, so ``timeout=nan`` (which every comparison lets
-    through) or ``timeout=inf`` never reaches a socket or a cached verdict. ``integer`` also
-    requires an ``int`` (bool, a number only by accident, is refused everywhere).
-    """
-    kind = "an integer" if integer else "a finite number"
-    ok = isinstance(value, int) if integer else isinstance(value, int | float)
-    if not ok or isinstance(value, bool):
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    if value < minimum or (not allow_zero and value == 0):
-        bound = f"> {minimum:g}" if not allow_zero and minimum <= 0 else f">= {minimum:g}"
-        raise ValueError(f"{name} must be {bound}, got {value!r}")
 
 
 class Budget:
