@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpcore
 import httpx
 
+from robotrules._origin import DEFAULT_PORTS
 from robotrules.fetch import RobotsClient
 
 from ._pinned import PinnedTransport
@@ -30,7 +31,6 @@ from ._safety import FetchRefused, Resolver, ascii_host
 __all__ = ["FETCH_USER_AGENT", "FetchRefused", "fetch_robots", "fetch_target"]
 
 FETCH_USER_AGENT = "robotrules-web-tester"
-_PORTS = {"http": 80, "https": 443}
 _MAX_URL = 8192
 
 # RFC 9309 2.3.1.x as the transcript says it (by the fetch client's outcome).
@@ -56,7 +56,7 @@ def fetch_target(raw: str) -> tuple[str, str, int]:
     except ValueError as exc:
         raise FetchRefused(400, f"not a URL: {exc}") from None
     scheme = parts.scheme.lower()
-    if scheme not in _PORTS:
+    if scheme not in DEFAULT_PORTS:
         raise FetchRefused(400, "only http and https URLs can be fetched")
     if not parts.hostname:
         raise FetchRefused(400, "the URL has no host")
@@ -66,7 +66,7 @@ def fetch_target(raw: str) -> tuple[str, str, int]:
     shown = f"[{host}]" if ":" in host else host
     netloc = shown if port is None else f"{shown}:{port}"
     ascii_url = urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
-    return ascii_url, host, port or _PORTS[scheme]
+    return ascii_url, host, port or DEFAULT_PORTS[scheme]
 
 
 def fetch_robots(

@@ -23,11 +23,12 @@ from typing import Any
 import httpcore
 import httpx
 
+from robotrules._origin import DEFAULT_PORTS
+
 from ._safety import FetchRefused, Resolver, checked_addresses
 
 __all__ = ["Hop", "PinnedTransport"]
 
-_PORTS = {b"http": 80, b"https": 443}
 
 # httpcore's exceptions as the httpx ones callers catch (the same mapping httpx makes).
 _ERRORS: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = (
@@ -147,7 +148,7 @@ class PinnedTransport(httpx.BaseTransport):
         hop = Hop(str(url))
         self.hops.append(hop)
         host = url.raw_host.decode("ascii")
-        port = url.port or _PORTS.get(url.raw_scheme, 0)
+        port = url.port or DEFAULT_PORTS.get(url.scheme, 0)
         try:
             hop.addresses = checked_addresses(host, port, allow_private=self._allow_private,
                                               resolver=self._resolver)
