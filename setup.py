@@ -1,25 +1,54 @@
-"""Optional compiled build of the core.
+"""Build of the native kernels: ``src/robotrules/_native.pyx`` (Cython) compiled to C.
 
-``ROBOTRULES_COMPILE=1 pip install --no-build-isolation .`` (with mypy installed) compiles the
-pure-Python core modules with mypyc; without the variable the package is pure Python. Both
-builds run the same source and the same tests (see tools/build_compiled.py and .ci/run).
+``pip install robotrules`` / ``pip install -e .`` compile it with the machine's C compiler
+(Cython comes in as a build requirement). Where that fails (no compiler, no Python headers)
+the install goes on without it and robotrules runs its pure-Python core, which gives the same
+answers (it is the reference the native kernels are tested against). ``ROBOTRULES_PURE=1``
+at build time skips the compile; at run time it makes an installed build use the pure core.
 """
 
 from __future__ import annotations
 
 import os
-import tomllib
-from pathlib import Path
+import sys
 
-from setuptools import setup
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
-_PYPROJECT = tomllib.loads((Path(__file__).parent / "pyproject.toml").read_text("utf-8"))
-CORE: list[str] = _PYPROJECT["tool"]["robotrules"]["compiled"]
 
-ext_modules = []
-if os.environ.get("ROBOTRULES_COMPILE") == "1":
-    from mypyc.build import mypycify
+class OptionalBuildExt(build_ext):
+    """Compile the native kernels when possible; never fail the install for them."""
 
-    ext_modules = mypycify([f"src/robotrules/{name}.py" for name in CORE], opt_level="3")
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # no compiler at all
+            self._skip(exc)
 
-setup(ext_modules=ext_modules)
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # the compiler or the headers failed
+            self._skip(exc)
+
+    def _skip(self, exc: BaseException) -> None:
+        if os.environ.get("ROBOTRULES_REQUIRE_NATIVE") == "1":
+            raise exc
+        print(f"robotrules: native kernels not built ({exc}); the pure-Python core is used",
+              file=sys.stderr)
+
+
+def _extensions() -> list[Extension]:
+    if os.environ.get("ROBOTRULES_PURE") == "1":
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        print("robotrules: Cython not found; the pure-Python core is used", file=sys.stderr)
+        return []
+    ext = Extension("robotrules._native", ["src/robotrules/_native.pyx"],
+                    extra_compile_args=["-O3"] if os.name != "nt" else [])
+    return list(cythonize([ext], language_level=3, quiet=True))
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -10,16 +10,29 @@ Cost: O(rules of the selected groups) per build; see :mod:`robotrules._match` fo
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from typing import Final
 
 from . import _token
 from . import _tokenize as T
 from ._dialects import NAMES, SPECS
 from ._index import TAG_ALLOW, TAG_DISALLOW, GroupIndex
-from ._match import INDEX_MASK, NO_MATCH, PREFIX, Entry, Matcher, Pattern, make_matcher, rank_base
+from ._match import (
+    INDEX_MASK,
+    NO_MATCH,
+    PREFIX,
+    STAR,
+    WILD,
+    Entry,
+    Matcher,
+    Pattern,
+    make_matcher,
+    rank_base,
+)
 from ._model import Dialect
 
-__all__ = ["clear_caches", "compile_groups", "new_pattern", "select"]
+__all__ = ["CLEAR_HOOKS", "clear_caches", "compile_groups", "native_pattern", "new_pattern",
+           "select"]
 
 
 # Compiled patterns by (dialect, allow), then by the raw value: the same patterns recur across
@@ -34,8 +47,51 @@ def clear_caches() -> None:
     fresh process. For benchmarks and tests; nothing else needs it."""
     for memo in _PATTERNS.values():
         memo.clear()
+    for nmemo in _NATIVE.values():
+        nmemo.clear()
+    for hook in CLEAR_HOOKS:
+        hook()
     _token.clear_caches()
     T.clear_caches()
+
+
+#: More memos to empty with the others (the native kernels register theirs here).
+CLEAR_HOOKS: Final[list[Callable[[], None]]] = []
+
+# A pattern as the native kernels read it: (body, kind, anchored, prefix length, priority),
+# the body being the pattern's UTF-8 bytes with redundant stars dropped (see Pattern).
+NativePattern = tuple[bytes, int, bool, int, int]
+_NATIVE: Final[dict[tuple[str, bool], dict[str, tuple[NativePattern,
+                                                      NativePattern | None]]]] = {
+    (d, a): {} for d in NAMES for a in (False, True)}
+
+
+def _native_form(p: Pattern) -> NativePattern:
+    if p.kind == STAR:
+        body = p.prefix + "*" + p.suffix
+    elif p.kind == WILD:
+        body = "*".join(p.segments)
+    else:
+        body = p.prefix
+    data = body.encode("utf-8", "surrogatepass")
+    return (data, p.kind, p.anchored, len(p.prefix.encode("utf-8", "surrogatepass")),
+            p.priority)
+
+
+def native_pattern(raw: str, dialect: str, allow: bool
+                   ) -> tuple[NativePattern, NativePattern | None]:
+    """A rule's raw value as the native kernels match it, and its companion rule (Google's
+    ``/dir/$`` of an ``Allow: /dir/index.html``), from the same :func:`new_pattern` the pure
+    matcher uses: one reading of patterns for both. Memoised like the pure patterns."""
+    memo = _NATIVE[(dialect, allow)]
+    hit = memo.get(raw)
+    if hit is None:
+        p = new_pattern(raw, dialect, allow)
+        c = p.companion
+        hit = memo[raw] = (_native_form(p), None if c is None else _native_form(c))
+        if len(memo) > _PATTERNS_MAX:
+            memo.clear()
+    return hit
 
 
 def new_pattern(raw: str, dialect: str, allow: bool) -> Pattern:

@@ -11,6 +11,7 @@ one query through all of them.
 
 from __future__ import annotations
 
+import os
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -45,7 +46,20 @@ from ._model import (
 if TYPE_CHECKING:
     from .aipref import Scope, Usage
 
-__all__ = ["RobotsTxt", "parse"]
+__all__ = ["NATIVE", "RobotsTxt", "parse"]
+
+# The native kernels (robotrules._native, Cython), unless they were not built or
+# ROBOTRULES_PURE=1 asks for the pure-Python core, which is the reference they are tested
+# against: both give the same answers.
+_native: object | None = None
+if os.environ.get("ROBOTRULES_PURE") != "1":
+    try:
+        from . import _native  # type: ignore[attr-defined,no-redef,unused-ignore]
+    except ImportError:  # pragma: no cover - a build without a C compiler
+        _native = None
+#: True when queries run on the native kernels (google and rfc9309 dialects).
+NATIVE: Final[bool] = _native is not None
+_NATIVE_DIALECTS: Final = frozenset(getattr(_native, "DIALECTS", ()))
 
 _AGENT_MEMO: Final = 256
 _V = TypeVar("_V")
@@ -64,11 +78,12 @@ class RobotsTxt:
         "_bom",
         "_columns",
         "_compiled",
-        "_dirs",
+        "_dirs_",
+        "_fast",
         "_findings",
         "_groups",
         "_index",
-        "_odd",
+        "_odd_",
         "_records",
         "_spec",
         "_starts",
@@ -84,9 +99,17 @@ class RobotsTxt:
         self.size = len(body)
         text, self._bom = T.to_text(body)
         self._text = text
-        odd: list[int] = []
-        self._dirs = T.tokenize(text, dialect, odd=odd)
-        self._odd = array("I", odd)  # starts of the lines findings must look at again
+        self._dirs_: array[int] | None = None
+        self._odd_: array[int] | None = None  # starts of the lines findings must look at again
+        if dialect in _NATIVE_DIALECTS:
+            # rules compiled at parse time, in C; the directive stream is made again only if
+            # a slower API (explain, groups, findings ...) asks for it
+            self._fast = _native.Doc(text, dialect)  # type: ignore[union-attr]
+        else:
+            self._fast = None
+            odd: list[int] = []
+            self._dirs_ = T.tokenize(text, dialect, odd=odd)
+            self._odd_ = array("I", odd)
         self._url = base_url
         self._index: GroupIndex | None = None
         self._compiled: dict[str, tuple[Matcher, tuple[int, ...]]] | None = None
@@ -98,6 +121,23 @@ class RobotsTxt:
         self._all_records: tuple[Record, ...] | None = None  # every record
 
     # -- the directive stream -------------------------------------------------------------
+
+    @property
+    def _dirs(self) -> array[int]:
+        dirs = self._dirs_
+        if dirs is None:
+            dirs, self._odd_ = _native.tokenize(self._text, self.dialect)  # type: ignore[union-attr]
+            self._dirs_ = dirs
+        return dirs
+
+    @property
+    def _odd(self) -> array[int]:
+        odd = self._odd_
+        if odd is None:
+            self._dirs  # noqa: B018 - tokenizing notes them
+            odd = self._odd_
+            assert odd is not None
+        return odd
 
     def _kind(self, i: int) -> int:
         return self._dirs[3 * i] >> T.KIND_SHIFT
@@ -149,6 +189,12 @@ class RobotsTxt:
             compiled[user_agent] = hit
         return hit
 
+    def _groups_for(self, user_agent: str) -> tuple[int, ...]:
+        """The indices of the groups that apply to ``user_agent``."""
+        if self._fast is None:
+            return self._for_agent(user_agent)[1]
+        return select(self._idx, _token.query_key(user_agent), self.dialect)[1]
+
     def _path(self, url: str) -> str:
         return SPECS[self.dialect].path(url)
 
@@ -156,6 +202,9 @@ class RobotsTxt:
 
     def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
+        fast = self._fast
+        if fast is not None:
+            return fast.allowed(url, user_agent)  # type: ignore[no-any-return]
         sp = self._spec
         path = sp.path(url)
         if sp.robots_txt_allowed and path == "/robots.txt":
@@ -173,12 +222,14 @@ class RobotsTxt:
         if path == "/robots.txt" and self._spec.robots_txt_allowed:
             return Verdict(True, None, None, (), "robots-txt", user_agent, path, dialect,
                            "/robots.txt is always allowed (RFC 9309 2.2.2)")
-        m, groups = self._for_agent(user_agent)
+        groups = self._groups_for(user_agent)
         if not groups:
             return Verdict(True, None, None, (), "no-group", user_agent, path, dialect,
                            "no group applies to this user agent: everything is allowed")
         agents = self._agents_of(groups)
-        key = m.best(path)
+        fast = self._fast
+        key = fast.best(path, user_agent) if fast is not None else \
+            self._for_agent(user_agent)[0].best(path)
         where = self._where(groups, user_agent)
         if key == NO_MATCH:
             empty = self._empty_rule(groups)
@@ -256,7 +307,7 @@ class RobotsTxt:
     def _first_valid(self, user_agent: str, kind: int, read: Callable[[str], _V | None]
                      ) -> _V | None:
         """The first value of ``kind`` in the group that applies that ``read`` accepts."""
-        _, groups = self._for_agent(user_agent)
+        groups = self._groups_for(user_agent)
         idx = self._idx
         for g in groups:
             for i in idx.members(g):
@@ -289,7 +340,7 @@ class RobotsTxt:
 
     def group_for(self, user_agent: str) -> Group | None:
         """The group that applies to ``user_agent`` (merged when several name it), or None."""
-        _, groups = self._for_agent(user_agent)
+        groups = self._groups_for(user_agent)
         if not groups:
             return None
         all_groups = self.groups
@@ -443,7 +494,7 @@ class RobotsTxt:
 
     def __repr__(self) -> str:
         return (f"<RobotsTxt dialect={self.dialect!r} size={self.size} "
-                f"directives={len(self._dirs) // 3}>")
+                f"directives={self._fast.directives if self._fast is not None else len(self._dirs) // 3}>")
 
 
 def parse(

@@ -66,6 +66,13 @@ def line_token(value: str, dialect: Dialect) -> str:
     return m.group(0) if m else ""
 
 
+def line_token_bytes(dialect: Dialect) -> bytes:
+    """For each byte value, 1 if it continues a ``User-agent:`` line's token in ``dialect``
+    (the leading run :func:`line_token` keeps): the table the native kernels read."""
+    line = _GOOGLE_LINE if dialect == "google" else _LENIENT_LINE
+    return bytes(line.fullmatch(chr(c)) is not None for c in range(256))
+
+
 def product_token(user_agent: str) -> str:
     """The crawler's product token in ``user_agent``: a bare token as given, else the token a
     full User-Agent header identifies its crawler by (see the module docstring)."""

@@ -50,6 +50,13 @@ def classify_key(key: str, dialect: Dialect) -> tuple[int, str | None]:
     return D.classify_key(key, SPECS[dialect].lenient_keys)
 
 
+def key_class(key: str, lenient: bool) -> tuple[int, bool]:
+    """Stream kind of a field name as written, and whether it was read leniently (a Google
+    misspelling or prefix): what the native tokenizer asks once per distinct key."""
+    kind, intended = D.classify_key(key, lenient)
+    return kind, intended is not None
+
+
 def to_bytes(body: bytes | bytearray | memoryview | str) -> bytes:
     if isinstance(body, str):
         try:

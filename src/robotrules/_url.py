@@ -103,6 +103,12 @@ def _fix_escape(m: re.Match[str]) -> str:
     return "%" + m.group(1).upper()
 
 
+def normal_path_bytes() -> bytes:
+    """For each byte value, 1 if RFC 9309 normalisation keeps it as it is in a path (a path
+    made of such bytes only is its own normal form): the table the native kernels read."""
+    return bytes(_NEEDS_WORK.search(chr(c)) is None for c in range(256))
+
+
 def rfc_normalize(text: str) -> str:
     """RFC 9309 2.2.2 form of a URL path (or a literal run of a pattern)."""
     if _NEEDS_WORK.search(text) is None:

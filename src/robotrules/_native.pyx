@@ -1,0 +1,1487 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, infer_types=False
+"""The native kernels (Cython): tokenizer, group index, matcher build and match, in C.
+
+The pure-Python core is the reference: this module gives the same answers, faster, for the
+``google`` and ``rfc9309`` dialects, and is tested against the pure core and against Google's
+parser on the same generated inputs (tests/core/test_native.py). Every piece of robots.txt
+knowledge it needs is read from the pure modules when it is imported, never written here
+again:
+
+- field names: :func:`robotrules._tokenize.key_class` (the directive registry), asked once
+  per distinct key and remembered in a small C table;
+- which kinds open a group, are rules or end a run of user-agent lines: the registry and
+  the dialect specs (:mod:`robotrules._directives`, :mod:`robotrules._dialects`);
+- agent tokens: :func:`robotrules._token.line_token_bytes` and :func:`~robotrules._token.query_key`;
+- which bytes keep a rule a plain prefix: the dialect spec's ``not_plain``; every other
+  pattern is read by :func:`robotrules._compile.native_pattern` (the pure ``new_pattern``);
+- URL paths: Google's ``GetPathParamsQuery`` (ported here, as :func:`robotrules._url.path_of`
+  does it), and RFC 9309 normalisation by :func:`robotrules._url.rfc_path` for any path that
+  holds a byte :func:`robotrules._url.normal_path_bytes` says needs work.
+
+What a parse builds (:class:`Doc`), all in C arrays (``PyMem``, so tracemalloc sees them):
+the rules of each group (offsets into the file's text), the groups' agent tokens (sorted,
+lower-cased) and, per distinct group selection, a compiled matcher, built at parse time so
+that the first query costs what a later one does. The text itself is kept (patterns point
+into it); the directive stream is not (the facade asks :func:`tokenize` again when a slower
+API needs it).
+
+A matcher holds its rules as 16-byte entries, best first (the key order of
+:mod:`robotrules._match`: the longest pattern, then allow, then the earliest line). A small
+one is scanned; a larger one files its rules under sorted literal prefixes with parent links
+(one bisection and a short walk per query), and rules that could match anywhere (``/*x``)
+under their rarest run of 4, 2 or 1 literal bytes (:c:type:`LitIndex`): the same theory as
+:mod:`robotrules._match`, with the same bounds.
+"""
+
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.ref cimport Py_DECREF, Py_INCREF, PyObject
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport qsort
+from libc.string cimport memchr, memcmp, memcpy, memset
+
+from array import array
+
+from . import _compile, _dialects, _directives, _token, _tokenize, _url
+
+cdef extern from "string.h":
+    void* memmem(const void* hay, size_t hn, const void* needle, size_t nn) nogil
+
+cdef extern from "Python.h":
+    void* PyUnicode_DATA(object)
+    int PyUnicode_KIND(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+    bint PyUnicode_IS_ASCII(object)
+    object PyUnicode_DecodeLatin1(const char* s, Py_ssize_t size, const char* errors)
+    char* PyBytes_AS_STRING(object)
+    Py_ssize_t PyBytes_GET_SIZE(object)
+    PyObject* PyDict_GetItem(object, object)
+
+# -- constants shared with the pure core -----------------------------------------------------
+
+cdef enum:
+    KIND_SHIFT = 25
+    LINE_MASK = (1 << 25) - 1
+    MAX_LINE = 2083 * 8 - 1
+    INDEX_BITS = 28
+    PREFIX = 0
+    EXACT = 1
+    STAR = 2
+    WILD = 3
+    LINEAR_MAX = 16
+    LIT_MIN = 48
+    # entry flags
+    F_KIND = 3
+    F_ANCHORED = 4
+    F_ALLOW = 8
+    F_PATS = 16
+    # roles of stream kinds in the group index
+    R_OTHER = 0
+    R_UA = 1
+    R_ALLOW = 2
+    R_DISALLOW = 3
+    R_BLANK = 4
+    R_ENDS = 5
+
+assert KIND_SHIFT == _tokenize.KIND_SHIFT and MAX_LINE == _tokenize.MAX_LINE
+assert INDEX_BITS == _compile.INDEX_MASK.bit_length()
+
+cdef int64_t RANKS = 1 << 24
+cdef int64_t NO_MATCH = (<int64_t>1 << 60) | (<int64_t>1 << INDEX_BITS)
+cdef int64_t ALLOW_BIT = <int64_t>1 << INDEX_BITS
+cdef uint32_t NO_PLAIN = 0xFFFFFFFFu
+assert NO_MATCH == _compile.NO_MATCH
+
+DIALECTS = ("rfc9309", "google")  # the dialects matched natively (1994: tokenizer only)
+cdef tuple _NAMES = ("rfc9309", "google", "1994")
+
+cdef int BLANK_KIND = _tokenize.BLANK
+cdef uint8_t _ws[256]
+cdef uint8_t _not_plain[2][256]
+cdef uint8_t _token_byte[2][256]
+cdef uint8_t _path_ok[256]
+cdef uint8_t _roles[3][128]
+cdef bint _lenient[3]
+cdef bint _legacy[3]
+
+
+def _init_tables():
+    cdef int c, d, k
+    for c in range(256):
+        _ws[c] = 1 if chr(c) in _tokenize._WS else 0
+    ok = _url.normal_path_bytes()
+    for c in range(256):
+        _path_ok[c] = ok[c]
+    for d in range(2):
+        spec = _dialects.SPECS[_NAMES[d]]
+        table = _token.line_token_bytes(_NAMES[d])
+        for c in range(256):
+            _not_plain[d][c] = 1 if spec.not_plain(chr(c)) is not None else 0
+            _token_byte[d][c] = table[c]
+    for d in range(3):
+        spec = _dialects.SPECS[_NAMES[d]]
+        _lenient[d] = spec.lenient_keys
+        _legacy[d] = spec.blank_ends_group
+        for k in range(128):
+            _roles[d][k] = R_ENDS if k in spec.ends_agents else R_OTHER
+        _roles[d][_tokenize.UA] = R_UA
+        _roles[d][_tokenize.ALLOW] = R_ALLOW
+        _roles[d][_tokenize.DISALLOW] = R_DISALLOW
+        _roles[d][_tokenize.BLANK] = R_BLANK
+
+
+_init_tables()
+
+_key_class = _tokenize.key_class
+_query_key = _token.query_key
+_native_pattern = _compile.native_pattern
+_rfc_path = _url.rfc_path
+
+
+cdef inline int dialect_code(str dialect) except -1:
+    if dialect == "rfc9309":
+        return 0
+    if dialect == "google":
+        return 1
+    if dialect == "1994":
+        return 2
+    raise ValueError(dialect)
+
+# -- growable arrays ---------------------------------------------------------------------------
+
+cdef struct U32Vec:
+    uint32_t* data
+    Py_ssize_t n
+    Py_ssize_t cap
+
+
+cdef int vec_push(U32Vec* v, uint32_t x) except -1:
+    cdef Py_ssize_t cap
+    cdef uint32_t* grown
+    if v.n == v.cap:
+        cap = v.cap * 2 if v.cap else 64
+        grown = <uint32_t*>PyMem_Realloc(v.data, cap * sizeof(uint32_t))
+        if grown == NULL:
+            raise MemoryError()
+        v.data = grown
+        v.cap = cap
+    v.data[v.n] = x
+    v.n += 1
+    return 0
+
+
+cdef inline void vec_free(U32Vec* v):
+    PyMem_Free(v.data)
+    v.data = NULL
+    v.n = v.cap = 0
+
+
+cdef void* xmalloc(Py_ssize_t size) except NULL:
+    cdef void* p = PyMem_Malloc(size if size > 0 else 1)
+    if p == NULL:
+        raise MemoryError()
+    return p
+
+# -- field names: a small memo in front of the registry ----------------------------------------
+
+cdef enum:
+    KEY_SLOTS = 1024
+    KEY_MAX = 27
+
+cdef struct KeySlot:
+    uint32_t hash
+    int16_t kind  # -1: empty
+    uint8_t lenient_read
+    uint8_t n
+    unsigned char key[KEY_MAX + 1]
+
+cdef KeySlot _keys[2][KEY_SLOTS]
+
+
+def clear_caches():
+    """Forget the field names seen (the state of a fresh process)."""
+    cdef int m, i
+    for m in range(2):
+        for i in range(KEY_SLOTS):
+            _keys[m][i].kind = -1
+
+
+clear_caches()
+_compile.CLEAR_HOOKS.append(clear_caches)
+
+
+cdef inline uint32_t fnv(const unsigned char* p, Py_ssize_t n):
+    cdef uint32_t h = 2166136261u
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ p[i]) * 16777619u
+    return h
+
+
+cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read_leniently
+                  ) except -1:
+    """Stream kind of the field name ``p[:n]`` (as written), memoised per distinct name."""
+    cdef uint32_t h
+    cdef int slot, probe
+    cdef KeySlot* s
+    cdef int m = 1 if lenient else 0
+    if n <= KEY_MAX:
+        h = fnv(p, n)
+        slot = h & (KEY_SLOTS - 1)
+        for probe in range(8):
+            s = &_keys[m][(slot + probe) & (KEY_SLOTS - 1)]
+            if s.kind < 0:
+                break
+            if s.hash == h and s.n == n and memcmp(s.key, p, n) == 0:
+                read_leniently[0] = s.lenient_read
+                return s.kind
+    kind, lenient_read = _key_class(PyUnicode_DecodeLatin1(<const char*>p, n, NULL), lenient)
+    read_leniently[0] = lenient_read
+    if n <= KEY_MAX:
+        s = &_keys[m][(slot + probe) & (KEY_SLOTS - 1)]  # the empty slot, or the 8th probed
+        s.hash = h
+        s.kind = kind
+        s.lenient_read = lenient_read
+        s.n = n
+        memcpy(s.key, p, n)
+    return kind
+
+# -- the tokenizer: robotrules._tokenize.tokenize, byte for byte --------------------------------
+
+
+cdef inline Py_ssize_t find(const unsigned char* p, Py_ssize_t n, unsigned char c):
+    cdef const void* at = memchr(p, c, n)
+    return -1 if at == NULL else <const unsigned char*>at - p
+
+
+cdef int emit(U32Vec* out, uint32_t head, uint32_t vstart, uint32_t vlen) except -1:
+    vec_push(out, head)
+    vec_push(out, vstart)
+    vec_push(out, vlen)
+    return 0
+
+
+cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uint32_t start,
+                      int d, U32Vec* out) except -1:
+    """robotrules._tokenize._line without findings: every rule of robots.cc."""
+    cdef Py_ssize_t seg = n if n <= MAX_LINE else MAX_LINE
+    cdef Py_ssize_t at, h, lead, e, colon, sp, tab, i, kend, vlead
+    cdef bint missing = False, lenient_read
+    cdef int kind
+    at = find(p, seg, 0)
+    if at >= 0:
+        seg = at
+    h = find(p, seg, 35)  # '#'
+    if h >= 0:
+        seg = h
+    lead = 0
+    while lead < seg and _ws[p[lead]]:
+        lead += 1
+    if lead == seg:
+        if _legacy[d] and h < 0:
+            emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
+        return 0
+    e = seg
+    while _ws[p[e - 1]]:
+        e -= 1
+    # s = p[lead:e]
+    colon = find(p + lead, e - lead, 58)  # ':'
+    if colon < 0:
+        sp = find(p + lead, e - lead, 32)
+        tab = find(p + lead, e - lead, 9)
+        if tab >= 0 and (sp < 0 or tab < sp):
+            sp = tab
+        if sp < 0 or not _lenient[d]:
+            return 0
+        i = lead + sp
+        while i < e and (p[i] == 32 or p[i] == 9):
+            i += 1
+        if find(p + i, e - i, 32) >= 0 or find(p + i, e - i, 9) >= 0:
+            return 0
+        colon = sp
+        missing = True
+    kend = colon
+    while kend > 0 and _ws[p[lead + kend - 1]]:
+        kend -= 1
+    if kend == 0:
+        return 0
+    # value = s[colon + 1:].lstrip(ws)
+    i = lead + colon + 1
+    vlead = i
+    while vlead < e and _ws[p[vlead]]:
+        vlead += 1
+    kind = classify(p + lead, kend, _lenient[d], &lenient_read)
+    emit(out, <uint32_t>kind << KIND_SHIFT | lineno, start + <uint32_t>vlead, <uint32_t>(e - vlead))
+    return 0
+
+
+cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Vec* odd
+              ) except -1:
+    """robotrules._tokenize.tokenize (without findings) over the Latin-1 text ``t``."""
+    cdef Py_ssize_t pos = 0, n, colon, hsh, a, b, end, k0, k1, i, vl, vs
+    cdef const unsigned char* p
+    cdef const void* nl
+    cdef uint32_t lineno = 0, start
+    cdef bint rare = size > MAX_LINE or memchr(t, 0, size) != NULL
+    cdef bint legacy = _legacy[d], lenient = _lenient[d], longnul, lenient_read, spaced
+    cdef int kind
+    while True:
+        nl = memchr(t + pos, 10, size - pos)
+        n = (size - pos) if nl == NULL else (<const unsigned char*>nl - (t + pos))
+        p = t + pos
+        start = <uint32_t>pos
+        if lineno < LINE_MASK:
+            lineno += 1
+        colon = find(p, n, 58)
+        hsh = find(p, n, 35)
+        longnul = rare and (n > MAX_LINE or memchr(p, 0, n) != NULL)
+        if colon < 0 or (0 <= hsh < colon) or longnul:
+            if not longnul:
+                if hsh == 0:
+                    pass  # a comment
+                elif colon < 0:
+                    end = n if hsh < 0 else hsh
+                    a = 0
+                    while a < end and _ws[p[a]]:
+                        a += 1
+                    b = end
+                    while b > a and _ws[p[b - 1]]:
+                        b -= 1
+                    if a == b:
+                        if legacy and hsh < 0:
+                            emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
+                    else:
+                        spaced = find(p + a, b - a, 32) >= 0 or find(p + a, b - a, 9) >= 0
+                        if odd != NULL:
+                            vec_push(odd, start)
+                        if spaced:
+                            careful_line(p, n, lineno, start, d, out)
+                else:
+                    if odd != NULL:
+                        vec_push(odd, start)
+                    careful_line(p, n, lineno, start, d, out)
+            else:
+                if odd != NULL:
+                    vec_push(odd, start)
+                careful_line(p, n, lineno, start, d, out)
+        else:
+            k0 = 0
+            while k0 < colon and _ws[p[k0]]:
+                k0 += 1
+            k1 = colon
+            while k1 > k0 and _ws[p[k1 - 1]]:
+                k1 -= 1
+            if k1 == k0:
+                if odd != NULL:
+                    vec_push(odd, start)
+            else:
+                kind = classify(p + k0, k1 - k0, lenient, &lenient_read)
+                if lenient_read and odd != NULL:
+                    vec_push(odd, start)
+                end = n if hsh < 0 else hsh
+                if (colon + 2 < n and p[colon + 1] == 32 and not _ws[p[colon + 2]]
+                        and not _ws[p[end - 1]]):
+                    emit(out, <uint32_t>kind << KIND_SHIFT | lineno,
+                         start + <uint32_t>(colon + 2), <uint32_t>(end - colon - 2))
+                else:
+                    i = colon + 1
+                    while i < end and _ws[p[i]]:
+                        i += 1
+                    b = end
+                    while b > i and _ws[p[b - 1]]:
+                        b -= 1
+                    vl = b - i
+                    vs = i if vl else colon + 1
+                    emit(out, <uint32_t>kind << KIND_SHIFT | lineno, start + <uint32_t>vs,
+                         <uint32_t>vl)
+        if nl == NULL:
+            break
+        pos += n + 1
+    return 0
+
+
+cdef inline const unsigned char* latin1_data(str text) except NULL:
+    if PyUnicode_KIND(text) != 1:
+        raise ValueError("the text must be Latin-1 (robotrules._tokenize.to_text)")
+    return <const unsigned char*>PyUnicode_DATA(text)
+
+
+def tokenize(str text, str dialect):
+    """``robotrules._tokenize.tokenize(text, dialect, odd=odd)``: the directive stream (an
+    ``array('I')`` of ``(kind << 25 | line, vstart, vlen)``) and the noted line starts."""
+    cdef U32Vec out, odd
+    cdef const unsigned char* t = latin1_data(text)
+    memset(&out, 0, sizeof(U32Vec))
+    memset(&odd, 0, sizeof(U32Vec))
+    try:
+        scan(t, PyUnicode_GET_LENGTH(text), dialect_code(dialect), &out, &odd)
+        dirs = array("I")
+        notes = array("I")
+        if out.n:
+            dirs.frombytes((<char*>out.data)[:out.n * 4])
+        if odd.n:
+            notes.frombytes((<char*>odd.data)[:odd.n * 4])
+        return dirs, notes
+    finally:
+        vec_free(&out)
+        vec_free(&odd)
+
+# -- matching ----------------------------------------------------------------------------------
+
+cdef struct Entry:
+    uint32_t off      # offset of the pattern body in the text, or in the pats (F_PATS)
+    uint16_t len      # body length in bytes
+    uint16_t plen     # literal prefix length (up to the first '*')
+    uint16_t prio     # priority: the pattern's length as counted (RFC 9309 2.2.2)
+    uint8_t flags     # kind | F_ANCHORED | F_ALLOW | F_PATS
+    uint8_t pad
+    uint32_t index    # directive index (the earliest line wins ties)
+
+
+cdef inline int64_t entry_key(const Entry* e) nogil:
+    return ((RANKS - (2 * <int64_t>e.prio + ((e.flags & F_ALLOW) != 0))) << INDEX_BITS) + e.index
+
+
+cdef struct Node:
+    uint32_t off      # the prefix (offset, F_PATS in flags)
+    uint16_t len
+    uint8_t flags     # F_ALLOW (of the plain rule) | F_PATS
+    uint8_t pad
+    uint32_t plain    # directive index of the best plain rule with exactly this prefix
+    int32_t parent    # the longest other prefix that is a prefix of this one, or -1
+    uint32_t special  # its other rules: entries[special : next node's special]
+    int32_t lit       # a LitIndex over them, or -1
+
+
+cdef struct LitIndex:
+    uint32_t first    # the entries it indexes: entries[first : first + count]
+    uint32_t count
+    uint32_t nbuckets
+    uint32_t* bstart  # bucket b: members[bstart[b] : bstart[b + 1]] (entry indices)
+    uint32_t* members
+    uint32_t nrest    # entries without a literal after the prefix, scanned
+    uint32_t* rest
+    uint64_t* hkeys   # open addressing: key + 1 (0: empty)
+    uint32_t* hvals
+    uint32_t cap
+    uint32_t* stamp   # per bucket: the query that tried it last
+    uint32_t gen
+    uint8_t widths    # bit w-1 set when some key has width w (1, 2, 4)
+
+
+cdef struct Matcher:
+    uint32_t nentries
+    Entry* entries    # linear: every rule; indexed: the nodes' other rules, then "always"
+    uint32_t nnodes   # 0: linear
+    Node* nodes
+    uint32_t always   # indexed: entries[always:] could match anywhere
+    int32_t lit       # a LitIndex over entries[always:], or -1
+    uint32_t nlits
+    LitIndex* lits
+
+
+cdef inline const unsigned char* base_of(uint8_t flags, const unsigned char* text,
+                                         const unsigned char* pats) nogil:
+    return pats if flags & F_PATS else text
+
+
+cdef bint entry_matches(const Entry* e, const unsigned char* path, Py_ssize_t n,
+                        const unsigned char* text, const unsigned char* pats) nogil:
+    cdef const unsigned char* pat = base_of(e.flags, text, pats) + e.off
+    cdef Py_ssize_t plen = e.plen, blen = e.len, pos, i, j, seglen
+    cdef int kind = e.flags & F_KIND
+    cdef const void* hit
+    if plen > n or memcmp(path, pat, plen) != 0:
+        return False
+    if kind == PREFIX:
+        return True
+    if kind == EXACT:
+        return n == plen
+    pos = plen
+    i = plen + 1  # past the first '*'
+    while True:
+        hit = memchr(pat + i, 42, blen - i)
+        j = blen if hit == NULL else <const unsigned char*>hit - pat
+        seglen = j - i
+        if j == blen:  # the last segment
+            if e.flags & F_ANCHORED:
+                return n - seglen >= pos and memcmp(path + n - seglen, pat + i, seglen) == 0
+            if seglen == 0:
+                return True
+            return memmem(path + pos, n - pos, pat + i, seglen) != NULL
+        if seglen:
+            hit = memmem(path + pos, n - pos, pat + i, seglen)
+            if hit == NULL:
+                return False
+            pos = <const unsigned char*>hit - path + seglen
+        i = j + 1
+
+
+cdef inline int64_t scan_entries(const Entry* es, uint32_t count, const unsigned char* path,
+                                 Py_ssize_t n, int64_t best, const unsigned char* text,
+                                 const unsigned char* pats) nogil:
+    """The key of the first of best-first ``es`` that matches and beats ``best``."""
+    cdef uint32_t k
+    cdef int64_t key
+    for k in range(count):
+        key = entry_key(&es[k])
+        if key >= best:
+            return best
+        if entry_matches(&es[k], path, n, text, pats):
+            return key
+    return best
+
+
+cdef inline uint32_t lit_lookup(const LitIndex* li, uint64_t key) nogil:
+    cdef uint64_t h = (key + 1) * 0x9E3779B97F4A7C15ull
+    cdef uint32_t mask = li.cap - 1, slot = <uint32_t>(h >> 32) & mask
+    while li.hkeys[slot]:
+        if li.hkeys[slot] == key + 1:
+            return li.hvals[slot]
+        slot = (slot + 1) & mask
+    return 0xFFFFFFFFu
+
+
+cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, Py_ssize_t n,
+                      int64_t best, const unsigned char* text, const unsigned char* pats) nogil:
+    """The best rule of ``li`` that matches ``path`` and beats ``best``: only the buckets
+    whose key occurs in the path are tried, each once, best first within a bucket."""
+    cdef int w, wi
+    cdef Py_ssize_t i
+    cdef uint32_t v, b, m, e, gen
+    cdef int64_t key
+    cdef uint64_t k
+    li.gen += 1
+    if li.gen == 0:
+        memset(li.stamp, 0, li.nbuckets * sizeof(uint32_t))
+        li.gen = 1
+    gen = li.gen
+    for wi in range(3):
+        w = 4 >> wi
+        if not (li.widths & (1 << (w - 1))) or n < w:
+            continue
+        for i in range(n - w + 1):
+            v = 0
+            memcpy(&v, path + i, w)
+            k = (<uint64_t>w << 32) | v
+            b = lit_lookup(li, k)
+            if b == 0xFFFFFFFFu or li.stamp[b] == gen:
+                continue
+            li.stamp[b] = gen
+            for m in range(li.bstart[b], li.bstart[b + 1]):
+                e = li.members[m]
+                key = entry_key(&es[e])
+                if key >= best:
+                    break
+                if entry_matches(&es[e], path, n, text, pats):
+                    best = key
+                    break
+    for m in range(li.nrest):
+        e = li.rest[m]
+        key = entry_key(&es[e])
+        if key >= best:
+            break
+        if entry_matches(&es[e], path, n, text, pats):
+            best = key
+            break
+    return best
+
+
+cdef inline int cmp_bytes(const unsigned char* a, Py_ssize_t an, const unsigned char* b,
+                          Py_ssize_t bn) nogil:
+    cdef int c = memcmp(a, b, an if an < bn else bn)
+    if c:
+        return c
+    return (an > bn) - (an < bn)
+
+
+cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
+                          const unsigned char* text, const unsigned char* pats) nogil:
+    cdef int64_t best = NO_MATCH, key
+    cdef Py_ssize_t lo, hi, mid
+    cdef int32_t k
+    cdef Node* nd
+    cdef uint32_t sp_end
+    if m.nnodes == 0:
+        return scan_entries(m.entries, m.nentries, path, n, best, text, pats)
+    # bisect_right over the sorted prefixes, minus one
+    lo = 0
+    hi = m.nnodes
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        nd = &m.nodes[mid]
+        if cmp_bytes(path, n, base_of(nd.flags, text, pats) + nd.off, nd.len) < 0:
+            hi = mid
+        else:
+            lo = mid + 1
+    k = <int32_t>lo - 1
+    while k >= 0:
+        nd = &m.nodes[k]
+        if nd.len <= n and memcmp(path, base_of(nd.flags, text, pats) + nd.off, nd.len) == 0:
+            break
+        k = nd.parent
+    while k >= 0:  # every link from here on is a prefix of the path
+        nd = &m.nodes[k]
+        if nd.plain != NO_PLAIN:
+            key = ((RANKS - (2 * <int64_t>nd.len + ((nd.flags & F_ALLOW) != 0)))
+                   << INDEX_BITS) + nd.plain
+            if key < best:
+                best = key
+        sp_end = m.nodes[k + 1].special if <uint32_t>k + 1 < m.nnodes else m.always
+        if sp_end > nd.special and entry_key(&m.entries[nd.special]) < best:
+            if nd.lit >= 0:
+                best = lit_best(&m.lits[nd.lit], m.entries, path, n, best, text, pats)
+            else:
+                best = scan_entries(m.entries + nd.special, sp_end - nd.special, path, n,
+                                    best, text, pats)
+        k = nd.parent
+    if m.always < m.nentries and entry_key(&m.entries[m.always]) < best:
+        if m.lit >= 0:
+            best = lit_best(&m.lits[m.lit], m.entries, path, n, best, text, pats)
+        else:
+            best = scan_entries(m.entries + m.always, m.nentries - m.always, path, n, best,
+                                text, pats)
+    return best
+
+
+cdef void matcher_free(Matcher* m):
+    cdef uint32_t i
+    cdef LitIndex* li
+    for i in range(m.nlits):
+        li = &m.lits[i]
+        PyMem_Free(li.bstart)
+        PyMem_Free(li.members)
+        PyMem_Free(li.rest)
+        PyMem_Free(li.hkeys)
+        PyMem_Free(li.hvals)
+        PyMem_Free(li.stamp)
+    PyMem_Free(m.lits)
+    PyMem_Free(m.entries)
+    PyMem_Free(m.nodes)
+    memset(m, 0, sizeof(Matcher))
+
+# -- building a matcher ------------------------------------------------------------------------
+
+# qsort has no context argument: the build sets these module globals (the GIL is held)
+cdef const unsigned char* _sort_text
+cdef const unsigned char* _sort_pats
+
+
+cdef int cmp_entry_key(const void* a, const void* b) noexcept nogil:
+    cdef int64_t ka = entry_key(<const Entry*>a), kb = entry_key(<const Entry*>b)
+    return (ka > kb) - (ka < kb)
+
+
+cdef struct PrefixRef:
+    uint32_t off
+    uint16_t len
+    uint8_t flags
+    uint8_t pad
+    uint32_t entry    # index into the entries being built, or 0xFFFFFFFFu for a plain rule
+    uint32_t plain    # plain rule: its directive index (flags has F_ALLOW)
+
+
+cdef int cmp_prefix(const void* a, const void* b) noexcept nogil:
+    cdef const PrefixRef* x = <const PrefixRef*>a
+    cdef const PrefixRef* y = <const PrefixRef*>b
+    cdef int c = cmp_bytes(base_of(x.flags, _sort_text, _sort_pats) + x.off, x.len,
+                           base_of(y.flags, _sort_text, _sort_pats) + y.off, y.len)
+    if c:
+        return c
+    return (x.entry > y.entry) - (x.entry < y.entry)
+
+
+cdef struct HashMap:
+    uint64_t* keys  # key + 1, 0: empty
+    uint32_t* vals
+    uint32_t cap
+
+
+cdef int map_init(HashMap* h, Py_ssize_t items) except -1:
+    cdef uint32_t cap = 16
+    while cap < 2 * items:
+        cap <<= 1
+    h.cap = cap
+    h.keys = <uint64_t*>xmalloc(cap * sizeof(uint64_t))
+    h.vals = <uint32_t*>xmalloc(cap * sizeof(uint32_t))
+    memset(h.keys, 0, cap * sizeof(uint64_t))
+    return 0
+
+
+cdef inline uint32_t* map_slot(HashMap* h, uint64_t key, bint* fresh) nogil:
+    cdef uint64_t hh = (key + 1) * 0x9E3779B97F4A7C15ull
+    cdef uint32_t mask = h.cap - 1, slot = <uint32_t>(hh >> 32) & mask
+    while h.keys[slot]:
+        if h.keys[slot] == key + 1:
+            fresh[0] = False
+            return &h.vals[slot]
+        slot = (slot + 1) & mask
+    h.keys[slot] = key + 1
+    h.vals[slot] = 0
+    fresh[0] = True
+    return &h.vals[slot]
+
+
+cdef void map_free(HashMap* h):
+    PyMem_Free(h.keys)
+    PyMem_Free(h.vals)
+    h.keys = NULL
+    h.vals = NULL
+
+
+cdef int entry_width(const Entry* e, const unsigned char* pat) nogil:
+    """The key width of an entry's literals after its prefix: 4, 2 or 1 (0: none)."""
+    cdef Py_ssize_t i = e.plen + 1, j, longest = 0
+    cdef const void* hit
+    if (e.flags & F_KIND) < STAR:
+        return 0
+    while i <= e.len:
+        hit = memchr(pat + i, 42, e.len - i)
+        j = e.len if hit == NULL else <const unsigned char*>hit - pat
+        if j - i > longest:
+            longest = j - i
+        i = j + 1
+    if longest >= 4:
+        return 4
+    if longest >= 2:
+        return 2
+    return 1 if longest else 0
+
+
+cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
+                   const unsigned char* text, const unsigned char* pats) except -1:
+    """Index best-first ``es[first : first + count]`` under the rarest run of bytes of
+    their literals (robotrules._match._Literals, in C)."""
+    cdef HashMap counts, buckets
+    cdef uint32_t k, e, nb = 0, best_count, c, b
+    cdef int w
+    cdef Py_ssize_t i, j, x, total = 0
+    cdef const unsigned char* pat
+    cdef const void* hit
+    cdef uint64_t key, chosen
+    cdef uint32_t v
+    cdef bint fresh
+    cdef uint32_t* slot
+    cdef uint64_t* keys_of = NULL
+    cdef uint32_t* fill = NULL
+    cdef U32Vec rest
+    memset(li, 0, sizeof(LitIndex))
+    memset(&rest, 0, sizeof(U32Vec))
+    memset(&counts, 0, sizeof(HashMap))
+    memset(&buckets, 0, sizeof(HashMap))
+    li.first = first
+    li.count = count
+    try:
+        for k in range(first, first + count):
+            total += es[k].len
+        map_init(&counts, total + 1)
+        keys_of = <uint64_t*>xmalloc(count * sizeof(uint64_t))
+        # count every run of bytes of every literal (a rule's repeated runs count once
+        # per repeat: close enough to rank them)
+        for k in range(count):
+            e = first + k
+            pat = base_of(es[e].flags, text, pats) + es[e].off
+            w = entry_width(&es[e], pat)
+            keys_of[k] = <uint64_t>w  # 0: no literal
+            if not w:
+                continue
+            i = es[e].plen + 1
+            while i <= es[e].len:
+                hit = memchr(pat + i, 42, es[e].len - i)
+                j = es[e].len if hit == NULL else <const unsigned char*>hit - pat
+                for x in range(i, j - w + 1):
+                    v = 0
+                    memcpy(&v, pat + x, w)
+                    slot = map_slot(&counts, v | (<uint64_t>w << 32), &fresh)
+                    slot[0] += 1
+                i = j + 1
+        # each entry takes its rarest run
+        map_init(&buckets, count + 1)
+        for k in range(count):
+            e = first + k
+            w = <int>keys_of[k]
+            if not w:
+                vec_push(&rest, e)
+                keys_of[k] = 0xFFFFFFFFFFFFFFFFull
+                continue
+            li.widths |= 1 << (w - 1)
+            pat = base_of(es[e].flags, text, pats) + es[e].off
+            best_count = 0xFFFFFFFFu
+            chosen = 0
+            i = es[e].plen + 1
+            while i <= es[e].len:
+                hit = memchr(pat + i, 42, es[e].len - i)
+                j = es[e].len if hit == NULL else <const unsigned char*>hit - pat
+                for x in range(i, j - w + 1):
+                    v = 0
+                    memcpy(&v, pat + x, w)
+                    key = v | (<uint64_t>w << 32)
+                    c = map_slot(&counts, key, &fresh)[0]
+                    if c < best_count:
+                        best_count = c
+                        chosen = key
+                i = j + 1
+            slot = map_slot(&buckets, chosen, &fresh)
+            if fresh:
+                slot[0] = nb
+                nb += 1
+            keys_of[k] = slot[0]
+        li.nbuckets = nb
+        li.bstart = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
+        memset(li.bstart, 0, (nb + 1) * sizeof(uint32_t))
+        for k in range(count):
+            if keys_of[k] != 0xFFFFFFFFFFFFFFFFull:
+                li.bstart[keys_of[k] + 1] += 1
+        for b in range(nb):
+            li.bstart[b + 1] += li.bstart[b]
+        li.members = <uint32_t*>xmalloc(li.bstart[nb] * sizeof(uint32_t))
+        fill = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
+        memcpy(fill, li.bstart, (nb + 1) * sizeof(uint32_t))
+        for k in range(count):  # in entry order: each bucket stays best first
+            if keys_of[k] != 0xFFFFFFFFFFFFFFFFull:
+                b = <uint32_t>keys_of[k]
+                li.members[fill[b]] = first + k
+                fill[b] += 1
+        li.hkeys = buckets.keys
+        li.hvals = buckets.vals
+        li.cap = buckets.cap
+        buckets.keys = NULL
+        buckets.vals = NULL
+        li.stamp = <uint32_t*>xmalloc(nb * sizeof(uint32_t))
+        memset(li.stamp, 0, nb * sizeof(uint32_t))
+        li.nrest = <uint32_t>rest.n
+        li.rest = rest.data
+        rest.data = NULL
+    finally:
+        map_free(&counts)
+        map_free(&buckets)
+        PyMem_Free(keys_of)
+        PyMem_Free(fill)
+        vec_free(&rest)
+    return 0
+
+
+cdef struct RawRule:
+    uint32_t vstart
+    uint32_t index    # directive index
+    uint16_t vlen
+    uint8_t allow
+    uint8_t pad
+
+
+cdef inline bint same_body(const Entry* a, const Entry* b, const unsigned char* text,
+                           const unsigned char* pats) nogil:
+    return (a.len == b.len and (a.flags & (F_KIND | F_ANCHORED)) == (b.flags & (F_KIND | F_ANCHORED))
+            and memcmp(base_of(a.flags, text, pats) + a.off, base_of(b.flags, text, pats) + b.off,
+                       a.len) == 0)
+
+
+cdef class _Pats:
+    """The normalised bodies of a file's non-plain patterns, in one growing buffer."""
+    cdef unsigned char* data
+    cdef Py_ssize_t n, cap
+
+    def __dealloc__(self):
+        PyMem_Free(self.data)
+
+    cdef uint32_t add(self, bytes body) except? 0xFFFFFFFFu:
+        cdef Py_ssize_t size = PyBytes_GET_SIZE(body), cap
+        cdef unsigned char* grown
+        cdef uint32_t at
+        if self.n + size > self.cap:
+            cap = self.cap * 2 if self.cap else 256
+            while cap < self.n + size:
+                cap *= 2
+            grown = <unsigned char*>PyMem_Realloc(self.data, cap)
+            if grown == NULL:
+                raise MemoryError()
+            self.data = grown
+            self.cap = cap
+        at = <uint32_t>self.n
+        memcpy(self.data + at, PyBytes_AS_STRING(body), size)
+        self.n += size
+        return at
+
+
+cdef int add_entry(U32Vec* raw_entries, Entry* e) except -1:
+    """Append an Entry (16 bytes) to a vector of uint32 words."""
+    cdef uint32_t* w = <uint32_t*>e
+    cdef int i
+    for i in range(4):
+        vec_push(raw_entries, w[i])
+    return 0
+
+
+cdef int fill_entry(Entry* e, tuple form, uint32_t index, _Pats pats) except -1:
+    cdef bytes body = <bytes>form[0]
+    cdef Py_ssize_t prio = <Py_ssize_t>form[4]
+    e.off = pats.add(body)
+    e.len = <uint16_t>PyBytes_GET_SIZE(body)
+    e.plen = <uint16_t>form[3]
+    e.prio = <uint16_t>(prio if prio < 65535 else 65535)
+    e.flags = <uint8_t>(<int>form[1] | (F_ANCHORED if form[2] else 0) | F_PATS)
+    e.pad = 0
+    e.index = index
+    return 0
+
+
+cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count, const unsigned char* text,
+                       int d, _Pats pats) except -1:
+    """Compile ``rules`` (of the selected groups) into ``m``."""
+    cdef U32Vec words
+    cdef Entry e
+    cdef Entry* es
+    cdef uint32_t k, n, i, kept, nplain, nref, j, special, always
+    cdef const unsigned char* raw
+    cdef bint plain, allow
+    cdef str dialect = _NAMES[d]
+    cdef PrefixRef* refs = NULL
+    cdef PrefixRef* r
+    cdef Node* nd
+    cdef HashMap seen
+    cdef bint fresh
+    cdef uint32_t* slot
+    cdef int32_t parent
+    cdef Py_ssize_t c
+    cdef uint64_t h
+    cdef Entry* ordered
+    global _sort_text, _sort_pats
+    memset(m, 0, sizeof(Matcher))
+    memset(&words, 0, sizeof(U32Vec))
+    memset(&seen, 0, sizeof(HashMap))
+    m.lit = -1
+    try:
+        for k in range(count):
+            n = rules[k].vlen
+            if n == 0:
+                continue  # an empty pattern never decides
+            raw = text + rules[k].vstart
+            allow = rules[k].allow
+            plain = True
+            for c in range(n):
+                if _not_plain[d][raw[c]]:
+                    plain = False
+                    break
+            if plain and allow and memmem(raw, n, b"/index.htm", 10) != NULL:
+                plain = False
+            if plain:
+                e.off = rules[k].vstart
+                e.len = <uint16_t>n
+                e.plen = <uint16_t>n
+                e.prio = <uint16_t>n
+                e.flags = PREFIX | (F_ALLOW if allow else 0)
+                e.pad = 0
+                e.index = rules[k].index
+                add_entry(&words, &e)
+                continue
+            main, comp = _native_pattern(PyUnicode_DecodeLatin1(<const char*>raw, n, NULL),
+                                         dialect, allow)
+            fill_entry(&e, main, rules[k].index, pats)
+            if allow:
+                e.flags |= F_ALLOW
+            add_entry(&words, &e)
+            if comp is not None:
+                fill_entry(&e, comp, rules[k].index, pats)
+                e.flags |= F_ALLOW
+                add_entry(&words, &e)
+        n = <uint32_t>(words.n // 4)
+        es = <Entry*>words.data
+        words.data = NULL
+        m.entries = es
+        if n == 0:
+            return 0
+        qsort(es, n, sizeof(Entry), cmp_entry_key)
+        # of the rules that match exactly the same paths, only the best can decide
+        map_init(&seen, n)
+        kept = 0
+        for k in range(n):
+            h = fnv(base_of(es[k].flags, text, pats.data) + es[k].off, es[k].len) ^ (
+                (es[k].flags & (F_KIND | F_ANCHORED)) * 0x01000193u)
+            slot = map_slot(&seen, h, &fresh)
+            if not fresh and same_body(&es[slot[0]], &es[k], text, pats.data):
+                continue
+            if fresh:
+                slot[0] = kept
+            es[kept] = es[k]
+            kept += 1
+        map_free(&seen)
+        n = kept
+        if n <= LINEAR_MAX:
+            m.nentries = n
+            return 0
+        # indexed: prefixes of plain rules, and of the others when two bytes or longer
+        refs = <PrefixRef*>xmalloc(n * sizeof(PrefixRef))
+        nref = 0
+        for k in range(n):
+            if plain_node(&es[k]) or es[k].plen >= 2:
+                r = &refs[nref]
+                r.off = es[k].off
+                r.len = es[k].plen
+                r.flags = es[k].flags & (F_PATS | F_ALLOW)
+                r.entry = 0xFFFFFFFFu if plain_node(&es[k]) else k
+                r.plain = es[k].index
+                nref += 1
+        _sort_text = text
+        _sort_pats = pats.data
+        qsort(refs, nref, sizeof(PrefixRef), cmp_prefix)
+        # nodes: one per distinct prefix; the entries: each node's other rules, best first
+        m.nodes = <Node*>xmalloc(nref * sizeof(Node) if nref else 1)
+        ordered = <Entry*>xmalloc(n * sizeof(Entry))
+        m.entries = ordered
+        j = 0  # entries placed
+        i = 0
+        m.nnodes = 0
+        while i < nref:
+            nd = &m.nodes[m.nnodes]
+            nd.off = refs[i].off
+            nd.len = refs[i].len
+            nd.flags = refs[i].flags & F_PATS
+            nd.pad = 0
+            nd.plain = NO_PLAIN
+            nd.parent = -1
+            nd.lit = -1
+            nd.special = j
+            k = i
+            while k < nref and cmp_bytes(
+                    base_of(refs[k].flags, text, pats.data) + refs[k].off, refs[k].len,
+                    base_of(refs[i].flags, text, pats.data) + refs[i].off, refs[i].len) == 0:
+                if refs[k].entry == 0xFFFFFFFFu:
+                    # plain rules with the same prefix: the best key is kept (longest is
+                    # equal; allow first, then the earliest line)
+                    if (nd.plain == NO_PLAIN or
+                            ((refs[k].flags & F_ALLOW) and not (nd.flags & F_ALLOW)) or
+                            ((refs[k].flags & F_ALLOW) == (nd.flags & F_ALLOW)
+                             and refs[k].plain < nd.plain)):
+                        nd.plain = refs[k].plain
+                        nd.flags = (nd.flags & F_PATS) | (refs[k].flags & F_ALLOW)
+                k += 1
+            m.nnodes += 1
+            i = k
+        # the nodes' other rules, best first per node (entries are best first overall)
+        _place_specials(m, es, n, refs, nref, text, pats.data)
+        PyMem_Free(es)
+        es = NULL
+        # parents: as robotrules._match.IndexedMatcher
+        for k in range(1, m.nnodes):
+            if _starts(&m.nodes[k], &m.nodes[k - 1], text, pats.data):
+                m.nodes[k].parent = k - 1
+            else:
+                parent = m.nodes[k - 1].parent
+                while parent >= 0 and not _starts(&m.nodes[k], &m.nodes[parent], text,
+                                                   pats.data):
+                    parent = m.nodes[parent].parent
+                m.nodes[k].parent = parent
+        # big lists of wildcard rules get a literal index
+        for k in range(m.nnodes):
+            special = m.nodes[k].special
+            always = m.nodes[k + 1].special if k + 1 < m.nnodes else m.always
+            if always - special > LIT_MIN:
+                m.nodes[k].lit = _add_lit(m, special, always - special, text, pats.data)
+        if m.nentries - m.always > LIT_MIN:
+            m.lit = _add_lit(m, m.always, m.nentries - m.always, text, pats.data)
+    finally:
+        vec_free(&words)
+        map_free(&seen)
+        PyMem_Free(refs)
+    return 0
+
+
+cdef inline bint plain_node(const Entry* e) nogil:
+    """A plain prefix whose priority is its length: kept as a node's own rule."""
+    return (e.flags & F_KIND) == PREFIX and e.prio == e.len
+
+
+cdef int32_t _add_lit(Matcher* m, uint32_t first, uint32_t count, const unsigned char* text,
+                      const unsigned char* pats) except -2:
+    cdef LitIndex* grown = <LitIndex*>PyMem_Realloc(m.lits, (m.nlits + 1) * sizeof(LitIndex))
+    if grown == NULL:
+        raise MemoryError()
+    m.lits = grown
+    lit_build(&m.lits[m.nlits], m.entries, first, count, text, pats)
+    m.nlits += 1
+    return <int32_t>(m.nlits - 1)
+
+
+cdef inline bint _starts(const Node* a, const Node* b, const unsigned char* text,
+                         const unsigned char* pats) nogil:
+    """Whether node ``a``'s prefix starts with node ``b``'s."""
+    return b.len <= a.len and memcmp(base_of(a.flags, text, pats) + a.off,
+                                     base_of(b.flags, text, pats) + b.off, b.len) == 0
+
+
+cdef int _place_specials(Matcher* m, Entry* es, uint32_t n, PrefixRef* refs, uint32_t nref,
+                         const unsigned char* text, const unsigned char* pats) except -1:
+    """Copy the non-plain entries into ``m.entries`` grouped by node (best first within a
+    node, as ``refs`` is sorted by prefix, then entry index), then the "always" ones."""
+    cdef uint32_t i = 0, k, j = 0, node = 0
+    cdef uint8_t* placed = <uint8_t*>xmalloc(n)
+    memset(placed, 0, n)
+    try:
+        while i < nref:
+            # refs[i] starts the run of node ``node``
+            m.nodes[node].special = j
+            k = i
+            while k < nref and cmp_bytes(
+                    base_of(refs[k].flags, text, pats) + refs[k].off, refs[k].len,
+                    base_of(refs[i].flags, text, pats) + refs[i].off, refs[i].len) == 0:
+                if refs[k].entry != 0xFFFFFFFFu:
+                    m.entries[j] = es[refs[k].entry]
+                    placed[refs[k].entry] = 1
+                    j += 1
+                k += 1
+            node += 1
+            i = k
+        m.always = j
+        for k in range(n):
+            if not plain_node(&es[k]) and not placed[k]:
+                m.entries[j] = es[k]
+                j += 1
+        m.nentries = j
+    finally:
+        PyMem_Free(placed)
+    return 0
+
+# -- the parsed file ---------------------------------------------------------------------------
+
+cdef struct Token:
+    uint32_t off      # into Doc.tokbuf (lower-cased)
+    uint16_t len
+    uint16_t pad
+    uint32_t sel      # the selection (compiled matcher) this token picks
+
+
+cdef enum:
+    MEMO = 4
+
+
+cdef class Doc:
+    """A parsed robots.txt in the ``google`` or ``rfc9309`` dialect, ready to answer."""
+
+    cdef str text
+    cdef const unsigned char* t
+    cdef _Pats pats
+    cdef int d
+    cdef uint32_t ntokens
+    cdef Token* tokens
+    cdef unsigned char* tokbuf
+    cdef uint32_t nsels
+    cdef Matcher* sels         # sels[0]: the global selection ('*' groups, maybe none)
+    cdef PyObject* memo_agent[MEMO]
+    cdef uint32_t memo_sel[MEMO]
+    cdef uint32_t memo_next
+    cdef readonly uint32_t directives
+
+    def __cinit__(self, str text, str dialect):
+        cdef int d = dialect_code(dialect)
+        if d > 1:
+            raise ValueError("the native kernels match the google and rfc9309 dialects")
+        self.text = text
+        self.d = d
+        self.t = latin1_data(text)
+        self.pats = _Pats()
+        memset(self.memo_agent, 0, sizeof(self.memo_agent))
+        self._build()
+
+    def __dealloc__(self):
+        cdef uint32_t i
+        for i in range(MEMO):
+            if self.memo_agent[i] != NULL:
+                Py_DECREF(<object>self.memo_agent[i])
+        for i in range(self.nsels):
+            matcher_free(&self.sels[i])
+        PyMem_Free(self.sels)
+        PyMem_Free(self.tokens)
+        PyMem_Free(self.tokbuf)
+
+    cdef int _build(self) except -1:
+        cdef U32Vec dirs, ua_words, rule_words, gstart
+        cdef Py_ssize_t i, ndirs
+        cdef uint32_t head, kind, g = 0, vstart, vlen
+        cdef int role
+        cdef bint in_group = False, has_rules = False
+        cdef const uint8_t* roles = _roles[self.d]
+        memset(&dirs, 0, sizeof(U32Vec))
+        memset(&ua_words, 0, sizeof(U32Vec))
+        memset(&rule_words, 0, sizeof(U32Vec))
+        memset(&gstart, 0, sizeof(U32Vec))
+        try:
+            scan(self.t, PyUnicode_GET_LENGTH(self.text), self.d, &dirs, NULL)
+            ndirs = dirs.n // 3
+            self.directives = <uint32_t>ndirs
+            # groups (robotrules._index.build): user-agent lines and rules per group
+            for i in range(ndirs):
+                head = dirs.data[3 * i]
+                kind = head >> KIND_SHIFT
+                role = roles[kind]
+                if role == R_UA:
+                    if not in_group or has_rules:
+                        vec_push(&gstart, <uint32_t>(rule_words.n // 3))
+                        in_group = True
+                        has_rules = False
+                    vec_push(&ua_words, dirs.data[3 * i + 1])
+                    vec_push(&ua_words, dirs.data[3 * i + 2])
+                    vec_push(&ua_words, <uint32_t>(gstart.n - 1))
+                elif role == R_BLANK:
+                    in_group = False
+                elif role == R_ALLOW or role == R_DISALLOW:
+                    if in_group:
+                        vec_push(&rule_words, dirs.data[3 * i + 1])
+                        vec_push(&rule_words, <uint32_t>i)
+                        vec_push(&rule_words, dirs.data[3 * i + 2] | (
+                            (1 << 16) if role == R_ALLOW else 0))
+                        has_rules = True
+                elif role == R_ENDS:
+                    if in_group:
+                        has_rules = True
+            vec_push(&gstart, <uint32_t>(rule_words.n // 3))
+            vec_free(&dirs)
+            self._index_agents(&ua_words, &rule_words, &gstart)
+        finally:
+            vec_free(&dirs)
+            vec_free(&ua_words)
+            vec_free(&rule_words)
+            vec_free(&gstart)
+        return 0
+
+    cdef int _index_agents(self, U32Vec* uas, U32Vec* rule_words, U32Vec* gstart) except -1:
+        """Tokens, their group selections, and a matcher per distinct selection."""
+        cdef Py_ssize_t u, nua = uas.n // 3, k, tlen
+        cdef uint32_t vstart, vlen, g, off = 0
+        cdef const unsigned char* v
+        cdef const uint8_t* tb = _token_byte[self.d]
+        cdef list global_groups = []
+        cdef dict by_token = {}
+        cdef bytes tok
+        cdef list gs
+        # robotrules._index._index_agents
+        for u in range(nua):
+            vstart = uas.data[3 * u]
+            vlen = uas.data[3 * u + 1]
+            g = uas.data[3 * u + 2]
+            v = self.t + vstart
+            if vlen >= 1 and v[0] == 42 and (vlen == 1 or _ws[v[1]]):
+                if not global_groups or global_groups[len(global_groups) - 1] != g:
+                    global_groups.append(g)
+                continue
+            tlen = 0
+            while tlen < vlen and tb[v[tlen]]:
+                tlen += 1
+            tok = (<char*>v)[:tlen].lower()
+            gs = by_token.get(tok)
+            if gs is None:
+                by_token[tok] = [g]
+            elif gs[len(gs) - 1] != g:
+                gs.append(g)
+        # selections: the global one first, then one per distinct group list
+        sel_of = {tuple(global_groups): 0}
+        order = [tuple(global_groups)]
+        toks = sorted(by_token)
+        self.ntokens = <uint32_t>len(toks)
+        self.tokens = <Token*>xmalloc(self.ntokens * sizeof(Token))
+        total = sum([len(x) for x in toks])
+        self.tokbuf = <unsigned char*>xmalloc(total)
+        for k in range(len(toks)):
+            tok = toks[k]
+            key = tuple(by_token[tok])
+            s = sel_of.get(key)
+            if s is None:
+                s = sel_of[key] = len(order)
+                order.append(key)
+            self.tokens[k].off = off
+            self.tokens[k].len = <uint16_t>len(tok)
+            self.tokens[k].sel = s
+            memcpy(self.tokbuf + off, <char*>tok, len(tok))
+            off += <uint32_t>len(tok)
+        self.nsels = <uint32_t>len(order)
+        self.sels = <Matcher*>xmalloc(self.nsels * sizeof(Matcher))
+        memset(self.sels, 0, self.nsels * sizeof(Matcher))
+        cdef RawRule* rules = NULL
+        cdef uint32_t cap = 0, count, r, lo, hi
+        try:
+            for k in range(len(order)):
+                count = 0
+                for g in order[k]:
+                    lo = gstart.data[g]
+                    hi = gstart.data[g + 1]
+                    if count + hi - lo > cap:
+                        cap = (count + hi - lo) * 2
+                        rules = <RawRule*>PyMem_Realloc(rules, cap * sizeof(RawRule))
+                        if rules == NULL:
+                            raise MemoryError()
+                    for r in range(lo, hi):
+                        rules[count].vstart = rule_words.data[3 * r]
+                        rules[count].index = rule_words.data[3 * r + 1]
+                        rules[count].vlen = <uint16_t>(rule_words.data[3 * r + 2] & 0xFFFF)
+                        rules[count].allow = (rule_words.data[3 * r + 2] >> 16) & 1
+                        count += 1
+                compile_rules(&self.sels[k], rules, count, self.t, self.d, self.pats)
+        finally:
+            PyMem_Free(rules)
+        return 0
+
+    cdef uint32_t _select(self, str user_agent) except 0xFFFFFFFFu:
+        """The selection a user agent picks (memoised for the last few agents)."""
+        cdef uint32_t i, s
+        cdef Py_ssize_t lo, hi, mid, kn
+        cdef int c
+        cdef PyObject* ua = <PyObject*>user_agent
+        cdef const unsigned char* kp
+        for i in range(MEMO):
+            if self.memo_agent[i] == ua:
+                return self.memo_sel[i]
+        key = _query_key(user_agent)
+        s = 0
+        if PyUnicode_IS_ASCII(key):
+            kp = <const unsigned char*>PyUnicode_DATA(key)
+            kn = PyUnicode_GET_LENGTH(key)
+            lo = 0
+            hi = self.ntokens
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                c = cmp_bytes(self.tokbuf + self.tokens[mid].off, self.tokens[mid].len, kp, kn)
+                if c == 0:
+                    s = self.tokens[mid].sel
+                    break
+                if c < 0:
+                    lo = mid + 1
+                else:
+                    hi = mid
+        i = self.memo_next
+        self.memo_next = (i + 1) % MEMO
+        if self.memo_agent[i] != NULL:
+            Py_DECREF(<object>self.memo_agent[i])
+        Py_INCREF(user_agent)
+        self.memo_agent[i] = ua
+        self.memo_sel[i] = s
+        return s
+
+    cdef int64_t _best(self, const unsigned char* p, Py_ssize_t n, str user_agent) except -1:
+        cdef uint32_t s = self._select(user_agent)
+        return matcher_best(&self.sels[s], p, n, self.t, self.pats.data)
+
+    def best(self, str path, str user_agent):
+        """The key of the rule that decides ``path`` (a matchable path, as the dialect's
+        spec gives it) for ``user_agent``, or NO_MATCH: robotrules._match's keys."""
+        if PyUnicode_IS_ASCII(path):
+            return self._best(<const unsigned char*>PyUnicode_DATA(path),
+                              PyUnicode_GET_LENGTH(path), user_agent)
+        data = path.encode("utf-8", "surrogatepass")
+        return self._best(<const unsigned char*>PyBytes_AS_STRING(data),
+                          PyBytes_GET_SIZE(data), user_agent)
+
+    def allowed(self, str url, str user_agent):
+        """May ``user_agent`` fetch ``url`` (absolute, or a path)?"""
+        cdef const unsigned char* u
+        cdef Py_ssize_t n, start, end
+        cdef bint slash
+        cdef object data
+        cdef unsigned char small[512]
+        cdef unsigned char* buf = NULL
+        cdef const unsigned char* p
+        cdef Py_ssize_t plen, i
+        cdef int64_t key
+        if PyUnicode_IS_ASCII(url):
+            u = <const unsigned char*>PyUnicode_DATA(url)
+            n = PyUnicode_GET_LENGTH(url)
+        else:
+            data = url.encode("utf-8", "surrogatepass")
+            u = <const unsigned char*>PyBytes_AS_STRING(data)
+            n = PyBytes_GET_SIZE(data)
+        path_span(u, n, &start, &end, &slash)
+        if start < 0:
+            p = <const unsigned char*>"/"
+            plen = 1
+        elif slash:
+            plen = end - start + 1
+            if plen <= 512:
+                buf = &small[0]
+            else:
+                buf = <unsigned char*>xmalloc(plen)
+            buf[0] = 47
+            memcpy(buf + 1, u + start, plen - 1)
+            p = buf
+        else:
+            p = u + start
+            plen = end - start
+        try:
+            if self.d == 0:
+                for i in range(plen):
+                    if not _path_ok[p[i]]:
+                        norm = _rfc_path(url).encode("utf-8", "surrogatepass")
+                        if buf != NULL and buf != &small[0]:
+                            PyMem_Free(buf)
+                        buf = NULL
+                        data = norm
+                        p = <const unsigned char*>PyBytes_AS_STRING(norm)
+                        plen = PyBytes_GET_SIZE(norm)
+                        break
+                if plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
+                    return True  # RFC 9309 2.2.2
+            key = self._best(p, plen, user_agent)
+            return (key & ALLOW_BIT) != 0
+        finally:
+            if buf != NULL and buf != &small[0]:
+                PyMem_Free(buf)
+
+    def __sizeof__(self):
+        cdef Py_ssize_t size = sizeof(Doc) + self.ntokens * sizeof(Token) + self.pats.cap
+        cdef uint32_t i
+        for i in range(self.nsels):
+            size += sizeof(Matcher) + self.sels[i].nentries * sizeof(Entry) + \
+                self.sels[i].nnodes * sizeof(Node)
+        return size
+
+
+cdef inline Py_ssize_t first_of3(const unsigned char* u, Py_ssize_t n, Py_ssize_t start):
+    """The first of '/', '?', ';' at or after ``start``, or -1."""
+    cdef Py_ssize_t i
+    cdef unsigned char c
+    for i in range(start, n):
+        c = u[i]
+        if c == 47 or c == 63 or c == 59:
+            return i
+    return -1
+
+
+cdef void path_span(const unsigned char* u, Py_ssize_t n, Py_ssize_t* start, Py_ssize_t* end,
+                    bint* slash):
+    """robotrules._url.path_of: ``u[start:end]`` is the path, params and query of the URL
+    (``slash``: a '/' goes in front), or ``start`` is -1 for "/" (robots.cc
+    GetPathParamsQuery)."""
+    cdef Py_ssize_t i, search_start, early, proto, ps, h
+    cdef const void* hit
+    slash[0] = False
+    # the common http(s)://host/... form
+    if n >= 7 and memcmp(u, b"http", 4) == 0 and (
+            memcmp(u + 4, b"://", 3) == 0 or (n >= 8 and memcmp(u + 4, b"s://", 4) == 0)):
+        i = 7 if u[4] == 58 else 8
+        while i < n and u[i] != 47 and u[i] != 63 and u[i] != 59 and u[i] != 35:
+            i += 1
+        if i >= n or u[i] == 35:
+            start[0] = -1
+            return
+        start[0] = i
+        hit = memchr(u + i, 35, n - i)
+        end[0] = n if hit == NULL else <const unsigned char*>hit - u
+        slash[0] = u[i] != 47
+        return
+    search_start = 2 if n >= 2 and u[0] == 47 and u[1] == 47 else 0
+    early = first_of3(u, n, search_start)
+    hit = memmem(u + search_start, n - search_start, b"://", 3) if n > search_start else NULL
+    proto = -1 if hit == NULL else <const unsigned char*>hit - u
+    if proto < 0 or (0 <= early < proto):
+        proto = search_start
+    else:
+        proto += 3
+    ps = first_of3(u, n, proto)
+    if ps < 0:
+        start[0] = -1
+        return
+    hit = memchr(u + search_start, 35, n - search_start) if n > search_start else NULL
+    h = -1 if hit == NULL else <const unsigned char*>hit - u
+    if 0 <= h < ps:
+        start[0] = -1
+        return
+    start[0] = ps
+    end[0] = n if h < 0 else h
+    slash[0] = u[ps] != 47
