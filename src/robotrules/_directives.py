@@ -33,6 +33,7 @@ __all__ = [
     "Directive",
     "Role",
     "classify_key",
+    "key_starts",
     "kind_of",
     "parse_crawl_delay",
     "parse_request_rate",
@@ -170,6 +171,17 @@ def kind_of(key: str) -> int:
 def directive(kind: int) -> Directive | None:
     """The registry entry of a stream kind (None for UNKNOWN and BLANK)."""
     return _BY_KIND.get(kind)
+
+
+def key_starts() -> frozenset[str]:
+    """The first two characters (lower-cased) of every field name :func:`classify_key` can
+    read as a directive, in either mode; a name that starts otherwise is ``UNKNOWN``. The
+    native tokenizer answers such names (HTML and CSS served as robots.txt) without asking."""
+    heads: set[str] = set()
+    for name in (*_CORE, *(p for ps, _, _ in _PREFIXED for p in ps), *_EXTENSION):
+        head = name[:2]
+        heads.update((head, head.replace("-", "_"), head.replace("-", " ")))
+    return frozenset(heads)
 
 
 def classify_key(key: str, lenient: bool) -> tuple[int, str | None]:

@@ -96,6 +96,9 @@ DIALECTS = ("rfc9309", "google")  # the dialects matched natively (1994: tokeniz
 cdef tuple _NAMES = ("rfc9309", "google", "1994")
 
 cdef int BLANK_KIND = _tokenize.BLANK
+cdef int UNKNOWN_KIND = _directives.UNKNOWN
+cdef uint8_t _starts1[128]
+cdef uint8_t _starts2[128][128]
 cdef uint8_t _ws[256]
 cdef uint8_t _not_plain[2][256]
 cdef uint8_t _token_byte[2][256]
@@ -109,6 +112,11 @@ def _init_tables():
     cdef int c, d, k
     for c in range(256):
         _ws[c] = 1 if chr(c) in _tokenize._WS else 0
+    heads = _directives.key_starts()
+    for c in range(128):
+        _starts1[c] = 1 if chr(c) in heads else 0
+        for k in range(128):
+            _starts2[c][k] = 1 if chr(c) + chr(k) in heads else 0
     ok = _url.normal_path_bytes()
     for c in range(256):
         _path_ok[c] = ok[c]
@@ -225,6 +233,11 @@ cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read
     cdef int slot, probe
     cdef KeySlot* s
     cdef int m = 1 if lenient else 0
+    cdef unsigned char c0 = p[0] | 32 if 65 <= p[0] <= 90 else p[0]
+    cdef unsigned char c1 = (p[1] | 32 if 65 <= p[1] <= 90 else p[1]) if n > 1 else 0
+    if c0 < 128 and c1 < 128 and not (_starts2[c0][c1] if n > 1 else _starts1[c0]):
+        read_leniently[0] = False
+        return UNKNOWN_KIND  # no directive starts so (robotrules._directives.key_starts)
     if n <= KEY_MAX:
         h = fnv(p, n)
         slot = h & (KEY_SLOTS - 1)
@@ -912,6 +925,57 @@ cdef int add_entry(U32Vec* raw_entries, Entry* e) except -1:
     return 0
 
 
+cdef enum:
+    PAT_SLOTS = 4096
+    PAT_RAW = 46
+
+cdef struct PatSlot:
+    uint32_t hash
+    uint8_t n
+    uint8_t key       # 1 + 2 * dialect + allow; 0: empty
+    unsigned char raw[PAT_RAW]
+    PyObject* result  # native_pattern()'s (main, companion), owned
+
+cdef PatSlot _pat_memo[PAT_SLOTS]
+
+
+def _clear_patterns():
+    cdef int i
+    for i in range(PAT_SLOTS):
+        if _pat_memo[i].key:
+            Py_DECREF(<object>_pat_memo[i].result)
+            _pat_memo[i].key = 0
+            _pat_memo[i].result = NULL
+
+
+_compile.CLEAR_HOOKS.append(_clear_patterns)
+
+
+cdef tuple pattern_of(const unsigned char* raw, Py_ssize_t n, int d, bint allow):
+    """robotrules._compile.native_pattern of a raw rule value, behind a C memo (the same
+    patterns recur across files; the memo keeps the answers the pure core gave)."""
+    cdef uint8_t key = <uint8_t>(1 + 2 * d + (1 if allow else 0))
+    cdef uint32_t h
+    cdef PatSlot* s = NULL
+    if n <= PAT_RAW:
+        h = fnv(raw, n) ^ (key * 0x9E3779B1u)
+        s = &_pat_memo[h & (PAT_SLOTS - 1)]
+        if s.key == key and s.hash == h and s.n == n and memcmp(s.raw, raw, n) == 0:
+            return <tuple>s.result
+    result = _native_pattern(PyUnicode_DecodeLatin1(<const char*>raw, n, NULL), _NAMES[d],
+                             allow)
+    if s != NULL:
+        if s.key:
+            Py_DECREF(<object>s.result)
+        Py_INCREF(result)
+        s.result = <PyObject*>result
+        s.key = key
+        s.hash = h
+        s.n = <uint8_t>n
+        memcpy(s.raw, raw, n)
+    return result
+
+
 cdef int fill_entry(Entry* e, tuple form, uint32_t index, _Pats pats) except -1:
     cdef bytes body = <bytes>form[0]
     cdef Py_ssize_t prio = <Py_ssize_t>form[4]
@@ -974,8 +1038,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count, const u
                 e.index = rules[k].index
                 add_entry(&words, &e)
                 continue
-            main, comp = _native_pattern(PyUnicode_DecodeLatin1(<const char*>raw, n, NULL),
-                                         dialect, allow)
+            main, comp = pattern_of(raw, n, d, allow)
             fill_entry(&e, main, rules[k].index, pats)
             if allow:
                 e.flags |= F_ALLOW
@@ -1157,8 +1220,9 @@ cdef enum:
 cdef class Doc:
     """A parsed robots.txt in the ``google`` or ``rfc9309`` dialect, ready to answer."""
 
-    cdef str text
+    cdef bytes body           # the file's bytes (the caller's, unless line ends were CRs)
     cdef const unsigned char* t
+    cdef Py_ssize_t n
     cdef _Pats pats
     cdef int d
     cdef uint32_t ntokens
@@ -1171,13 +1235,24 @@ cdef class Doc:
     cdef uint32_t memo_next
     cdef readonly uint32_t directives
 
-    def __cinit__(self, str text, str dialect):
+    def __cinit__(self, bytes body, str dialect):
         cdef int d = dialect_code(dialect)
+        cdef Py_ssize_t skip = 0, size = PyBytes_GET_SIZE(body)
+        cdef const unsigned char* data = <const unsigned char*>PyBytes_AS_STRING(body)
+        cdef const unsigned char* bom = <const unsigned char*>b"\xef\xbb\xbf"
         if d > 1:
             raise ValueError("the native kernels match the google and rfc9309 dialects")
-        self.text = text
+        # robotrules._tokenize.to_text without the copy: a byte-order mark (or a prefix of
+        # one) is skipped; CR and CRLF line ends are made LF (in a copy, only if any)
+        while skip < 3 and skip < size and data[skip] == bom[skip]:
+            skip += 1
+        if memchr(data + skip, 13, size - skip) != NULL:
+            body = body[skip:].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            skip = 0
+        self.body = body
+        self.t = <const unsigned char*>PyBytes_AS_STRING(body) + skip
+        self.n = PyBytes_GET_SIZE(body) - skip
         self.d = d
-        self.t = latin1_data(text)
         self.pats = _Pats()
         memset(self.memo_agent, 0, sizeof(self.memo_agent))
         self._build()
@@ -1205,7 +1280,7 @@ cdef class Doc:
         memset(&rule_words, 0, sizeof(U32Vec))
         memset(&gstart, 0, sizeof(U32Vec))
         try:
-            scan(self.t, PyUnicode_GET_LENGTH(self.text), self.d, &dirs, NULL)
+            scan(self.t, self.n, self.d, &dirs, NULL)
             ndirs = dirs.n // 3
             self.directives = <uint32_t>ndirs
             # groups (robotrules._index.build): user-agent lines and rules per group

@@ -75,7 +75,8 @@ class RobotsTxt:
 
     __slots__ = (
         "_all_records",
-        "_bom",
+        "_body",
+        "_bom_",
         "_columns",
         "_compiled",
         "_dirs_",
@@ -87,7 +88,7 @@ class RobotsTxt:
         "_records",
         "_spec",
         "_starts",
-        "_text",
+        "_text_",
         "_url",
         "dialect",
         "size",
@@ -97,16 +98,21 @@ class RobotsTxt:
         self.dialect: Dialect = dialect
         self._spec = SPECS[dialect]
         self.size = len(body)
-        text, self._bom = T.to_text(body)
-        self._text = text
+        self._body = body
         self._dirs_: array[int] | None = None
         self._odd_: array[int] | None = None  # starts of the lines findings must look at again
         if dialect in _NATIVE_DIALECTS:
-            # rules compiled at parse time, in C; the directive stream is made again only if
-            # a slower API (explain, groups, findings ...) asks for it
-            self._fast = _native.Doc(text, dialect)  # type: ignore[union-attr]
+            # rules compiled at parse time, in C, from the bytes as given; the text and the
+            # directive stream are made only if a slower API (explain, groups, findings ...)
+            # asks for them
+            self._fast = _native.Doc(body, dialect)  # type: ignore[union-attr]
+            self._text_: str | None = None
+            self._bom_ = 0
         else:
             self._fast = None
+            self._body = b""  # the text is kept instead
+            text, self._bom_ = T.to_text(body)
+            self._text_ = text
             odd: list[int] = []
             self._dirs_ = T.tokenize(text, dialect, odd=odd)
             self._odd_ = array("I", odd)
@@ -120,7 +126,21 @@ class RobotsTxt:
         self._records: tuple[Record, ...] | None = None  # records outside groups
         self._all_records: tuple[Record, ...] | None = None  # every record
 
-    # -- the directive stream -------------------------------------------------------------
+    # -- the text and the directive stream ------------------------------------------------
+
+    @property
+    def _text(self) -> str:
+        """The body as Latin-1 text (one character a byte), LF line ends, no byte-order mark."""
+        text = self._text_
+        if text is None:
+            text, self._bom_ = T.to_text(self._body)
+            self._text_ = text
+        return text
+
+    @property
+    def _bom(self) -> int:
+        self._text  # noqa: B018 - reading the text counts the byte-order mark
+        return self._bom_
 
     @property
     def _dirs(self) -> array[int]:
