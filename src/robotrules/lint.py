@@ -33,13 +33,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
-from . import aipref
 from ._compile import new_pattern
 from ._dialects import SPECS
 from ._findings import CATALOGUE, finding
 from ._match import Pattern, pattern_matches
 from ._model import Dialect, Finding, Group, Rule
-from ._policy import DEFAULT_MAX_BYTES, classify_status
 from ._tokenize import to_bytes
 
 if TYPE_CHECKING:
@@ -47,7 +45,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CATALOGUE", "lint"]
 
-MAX_BYTES = DEFAULT_MAX_BYTES  # RFC 9309 2.5: a parsing limit of at least 500 KiB; Google's
 HUGE_CRAWL_DELAY = 30.0  # Nutch and StormCrawler skip hosts above 30 s; crawler-commons: 300 s
 _SEARCH_TOKENS = frozenset({"*", "googlebot", "bingbot", "msnbot", "yandex", "yandexbot"})
 _ASSET = re.compile(r"\.(css|js|mjs)(?:$|[$*?])", re.IGNORECASE)
@@ -73,7 +70,9 @@ def lint(
     ``content_type`` and ``status``, when the file came over HTTP, add L020 and L021. A clean,
     ordinary file gets no warning and no error (``info`` findings are advice).
     """
-    from . import parse  # the core, imported late: the linter is a consumer of it
+    # Imported late: parse because the linter is a consumer of the core; aipref because it
+    # needs http_sf and json, which `import robotrules` (it binds lint()) must not pay for.
+    from . import aipref, parse
 
     rules = parse(body, dialect=dialect)
     raw = to_bytes(body)  # the same bytes the parser read
@@ -100,11 +99,16 @@ def _looks_html(raw: bytes) -> bool:
 
 
 def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iterator[Finding]:
-    if len(raw) > MAX_BYTES:
-        cut = raw.count(b"\n", 0, MAX_BYTES) + 1
+    # The fetch policy's size limit and status classes, imported here for the same reason
+    # as aipref in lint(): the policy imports email.utils and the stores.
+    from ._policy import DEFAULT_MAX_BYTES as max_bytes  # RFC 9309 2.5: at least 500 KiB
+    from ._policy import classify_status
+
+    if len(raw) > max_bytes:
+        cut = raw.count(b"\n", 0, max_bytes) + 1
         yield finding(
             "L018", cut, 1,
-            f"the file is {len(raw):,} bytes; crawlers read only the first {MAX_BYTES:,} "
+            f"the file is {len(raw):,} bytes; crawlers read only the first {max_bytes:,} "
             f"(500 KiB, RFC 9309 2.5) and ignore everything from about line {cut} on",
             "shorten the file: merge rules with * patterns, drop rules for retired paths",
         )
