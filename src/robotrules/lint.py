@@ -47,14 +47,15 @@ __all__ = ["CATALOGUE", "lint"]
 
 HUGE_CRAWL_DELAY = 30.0  # Nutch and StormCrawler skip hosts above 30 s; crawler-commons: 300 s
 _SEARCH_TOKENS = frozenset({"*", "googlebot", "bingbot", "msnbot", "yandex", "yandexbot"})
-_ASSET = re.compile(r"\.(css|js|mjs)(?:$|[$*?])", re.IGNORECASE)
-_SENSITIVE = re.compile(
-    r"(?:^|/)(?:\.git|\.env|\.svn|backups?|bak|dump|sql|db|database|config|"
-    r"private|secret|secrets|staging|passwords?|credentials|phpmyadmin|admin)(?:/|$|\.|\*)",
-    re.IGNORECASE,
+# Patterns as text: re's own cache compiles each on first use, so that `import robotrules`
+# (which binds lint()) does not pay about 1 ms compiling them.
+_ASSET = r"(?i)\.(css|js|mjs)(?:$|[$*?])"
+_SENSITIVE = (
+    r"(?i)(?:^|/)(?:\.git|\.env|\.svn|backups?|bak|dump|sql|db|database|config|"
+    r"private|secret|secrets|staging|passwords?|credentials|phpmyadmin|admin)(?:/|$|\.|\*)"
 )
 _NOT_SENSITIVE = ("/wp-admin/",)  # the WordPress default: public knowledge, nothing to leak
-_HTML = re.compile(rb"^\s*(?:<!doctype\s+html|<html|<head|<body|<\?xml)", re.IGNORECASE)
+_HTML = rb"(?i)^\s*(?:<!doctype\s+html|<html|<head|<body|<\?xml)"
 _STAR = "\x00"  # a pattern's ``*`` as a symbol in the inclusion table
 
 
@@ -92,7 +93,7 @@ _HTML_NOISE = frozenset({"L001", "L004", "L016", "L020", "L029"})
 
 
 def _looks_html(raw: bytes) -> bool:
-    return bool(_HTML.match(raw[:1024].lstrip(b"\xef\xbb\xbf")))
+    return bool(re.match(_HTML, raw[:1024].lstrip(b"\xef\xbb\xbf")))
 
 
 # -- transport: size, HTML, status --------------------------------------------------------
@@ -540,7 +541,7 @@ def _blocks(rules: RobotsTxt, merged: Merged, dead: dict[str, Dead],
             continue
         dead_lines = {rule.line for rule, _ in dead[tok].values()}
         for r in group_rules:
-            if r.allow or not r.pattern or r.line in dead_lines or not _ASSET.search(r.pattern):
+            if r.allow or not r.pattern or r.line in dead_lines or not re.search(_ASSET, r.pattern):
                 continue
             yield finding(
                 "L023", r.line, _column(rules, r),
@@ -567,7 +568,7 @@ def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
         if (p.startswith("/") and len(p) > 1 and last and last[-1].isalnum()
                 and not any(c in last for c in ".?=*$&%")):
             traps.append(r)
-        if _SENSITIVE.search(p) and not any(p.startswith(x) for x in _NOT_SENSITIVE):
+        if re.search(_SENSITIVE, p) and not any(p.startswith(x) for x in _NOT_SENSITIVE):
             yield finding(
                 "L027", r.line, _column(rules, r),
                 f"'{p}' is listed publicly: robots.txt tells everyone where it is, and it keeps "
