@@ -7,6 +7,8 @@ RFC 9309 says (``dialect="rfc9309"``, the default), exactly as Google's referenc
 
 from __future__ import annotations
 
+import typing as _typing
+
 from . import _robots
 from ._model import (
     Dialect,
@@ -20,12 +22,15 @@ from ._model import (
     VisitTime,
 )
 from ._robots import RobotsTxt, parse
-from .aipref import Statement, Usage
 from .errors import FetchError, InvalidURL, RobotrulesError, StoreError
 
 # Imported eagerly so that `robotrules.lint` stays the function even after someone imports
 # the submodule `robotrules.lint` (the import system binds a submodule only on first load).
+# Cheap: lint.py imports its heavy parts (aipref, the fetch policy) when lint() runs.
 from .lint import lint
+
+if _typing.TYPE_CHECKING:
+    from .aipref import Statement, Usage
 
 __version__ = "0.1.0"
 
@@ -54,3 +59,32 @@ __all__ = [
     "lint",
     "parse",
 ]
+
+# Names whose modules cost start-up (aipref needs http_sf and json), loaded on first access
+# (PEP 562) so that `import robotrules` costs only the parser; tests/core/test_import_cost.py
+# keeps it so. The submodules listed were bound by `import robotrules` before, as a side effect.
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "Statement": (".aipref", "Statement"),
+    "Usage": (".aipref", "Usage"),
+    "aipref": (".aipref", None),
+    "stores": (".stores", None),
+}
+
+if not _typing.TYPE_CHECKING:  # type checkers see the imports above, and flag unknown names
+
+    def __getattr__(name: str) -> object:
+        try:
+            module, attr = _LAZY[name]
+        except KeyError:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+        from importlib import import_module
+
+        value = import_module(module, __name__)
+        if attr is not None:
+            value = getattr(value, attr)
+        globals()[name] = value
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

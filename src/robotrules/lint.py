@@ -33,13 +33,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
-from . import aipref
 from ._compile import new_pattern
 from ._dialects import SPECS
 from ._findings import CATALOGUE, finding
 from ._match import Pattern, pattern_matches
 from ._model import Dialect, Finding, Group, Rule
-from ._policy import DEFAULT_MAX_BYTES, classify_status
 from ._tokenize import to_bytes
 
 if TYPE_CHECKING:
@@ -47,17 +45,17 @@ if TYPE_CHECKING:
 
 __all__ = ["CATALOGUE", "lint"]
 
-MAX_BYTES = DEFAULT_MAX_BYTES  # RFC 9309 2.5: a parsing limit of at least 500 KiB; Google's
 HUGE_CRAWL_DELAY = 30.0  # Nutch and StormCrawler skip hosts above 30 s; crawler-commons: 300 s
 _SEARCH_TOKENS = frozenset({"*", "googlebot", "bingbot", "msnbot", "yandex", "yandexbot"})
-_ASSET = re.compile(r"\.(css|js|mjs)(?:$|[$*?])", re.IGNORECASE)
-_SENSITIVE = re.compile(
-    r"(?:^|/)(?:\.git|\.env|\.svn|backups?|bak|dump|sql|db|database|config|"
-    r"private|secret|secrets|staging|passwords?|credentials|phpmyadmin|admin)(?:/|$|\.|\*)",
-    re.IGNORECASE,
+# Patterns as text: re's own cache compiles each on first use, so that `import robotrules`
+# (which binds lint()) does not pay about 1 ms compiling them.
+_ASSET = r"(?i)\.(css|js|mjs)(?:$|[$*?])"
+_SENSITIVE = (
+    r"(?i)(?:^|/)(?:\.git|\.env|\.svn|backups?|bak|dump|sql|db|database|config|"
+    r"private|secret|secrets|staging|passwords?|credentials|phpmyadmin|admin)(?:/|$|\.|\*)"
 )
 _NOT_SENSITIVE = ("/wp-admin/",)  # the WordPress default: public knowledge, nothing to leak
-_HTML = re.compile(rb"^\s*(?:<!doctype\s+html|<html|<head|<body|<\?xml)", re.IGNORECASE)
+_HTML = rb"(?i)^\s*(?:<!doctype\s+html|<html|<head|<body|<\?xml)"
 _STAR = "\x00"  # a pattern's ``*`` as a symbol in the inclusion table
 
 
@@ -73,7 +71,9 @@ def lint(
     ``content_type`` and ``status``, when the file came over HTTP, add L020 and L021. A clean,
     ordinary file gets no warning and no error (``info`` findings are advice).
     """
-    from . import parse  # the core, imported late: the linter is a consumer of it
+    # Imported late: parse because the linter is a consumer of the core; aipref because it
+    # needs http_sf and json, which `import robotrules` (it binds lint()) must not pay for.
+    from . import aipref, parse
 
     rules = parse(body, dialect=dialect)
     raw = to_bytes(body)  # the same bytes the parser read
@@ -93,18 +93,23 @@ _HTML_NOISE = frozenset({"L001", "L004", "L016", "L020", "L029"})
 
 
 def _looks_html(raw: bytes) -> bool:
-    return bool(_HTML.match(raw[:1024].lstrip(b"\xef\xbb\xbf")))
+    return bool(re.match(_HTML, raw[:1024].lstrip(b"\xef\xbb\xbf")))
 
 
 # -- transport: size, HTML, status --------------------------------------------------------
 
 
 def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iterator[Finding]:
-    if len(raw) > MAX_BYTES:
-        cut = raw.count(b"\n", 0, MAX_BYTES) + 1
+    # The fetch policy's size limit and status classes, imported here for the same reason
+    # as aipref in lint(): the policy imports email.utils and the stores.
+    from ._policy import DEFAULT_MAX_BYTES as max_bytes  # RFC 9309 2.5: at least 500 KiB
+    from ._policy import classify_status
+
+    if len(raw) > max_bytes:
+        cut = raw.count(b"\n", 0, max_bytes) + 1
         yield finding(
             "L018", cut, 1,
-            f"the file is {len(raw):,} bytes; crawlers read only the first {MAX_BYTES:,} "
+            f"the file is {len(raw):,} bytes; crawlers read only the first {max_bytes:,} "
             f"(500 KiB, RFC 9309 2.5) and ignore everything from about line {cut} on",
             "shorten the file: merge rules with * patterns, drop rules for retired paths",
         )
@@ -536,7 +541,7 @@ def _blocks(rules: RobotsTxt, merged: Merged, dead: dict[str, Dead],
             continue
         dead_lines = {rule.line for rule, _ in dead[tok].values()}
         for r in group_rules:
-            if r.allow or not r.pattern or r.line in dead_lines or not _ASSET.search(r.pattern):
+            if r.allow or not r.pattern or r.line in dead_lines or not re.search(_ASSET, r.pattern):
                 continue
             yield finding(
                 "L023", r.line, _column(rules, r),
@@ -563,7 +568,7 @@ def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
         if (p.startswith("/") and len(p) > 1 and last and last[-1].isalnum()
                 and not any(c in last for c in ".?=*$&%")):
             traps.append(r)
-        if _SENSITIVE.search(p) and not any(p.startswith(x) for x in _NOT_SENSITIVE):
+        if re.search(_SENSITIVE, p) and not any(p.startswith(x) for x in _NOT_SENSITIVE):
             yield finding(
                 "L027", r.line, _column(rules, r),
                 f"'{p}' is listed publicly: robots.txt tells everyone where it is, and it keeps "
