@@ -330,10 +330,13 @@ cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uin
 
 cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Vec* odd
               ) except -1:
-    """robotrules._tokenize.tokenize (without findings) over the Latin-1 text ``t``."""
+    """robotrules._tokenize.tokenize (without findings) over the Latin-1 text ``t``. CR and
+    CRLF end lines too, as in robotrules._tokenize.to_text (offsets are then into ``t``)."""
     cdef Py_ssize_t pos = 0, n, colon, hsh, a, b, end, k0, k1, i, vl, vs
     cdef const unsigned char* p
     cdef const void* nl
+    cdef const void* cr
+    cdef bint crs = memchr(t, 13, size) != NULL, at_cr = False
     cdef uint32_t lineno = 0, start
     cdef bint rare = size > MAX_LINE or memchr(t, 0, size) != NULL
     cdef bint legacy = _legacy[d], lenient = _lenient[d], longnul, lenient_read, spaced
@@ -342,6 +345,11 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
         nl = memchr(t + pos, 10, size - pos)
         n = (size - pos) if nl == NULL else (<const unsigned char*>nl - (t + pos))
         p = t + pos
+        if crs:
+            cr = memchr(p, 13, n)
+            at_cr = cr != NULL
+            if at_cr:
+                n = <const unsigned char*>cr - p
         start = <uint32_t>pos
         if lineno < LINE_MASK:
             lineno += 1
@@ -407,9 +415,11 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
                     vs = i if vl else colon + 1
                     emit(out, <uint32_t>kind << KIND_SHIFT | lineno, start + <uint32_t>vs,
                          <uint32_t>vl)
-        if nl == NULL:
+        if nl == NULL and not at_cr:
             break
         pos += n + 1
+        if at_cr and pos < size and t[pos] == 10:
+            pos += 1  # CRLF
     return 0
 
 
@@ -685,6 +695,21 @@ cdef int cmp_entry_key(const void* a, const void* b) noexcept nogil:
     return (ka > kb) - (ka < kb)
 
 
+cdef void sort_small(Entry* es, uint32_t n) noexcept nogil:
+    """Best first: an insertion sort (the lists are short and nearly in order)."""
+    cdef uint32_t i, j
+    cdef Entry e
+    cdef int64_t key
+    for i in range(1, n):
+        e = es[i]
+        key = entry_key(&e)
+        j = i
+        while j > 0 and entry_key(&es[j - 1]) > key:
+            es[j] = es[j - 1]
+            j -= 1
+        es[j] = e
+
+
 cdef struct PrefixRef:
     uint32_t off
     uint16_t len
@@ -897,6 +922,27 @@ cdef class _Pats:
     def __dealloc__(self):
         PyMem_Free(self.data)
 
+    cdef unsigned char* reserve(self, Py_ssize_t size) except NULL:
+        """Room for ``size`` more bytes at the end (see commit)."""
+        cdef Py_ssize_t cap
+        cdef unsigned char* grown
+        if self.n + size + 1 > self.cap:
+            cap = self.cap * 2 if self.cap else 256
+            while cap < self.n + size + 1:
+                cap *= 2
+            grown = <unsigned char*>PyMem_Realloc(self.data, cap)
+            if grown == NULL:
+                raise MemoryError()
+            self.data = grown
+            self.cap = cap
+        return self.data + self.n
+
+    cdef uint32_t commit(self, Py_ssize_t size):
+        """Keep ``size`` bytes written at reserve(); their offset."""
+        cdef uint32_t at = <uint32_t>self.n
+        self.n += size
+        return at
+
     cdef uint32_t add(self, bytes body) except? 0xFFFFFFFFu:
         cdef Py_ssize_t size = PyBytes_GET_SIZE(body), cap
         cdef unsigned char* grown
@@ -951,6 +997,67 @@ def _clear_patterns():
 _compile.CLEAR_HOOKS.append(_clear_patterns)
 
 
+cdef uint8_t _fast_pattern[2][256]
+
+
+def _init_fast_patterns():
+    """Bytes a pattern may hold for the C reading below: those its dialect's normaliser keeps
+    as they are (asked of the pure normaliser, byte by byte; never '%', whose meaning
+    depends on what follows, nor bytes above 127)."""
+    cdef int d, c
+    for d in range(2):
+        pattern = _dialects.SPECS[_NAMES[d]].pattern
+        for c in range(256):
+            probe = "/a" + chr(c) + "b"
+            _fast_pattern[d][c] = 1 if (c < 128 and chr(c) != "%"
+                                        and pattern(probe) == probe) else 0
+
+
+_init_fast_patterns()
+
+
+cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
+                     uint32_t index, _Pats pats) except -1:
+    """robotrules._match.Pattern of a raw rule whose normal form is itself, in C: False when
+    the rule needs the pure reading (robotrules._compile.native_pattern) instead."""
+    cdef Py_ssize_t i, body = n, out = 0, plen = -1, stars = 0
+    cdef bint anchored = raw[n - 1] == 36  # '$'
+    cdef unsigned char* w
+    if anchored:
+        body = n - 1
+    for i in range(body):
+        if not _fast_pattern[d][raw[i]]:
+            return False
+    if allow and memmem(raw, n, b"/index.htm", 10) != NULL:
+        return False  # Google's companion rule: the pure reading makes it
+    w = pats.reserve(body)
+    for i in range(body):  # "**" is "*"
+        if raw[i] == 42:
+            if out and w[out - 1] == 42:
+                continue
+            if plen < 0:
+                plen = out
+            stars += 1
+        w[out] = raw[i]
+        out += 1
+    if out and w[out - 1] == 42:  # a trailing '*' matches any rest: "/a*" and "/a*$" are "/a"
+        out -= 1
+        stars -= 1
+        anchored = False
+        if stars == 0:
+            plen = -1
+    e.off = pats.commit(out)
+    e.len = <uint16_t>out
+    e.plen = <uint16_t>(out if plen < 0 else plen)
+    e.prio = <uint16_t>(n if n < 65535 else 65535)
+    e.flags = <uint8_t>((PREFIX if stars == 0 and not anchored else EXACT if stars == 0
+                         else STAR if stars == 1 else WILD)
+                        | (F_ANCHORED if anchored else 0) | (F_ALLOW if allow else 0) | F_PATS)
+    e.pad = 0
+    e.index = index
+    return True
+
+
 cdef tuple pattern_of(const unsigned char* raw, Py_ssize_t n, int d, bint allow):
     """robotrules._compile.native_pattern of a raw rule value, behind a C memo (the same
     patterns recur across files; the memo keeps the answers the pure core gave)."""
@@ -989,16 +1096,16 @@ cdef int fill_entry(Entry* e, tuple form, uint32_t index, _Pats pats) except -1:
     return 0
 
 
-cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count, const unsigned char* text,
-                       int d, _Pats pats) except -1:
+cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
+                       const unsigned char* text, int d, _Pats pats) except -1:
     """Compile ``rules`` (of the selected groups) into ``m``."""
-    cdef U32Vec words
+    cdef U32Vec plain_words, other_words
     cdef Entry e
-    cdef Entry* es
-    cdef uint32_t k, n, i, kept, nplain, nref, j, special, always
+    cdef Entry* es = NULL
+    cdef Entry* plains
+    cdef uint32_t k, n, i, kept, nplain, nother, nref, special, always
     cdef const unsigned char* raw
     cdef bint plain, allow
-    cdef str dialect = _NAMES[d]
     cdef PrefixRef* refs = NULL
     cdef PrefixRef* r
     cdef Node* nd
@@ -1008,10 +1115,10 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count, const u
     cdef int32_t parent
     cdef Py_ssize_t c
     cdef uint64_t h
-    cdef Entry* ordered
     global _sort_text, _sort_pats
     memset(m, 0, sizeof(Matcher))
-    memset(&words, 0, sizeof(U32Vec))
+    memset(&plain_words, 0, sizeof(U32Vec))
+    memset(&other_words, 0, sizeof(U32Vec))
     memset(&seen, 0, sizeof(HashMap))
     m.lit = -1
     try:
@@ -1036,46 +1143,63 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count, const u
                 e.flags = PREFIX | (F_ALLOW if allow else 0)
                 e.pad = 0
                 e.index = rules[k].index
-                add_entry(&words, &e)
+                add_entry(&plain_words, &e)
+                continue
+            if fast_entry(&e, raw, n, d, allow, rules[k].index, pats):
+                add_entry(&other_words, &e)
                 continue
             main, comp = pattern_of(raw, n, d, allow)
             fill_entry(&e, main, rules[k].index, pats)
             if allow:
                 e.flags |= F_ALLOW
-            add_entry(&words, &e)
+            add_entry(&other_words, &e)
             if comp is not None:
                 fill_entry(&e, comp, rules[k].index, pats)
                 e.flags |= F_ALLOW
-                add_entry(&words, &e)
-        n = <uint32_t>(words.n // 4)
-        es = <Entry*>words.data
-        words.data = NULL
-        m.entries = es
-        if n == 0:
-            return 0
-        qsort(es, n, sizeof(Entry), cmp_entry_key)
-        # of the rules that match exactly the same paths, only the best can decide
-        map_init(&seen, n)
-        kept = 0
-        for k in range(n):
-            h = fnv(base_of(es[k].flags, text, pats.data) + es[k].off, es[k].len) ^ (
-                (es[k].flags & (F_KIND | F_ANCHORED)) * 0x01000193u)
-            slot = map_slot(&seen, h, &fresh)
-            if not fresh and same_body(&es[slot[0]], &es[k], text, pats.data):
-                continue
-            if fresh:
-                slot[0] = kept
-            es[kept] = es[k]
-            kept += 1
-        map_free(&seen)
-        n = kept
-        if n <= LINEAR_MAX:
+                add_entry(&other_words, &e)
+        nplain = <uint32_t>(plain_words.n // 4)
+        nother = <uint32_t>(other_words.n // 4)
+        es = <Entry*>other_words.data
+        if nother > 1:
+            # of the other rules that match exactly the same paths, only the best can decide
+            qsort(es, nother, sizeof(Entry), cmp_entry_key)
+            map_init(&seen, nother)
+            kept = 0
+            for k in range(nother):
+                h = fnv(base_of(es[k].flags, text, pats.data) + es[k].off, es[k].len) ^ (
+                    (es[k].flags & (F_KIND | F_ANCHORED)) * 0x01000193u)
+                slot = map_slot(&seen, h, &fresh)
+                if not fresh and same_body(&es[slot[0]], &es[k], text, pats.data):
+                    continue
+                if fresh:
+                    slot[0] = kept
+                es[kept] = es[k]
+                kept += 1
+            map_free(&seen)
+            nother = kept
+        if nplain + nother <= LINEAR_MAX:
+            # small: every rule in one best-first list
+            for k in range(nother):
+                add_entry(&plain_words, &es[k])
+            n = <uint32_t>(plain_words.n // 4)
+            m.entries = <Entry*>plain_words.data
+            plain_words.data = NULL
             m.nentries = n
+            sort_small(m.entries, n)
             return 0
-        # indexed: prefixes of plain rules, and of the others when two bytes or longer
-        refs = <PrefixRef*>xmalloc(n * sizeof(PrefixRef))
+        # indexed: plain rules by prefix, and the others when their prefix has two bytes
+        plains = <Entry*>plain_words.data
+        refs = <PrefixRef*>xmalloc((nplain + nother) * sizeof(PrefixRef))
         nref = 0
-        for k in range(n):
+        for k in range(nplain):
+            r = &refs[nref]
+            r.off = plains[k].off
+            r.len = plains[k].len
+            r.flags = plains[k].flags & (F_PATS | F_ALLOW)
+            r.entry = 0xFFFFFFFFu
+            r.plain = plains[k].index
+            nref += 1
+        for k in range(nother):
             if plain_node(&es[k]) or es[k].plen >= 2:
                 r = &refs[nref]
                 r.off = es[k].off
@@ -1087,11 +1211,8 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count, const u
         _sort_text = text
         _sort_pats = pats.data
         qsort(refs, nref, sizeof(PrefixRef), cmp_prefix)
-        # nodes: one per distinct prefix; the entries: each node's other rules, best first
-        m.nodes = <Node*>xmalloc(nref * sizeof(Node) if nref else 1)
-        ordered = <Entry*>xmalloc(n * sizeof(Entry))
-        m.entries = ordered
-        j = 0  # entries placed
+        # nodes: one per distinct prefix
+        m.nodes = <Node*>xmalloc(nref * sizeof(Node))
         i = 0
         m.nnodes = 0
         while i < nref:
@@ -1103,14 +1224,14 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count, const u
             nd.plain = NO_PLAIN
             nd.parent = -1
             nd.lit = -1
-            nd.special = j
+            nd.special = 0
             k = i
             while k < nref and cmp_bytes(
                     base_of(refs[k].flags, text, pats.data) + refs[k].off, refs[k].len,
                     base_of(refs[i].flags, text, pats.data) + refs[i].off, refs[i].len) == 0:
                 if refs[k].entry == 0xFFFFFFFFu:
-                    # plain rules with the same prefix: the best key is kept (longest is
-                    # equal; allow first, then the earliest line)
+                    # plain rules with the same prefix: the best key is kept (lengths are
+                    # equal: allow first, then the earliest line)
                     if (nd.plain == NO_PLAIN or
                             ((refs[k].flags & F_ALLOW) and not (nd.flags & F_ALLOW)) or
                             ((refs[k].flags & F_ALLOW) == (nd.flags & F_ALLOW)
@@ -1120,10 +1241,9 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count, const u
                 k += 1
             m.nnodes += 1
             i = k
-        # the nodes' other rules, best first per node (entries are best first overall)
-        _place_specials(m, es, n, refs, nref, text, pats.data)
-        PyMem_Free(es)
-        es = NULL
+        # the nodes' other rules, best first per node, then the "always" ones
+        m.entries = <Entry*>xmalloc(nother * sizeof(Entry))
+        _place_specials(m, es, nother, refs, nref, text, pats.data)
         # parents: as robotrules._match.IndexedMatcher
         for k in range(1, m.nnodes):
             if _starts(&m.nodes[k], &m.nodes[k - 1], text, pats.data):
@@ -1143,7 +1263,8 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count, const u
         if m.nentries - m.always > LIT_MIN:
             m.lit = _add_lit(m, m.always, m.nentries - m.always, text, pats.data)
     finally:
-        vec_free(&words)
+        vec_free(&plain_words)
+        vec_free(&other_words)
         map_free(&seen)
         PyMem_Free(refs)
     return 0
@@ -1216,11 +1337,33 @@ cdef struct Token:
 cdef enum:
     MEMO = 4
 
+cdef const unsigned char* _sort_tokbuf
+cdef const Token* _sort_tokens
+
+
+cdef inline int token_cmp(const unsigned char* buf, const Token* a, const Token* b) nogil:
+    return cmp_bytes(buf + a.off, a.len, buf + b.off, b.len)
+
+
+cdef int cmp_token(const void* a, const void* b) noexcept nogil:
+    cdef uint32_t x = (<const uint32_t*>a)[0], y = (<const uint32_t*>b)[0]
+    cdef int c = token_cmp(_sort_tokbuf, &_sort_tokens[x], &_sort_tokens[y])
+    if c:
+        return c
+    return (x > y) - (x < y)  # then file order (the groups ascend with it)
+
+
+cdef Py_ssize_t sum_token_bytes(const unsigned char* t, U32Vec* uas, const uint8_t* tb):
+    cdef Py_ssize_t u, total = 0
+    for u in range(uas.n // 3):
+        total += uas.data[3 * u + 1]
+    return total
+
 
 cdef class Doc:
     """A parsed robots.txt in the ``google`` or ``rfc9309`` dialect, ready to answer."""
 
-    cdef bytes body           # the file's bytes (the caller's, unless line ends were CRs)
+    cdef bytes body           # the file's bytes, as the caller gave them
     cdef const unsigned char* t
     cdef Py_ssize_t n
     cdef _Pats pats
@@ -1243,12 +1386,9 @@ cdef class Doc:
         if d > 1:
             raise ValueError("the native kernels match the google and rfc9309 dialects")
         # robotrules._tokenize.to_text without the copy: a byte-order mark (or a prefix of
-        # one) is skipped; CR and CRLF line ends are made LF (in a copy, only if any)
+        # one) is skipped; the tokenizer reads CR and CRLF line ends as they are
         while skip < 3 and skip < size and data[skip] == bom[skip]:
             skip += 1
-        if memchr(data + skip, 13, size - skip) != NULL:
-            body = body[skip:].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            skip = 0
         self.body = body
         self.t = <const unsigned char*>PyBytes_AS_STRING(body) + skip
         self.n = PyBytes_GET_SIZE(body) - skip
@@ -1319,63 +1459,109 @@ cdef class Doc:
         return 0
 
     cdef int _index_agents(self, U32Vec* uas, U32Vec* rule_words, U32Vec* gstart) except -1:
-        """Tokens, their group selections, and a matcher per distinct selection."""
-        cdef Py_ssize_t u, nua = uas.n // 3, k, tlen
-        cdef uint32_t vstart, vlen, g, off = 0
+        """Tokens, their group selections, and a matcher per distinct selection
+        (robotrules._index._index_agents, then robotrules._compile.select)."""
+        cdef Py_ssize_t nua = uas.n // 3, u, tlen, x
+        cdef uint32_t vstart, vlen, g, off = 0, k, j, run, ntok = 0, nsel, sel, cap = 0
+        cdef uint32_t count, r, lo, hi, ngroups = <uint32_t>(gstart.n - 1)
         cdef const unsigned char* v
         cdef const uint8_t* tb = _token_byte[self.d]
-        cdef list global_groups = []
-        cdef dict by_token = {}
-        cdef bytes tok
-        cdef list gs
-        # robotrules._index._index_agents
-        for u in range(nua):
-            vstart = uas.data[3 * u]
-            vlen = uas.data[3 * u + 1]
-            g = uas.data[3 * u + 2]
-            v = self.t + vstart
-            if vlen >= 1 and v[0] == 42 and (vlen == 1 or _ws[v[1]]):
-                if not global_groups or global_groups[len(global_groups) - 1] != g:
-                    global_groups.append(g)
-                continue
-            tlen = 0
-            while tlen < vlen and tb[v[tlen]]:
-                tlen += 1
-            tok = (<char*>v)[:tlen].lower()
-            gs = by_token.get(tok)
-            if gs is None:
-                by_token[tok] = [g]
-            elif gs[len(gs) - 1] != g:
-                gs.append(g)
-        # selections: the global one first, then one per distinct group list
-        sel_of = {tuple(global_groups): 0}
-        order = [tuple(global_groups)]
-        toks = sorted(by_token)
-        self.ntokens = <uint32_t>len(toks)
-        self.tokens = <Token*>xmalloc(self.ntokens * sizeof(Token))
-        total = sum([len(x) for x in toks])
-        self.tokbuf = <unsigned char*>xmalloc(total)
-        for k in range(len(toks)):
-            tok = toks[k]
-            key = tuple(by_token[tok])
-            s = sel_of.get(key)
-            if s is None:
-                s = sel_of[key] = len(order)
-                order.append(key)
-            self.tokens[k].off = off
-            self.tokens[k].len = <uint16_t>len(tok)
-            self.tokens[k].sel = s
-            memcpy(self.tokbuf + off, <char*>tok, len(tok))
-            off += <uint32_t>len(tok)
-        self.nsels = <uint32_t>len(order)
-        self.sels = <Matcher*>xmalloc(self.nsels * sizeof(Matcher))
-        memset(self.sels, 0, self.nsels * sizeof(Matcher))
+        cdef U32Vec sels, sel_start, order_words
+        cdef uint32_t* idx = NULL
+        cdef int32_t* single = NULL
         cdef RawRule* rules = NULL
-        cdef uint32_t cap = 0, count, r, lo, hi
+        cdef Token* tok
+        cdef Token* final
+        cdef uint32_t nfinal
+        global _sort_tokbuf, _sort_tokens
+        memset(&sels, 0, sizeof(U32Vec))
+        memset(&sel_start, 0, sizeof(U32Vec))
+        memset(&order_words, 0, sizeof(U32Vec))
         try:
-            for k in range(len(order)):
+            self.tokbuf = <unsigned char*>xmalloc(1 + sum_token_bytes(self.t, uas, tb))
+            self.tokens = <Token*>xmalloc((nua if nua else 1) * sizeof(Token))
+            # the global selection first: the groups with a '*' line (in file order, once)
+            vec_push(&sel_start, 0)
+            for u in range(nua):
+                vstart = uas.data[3 * u]
+                vlen = uas.data[3 * u + 1]
+                g = uas.data[3 * u + 2]
+                v = self.t + vstart
+                if vlen >= 1 and v[0] == 42 and (vlen == 1 or _ws[v[1]]):
+                    if sels.n == 0 or sels.data[sels.n - 1] != g:
+                        vec_push(&sels, g)
+                    continue
+                tlen = 0
+                while tlen < vlen and tb[v[tlen]]:
+                    tlen += 1
+                tok = &self.tokens[ntok]
+                tok.off = off
+                tok.len = <uint16_t>tlen
+                tok.sel = g  # the group, until the selections are known
+                for x in range(tlen):  # token bytes are ASCII: lower-case them here
+                    self.tokbuf[off + x] = v[x] | 32 if 65 <= v[x] <= 90 else v[x]
+                off += <uint32_t>tlen
+                ntok += 1
+            vec_push(&sel_start, <uint32_t>sels.n)
+            # distinct tokens in byte order, each with its groups in file order
+            idx = <uint32_t*>xmalloc((ntok if ntok else 1) * sizeof(uint32_t))
+            for k in range(ntok):
+                idx[k] = k
+            _sort_tokbuf = self.tokbuf
+            _sort_tokens = self.tokens
+            qsort(idx, ntok, sizeof(uint32_t), cmp_token)
+            single = <int32_t*>xmalloc((ngroups if ngroups else 1) * sizeof(int32_t))
+            for k in range(ngroups):
+                single[k] = -1
+            if sel_start.data[1] - sel_start.data[0] == 1:
+                single[sels.data[0]] = 0
+            final = <Token*>xmalloc((ntok if ntok else 1) * sizeof(Token))
+            nfinal = 0
+            k = 0
+            while k < ntok:
+                run = k
+                lo = <uint32_t>sels.n
+                while run < ntok and token_cmp(self.tokbuf, &self.tokens[idx[run]],
+                                               &self.tokens[idx[k]]) == 0:
+                    g = self.tokens[idx[run]].sel
+                    if sels.n == lo or sels.data[sels.n - 1] != g:
+                        vec_push(&sels, g)
+                    run += 1
+                # the same group list as an earlier selection?
+                count = <uint32_t>sels.n - lo
+                sel = 0xFFFFFFFFu
+                if count == 1 and single[sels.data[lo]] >= 0:
+                    sel = <uint32_t>single[sels.data[lo]]
+                elif count != 1:
+                    for j in range(sel_start.n - 1):
+                        if sel_start.data[j + 1] - sel_start.data[j] == count and memcmp(
+                                &sels.data[sel_start.data[j]], &sels.data[lo],
+                                count * sizeof(uint32_t)) == 0:
+                            sel = j
+                            break
+                if sel == 0xFFFFFFFFu:
+                    sel = <uint32_t>(sel_start.n - 1)
+                    vec_push(&sel_start, <uint32_t>sels.n)
+                    if count == 1:
+                        single[sels.data[lo]] = <int32_t>sel
+                else:
+                    sels.n = lo  # drop the copy
+                final[nfinal] = self.tokens[idx[k]]
+                final[nfinal].sel = sel
+                nfinal += 1
+                k = run
+            PyMem_Free(self.tokens)
+            self.tokens = final
+            self.ntokens = nfinal
+            # one matcher per selection
+            nsel = <uint32_t>(sel_start.n - 1)
+            self.sels = <Matcher*>xmalloc(nsel * sizeof(Matcher))
+            memset(self.sels, 0, nsel * sizeof(Matcher))
+            self.nsels = nsel
+            for k in range(nsel):
                 count = 0
-                for g in order[k]:
+                for j in range(sel_start.data[k], sel_start.data[k + 1]):
+                    g = sels.data[j]
                     lo = gstart.data[g]
                     hi = gstart.data[g + 1]
                     if count + hi - lo > cap:
@@ -1391,6 +1577,11 @@ cdef class Doc:
                         count += 1
                 compile_rules(&self.sels[k], rules, count, self.t, self.d, self.pats)
         finally:
+            vec_free(&sels)
+            vec_free(&sel_start)
+            vec_free(&order_words)
+            PyMem_Free(idx)
+            PyMem_Free(single)
             PyMem_Free(rules)
         return 0
 
