@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-# cython: initializedcheck=False, nonecheck=False, infer_types=False
+# cython: initializedcheck=False, nonecheck=False, infer_types=False, legacy_implicit_noexcept=True
 """The native kernels (Cython): tokenizer, group index, matcher build and match, in C.
 
 The pure-Python core is the reference: this module gives the same answers, faster, for the
@@ -95,6 +95,18 @@ assert NO_MATCH == _compile.NO_MATCH
 DIALECTS = ("rfc9309", "google")  # the dialects matched natively (1994: tokenizer only)
 cdef tuple _NAMES = ("rfc9309", "google", "1994")
 
+cdef const char* _HEX = b"0123456789ABCDEF"
+
+
+cdef inline int hexval(unsigned char c) nogil:
+    if 48 <= c <= 57:
+        return c - 48
+    c |= 32
+    if 97 <= c <= 102:
+        return c - 87
+    return -1
+
+
 cdef int BLANK_KIND = _tokenize.BLANK
 cdef int UNKNOWN_KIND = _directives.UNKNOWN
 cdef uint8_t _starts1[128]
@@ -103,6 +115,7 @@ cdef uint8_t _ws[256]
 cdef uint8_t _not_plain[2][256]
 cdef uint8_t _token_byte[2][256]
 cdef uint8_t _path_ok[256]
+cdef uint8_t _decoded[256]
 cdef uint8_t _roles[3][128]
 cdef bint _lenient[3]
 cdef bint _legacy[3]
@@ -117,6 +130,9 @@ def _init_tables():
         _starts1[c] = 1 if chr(c) in heads else 0
         for k in range(128):
             _starts2[c][k] = 1 if chr(c) + chr(k) in heads else 0
+    dec = _url.decoded_escape_bytes()
+    for c in range(256):
+        _decoded[c] = dec[c]
     ok = _url.normal_path_bytes()
     for c in range(256):
         _path_ok[c] = ok[c]
@@ -206,9 +222,13 @@ cdef struct KeySlot:
 cdef KeySlot _keys[2][KEY_SLOTS]
 
 
+cdef dict _AGENT_KEYS = {}  # user agent -> robotrules._token.query_key(user agent)
+
+
 def clear_caches():
-    """Forget the field names seen (the state of a fresh process)."""
+    """Forget the field names and agents seen (the state of a fresh process)."""
     cdef int m, i
+    _AGENT_KEYS.clear()
     for m in range(2):
         for i in range(KEY_SLOTS):
             _keys[m][i].kind = -1
@@ -998,12 +1018,13 @@ _compile.CLEAR_HOOKS.append(_clear_patterns)
 
 
 cdef uint8_t _fast_pattern[2][256]
+cdef uint8_t _pattern_decodes[2][256]
 
 
 def _init_fast_patterns():
-    """Bytes a pattern may hold for the C reading below: those its dialect's normaliser keeps
-    as they are (asked of the pure normaliser, byte by byte; never '%', whose meaning
-    depends on what follows, nor bytes above 127)."""
+    """What the C reading of patterns below may do, asked of each dialect's pure normaliser
+    (``DialectSpec.pattern``) byte by byte: the bytes it keeps as they are (never '%', nor
+    bytes above 127), and the ``%XX`` escapes it decodes (the others it upper-cases)."""
     cdef int d, c
     for d in range(2):
         pattern = _dialects.SPECS[_NAMES[d]].pattern
@@ -1011,6 +1032,13 @@ def _init_fast_patterns():
             probe = "/a" + chr(c) + "b"
             _fast_pattern[d][c] = 1 if (c < 128 and chr(c) != "%"
                                         and pattern(probe) == probe) else 0
+            decoded = pattern(f"/%{c:02x}") == "/" + chr(c)
+            if decoded:
+                assert chr(c) not in "%*$", "a decoded escape must stay a literal"
+                assert pattern(f"/%{c:02X}") == "/" + chr(c)
+            else:
+                assert pattern(f"/%{c:02x}") == f"/%{c:02X}", "escapes kept upper-cased"
+            _pattern_decodes[d][c] = decoded
 
 
 _init_fast_patterns()
@@ -1018,29 +1046,60 @@ _init_fast_patterns()
 
 cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
                      uint32_t index, _Pats pats) except -1:
-    """robotrules._match.Pattern of a raw rule whose normal form is itself, in C: False when
-    the rule needs the pure reading (robotrules._compile.native_pattern) instead."""
-    cdef Py_ssize_t i, body = n, out = 0, plen = -1, stars = 0
+    """robotrules._match.Pattern of the normal form of a raw rule, in C, for rules made of
+    bytes the dialect keeps and ``%XX`` escapes: False when the rule needs the pure reading
+    (robotrules._compile.native_pattern) instead."""
+    cdef Py_ssize_t i, body = n, out = 0, plen = -1, stars = 0, norm
     cdef bint anchored = raw[n - 1] == 36  # '$'
     cdef unsigned char* w
+    cdef unsigned char c
+    cdef int hi, lo, v
     if anchored:
         body = n - 1
     for i in range(body):
-        if not _fast_pattern[d][raw[i]]:
+        c = raw[i]
+        if c != 37 and not _fast_pattern[d][c]:
             return False
     if allow and memmem(raw, n, b"/index.htm", 10) != NULL:
         return False  # Google's companion rule: the pure reading makes it
     w = pats.reserve(body)
-    for i in range(body):  # "**" is "*"
-        if raw[i] == 42:
+    # the normal form: escapes decoded or upper-cased (a '%' that starts none is kept)
+    i = 0
+    while i < body:
+        c = raw[i]
+        if c == 37:
+            hi = hexval(raw[i + 1]) if i + 1 < body else -1
+            lo = hexval(raw[i + 2]) if i + 2 < body else -1
+            if hi >= 0 and lo >= 0:
+                v = hi * 16 + lo
+                if _pattern_decodes[d][v]:
+                    w[out] = <unsigned char>v
+                    out += 1
+                else:
+                    w[out] = 37
+                    w[out + 1] = _HEX[hi]
+                    w[out + 2] = _HEX[lo]
+                    out += 3
+                i += 3
+                continue
+        w[out] = c
+        out += 1
+        i += 1
+    norm = out + anchored  # the priority: the normal form's length, final '$' included
+    # robotrules._match.Pattern: "**" is "*"; a trailing '*' matches any rest ("/a*" and
+    # "/a*$" are "/a"); then the kind
+    body = out
+    out = 0
+    for i in range(body):
+        if w[i] == 42:
             if out and w[out - 1] == 42:
                 continue
             if plen < 0:
                 plen = out
             stars += 1
-        w[out] = raw[i]
+        w[out] = w[i]
         out += 1
-    if out and w[out - 1] == 42:  # a trailing '*' matches any rest: "/a*" and "/a*$" are "/a"
+    if out and w[out - 1] == 42:
         out -= 1
         stars -= 1
         anchored = False
@@ -1049,7 +1108,7 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     e.off = pats.commit(out)
     e.len = <uint16_t>out
     e.plen = <uint16_t>(out if plen < 0 else plen)
-    e.prio = <uint16_t>(n if n < 65535 else 65535)
+    e.prio = <uint16_t>(norm if norm < 65535 else 65535)
     e.flags = <uint8_t>((PREFIX if stars == 0 and not anchored else EXACT if stars == 0
                          else STAR if stars == 1 else WILD)
                         | (F_ANCHORED if anchored else 0) | (F_ALLOW if allow else 0) | F_PATS)
@@ -1592,10 +1651,18 @@ cdef class Doc:
         cdef int c
         cdef PyObject* ua = <PyObject*>user_agent
         cdef const unsigned char* kp
+        cdef PyObject* hit
         for i in range(MEMO):
             if self.memo_agent[i] == ua:
                 return self.memo_sel[i]
-        key = _query_key(user_agent)
+        hit = PyDict_GetItem(_AGENT_KEYS, user_agent)
+        if hit != NULL:
+            key = <object>hit
+        else:
+            key = _query_key(user_agent)
+            if len(_AGENT_KEYS) >= 4096:
+                _AGENT_KEYS.clear()
+            _AGENT_KEYS[user_agent] = key
         s = 0
         if PyUnicode_IS_ASCII(key):
             kp = <const unsigned char*>PyUnicode_DATA(key)
@@ -1644,7 +1711,8 @@ cdef class Doc:
         cdef unsigned char small[512]
         cdef unsigned char* buf = NULL
         cdef const unsigned char* p
-        cdef Py_ssize_t plen, i
+        cdef Py_ssize_t plen, i, k
+        cdef unsigned char* tmp
         cdef int64_t key
         if PyUnicode_IS_ASCII(url):
             u = <const unsigned char*>PyUnicode_DATA(url)
@@ -1673,10 +1741,22 @@ cdef class Doc:
             if self.d == 0:
                 for i in range(plen):
                     if not _path_ok[p[i]]:
-                        norm = _rfc_path(url).encode("utf-8", "surrogatepass")
-                        if buf != NULL and buf != &small[0]:
+                        # escapes only: fixed here; anything else: robotrules._url.rfc_path
+                        if buf == NULL or buf == &small[0]:
+                            tmp = <unsigned char*>xmalloc(plen)
+                        else:
+                            tmp = buf
+                        k = fix_escapes(p, plen, tmp)
+                        if buf != NULL and buf != &small[0] and buf != tmp:
                             PyMem_Free(buf)
+                        buf = tmp
+                        if k >= 0:
+                            p = buf
+                            plen = k
+                            break
+                        PyMem_Free(buf)
                         buf = NULL
+                        norm = _rfc_path(url).encode("utf-8", "surrogatepass")
                         data = norm
                         p = <const unsigned char*>PyBytes_AS_STRING(norm)
                         plen = PyBytes_GET_SIZE(norm)
@@ -1696,6 +1776,36 @@ cdef class Doc:
             size += sizeof(Matcher) + self.sels[i].nentries * sizeof(Entry) + \
                 self.sels[i].nnodes * sizeof(Node)
         return size
+
+
+cdef Py_ssize_t fix_escapes(const unsigned char* p, Py_ssize_t n, unsigned char* out) nogil:
+    """robotrules._url.rfc_normalize of a path whose only bytes needing work are '%': each
+    ``%XX`` of an unreserved character decoded, every other escape upper-cased, a '%' that
+    starts no escape kept. The length written, or -1 if another byte needs work."""
+    cdef Py_ssize_t i = 0, o = 0
+    cdef int hi, lo, v
+    while i < n:
+        if p[i] == 37:  # '%'
+            hi = hexval(p[i + 1]) if i + 1 < n else -1
+            lo = hexval(p[i + 2]) if i + 2 < n else -1
+            if hi >= 0 and lo >= 0:
+                v = hi * 16 + lo
+                if _decoded[v]:
+                    out[o] = <unsigned char>v
+                    o += 1
+                else:
+                    out[o] = 37
+                    out[o + 1] = _HEX[hi]
+                    out[o + 2] = _HEX[lo]
+                    o += 3
+                i += 3
+                continue
+        elif not _path_ok[p[i]]:
+            return -1
+        out[o] = p[i]
+        o += 1
+        i += 1
+    return o
 
 
 cdef inline Py_ssize_t first_of3(const unsigned char* u, Py_ssize_t n, Py_ssize_t start):
@@ -1751,3 +1861,18 @@ cdef void path_span(const unsigned char* u, Py_ssize_t n, Py_ssize_t* start, Py_
     start[0] = ps
     end[0] = n if h < 0 else h
     slash[0] = u[ps] != 47
+
+
+def pattern_form(bytes raw, str dialect, bint allow):
+    """The C reading of a raw rule value (for tests: it must equal the pure reading,
+    ``robotrules._compile.native_pattern(raw)[0]``), or None where it defers to that."""
+    cdef Entry e
+    cdef _Pats pats = _Pats()
+    cdef int d = dialect_code(dialect)
+    if d > 1 or not raw:
+        raise ValueError("google or rfc9309, and a non-empty value")
+    if not fast_entry(&e, <const unsigned char*>PyBytes_AS_STRING(raw), len(raw), d, allow, 0,
+                      pats):
+        return None
+    return ((<char*>pats.data)[e.off:e.off + e.len], e.flags & F_KIND,
+            bool(e.flags & F_ANCHORED), e.plen, e.prio)

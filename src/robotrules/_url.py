@@ -109,6 +109,13 @@ def normal_path_bytes() -> bytes:
     return bytes(_NEEDS_WORK.search(chr(c)) is None for c in range(256))
 
 
+def decoded_escape_bytes() -> bytes:
+    """For each byte value, 1 if RFC 9309 normalisation decodes its ``%XX`` escape (an
+    unreserved character), 0 if it keeps the escape (upper-cased): read off
+    :func:`rfc_normalize` itself, for the native kernels."""
+    return bytes(rfc_normalize(f"%{c:02x}") == chr(c) for c in range(256))
+
+
 def rfc_normalize(text: str) -> str:
     """RFC 9309 2.2.2 form of a URL path (or a literal run of a pattern)."""
     if _NEEDS_WORK.search(text) is None:
