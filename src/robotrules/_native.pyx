@@ -69,7 +69,15 @@ cdef enum:
     STAR = 2
     WILD = 3
     LINEAR_MAX = 16
-    LIT_MIN = 48
+    LIT_MIN = 48      # longer lists of wildcard rules get a literal index:
+    LIT_NOW = 512     # at once when this long, or on a path this long,
+    LIT_PATH = 256
+    LIT_AFTER = 4     # else after this many queries scanned the list (a file seen once
+                      # rarely pays for an index)
+    LIT_NONE = -1
+    LIT_LATER = -2
+    LIT_WANTED = -3
+    NEED_INDEX = -2   # matcher_best: build the wanted indexes, then ask again
     # entry flags
     F_KIND = 3
     F_ANCHORED = 4
@@ -246,6 +254,23 @@ cdef inline uint32_t fnv(const unsigned char* p, Py_ssize_t n):
     return h
 
 
+cdef inline uint64_t hash_bytes(const unsigned char* p, Py_ssize_t n) nogil:
+    """A fast 64-bit hash: eight bytes a step."""
+    cdef uint64_t h = 0x9E3779B97F4A7C15ull ^ <uint64_t>n, w
+    cdef Py_ssize_t i = 0
+    while i + 8 <= n:
+        memcpy(&w, p + i, 8)
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull
+        h ^= h >> 32
+        i += 8
+    if i < n:
+        w = 0
+        memcpy(&w, p + i, n - i)
+        h = (h ^ w) * 0xC4CEB9FE1A85EC53ull
+        h ^= h >> 29
+    return h
+
+
 cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read_leniently
                   ) except -1:
     """Stream kind of the field name ``p[:n]`` (as written), memoised per distinct name."""
@@ -357,6 +382,10 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
     cdef const void* nl
     cdef const void* cr
     cdef bint crs = memchr(t, 13, size) != NULL, at_cr = False
+    cdef const unsigned char* last_key = NULL
+    cdef Py_ssize_t last_n = -1
+    cdef int last_kind = 0
+    cdef bint last_lenient = False
     cdef uint32_t lineno = 0, start
     cdef bint rare = size > MAX_LINE or memchr(t, 0, size) != NULL
     cdef bint legacy = _legacy[d], lenient = _lenient[d], longnul, lenient_read, spaced
@@ -416,7 +445,15 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
                 if odd != NULL:
                     vec_push(odd, start)
             else:
-                kind = classify(p + k0, k1 - k0, lenient, &lenient_read)
+                if k1 - k0 == last_n and memcmp(p + k0, last_key, last_n) == 0:
+                    kind = last_kind  # the same field as the line before (most are)
+                    lenient_read = last_lenient
+                else:
+                    kind = classify(p + k0, k1 - k0, lenient, &lenient_read)
+                    last_key = p + k0
+                    last_n = k1 - k0
+                    last_kind = kind
+                    last_lenient = lenient_read
                 if lenient_read and odd != NULL:
                     vec_push(odd, start)
                 end = n if hsh < 0 else hsh
@@ -493,7 +530,7 @@ cdef struct Node:
     uint32_t plain    # directive index of the best plain rule with exactly this prefix
     int32_t parent    # the longest other prefix that is a prefix of this one, or -1
     uint32_t special  # its other rules: entries[special : next node's special]
-    int32_t lit       # a LitIndex over them, or -1
+    int32_t lit       # a LitIndex over them, or LIT_NONE, LIT_LATER, LIT_WANTED
 
 
 cdef struct LitIndex:
@@ -513,12 +550,14 @@ cdef struct LitIndex:
 
 
 cdef struct Matcher:
+    uint8_t ready     # compiled (on the first query that selects it)
+    uint8_t scans     # queries that scanned the "always" list while it waits for its index
     uint32_t nentries
     Entry* entries    # linear: every rule; indexed: the nodes' other rules, then "always"
     uint32_t nnodes   # 0: linear
     Node* nodes
     uint32_t always   # indexed: entries[always:] could match anywhere
-    int32_t lit       # a LitIndex over entries[always:], or -1
+    int32_t lit       # a LitIndex over entries[always:], or LIT_NONE, LIT_LATER, LIT_WANTED
     uint32_t nlits
     LitIndex* lits
 
@@ -675,6 +714,13 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
             if nd.lit >= 0:
                 best = lit_best(&m.lits[nd.lit], m.entries, path, n, best, text, pats)
             else:
+                if nd.lit == LIT_LATER:
+                    if nd.pad < 255:
+                        nd.pad += 1
+                    if (nd.pad >= LIT_AFTER or n >= LIT_PATH
+                            or sp_end - nd.special >= LIT_NOW):
+                        nd.lit = LIT_WANTED
+                        return NEED_INDEX
                 best = scan_entries(m.entries + nd.special, sp_end - nd.special, path, n,
                                     best, text, pats)
         k = nd.parent
@@ -682,9 +728,30 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
         if m.lit >= 0:
             best = lit_best(&m.lits[m.lit], m.entries, path, n, best, text, pats)
         else:
+            if m.lit == LIT_LATER:
+                if m.scans < 255:
+                    m.scans += 1
+                if (m.scans >= LIT_AFTER or n >= LIT_PATH
+                        or m.nentries - m.always >= LIT_NOW):
+                    m.lit = LIT_WANTED
+                    return NEED_INDEX
             best = scan_entries(m.entries + m.always, m.nentries - m.always, path, n, best,
                                 text, pats)
     return best
+
+
+cdef int index_wanted(Matcher* m, const unsigned char* text, const unsigned char* pats
+                      ) except -1:
+    """Build the literal indexes matcher_best asked for (LIT_WANTED)."""
+    cdef uint32_t k, special, end
+    for k in range(m.nnodes):
+        if m.nodes[k].lit == LIT_WANTED:
+            special = m.nodes[k].special
+            end = m.nodes[k + 1].special if k + 1 < m.nnodes else m.always
+            m.nodes[k].lit = _add_lit(m, special, end - special, text, pats)
+    if m.lit == LIT_WANTED:
+        m.lit = _add_lit(m, m.always, m.nentries - m.always, text, pats)
+    return 0
 
 
 cdef void matcher_free(Matcher* m):
@@ -731,6 +798,7 @@ cdef void sort_small(Entry* es, uint32_t n) noexcept nogil:
 
 
 cdef struct PrefixRef:
+    uint64_t head     # the first eight bytes, big-endian (zero-padded): compared first
     uint32_t off
     uint16_t len
     uint8_t flags
@@ -739,14 +807,66 @@ cdef struct PrefixRef:
     uint32_t plain    # plain rule: its directive index (flags has F_ALLOW)
 
 
-cdef int cmp_prefix(const void* a, const void* b) noexcept nogil:
-    cdef const PrefixRef* x = <const PrefixRef*>a
-    cdef const PrefixRef* y = <const PrefixRef*>b
-    cdef int c = cmp_bytes(base_of(x.flags, _sort_text, _sort_pats) + x.off, x.len,
-                           base_of(y.flags, _sort_text, _sort_pats) + y.off, y.len)
-    if c:
-        return c
+cdef inline uint64_t head8(const unsigned char* p, Py_ssize_t n) nogil:
+    cdef uint64_t h = 0
+    cdef Py_ssize_t i
+    for i in range(8):
+        h = (h << 8) | (p[i] if i < n else 0)
+    return h
+
+
+cdef inline int cmp_prefix(const PrefixRef* x, const PrefixRef* y) nogil:
+    """Prefix bytes (values hold no NUL, so zero padding orders a shorter prefix first),
+    then entry index."""
+    cdef int c
+    if x.head != y.head:
+        return -1 if x.head < y.head else 1
+    if x.len > 8 or y.len > 8:
+        c = cmp_bytes(base_of(x.flags, _sort_text, _sort_pats) + x.off, x.len,
+                      base_of(y.flags, _sort_text, _sort_pats) + y.off, y.len)
+        if c:
+            return c
+    elif x.len != y.len:
+        return -1 if x.len < y.len else 1
     return (x.entry > y.entry) - (x.entry < y.entry)
+
+
+cdef void sort_refs(PrefixRef* a, Py_ssize_t n) noexcept nogil:
+    """Quicksort (Hoare's partition around the middle element) with insertion sort for
+    short runs, by cmp_prefix."""
+    cdef Py_ssize_t i, j
+    cdef PrefixRef t, pivot
+    while n > 12:
+        pivot = a[(n - 1) >> 1]
+        i = -1
+        j = n
+        while True:
+            i += 1
+            while cmp_prefix(&a[i], &pivot) < 0:
+                i += 1
+            j -= 1
+            while cmp_prefix(&pivot, &a[j]) < 0:
+                j -= 1
+            if i >= j:
+                break
+            t = a[i]
+            a[i] = a[j]
+            a[j] = t
+        # a[0 .. j] and a[j + 1 .. n - 1]: recurse on the smaller, loop on the larger
+        if j + 1 < n - j - 1:
+            sort_refs(a, j + 1)
+            a += j + 1
+            n -= j + 1
+        else:
+            sort_refs(a + j + 1, n - j - 1)
+            n = j + 1
+    for i in range(1, n):
+        t = a[i]
+        j = i
+        while j > 0 and cmp_prefix(&t, &a[j - 1]) < 0:
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = t
 
 
 cdef struct HashMap:
@@ -934,60 +1054,55 @@ cdef inline bint same_body(const Entry* a, const Entry* b, const unsigned char* 
                        a.len) == 0)
 
 
-cdef class _Pats:
-    """The normalised bodies of a file's non-plain patterns, in one growing buffer."""
-    cdef unsigned char* data
-    cdef Py_ssize_t n, cap
-
-    def __dealloc__(self):
-        PyMem_Free(self.data)
-
-    cdef unsigned char* reserve(self, Py_ssize_t size) except NULL:
-        """Room for ``size`` more bytes at the end (see commit)."""
-        cdef Py_ssize_t cap
-        cdef unsigned char* grown
-        if self.n + size + 1 > self.cap:
-            cap = self.cap * 2 if self.cap else 256
-            while cap < self.n + size + 1:
-                cap *= 2
-            grown = <unsigned char*>PyMem_Realloc(self.data, cap)
-            if grown == NULL:
-                raise MemoryError()
-            self.data = grown
-            self.cap = cap
-        return self.data + self.n
-
-    cdef uint32_t commit(self, Py_ssize_t size):
-        """Keep ``size`` bytes written at reserve(); their offset."""
-        cdef uint32_t at = <uint32_t>self.n
-        self.n += size
-        return at
-
-    cdef uint32_t add(self, bytes body) except? 0xFFFFFFFFu:
-        cdef Py_ssize_t size = PyBytes_GET_SIZE(body), cap
-        cdef unsigned char* grown
-        cdef uint32_t at
-        if self.n + size > self.cap:
-            cap = self.cap * 2 if self.cap else 256
-            while cap < self.n + size:
-                cap *= 2
-            grown = <unsigned char*>PyMem_Realloc(self.data, cap)
-            if grown == NULL:
-                raise MemoryError()
-            self.data = grown
-            self.cap = cap
-        at = <uint32_t>self.n
-        memcpy(self.data + at, PyBytes_AS_STRING(body), size)
-        self.n += size
-        return at
+cdef struct Pats:
+    unsigned char* data  # the normalised bodies of a file's non-plain patterns
+    Py_ssize_t n
+    Py_ssize_t cap
 
 
-cdef int add_entry(U32Vec* raw_entries, Entry* e) except -1:
-    """Append an Entry (16 bytes) to a vector of uint32 words."""
-    cdef uint32_t* w = <uint32_t*>e
-    cdef int i
-    for i in range(4):
-        vec_push(raw_entries, w[i])
+cdef unsigned char* pats_reserve(Pats* pats, Py_ssize_t size) except NULL:
+    """Room for ``size`` more bytes at the end (see pats_commit)."""
+    cdef Py_ssize_t cap
+    cdef unsigned char* grown
+    if pats.n + size + 1 > pats.cap:
+        cap = pats.cap * 2 if pats.cap else 256
+        while cap < pats.n + size + 1:
+            cap *= 2
+        grown = <unsigned char*>PyMem_Realloc(pats.data, cap)
+        if grown == NULL:
+            raise MemoryError()
+        pats.data = grown
+        pats.cap = cap
+    return pats.data + pats.n
+
+
+cdef inline uint32_t pats_commit(Pats* pats, Py_ssize_t size):
+    """Keep ``size`` bytes written at pats_reserve(); their offset."""
+    cdef uint32_t at = <uint32_t>pats.n
+    pats.n += size
+    return at
+
+
+cdef uint32_t pats_add(Pats* pats, bytes body) except? 0xFFFFFFFFu:
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(body)
+    cdef unsigned char* w = pats_reserve(pats, size)
+    memcpy(w, PyBytes_AS_STRING(body), size)
+    return pats_commit(pats, size)
+
+
+cdef int add_entry(U32Vec* v, Entry* e) except -1:
+    """Append an Entry (16 bytes: four words) to a vector of uint32 words."""
+    cdef Py_ssize_t cap
+    cdef uint32_t* grown
+    if v.n + 4 > v.cap:
+        cap = v.cap * 2 if v.cap else 64
+        grown = <uint32_t*>PyMem_Realloc(v.data, cap * sizeof(uint32_t))
+        if grown == NULL:
+            raise MemoryError()
+        v.data = grown
+        v.cap = cap
+    memcpy(v.data + v.n, e, sizeof(Entry))
+    v.n += 4
     return 0
 
 
@@ -1018,6 +1133,7 @@ _compile.CLEAR_HOOKS.append(_clear_patterns)
 
 
 cdef uint8_t _fast_pattern[2][256]
+cdef uint8_t _pattern_slow[2][256]  # neither kept as it is nor '%': the pure reading
 cdef uint8_t _pattern_decodes[2][256]
 
 
@@ -1032,6 +1148,7 @@ def _init_fast_patterns():
             probe = "/a" + chr(c) + "b"
             _fast_pattern[d][c] = 1 if (c < 128 and chr(c) != "%"
                                         and pattern(probe) == probe) else 0
+            _pattern_slow[d][c] = 0 if _fast_pattern[d][c] or c == 37 else 1
             decoded = pattern(f"/%{c:02x}") == "/" + chr(c)
             if decoded:
                 assert chr(c) not in "%*$", "a decoded escape must stay a literal"
@@ -1045,7 +1162,7 @@ _init_fast_patterns()
 
 
 cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
-                     uint32_t index, _Pats pats) except -1:
+                     uint32_t index, Pats* pats) except -1:
     """robotrules._match.Pattern of the normal form of a raw rule, in C, for rules made of
     bytes the dialect keeps and ``%XX`` escapes: False when the rule needs the pure reading
     (robotrules._compile.native_pattern) instead."""
@@ -1054,17 +1171,22 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     cdef unsigned char* w
     cdef unsigned char c
     cdef int hi, lo, v
+    cdef const uint8_t* slow = _pattern_slow[d]
+    cdef uint8_t bad = 0
     if anchored:
         body = n - 1
     for i in range(body):
-        c = raw[i]
-        if c != 37 and not _fast_pattern[d][c]:
-            return False
+        bad |= slow[raw[i]]
+    if bad:
+        return False
     if allow and memmem(raw, n, b"/index.htm", 10) != NULL:
         return False  # Google's companion rule: the pure reading makes it
-    w = pats.reserve(body)
+    w = pats_reserve(pats, body)
     # the normal form: escapes decoded or upper-cased (a '%' that starts none is kept)
     i = 0
+    if memchr(raw, 37, body) == NULL:
+        memcpy(w, raw, body)
+        i = out = body
     while i < body:
         c = raw[i]
         if c == 37:
@@ -1090,7 +1212,9 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     # "/a*$" are "/a"); then the kind
     body = out
     out = 0
-    for i in range(body):
+    if memchr(w, 42, body) == NULL:
+        out = body
+    for i in range(out, body):
         if w[i] == 42:
             if out and w[out - 1] == 42:
                 continue
@@ -1105,7 +1229,7 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
         anchored = False
         if stars == 0:
             plen = -1
-    e.off = pats.commit(out)
+    e.off = pats_commit(pats, out)
     e.len = <uint16_t>out
     e.plen = <uint16_t>(out if plen < 0 else plen)
     e.prio = <uint16_t>(norm if norm < 65535 else 65535)
@@ -1142,10 +1266,10 @@ cdef tuple pattern_of(const unsigned char* raw, Py_ssize_t n, int d, bint allow)
     return result
 
 
-cdef int fill_entry(Entry* e, tuple form, uint32_t index, _Pats pats) except -1:
+cdef int fill_entry(Entry* e, tuple form, uint32_t index, Pats* pats) except -1:
     cdef bytes body = <bytes>form[0]
     cdef Py_ssize_t prio = <Py_ssize_t>form[4]
-    e.off = pats.add(body)
+    e.off = pats_add(pats, body)
     e.len = <uint16_t>PyBytes_GET_SIZE(body)
     e.plen = <uint16_t>form[3]
     e.prio = <uint16_t>(prio if prio < 65535 else 65535)
@@ -1156,7 +1280,7 @@ cdef int fill_entry(Entry* e, tuple form, uint32_t index, _Pats pats) except -1:
 
 
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
-                       const unsigned char* text, int d, _Pats pats) except -1:
+                       const unsigned char* text, int d, Pats* pats) except -1:
     """Compile ``rules`` (of the selected groups) into ``m``."""
     cdef U32Vec plain_words, other_words
     cdef Entry e
@@ -1174,6 +1298,8 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     cdef int32_t parent
     cdef Py_ssize_t c
     cdef uint64_t h
+    cdef uint8_t bad
+    cdef const uint8_t* tbl = _not_plain[d]
     global _sort_text, _sort_pats
     memset(m, 0, sizeof(Matcher))
     memset(&plain_words, 0, sizeof(U32Vec))
@@ -1187,11 +1313,10 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                 continue  # an empty pattern never decides
             raw = text + rules[k].vstart
             allow = rules[k].allow
-            plain = True
+            bad = 0
             for c in range(n):
-                if _not_plain[d][raw[c]]:
-                    plain = False
-                    break
+                bad |= tbl[raw[c]]
+            plain = bad == 0
             if plain and allow and memmem(raw, n, b"/index.htm", 10) != NULL:
                 plain = False
             if plain:
@@ -1221,11 +1346,14 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
         es = <Entry*>other_words.data
         if nother > 1:
             # of the other rules that match exactly the same paths, only the best can decide
-            qsort(es, nother, sizeof(Entry), cmp_entry_key)
+            if nother <= 32:
+                sort_small(es, nother)
+            else:
+                qsort(es, nother, sizeof(Entry), cmp_entry_key)
             map_init(&seen, nother)
             kept = 0
             for k in range(nother):
-                h = fnv(base_of(es[k].flags, text, pats.data) + es[k].off, es[k].len) ^ (
+                h = hash_bytes(base_of(es[k].flags, text, pats.data) + es[k].off, es[k].len) ^ (
                     (es[k].flags & (F_KIND | F_ANCHORED)) * 0x01000193u)
                 slot = map_slot(&seen, h, &fresh)
                 if not fresh and same_body(&es[slot[0]], &es[k], text, pats.data):
@@ -1269,7 +1397,10 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                 nref += 1
         _sort_text = text
         _sort_pats = pats.data
-        qsort(refs, nref, sizeof(PrefixRef), cmp_prefix)
+        for k in range(nref):
+            refs[k].head = head8(base_of(refs[k].flags, text, pats.data) + refs[k].off,
+                                 refs[k].len)
+        sort_refs(refs, nref)
         # nodes: one per distinct prefix
         m.nodes = <Node*>xmalloc(nref * sizeof(Node))
         i = 0
@@ -1313,14 +1444,14 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                                                    pats.data):
                     parent = m.nodes[parent].parent
                 m.nodes[k].parent = parent
-        # big lists of wildcard rules get a literal index
+        # big lists of wildcard rules get a literal index (see matcher_best: when needed)
         for k in range(m.nnodes):
             special = m.nodes[k].special
             always = m.nodes[k + 1].special if k + 1 < m.nnodes else m.always
             if always - special > LIT_MIN:
-                m.nodes[k].lit = _add_lit(m, special, always - special, text, pats.data)
+                m.nodes[k].lit = LIT_LATER
         if m.nentries - m.always > LIT_MIN:
-            m.lit = _add_lit(m, m.always, m.nentries - m.always, text, pats.data)
+            m.lit = LIT_LATER
     finally:
         vec_free(&plain_words)
         vec_free(&other_words)
@@ -1420,12 +1551,15 @@ cdef Py_ssize_t sum_token_bytes(const unsigned char* t, U32Vec* uas, const uint8
 
 
 cdef class Doc:
-    """A parsed robots.txt in the ``google`` or ``rfc9309`` dialect, ready to answer."""
+    """The native base of :class:`robotrules.RobotsTxt`: a parsed robots.txt in the
+    ``google`` or ``rfc9309`` dialect, ready to answer. For another dialect (or a body that
+    is not ``bytes``) it holds nothing and :meth:`is_allowed` asks the subclass's
+    ``_pure_is_allowed``."""
 
     cdef bytes body           # the file's bytes, as the caller gave them
     cdef const unsigned char* t
     cdef Py_ssize_t n
-    cdef _Pats pats
+    cdef Pats pats
     cdef int d
     cdef uint32_t ntokens
     cdef Token* tokens
@@ -1435,26 +1569,37 @@ cdef class Doc:
     cdef PyObject* memo_agent[MEMO]
     cdef uint32_t memo_sel[MEMO]
     cdef uint32_t memo_next
-    cdef readonly uint32_t directives
+    cdef readonly uint32_t _native_directives
+    cdef readonly bint _native_on
+    # until every selection is compiled: each rule (vstart, index, vlen | allow << 16), where
+    # each group's rules start, each selection's groups and where they start
+    cdef U32Vec rule_words, gstart, sel_groups, sel_start
+    cdef uint32_t compiled
 
-    def __cinit__(self, bytes body, str dialect):
-        cdef int d = dialect_code(dialect)
-        cdef Py_ssize_t skip = 0, size = PyBytes_GET_SIZE(body)
-        cdef const unsigned char* data = <const unsigned char*>PyBytes_AS_STRING(body)
+    def __cinit__(self, body, dialect, base_url=None, bint pure=False):
+        cdef int d
+        cdef Py_ssize_t skip = 0, size
+        cdef const unsigned char* data
         cdef const unsigned char* bom = <const unsigned char*>b"\xef\xbb\xbf"
+        memset(self.memo_agent, 0, sizeof(self.memo_agent))
+        memset(&self.pats, 0, sizeof(Pats))
+        if pure or type(body) is not bytes or type(dialect) is not str:
+            return
+        d = dialect_code(dialect)
         if d > 1:
-            raise ValueError("the native kernels match the google and rfc9309 dialects")
+            return
+        size = PyBytes_GET_SIZE(body)
+        data = <const unsigned char*>PyBytes_AS_STRING(body)
         # robotrules._tokenize.to_text without the copy: a byte-order mark (or a prefix of
         # one) is skipped; the tokenizer reads CR and CRLF line ends as they are
         while skip < 3 and skip < size and data[skip] == bom[skip]:
             skip += 1
         self.body = body
-        self.t = <const unsigned char*>PyBytes_AS_STRING(body) + skip
-        self.n = PyBytes_GET_SIZE(body) - skip
+        self.t = data + skip
+        self.n = size - skip
         self.d = d
-        self.pats = _Pats()
-        memset(self.memo_agent, 0, sizeof(self.memo_agent))
         self._build()
+        self._native_on = True
 
     def __dealloc__(self):
         cdef uint32_t i
@@ -1466,6 +1611,11 @@ cdef class Doc:
         PyMem_Free(self.sels)
         PyMem_Free(self.tokens)
         PyMem_Free(self.tokbuf)
+        PyMem_Free(self.pats.data)
+        vec_free(&self.rule_words)
+        vec_free(&self.gstart)
+        vec_free(&self.sel_groups)
+        vec_free(&self.sel_start)
 
     cdef int _build(self) except -1:
         cdef U32Vec dirs, ua_words, rule_words, gstart
@@ -1481,7 +1631,7 @@ cdef class Doc:
         try:
             scan(self.t, self.n, self.d, &dirs, NULL)
             ndirs = dirs.n // 3
-            self.directives = <uint32_t>ndirs
+            self._native_directives = <uint32_t>ndirs
             # groups (robotrules._index.build): user-agent lines and rules per group
             for i in range(ndirs):
                 head = dirs.data[3 * i]
@@ -1510,6 +1660,10 @@ cdef class Doc:
             vec_push(&gstart, <uint32_t>(rule_words.n // 3))
             vec_free(&dirs)
             self._index_agents(&ua_words, &rule_words, &gstart)
+            self.rule_words = rule_words
+            self.gstart = gstart
+            memset(&rule_words, 0, sizeof(U32Vec))
+            memset(&gstart, 0, sizeof(U32Vec))
         finally:
             vec_free(&dirs)
             vec_free(&ua_words)
@@ -1612,36 +1766,60 @@ cdef class Doc:
             PyMem_Free(self.tokens)
             self.tokens = final
             self.ntokens = nfinal
-            # one matcher per selection
+            # one matcher per selection, compiled on its first query
             nsel = <uint32_t>(sel_start.n - 1)
             self.sels = <Matcher*>xmalloc(nsel * sizeof(Matcher))
             memset(self.sels, 0, nsel * sizeof(Matcher))
             self.nsels = nsel
-            for k in range(nsel):
-                count = 0
-                for j in range(sel_start.data[k], sel_start.data[k + 1]):
-                    g = sels.data[j]
-                    lo = gstart.data[g]
-                    hi = gstart.data[g + 1]
-                    if count + hi - lo > cap:
-                        cap = (count + hi - lo) * 2
-                        rules = <RawRule*>PyMem_Realloc(rules, cap * sizeof(RawRule))
-                        if rules == NULL:
-                            raise MemoryError()
-                    for r in range(lo, hi):
-                        rules[count].vstart = rule_words.data[3 * r]
-                        rules[count].index = rule_words.data[3 * r + 1]
-                        rules[count].vlen = <uint16_t>(rule_words.data[3 * r + 2] & 0xFFFF)
-                        rules[count].allow = (rule_words.data[3 * r + 2] >> 16) & 1
-                        count += 1
-                compile_rules(&self.sels[k], rules, count, self.t, self.d, self.pats)
+            self.sel_groups = sels
+            self.sel_start = sel_start
+            memset(&sels, 0, sizeof(U32Vec))
+            memset(&sel_start, 0, sizeof(U32Vec))
         finally:
             vec_free(&sels)
             vec_free(&sel_start)
             vec_free(&order_words)
             PyMem_Free(idx)
             PyMem_Free(single)
+        return 0
+
+    cdef int _compile(self, uint32_t k) except -1:
+        """Compile selection ``k`` (its groups' rules) into ``self.sels[k]``. Built aside
+        and then published, so that a thread that ran meanwhile (a Python callback may let
+        one run) leaves one matcher, not a torn one."""
+        cdef Matcher m
+        cdef RawRule* rules = NULL
+        cdef uint32_t count = 0, j, g, lo, hi, r, cap = 0
+        cdef U32Vec* words = &self.rule_words
+        try:
+            for j in range(self.sel_start.data[k], self.sel_start.data[k + 1]):
+                g = self.sel_groups.data[j]
+                cap += self.gstart.data[g + 1] - self.gstart.data[g]
+            rules = <RawRule*>xmalloc(cap * sizeof(RawRule))
+            for j in range(self.sel_start.data[k], self.sel_start.data[k + 1]):
+                g = self.sel_groups.data[j]
+                lo = self.gstart.data[g]
+                hi = self.gstart.data[g + 1]
+                for r in range(lo, hi):
+                    rules[count].vstart = words.data[3 * r]
+                    rules[count].index = words.data[3 * r + 1]
+                    rules[count].vlen = <uint16_t>(words.data[3 * r + 2] & 0xFFFF)
+                    rules[count].allow = (words.data[3 * r + 2] >> 16) & 1
+                    count += 1
+            compile_rules(&m, rules, count, self.t, self.d, &self.pats)
+        finally:
             PyMem_Free(rules)
+        if self.sels[k].ready:
+            matcher_free(&m)
+            return 0
+        m.ready = 1
+        self.sels[k] = m
+        self.compiled += 1
+        if self.compiled == self.nsels:  # every selection compiled: the groups are not needed
+            vec_free(&self.rule_words)
+            vec_free(&self.gstart)
+            vec_free(&self.sel_groups)
+            vec_free(&self.sel_start)
         return 0
 
     cdef uint32_t _select(self, str user_agent) except 0xFFFFFFFFu:
@@ -1690,9 +1868,16 @@ cdef class Doc:
 
     cdef int64_t _best(self, const unsigned char* p, Py_ssize_t n, str user_agent) except -1:
         cdef uint32_t s = self._select(user_agent)
-        return matcher_best(&self.sels[s], p, n, self.t, self.pats.data)
+        cdef int64_t key
+        if not self.sels[s].ready:
+            self._compile(s)
+        key = matcher_best(&self.sels[s], p, n, self.t, self.pats.data)
+        while key == NEED_INDEX:
+            index_wanted(&self.sels[s], self.t, self.pats.data)
+            key = matcher_best(&self.sels[s], p, n, self.t, self.pats.data)
+        return key
 
-    def best(self, str path, str user_agent):
+    def _native_best(self, str path, str user_agent):
         """The key of the rule that decides ``path`` (a matchable path, as the dialect's
         spec gives it) for ``user_agent``, or NO_MATCH: robotrules._match's keys."""
         if PyUnicode_IS_ASCII(path):
@@ -1702,8 +1887,8 @@ cdef class Doc:
         return self._best(<const unsigned char*>PyBytes_AS_STRING(data),
                           PyBytes_GET_SIZE(data), user_agent)
 
-    def allowed(self, str url, str user_agent):
-        """May ``user_agent`` fetch ``url`` (absolute, or a path)?"""
+    def is_allowed(self, str url, *, str user_agent="*"):
+        """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
         cdef const unsigned char* u
         cdef Py_ssize_t n, start, end
         cdef bint slash
@@ -1714,6 +1899,8 @@ cdef class Doc:
         cdef Py_ssize_t plen, i, k
         cdef unsigned char* tmp
         cdef int64_t key
+        if not self._native_on:
+            return self._pure_is_allowed(url, user_agent)
         if PyUnicode_IS_ASCII(url):
             u = <const unsigned char*>PyUnicode_DATA(url)
             n = PyUnicode_GET_LENGTH(url)
@@ -1867,12 +2054,16 @@ def pattern_form(bytes raw, str dialect, bint allow):
     """The C reading of a raw rule value (for tests: it must equal the pure reading,
     ``robotrules._compile.native_pattern(raw)[0]``), or None where it defers to that."""
     cdef Entry e
-    cdef _Pats pats = _Pats()
+    cdef Pats pats
+    memset(&pats, 0, sizeof(Pats))
     cdef int d = dialect_code(dialect)
     if d > 1 or not raw:
         raise ValueError("google or rfc9309, and a non-empty value")
-    if not fast_entry(&e, <const unsigned char*>PyBytes_AS_STRING(raw), len(raw), d, allow, 0,
-                      pats):
-        return None
-    return ((<char*>pats.data)[e.off:e.off + e.len], e.flags & F_KIND,
-            bool(e.flags & F_ANCHORED), e.plen, e.prio)
+    try:
+        if not fast_entry(&e, <const unsigned char*>PyBytes_AS_STRING(raw), len(raw), d, allow,
+                          0, &pats):
+            return None
+        return ((<char*>pats.data)[e.off:e.off + e.len], e.flags & F_KIND,
+                bool(e.flags & F_ANCHORED), e.plen, e.prio)
+    finally:
+        PyMem_Free(pats.data)

@@ -15,6 +15,7 @@ import os
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from types import ModuleType
 from typing import TYPE_CHECKING, Final, TypeVar
 
 from . import _directives as D
@@ -22,7 +23,7 @@ from . import _token
 from . import _tokenize as T
 from ._checks import add_sitemap, file_findings
 from ._compile import compile_groups, select
-from ._dialects import SPECS, spec
+from ._dialects import SPECS, DialectSpec, spec
 from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW, GroupIndex
 from ._index import build as build_index
 from ._match import (
@@ -46,26 +47,54 @@ from ._model import (
 if TYPE_CHECKING:
     from .aipref import Scope, Usage
 
-__all__ = ["NATIVE", "RobotsTxt", "parse"]
+__all__ = ["NATIVE", "RobotsTxt", "parse", "reference"]
 
 # The native kernels (robotrules._native, Cython), unless they were not built or
 # ROBOTRULES_PURE=1 asks for the pure-Python core, which is the reference they are tested
-# against: both give the same answers.
-_native: object | None = None
+# against: both give the same answers. With them, RobotsTxt's base class is their Doc, which
+# parses google and rfc9309 files in C and answers is_allowed() there.
+_native: ModuleType | None = None
 if os.environ.get("ROBOTRULES_PURE") != "1":
     try:
-        from . import _native  # type: ignore[attr-defined,no-redef,unused-ignore]
+        from . import _native
     except ImportError:  # pragma: no cover - a build without a C compiler
         _native = None
 #: True when queries run on the native kernels (google and rfc9309 dialects).
 NATIVE: Final[bool] = _native is not None
-_NATIVE_DIALECTS: Final = frozenset(getattr(_native, "DIALECTS", ()))
+
+
+class _PureBase:
+    """RobotsTxt's base where the native kernels are not built: every dialect pure."""
+
+    __slots__ = ()
+    _native_on: Final = False
+    _native_directives: Final = 0
+
+    def __init__(self, body: bytes, dialect: Dialect, base_url: str | None,
+                 pure: bool = False, /) -> None:
+        pass
+
+    def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
+        """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
+        return self._pure_is_allowed(url, user_agent)
+
+    def _pure_is_allowed(self, url: str, user_agent: str) -> bool:
+        raise NotImplementedError
+
+    def _native_best(self, path: str, user_agent: str) -> int:
+        raise NotImplementedError
+
+
+if TYPE_CHECKING:
+    from ._native import Doc as _Base
+else:
+    _Base = _native.Doc if _native is not None else _PureBase
 
 _AGENT_MEMO: Final = 256
 _V = TypeVar("_V")
 
 
-class RobotsTxt:
+class RobotsTxt(_Base):
     """A parsed robots.txt: immutable answers to "may this agent fetch this URL?".
 
     Create it with :func:`robotrules.parse`. Every query is thread-safe. A parsed file keeps
@@ -80,13 +109,11 @@ class RobotsTxt:
         "_columns",
         "_compiled",
         "_dirs_",
-        "_fast",
         "_findings",
         "_groups",
         "_index",
         "_odd_",
         "_records",
-        "_spec",
         "_starts",
         "_text_",
         "_url",
@@ -94,44 +121,37 @@ class RobotsTxt:
         "size",
     )
 
-    def __init__(self, body: bytes, dialect: Dialect, base_url: str | None) -> None:
+    def __init__(self, body: bytes, dialect: Dialect, base_url: str | None,
+                 pure: bool = False, /) -> None:
+        """Use :func:`robotrules.parse`. ``pure``: the pure-Python core even where the native
+        kernels would answer (the reference; see :func:`reference`)."""
         self.dialect: Dialect = dialect
-        self._spec = SPECS[dialect]
         self.size = len(body)
-        self._body = body
-        self._dirs_: array[int] | None = None
-        self._odd_: array[int] | None = None  # starts of the lines findings must look at again
-        if dialect in _NATIVE_DIALECTS:
-            # rules compiled at parse time, in C, from the bytes as given; the text and the
-            # directive stream are made only if a slower API (explain, groups, findings ...)
-            # asks for them
-            self._fast = _native.Doc(body, dialect)  # type: ignore[union-attr]
-            self._text_: str | None = None
-            self._bom_ = 0
+        self._url = base_url
+        # The caches below (the index, matchers, groups, findings ...) are made on first use
+        # and read with getattr(self, name, None): a parse sets only what every file needs.
+        if self._native_on:
+            # the base class compiled the rules, in C, from the bytes as given; the text and
+            # the directive stream are made only if a slower API (explain, groups, findings
+            # ...) asks for them
+            self._body = body
         else:
-            self._fast = None
-            self._body = b""  # the text is kept instead
             text, self._bom_ = T.to_text(body)
             self._text_ = text
             odd: list[int] = []
             self._dirs_ = T.tokenize(text, dialect, odd=odd)
             self._odd_ = array("I", odd)
-        self._url = base_url
-        self._index: GroupIndex | None = None
-        self._compiled: dict[str, tuple[Matcher, tuple[int, ...]]] | None = None
-        self._groups: tuple[Group, ...] | None = None
-        self._findings: tuple[Finding, ...] | None = None
-        self._starts: array[int] | None = None  # line offsets, built by line_text()
-        self._columns: dict[int, int] | None = None  # line -> value column, for lint
-        self._records: tuple[Record, ...] | None = None  # records outside groups
-        self._all_records: tuple[Record, ...] | None = None  # every record
+
+    @property
+    def _spec(self) -> DialectSpec:
+        return SPECS[self.dialect]
 
     # -- the text and the directive stream ------------------------------------------------
 
     @property
     def _text(self) -> str:
         """The body as Latin-1 text (one character a byte), LF line ends, no byte-order mark."""
-        text = self._text_
+        text = getattr(self, "_text_", None)
         if text is None:
             text, self._bom_ = T.to_text(self._body)
             self._text_ = text
@@ -140,22 +160,23 @@ class RobotsTxt:
     @property
     def _bom(self) -> int:
         self._text  # noqa: B018 - reading the text counts the byte-order mark
-        return self._bom_
+        return getattr(self, "_bom_", 0)  # type: ignore[no-any-return]
 
     @property
     def _dirs(self) -> array[int]:
-        dirs = self._dirs_
+        dirs = getattr(self, "_dirs_", None)
         if dirs is None:
-            dirs, self._odd_ = _native.tokenize(self._text, self.dialect)  # type: ignore[union-attr]
+            assert _native is not None
+            dirs, self._odd_ = _native.tokenize(self._text, self.dialect)
             self._dirs_ = dirs
         return dirs
 
     @property
     def _odd(self) -> array[int]:
-        odd = self._odd_
+        odd = getattr(self, "_odd_", None)
         if odd is None:
             self._dirs  # noqa: B018 - tokenizing notes them
-            odd = self._odd_
+            odd = getattr(self, "_odd_", None)
             assert odd is not None
         return odd
 
@@ -171,7 +192,7 @@ class RobotsTxt:
 
     @property
     def _idx(self) -> GroupIndex:
-        idx = self._index
+        idx = getattr(self, "_index", None)
         if idx is None:
             idx = self._index = build_index(self._text, self._dirs, self.dialect, self._url,
                                             None)
@@ -183,7 +204,7 @@ class RobotsTxt:
         """The compiled matcher and group indices for a query key."""
         idx = self._idx
         ck, groups = select(idx, key, self.dialect)
-        compiled = self._compiled
+        compiled = getattr(self, "_compiled", None)
         if compiled is None:
             compiled = self._compiled = {}
         hit = compiled.get("\0" + ck)
@@ -198,20 +219,20 @@ class RobotsTxt:
         The memo holds one entry per group selection ("\\0"-prefixed keys) plus at most
         ``_AGENT_MEMO`` agent strings: bounded whatever callers pass.
         """
-        compiled = self._compiled
+        compiled = getattr(self, "_compiled", None)
         if compiled is not None:
             hit = compiled.get(user_agent)
             if hit is not None:
                 return hit
         hit = self._matcher(_token.query_key(user_agent))
-        compiled = self._compiled
+        compiled = getattr(self, "_compiled", None)
         if compiled is not None and len(compiled) < _AGENT_MEMO:
             compiled[user_agent] = hit
         return hit
 
     def _groups_for(self, user_agent: str) -> tuple[int, ...]:
         """The indices of the groups that apply to ``user_agent``."""
-        if self._fast is None:
+        if not self._native_on:
             return self._for_agent(user_agent)[1]
         return select(self._idx, _token.query_key(user_agent), self.dialect)[1]
 
@@ -220,16 +241,15 @@ class RobotsTxt:
 
     # -- queries --------------------------------------------------------------------------
 
-    def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
-        """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
-        fast = self._fast
-        if fast is not None:
-            return fast.allowed(url, user_agent)  # type: ignore[no-any-return]
+    # is_allowed(url, *, user_agent="*") is the base class's: in C, or this for the dialects
+    # (or builds) without native kernels
+
+    def _pure_is_allowed(self, url: str, user_agent: str) -> bool:
         sp = self._spec
         path = sp.path(url)
         if sp.robots_txt_allowed and path == "/robots.txt":
             return True
-        compiled = self._compiled
+        compiled = getattr(self, "_compiled", None)
         hit = compiled.get(user_agent) if compiled is not None else None
         if hit is None:
             hit = self._for_agent(user_agent)
@@ -247,8 +267,7 @@ class RobotsTxt:
             return Verdict(True, None, None, (), "no-group", user_agent, path, dialect,
                            "no group applies to this user agent: everything is allowed")
         agents = self._agents_of(groups)
-        fast = self._fast
-        key = fast.best(path, user_agent) if fast is not None else \
+        key = self._native_best(path, user_agent) if self._native_on else \
             self._for_agent(user_agent)[0].best(path)
         where = self._where(groups, user_agent)
         if key == NO_MATCH:
@@ -392,7 +411,7 @@ class RobotsTxt:
         return out
 
     def _outside(self) -> tuple[Record, ...]:
-        out = self._records
+        out = getattr(self, "_records", None)
         if out is None:
             out = self._records = tuple(
                 Record(T.display(CANONICAL.get(self._kind(i))
@@ -403,7 +422,7 @@ class RobotsTxt:
 
     def _every_record(self) -> tuple[Record, ...]:
         """Every record of the file: the groups' (in group order), then those outside."""
-        every = self._all_records
+        every = getattr(self, "_all_records", None)
         if every is None:
             every = self._all_records = (
                 *(r for g in self.groups for r in g.records), *self._outside())
@@ -427,7 +446,7 @@ class RobotsTxt:
     @property
     def findings(self) -> tuple[Finding, ...]:
         """Every oddity met while reading the file, sorted by line and column."""
-        found = self._findings
+        found = getattr(self, "_findings", None)
         if found is None:
             out: list[Finding] = []
             file_findings(self._text, self._bom, out)
@@ -440,7 +459,7 @@ class RobotsTxt:
     @property
     def groups(self) -> tuple[Group, ...]:
         """Every group of the file, in file order (not merged)."""
-        groups = self._groups
+        groups = getattr(self, "_groups", None)
         if groups is None:
             groups = tuple(self._make_group(g) for g in range(self._idx.count))
             self._groups = groups
@@ -484,7 +503,7 @@ class RobotsTxt:
 
     def line_text(self, line: int) -> str:
         """The text of 1-based ``line`` as read (after line-ending normalisation)."""
-        starts = self._starts
+        starts = getattr(self, "_starts", None)
         if starts is None:
             text = self._text
             starts = array("I", [0])
@@ -501,7 +520,7 @@ class RobotsTxt:
 
     def _value_column(self, line: int) -> int:
         """1-based column where the value of the directive on ``line`` starts (1 if none)."""
-        cols = self._columns
+        cols = getattr(self, "_columns", None)
         if cols is None:
             cols = {}
             dirs = self._dirs
@@ -514,7 +533,15 @@ class RobotsTxt:
 
     def __repr__(self) -> str:
         return (f"<RobotsTxt dialect={self.dialect!r} size={self.size} "
-                f"directives={self._fast.directives if self._fast is not None else len(self._dirs) // 3}>")
+                f"directives={self._native_directives if self._native_on else len(self._dirs) // 3}>")
+
+
+def reference(body: bytes | bytearray | memoryview | str, dialect: Dialect = "rfc9309", *,
+              url: str | None = None) -> RobotsTxt:
+    """:func:`parse` on the pure-Python core, whatever the build: the reference the native
+    kernels are tested (and benchmarked) against."""
+    spec(dialect)
+    return RobotsTxt(T.to_bytes(body), dialect, url, True)
 
 
 def parse(
@@ -529,5 +556,6 @@ def parse(
     ``"rfc9309"`` (default), ``"google"`` or ``"1994"``; ``url``, where the file came from,
     resolves relative sitemap URLs.
     """
-    spec(dialect)  # ValueError naming the dialects for anything else
-    return RobotsTxt(T.to_bytes(body), dialect, url)
+    if dialect not in SPECS:
+        spec(dialect)  # ValueError naming the dialects
+    return RobotsTxt(body if type(body) is bytes else T.to_bytes(body), dialect, url)
