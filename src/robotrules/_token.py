@@ -28,9 +28,11 @@ Cost: one pass over the header (bounded: headers longer than 4 KiB are read up t
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from ._model import Dialect
+if TYPE_CHECKING:
+    from ._types import Dialect
+
 
 __all__ = ["is_global_agent", "line_token", "product_token", "query_key"]
 
