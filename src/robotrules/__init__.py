@@ -10,18 +10,8 @@ from __future__ import annotations
 import typing as _typing
 
 from . import _robots
-from ._model import (
-    Dialect,
-    Finding,
-    Group,
-    Record,
-    RequestRate,
-    Rule,
-    Severity,
-    Verdict,
-    VisitTime,
-)
 from ._robots import RobotsTxt, parse
+from ._types import Dialect, Severity
 from .errors import FetchError, InvalidURL, RobotrulesError, StoreError
 
 # Imported eagerly so that `robotrules.lint` stays the function even after someone imports
@@ -30,6 +20,7 @@ from .errors import FetchError, InvalidURL, RobotrulesError, StoreError
 from .lint import lint
 
 if _typing.TYPE_CHECKING:
+    from ._model import Finding, Group, Record, RequestRate, Rule, Verdict, VisitTime
     from .aipref import Statement, Usage
 
 __version__ = "0.1.0"
@@ -60,10 +51,18 @@ __all__ = [
     "parse",
 ]
 
-# Names whose modules cost start-up (aipref needs http_sf and json), loaded on first access
-# (PEP 562) so that `import robotrules` costs only the parser; tests/core/test_import_cost.py
-# keeps it so. The submodules listed were bound by `import robotrules` before, as a side effect.
+# Names whose modules cost start-up (aipref needs http_sf and json; the model's dataclasses
+# load inspect and ast), loaded on first access (PEP 562) so that `import robotrules` costs only
+# the parser; tests/core/test_import_cost.py keeps it so. The submodules listed were bound by
+# `import robotrules` before, as a side effect.
 _LAZY: dict[str, tuple[str, str | None]] = {
+    "Finding": ("._model", "Finding"),
+    "Group": ("._model", "Group"),
+    "Record": ("._model", "Record"),
+    "RequestRate": ("._model", "RequestRate"),
+    "Rule": ("._model", "Rule"),
+    "Verdict": ("._model", "Verdict"),
+    "VisitTime": ("._model", "VisitTime"),
     "Statement": (".aipref", "Statement"),
     "Usage": (".aipref", "Usage"),
     "aipref": (".aipref", None),

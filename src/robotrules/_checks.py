@@ -7,13 +7,16 @@ is made by the catalogue's factory (:mod:`robotrules._findings`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from . import _directives as D
 from . import _token
 from . import _tokenize as T
 from ._findings import finding
-from ._model import Finding
+
+if TYPE_CHECKING:
+    from ._model import Finding
 
 __all__ = ["add_sitemap", "check_agent", "check_other", "check_pattern", "check_value",
            "file_findings"]

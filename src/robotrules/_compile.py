@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from . import _token
 from . import _tokenize as T
@@ -29,7 +29,9 @@ from ._match import (
     make_matcher,
     rank_base,
 )
-from ._model import Dialect
+
+if TYPE_CHECKING:
+    from ._types import Dialect
 
 __all__ = ["CLEAR_HOOKS", "clear_caches", "compile_groups", "native_pattern", "new_pattern",
            "select"]

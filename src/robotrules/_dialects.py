@@ -30,11 +30,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final, get_args
 
 from . import _directives as D
-from ._model import Dialect
+from ._types import Dialect
 from ._url import (
     google_escape,
     legacy_normalize,
@@ -47,22 +46,37 @@ from ._url import (
 __all__ = ["NAMES", "SPECS", "DialectSpec", "spec"]
 
 
-@dataclass(frozen=True, slots=True)
 class DialectSpec:
-    """How one dialect reads a file and answers a query (see the module table)."""
+    """How one dialect reads a file and answers a query (see the module table); immutable by
+    convention. A plain class, not a dataclass: ``dataclasses`` would cost ``import
+    robotrules`` some 6 ms (issue 15), and nothing compares, copies or prints specs."""
 
-    name: Dialect
-    lenient_keys: bool  # Google's key prefixes, misspellings and missing-colon lines
-    blank_ends_group: bool  # 1994: a blank line ends a record
-    token_agents: bool  # agents match by product token (else: 1994 substring, first record)
-    first_match: bool  # precedence: the first matching rule in file order (else: longest)
-    wildcards: bool  # "*" and a final "$" are special in patterns
-    robots_txt_allowed: bool  # /robots.txt is always allowed (RFC 9309 2.2.2)
-    path: Callable[[str], str]  # URL -> the path as matched
-    pattern: Callable[[str], str]  # a rule's raw value -> the pattern as matched
-    # a character that keeps a raw value from being used as it is, as a plain prefix
-    not_plain: Callable[[str], re.Match[str] | None]
-    ends_agents: frozenset[int]  # stream kinds that end a run of user-agent lines
+    __slots__ = ("blank_ends_group", "ends_agents", "first_match", "lenient_keys", "name",
+                 "not_plain", "path", "pattern", "robots_txt_allowed", "token_agents",
+                 "wildcards")
+
+    def __init__(self, name: Dialect, *, lenient_keys: bool, blank_ends_group: bool,
+                 token_agents: bool, first_match: bool, wildcards: bool,
+                 robots_txt_allowed: bool, path: Callable[[str], str],
+                 pattern: Callable[[str], str],
+                 not_plain: Callable[[str], re.Match[str] | None],
+                 ends_agents: frozenset[int]) -> None:
+        self.name: Final = name
+        # Google's key prefixes, misspellings and missing-colon lines
+        self.lenient_keys: Final = lenient_keys
+        self.blank_ends_group: Final = blank_ends_group  # 1994: a blank line ends a record
+        # agents match by product token (else: 1994 substring, first record)
+        self.token_agents: Final = token_agents
+        # precedence: the first matching rule in file order (else: longest)
+        self.first_match: Final = first_match
+        self.wildcards: Final = wildcards  # "*" and a final "$" are special in patterns
+        # /robots.txt is always allowed (RFC 9309 2.2.2)
+        self.robots_txt_allowed: Final = robots_txt_allowed
+        self.path: Final = path  # URL -> the path as matched
+        self.pattern: Final = pattern  # a rule's raw value -> the pattern as matched
+        # a character that keeps a raw value from being used as it is, as a plain prefix
+        self.not_plain: Final = not_plain
+        self.ends_agents: Final = ends_agents  # stream kinds that end a run of user-agent lines
 
 
 def _ends(name: Dialect) -> frozenset[int]:
@@ -81,6 +95,12 @@ def _rfc_pattern(raw: str) -> str:
     return rfc_normalize_pattern(pattern_text(raw))
 
 
+def _legacy_not_plain(raw: str) -> re.Match[str] | None:
+    # text that re's own cache compiles on first use: only 1994 files ask (the native
+    # kernels read the other two dialects' at import)
+    return re.search(r"[%\x80-\xff]", raw)
+
+
 SPECS: Final[dict[Dialect, DialectSpec]] = {
     "rfc9309": DialectSpec(
         "rfc9309", lenient_keys=True, blank_ends_group=False, token_agents=True,
@@ -96,7 +116,7 @@ SPECS: Final[dict[Dialect, DialectSpec]] = {
     "1994": DialectSpec(
         "1994", lenient_keys=False, blank_ends_group=True, token_agents=False,
         first_match=True, wildcards=False, robots_txt_allowed=False, path=_legacy_path,
-        pattern=_legacy_pattern, not_plain=re.compile(r"[%\x80-\xff]").search,
+        pattern=_legacy_pattern, not_plain=_legacy_not_plain,
         ends_agents=_ends("1994")),
 }
 

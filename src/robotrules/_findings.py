@@ -10,9 +10,12 @@ only information); the kind is never given by a call site.
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
-from ._model import Finding, Severity
+from ._types import Severity
+
+if TYPE_CHECKING:
+    from ._model import Finding
 
 __all__ = ["CATALOGUE", "CatalogueEntry", "code_range", "finding"]
 
@@ -92,6 +95,8 @@ CATALOGUE: Final[dict[str, CatalogueEntry]] = {
 def finding(code: str, line: int, column: int, message: str, fix: str | None = None, *,
             severity: Severity | None = None) -> Finding:
     """The finding ``code`` at ``line``/``column`` (1-based; line 0: the whole file)."""
+    from ._model import Finding  # the model stays off the import path (issue 15)
+
     entry = CATALOGUE[code]
     return Finding(code, entry.kind, severity or entry.severity, line, column, message, fix)
 

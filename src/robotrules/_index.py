@@ -14,7 +14,7 @@ Cost: one pass over the directives, O(directives) time and memory.
 from __future__ import annotations
 
 from array import array
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from . import _checks as C
 from . import _directives as D
@@ -22,7 +22,10 @@ from . import _token
 from . import _tokenize as T
 from ._dialects import SPECS
 from ._findings import finding
-from ._model import Dialect, Finding
+
+if TYPE_CHECKING:
+    from ._model import Finding
+    from ._types import Dialect
 
 __all__ = ["CANONICAL", "TAG_ALLOW", "TAG_DISALLOW", "TAG_OTHER", "TAG_UA", "GroupIndex",
            "build"]

@@ -1,7 +1,11 @@
 """Immutable values of the public API: findings, rules, groups, records and verdicts.
 
 Everything here is a frozen dataclass: a parsed robots.txt is shared freely between threads
-and never changes after :func:`robotrules.parse` returns it.
+and never changes after :func:`robotrules.parse` returns it. ``dataclasses`` costs ``import
+robotrules`` some 6 ms (it loads ``inspect``), so the parser and a query never import this
+module: what builds these values imports them when it runs, and ``robotrules`` resolves their
+names on first access (issue 15; tests/core/test_import_cost.py). ``Dialect`` and ``Severity``
+live in :mod:`robotrules._types` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -9,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import time
 from typing import Literal, NamedTuple
+
+from ._types import Dialect, Severity
 
 __all__ = [
     "Dialect",
@@ -21,10 +27,6 @@ __all__ = [
     "Verdict",
     "VisitTime",
 ]
-
-Dialect = Literal["rfc9309", "google", "1994"]
-Severity = Literal["error", "warning", "info"]
-
 
 @dataclass(frozen=True, slots=True)
 class Finding:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -33,19 +32,13 @@ from ._match import (
     Matcher,
     key_allows,
 )
-from ._model import (
-    Dialect,
-    Finding,
-    Group,
-    Record,
-    RequestRate,
-    Rule,
-    Verdict,
-    VisitTime,
-)
 
 if TYPE_CHECKING:
+    from ._model import Finding, Group, Record, RequestRate, Rule, Verdict, VisitTime
+    from ._types import Dialect
     from .aipref import Scope, Usage
+else:  # stand-ins that import the model on first use (issue 15: import robotrules stays light)
+    from ._later import Group, Record, Rule, Verdict
 
 __all__ = ["NATIVE", "RobotsTxt", "parse", "reference"]
 
@@ -296,6 +289,8 @@ class RobotsTxt(_Base):
         only files that state any pay for the look)."""
         if not v.allowed or not self._idx.preferences:
             return v
+        from dataclasses import replace
+
         from .aipref import explain_detail
 
         extra = explain_detail(self, v)

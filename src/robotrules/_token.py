@@ -28,9 +28,11 @@ Cost: one pass over the header (bounded: headers longer than 4 KiB are read up t
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from ._model import Dialect
+if TYPE_CHECKING:
+    from ._types import Dialect
+
 
 __all__ = ["is_global_agent", "line_token", "product_token", "query_key"]
 
@@ -39,7 +41,9 @@ _GOOGLE_LINE: Final = re.compile(r"[A-Za-z_-]*")
 _LENIENT_LINE: Final = re.compile(r"[A-Za-z0-9_.-]*")
 # A product name in a header: letters, digits, "_", "." and "-" (RFC 9110 allows more token
 # characters, but "Yahoo!" is an operator's name and "+http://" a contact URL, not products).
-_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+# Text that re's own cache compiles on first use: only full User-Agent headers (memoised
+# below) ask for it, and `import robotrules` does not pay for compiling it.
+_NAME: Final = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
 # Words of User-Agent headers that name a browser, an engine or a platform, never a crawler.
 _GENERIC: Final = frozenset({
     "mozilla", "applewebkit", "chrome", "chromium", "safari", "version", "mobile", "gecko",
@@ -127,7 +131,7 @@ def _from_header(user_agent: str) -> str:
 
 def _name(word: str, *, whole: bool = False) -> str:
     """The product name at the start of ``word`` (``whole``: all of it or nothing)."""
-    m = _NAME.match(word)
+    m = re.match(_NAME, word)
     if m is None or (whole and m.end() != len(word)):
         return ""
     return m.group(0)

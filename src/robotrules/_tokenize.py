@@ -19,12 +19,15 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from . import _directives as D
 from ._dialects import SPECS
 from ._findings import finding
-from ._model import Dialect, Finding
+
+if TYPE_CHECKING:
+    from ._model import Finding
+    from ._types import Dialect
 
 __all__ = ["tokenize"]
 

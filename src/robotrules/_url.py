@@ -148,17 +148,20 @@ def rfc_normalize_pattern(pattern: str) -> str:
     return out + "$" if anchored else out
 
 
-_SLASH_ESCAPE = re.compile("%2[fF]")
+# This pattern and _GOOGLE_ESCAPE's serve one dialect each and only values holding "%" (or
+# non-ASCII for Google): text that re's own cache compiles on first use, so that `import
+# robotrules` does not pay for compiling them.
+_SLASH_ESCAPE = "%2[fF]"
 
 
 def legacy_normalize(text: str) -> str:
     """1996 draft 3.2.2: decode ``%xx`` before comparing, except ``%2F`` (kept, upper-cased)."""
     if "%" not in text:
         return text
-    return "%2F".join(unquote(part) for part in _SLASH_ESCAPE.split(text))
+    return "%2F".join(unquote(part) for part in re.split(_SLASH_ESCAPE, text))
 
 
-_GOOGLE_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}|[\x80-\xff]")
+_GOOGLE_ESCAPE = r"%[0-9A-Fa-f]{2}|[\x80-\xff]"
 
 
 def _google_escape_one(m: re.Match[str]) -> str:
@@ -170,7 +173,7 @@ def google_escape(raw: str) -> str:
     """robots.cc MaybeEscapePattern: non-ASCII octets to ``%XX``, escapes upper-cased."""
     if raw.isascii() and "%" not in raw:
         return raw
-    return _GOOGLE_ESCAPE.sub(_google_escape_one, raw)
+    return re.sub(_GOOGLE_ESCAPE, _google_escape_one, raw)
 
 
 def pattern_text(raw: str) -> str:

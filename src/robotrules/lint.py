@@ -31,17 +31,18 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 from ._compile import new_pattern
 from ._dialects import SPECS
 from ._findings import CATALOGUE, finding
 from ._match import Pattern, pattern_matches
-from ._model import Dialect, Finding, Group, Rule
 from ._tokenize import to_bytes
 
 if TYPE_CHECKING:
     from . import RobotsTxt
+    from ._model import Finding, Group, Rule
+    from ._types import Dialect
 
 __all__ = ["CATALOGUE", "lint"]
 
@@ -312,7 +313,8 @@ def _deciders(rules: Sequence[Rule], dialect: Dialect) -> dict[int, tuple[Rule, 
 # -- groups -------------------------------------------------------------------------------
 
 
-Merged = dict[str, tuple[list[Group], list[Rule]]]
+# (aliases as text: the model stays off the import path, issue 15)
+Merged: TypeAlias = "dict[str, tuple[list[Group], list[Rule]]]"
 
 
 def _merged(groups: Sequence[Group], dialect: Dialect) -> Merged:
@@ -417,7 +419,7 @@ def _split(merged: Merged, dialect: Dialect) -> Iterator[Finding]:
                 )
 
 
-Dead = dict[int, tuple[Rule, Rule]]
+Dead: TypeAlias = "dict[int, tuple[Rule, Rule]]"
 
 
 def _dead(rules: RobotsTxt, tok: str, dead: Dead, dialect: Dialect) -> Iterator[Finding]:
