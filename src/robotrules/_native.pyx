@@ -133,11 +133,13 @@ def _init_tables():
     cdef int c, d, k
     for c in range(256):
         _ws[c] = 1 if chr(c) in _tokenize._WS else 0
-    heads = _directives.key_starts()
-    for c in range(128):
-        _starts1[c] = 1 if chr(c) in heads else 0
-        for k in range(128):
-            _starts2[c][k] = 1 if chr(c) + chr(k) in heads else 0
+    memset(_starts1, 0, sizeof(_starts1))
+    memset(_starts2, 0, sizeof(_starts2))
+    for head in _directives.key_starts():
+        if len(head) == 1 and ord(head) < 128:
+            _starts1[ord(head)] = 1
+        elif len(head) == 2 and ord(head[0]) < 128 and ord(head[1]) < 128:
+            _starts2[ord(head[0])][ord(head[1])] = 1
     dec = _url.decoded_escape_bytes()
     for c in range(256):
         _decoded[c] = dec[c]
@@ -162,12 +164,24 @@ def _init_tables():
         _roles[d][_tokenize.BLANK] = R_BLANK
 
 
-_init_tables()
-
 _key_class = _tokenize.key_class
 _query_key = _token.query_key
 _native_pattern = _compile.native_pattern
 _rfc_path = _url.rfc_path
+
+
+cdef bint _ready = False
+
+
+cdef int ready() except -1:
+    """Read the tables off the pure modules, once, on first use (not at import: importing
+    robotrules stays cheap)."""
+    global _ready
+    if not _ready:
+        _init_tables()
+        _init_fast_patterns()
+        _ready = True
+    return 0
 
 
 cdef inline int dialect_code(str dialect) except -1:
@@ -491,6 +505,7 @@ def tokenize(str text, str dialect):
     ``array('I')`` of ``(kind << 25 | line, vstart, vlen)``) and the noted line starts."""
     cdef U32Vec out, odd
     cdef const unsigned char* t = latin1_data(text)
+    ready()
     memset(&out, 0, sizeof(U32Vec))
     memset(&odd, 0, sizeof(U32Vec))
     try:
@@ -1158,8 +1173,6 @@ def _init_fast_patterns():
             _pattern_decodes[d][c] = decoded
 
 
-_init_fast_patterns()
-
 
 cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
                      uint32_t index, Pats* pats) except -1:
@@ -1585,6 +1598,8 @@ cdef class Doc:
         memset(&self.pats, 0, sizeof(Pats))
         if pure or type(body) is not bytes or type(dialect) is not str:
             return
+        if not _ready:
+            ready()
         d = dialect_code(dialect)
         if d > 1:
             return
@@ -2059,6 +2074,7 @@ def pattern_form(bytes raw, str dialect, bint allow):
     cdef int d = dialect_code(dialect)
     if d > 1 or not raw:
         raise ValueError("google or rfc9309, and a non-empty value")
+    ready()
     try:
         if not fast_entry(&e, <const unsigned char*>PyBytes_AS_STRING(raw), len(raw), d, allow,
                           0, &pats):

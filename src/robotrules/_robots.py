@@ -527,8 +527,8 @@ class RobotsTxt(_Base):
         return cols.get(line, 1)
 
     def __repr__(self) -> str:
-        return (f"<RobotsTxt dialect={self.dialect!r} size={self.size} "
-                f"directives={self._native_directives if self._native_on else len(self._dirs) // 3}>")
+        count = self._native_directives if self._native_on else len(self._dirs) // 3
+        return f"<RobotsTxt dialect={self.dialect!r} size={self.size} directives={count}>"
 
 
 def reference(body: bytes | bytearray | memoryview | str, dialect: Dialect = "rfc9309", *,

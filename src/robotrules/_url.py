@@ -113,7 +113,16 @@ def decoded_escape_bytes() -> bytes:
     """For each byte value, 1 if RFC 9309 normalisation decodes its ``%XX`` escape (an
     unreserved character), 0 if it keeps the escape (upper-cased): read off
     :func:`rfc_normalize` itself, for the native kernels."""
-    return bytes(rfc_normalize(f"%{c:02x}") == chr(c) for c in range(256))
+    out = rfc_normalize("".join(f"%{c:02x}" for c in range(256)))  # escapes are read alone
+    table = bytearray(256)
+    at = 0
+    for c in range(256):
+        if out[at] == "%":
+            at += 3  # kept (upper-cased)
+        else:
+            table[c] = 1
+            at += 1
+    return bytes(table)
 
 
 def rfc_normalize(text: str) -> str:
