@@ -822,9 +822,31 @@ cdef struct PrefixRef:
     uint32_t plain    # plain rule: its directive index (flags has F_ALLOW)
 
 
+cdef extern from *:
+    """
+    static inline uint64_t robotrules_be64(const unsigned char* p) {
+        uint64_t v; memcpy(&v, p, 8);
+    #if defined(__GNUC__) || defined(__clang__)
+    #  if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        v = __builtin_bswap64(v);
+    #  endif
+    #else
+        v = ((uint64_t)p[0] << 56) | ((uint64_t)p[1] << 48) | ((uint64_t)p[2] << 40) |
+            ((uint64_t)p[3] << 32) | ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) |
+            ((uint64_t)p[6] << 8) | (uint64_t)p[7];
+    #endif
+        return v;
+    }
+    """
+    uint64_t robotrules_be64(const unsigned char* p) nogil
+
+
 cdef inline uint64_t head8(const unsigned char* p, Py_ssize_t n) nogil:
+    """The first eight bytes as a big-endian number, zero-padded."""
     cdef uint64_t h = 0
     cdef Py_ssize_t i
+    if n >= 8:
+        return robotrules_be64(p)
     for i in range(8):
         h = (h << 8) | (p[i] if i < n else 0)
     return h
@@ -844,6 +866,12 @@ cdef inline int cmp_prefix(const PrefixRef* x, const PrefixRef* y) nogil:
     elif x.len != y.len:
         return -1 if x.len < y.len else 1
     return (x.entry > y.entry) - (x.entry < y.entry)
+
+
+cdef inline bint same_prefix(const PrefixRef* a, const PrefixRef* b, const unsigned char* text,
+                             const unsigned char* pats) nogil:
+    return a.head == b.head and a.len == b.len and (a.len <= 8 or memcmp(
+        base_of(a.flags, text, pats) + a.off, base_of(b.flags, text, pats) + b.off, a.len) == 0)
 
 
 cdef void sort_refs(PrefixRef* a, Py_ssize_t n) noexcept nogil:
@@ -1320,6 +1348,11 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     memset(&seen, 0, sizeof(HashMap))
     m.lit = -1
     try:
+        # room for every rule (and a companion each) up front: no regrowth while filling
+        plain_words.data = <uint32_t*>xmalloc((count + 1) * sizeof(Entry))
+        plain_words.cap = (count + 1) * 4
+        other_words.data = <uint32_t*>xmalloc((2 * count + 1) * sizeof(Entry))
+        other_words.cap = (2 * count + 1) * 4
         for k in range(count):
             n = rules[k].vlen
             if n == 0:
@@ -1429,9 +1462,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             nd.lit = -1
             nd.special = 0
             k = i
-            while k < nref and cmp_bytes(
-                    base_of(refs[k].flags, text, pats.data) + refs[k].off, refs[k].len,
-                    base_of(refs[i].flags, text, pats.data) + refs[i].off, refs[i].len) == 0:
+            while k < nref and same_prefix(&refs[k], &refs[i], text, pats.data):
                 if refs[k].entry == 0xFFFFFFFFu:
                     # plain rules with the same prefix: the best key is kept (lengths are
                     # equal: allow first, then the earliest line)
@@ -1508,9 +1539,7 @@ cdef int _place_specials(Matcher* m, Entry* es, uint32_t n, PrefixRef* refs, uin
             # refs[i] starts the run of node ``node``
             m.nodes[node].special = j
             k = i
-            while k < nref and cmp_bytes(
-                    base_of(refs[k].flags, text, pats) + refs[k].off, refs[k].len,
-                    base_of(refs[i].flags, text, pats) + refs[i].off, refs[i].len) == 0:
+            while k < nref and same_prefix(&refs[k], &refs[i], text, pats):
                 if refs[k].entry != 0xFFFFFFFFu:
                     m.entries[j] = es[refs[k].entry]
                     placed[refs[k].entry] = 1
