@@ -1,16 +1,18 @@
 """robotrules benchmark: one command, every workload, every library side by side.
 
     python benchmarks/run.py                 # full run (about 5-10 minutes on 2 cores)
-    python benchmarks/run.py --quick         # about a minute: a sample of the corpus
+    python benchmarks/run.py --quick         # about 1.5 minutes: a sample of the corpus
     python benchmarks/run.py --only a,b      # some workloads only
     python benchmarks/run.py --json out.json --markdown docs/benchmarks.md
 
 Workloads: (a) parse throughput, (b) warm queries, (c) cold crawler workload (parse + 20
 queries per file), (d) memory retained per parsed file, (e) scaling on synthetic 5/50/500 KB
-files, (f) adversarial wildcard rules against long URLs, (g) the matcher's worst realistic
-shapes (shared short literals, copies, 8 KB and 64 KB paths) beside protego. Answers are
-checked against Google's C++ matcher on the same queries (section "agreement"). See
-benchmarks/README.md.
+files and a 500 KB file of the worst shapes, (f) adversarial wildcard rules against long URLs,
+(g) the matcher's worst realistic shapes (shared short literals, copies, 8 KB and 64 KB paths)
+beside protego and fastrobots, (i) import time. Both robotrules builds (the installed one,
+native when compiled, and the pure-Python core) are measured; fastrobots when it imports
+(CPython 3.12). Answers are checked against Google's C++ matcher on the same queries (section
+"agreement"). See benchmarks/README.md.
 """
 
 from __future__ import annotations
