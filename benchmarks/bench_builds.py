@@ -1,26 +1,45 @@
-"""The builds of robotrules under test: pure Python and, optionally, the mypyc-compiled core.
+"""The builds of robotrules under test: the installed one (native when compiled) and pure Python.
 
 Both are imported into the same process so they alternate with the other libraries like any
-other library. The compiled modules have their package name built in, so the compiled copy
-is imported as ``robotrules`` (its folder first on ``sys.path``) and the pure-Python source
-tree is loaded under the alias ``robotrules_pure`` (the core only uses relative imports).
-The compiled copy is built with the project's ``tools/build_compiled.py`` into a cache folder
-named after a hash of the sources, so it is rebuilt only when the sources change.
+other library. The installed package is imported as ``robotrules`` (label ``robotrules``):
+``robotrules.NATIVE`` says whether its compiled kernels are in use. When they are, the
+pure-Python core is loaded a second time from the source tree, under the alias package
+``robotrules_pure`` (the core only uses relative imports), with ``ROBOTRULES_PURE=1`` in the
+environment during that import (then the environment is restored): label ``robotrules-pure``.
+When the installed package is not native there is only one build to measure, and the report's
+header says so.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 import importlib.util
+import os
 import sys
-import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "robotrules"
-CACHE = Path(tempfile.gettempdir()) / "robotrules-bench-mypyc"
+PURE_ENV = "ROBOTRULES_PURE"
+PURE_ALIAS = "robotrules_pure"
+LABEL = "robotrules"
+PURE_LABEL = "robotrules-pure"
+
+
+@contextmanager
+def pure_env() -> Iterator[None]:
+    """``ROBOTRULES_PURE=1`` for the duration of the block, then the environment as it was."""
+    old = os.environ.get(PURE_ENV)
+    os.environ[PURE_ENV] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ[PURE_ENV]
+        else:
+            os.environ[PURE_ENV] = old
 
 
 def _load_alias(name: str, package_dir: Path) -> ModuleType:
@@ -30,61 +49,55 @@ def _load_alias(name: str, package_dir: Path) -> ModuleType:
         raise ImportError(f"cannot load {package_dir} as {name}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
+            del sys.modules[key]
+        raise
     return module
 
 
-def _source_hash() -> str:
-    h = hashlib.sha256()
-    for path in sorted([*SRC.rglob("*.py"), ROOT / "tools" / "build_compiled.py"]):
-        if path.is_file():
-            h.update(str(path.relative_to(ROOT)).encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+def is_native(module: ModuleType) -> bool:
+    return bool(getattr(module, "NATIVE", False))
 
 
-def build_mypyc() -> Path:
-    """A compiled copy of the current sources (cached); the folder to put on sys.path."""
-    out = CACHE / _source_hash()
-    if (out / "robotrules" / "__init__.py").is_file() and any(
-            (out / "robotrules").glob("_robots*.so")):
-        return out
-    spec = importlib.util.spec_from_file_location("_robotrules_build_compiled_mod",
-                                                  ROOT / "tools" / "build_compiled.py")
-    if spec is None or spec.loader is None:
-        raise ImportError("tools/build_compiled.py not found")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.build(out)
-    return out
-
-
-def load(mypyc: bool, mypyc_dir: Path | None) -> tuple[list[tuple[str, ModuleType]], str]:
+def load() -> tuple[list[tuple[str, ModuleType]], str]:
     """``[(label, module)]`` of the builds to benchmark, and a note on what was loaded.
 
     Must run before anything imports ``robotrules``.
     """
     if "robotrules" in sys.modules:
         raise RuntimeError("robotrules was imported before the builds were chosen")
-    if not mypyc:
+    import robotrules
+
+    where = Path(robotrules.__file__).parent
+    if not is_native(robotrules):
+        why = ("robotrules.NATIVE is False" if hasattr(robotrules, "NATIVE")
+               else "this robotrules has no NATIVE flag")
+        if os.environ.get(PURE_ENV):
+            why += f", {PURE_ENV} is set"
+        return ([(LABEL, robotrules)],
+                f"robotrules: the installed build ({where}) is pure Python ({why}): only it is "
+                f"benchmarked, no native build to compare")
+    with pure_env():
+        pure = _load_alias(PURE_ALIAS, SRC)
+    if is_native(pure):
+        raise RuntimeError(f"{SRC} loaded with {PURE_ENV}=1 still reports NATIVE")
+    return ([(LABEL, robotrules), (PURE_LABEL, pure)],
+            f"robotrules: the installed build, native ({where}), and the pure-Python core "
+            f"({SRC.relative_to(ROOT)} loaded as `{PURE_ALIAS}` with {PURE_ENV}=1), label "
+            f"`{PURE_LABEL}`")
+
+
+def load_one(label: str) -> ModuleType:
+    """The module behind one label of :func:`load`, loaded the same way (for a subprocess that
+    measures one library on its own)."""
+    if label == PURE_LABEL:
+        with pure_env():
+            return _load_alias(PURE_ALIAS, SRC)
+    if label == LABEL:
         import robotrules
 
-        kind = "mypyc-compiled" if getattr(robotrules, "COMPILED", False) else "pure Python"
-        return [("robotrules", robotrules)], f"robotrules: the installed build ({kind})"
-    try:
-        folder = mypyc_dir if mypyc_dir is not None else build_mypyc()
-    except (Exception, SystemExit) as exc:  # no compiler, no mypyc: benchmark pure Python
-        import robotrules
-
-        return ([("robotrules", robotrules)],
-                f"robotrules: pure Python only (mypyc build failed: {exc})")
-    sys.path.insert(0, str(folder))
-    compiled = importlib.import_module("robotrules")
-    if not getattr(compiled, "COMPILED", False):
-        raise RuntimeError(f"{folder} does not hold a compiled robotrules")
-    pure = _load_alias("robotrules_pure", SRC)
-    if getattr(pure, "COMPILED", True):
-        raise RuntimeError(f"{SRC} is not pure Python")
-    return ([("robotrules", pure), ("robotrules-mypyc", compiled)],
-            f"robotrules: pure Python ({SRC.relative_to(ROOT)}) and mypyc-compiled "
-            f"(tools/build_compiled.py, {folder})")
+        return robotrules
+    raise ValueError(label)

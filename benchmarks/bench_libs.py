@@ -5,11 +5,15 @@ bare agent token. Libraries that only take text decode the bytes themselves with
 ``errors="replace"``, *inside* their timed parse (a crawler receives bytes, so that decoding
 is part of their cost). Google's matcher has no parse step: it re-parses the body on every
 call, so it only appears in the workloads that include parsing (cold, scaling per call).
+fastrobots (Rust; a wheel for CPython 3.12 only) is included when it imports: its ``allowed``
+takes a path, not a URL, so its adapter extracts the path, params and query the way Google's
+matcher does, inside the timing.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 import urllib.robotparser
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,6 +24,11 @@ from typing import Any
 import protego
 import robots
 from jwm.robotstxt import googlebot
+
+try:
+    import fastrobots
+except ImportError:  # only a CPython 3.12 wheel exists
+    fastrobots = None
 
 Query = tuple[str, str]  # (agent token, full URL)
 
@@ -140,13 +149,60 @@ def _google_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
     return [bool(ask(body, agent.encode(), url.encode())) for agent, url in queries]
 
 
+# -- fastrobots (Rust) ---------------------------------------------------------------------
+# ``Robots.allowed(path, user_agent)`` matches its first argument as a path: given a full URL it
+# answers True for everything (no rule starts with ``https:``), and ``fastrobots.url_path``
+# drops the query string (``/*?q=`` would never match). So the adapter cuts the URL as Google's
+# ``GetPathParamsQuery`` does (robots.cc): skip ``scheme://authority``, keep path, params and
+# query, drop the fragment, ``/`` when nothing is left.
+
+_AUTHORITY = re.compile(r"(?://)?(?:[^/?;]*://)?[^/?;#]*")
+
+
+def path_params_query(url: str) -> str:
+    """The part of ``url`` a robots.txt rule is matched against, as Google's matcher cuts it."""
+    rest = url[_AUTHORITY.match(url).end():]  # type: ignore[union-attr]  # always matches
+    if not rest or rest[0] == "#":
+        return "/"
+    hash_at = rest.find("#")
+    if hash_at >= 0:
+        rest = rest[:hash_at]
+    return rest if rest[0] == "/" else "/" + rest
+
+
+def _fastrobots_parse(body: bytes) -> Any:
+    return fastrobots.Robots.parse(_decode(body))
+
+
+def _fastrobots_ask(rp: Any, agent: str, url: str) -> bool:
+    return bool(rp.allowed(path_params_query(url), agent))
+
+
+def _fastrobots_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
+    ask = fastrobots.Robots.parse(_decode(body)).allowed
+    return [bool(ask(path_params_query(url), agent)) for agent, url in queries]
+
+
 PROTEGO = Lib("protego", _version("protego"), _protego_parse, _protego_ask, _protego_cold)
 STDLIB = Lib("urllib.robotparser", "stdlib", _stdlib_parse, _stdlib_ask, _stdlib_cold)
 ROBOTSPY = Lib("robotspy", _version("robotspy"), _robotspy_parse, _robotspy_ask,
                _robotspy_cold, fnmatch._compile_pattern.cache_clear)  # fnmatch's pattern cache
 GOOGLE = Lib("google C++ (jwm)", _version("jwm.robotstxt"), None, None, _google_cold)
-OTHERS: tuple[Lib, ...] = (PROTEGO, STDLIB, ROBOTSPY, GOOGLE)
+FASTROBOTS: Lib | None = None if fastrobots is None else Lib(
+    "fastrobots", _version("fastrobots"), _fastrobots_parse, _fastrobots_ask, _fastrobots_cold)
+FASTROBOTS_NAME = "fastrobots"
+FASTROBOTS_MISSING = "fastrobots: not installed (CPython 3.12 wheel only)"
+OTHERS: tuple[Lib, ...] = (PROTEGO, *((FASTROBOTS,) if FASTROBOTS is not None else ()),
+                           STDLIB, ROBOTSPY, GOOGLE)
 BASELINE = PROTEGO.name
+# what `import` each library costs (measured in fresh interpreters): library name -> statement
+IMPORTS: dict[str, str] = {
+    "protego": "import protego",
+    "fastrobots": "import fastrobots",
+    "urllib.robotparser": "import urllib.robotparser",
+    "robotspy": "import robots",
+    GOOGLE.name: "from jwm.robotstxt import googlebot",
+}
 
 
 @dataclass(frozen=True)
@@ -158,6 +214,17 @@ class Suite:
     @property
     def libs(self) -> tuple[Lib, ...]:
         return (*(lib for pair in self.builds for lib in pair), *OTHERS)
+
+    @property
+    def robotrules(self) -> tuple[Lib, ...]:
+        """Every robotrules build, both dialects."""
+        return tuple(lib for pair in self.builds for lib in pair)
+
+    @property
+    def compared_with(self) -> tuple[str, ...]:
+        """The libraries every robotrules build is compared with: protego, then fastrobots
+        when it is installed."""
+        return (BASELINE, *((FASTROBOTS.name,) if FASTROBOTS is not None else ()))
 
     @property
     def parsing(self) -> tuple[Lib, ...]:

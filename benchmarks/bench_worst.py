@@ -11,7 +11,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from bench_data import _synth_pattern, _word
+from bench_data import _synth_pattern, _word, path_from_rule
+from bench_libs import Query
 
 _HOST = "https://www.example.com"
 # short literals that real query-string and file-type rules share
@@ -76,6 +77,18 @@ def ba_style(n: int, seed: int) -> bytes:
     return _rules_body(rules)
 
 
+def worst_file(size: int, seed: int) -> tuple[bytes, int]:
+    """About ``size`` bytes of :func:`ba_style` rules only (the scaling workload's worst-shape
+    file): every rule a wildcard rule built from the shared short literals, a quarter of them
+    starting with ``*``, three in four with ``/*``."""
+    n = size // 24  # a rule line is about 24 bytes
+    body = ba_style(n, seed)
+    while len(body) < size:
+        n += max(1, (size - len(body)) // 24 + 1)
+        body = ba_style(n, seed)
+    return body, n
+
+
 def mixed_file(size: int, seed: int) -> tuple[bytes, int]:
     """About ``size`` bytes of mixed rules, a quarter starting with ``/*`` built from shared
     short literals (``/*?sort=*``, ``/*ba*.pdf$``), one in twenty an exact duplicate; the
@@ -110,6 +123,21 @@ def mixed_urls(n: int, seed: int) -> tuple[str, ...]:
                 rng.choice(_SHARED) + "=" + _word(rng, 1, 6) for _ in range(rng.randint(1, 4)))
         out.append(_HOST + path)
     return tuple(out)
+
+
+def worst_queries(body: bytes, n: int, seed: int) -> list[Query]:
+    """``n`` queries for :func:`worst_file`: half ordinary URLs full of the shared literals
+    (:func:`mixed_urls`), half paths derived from the file's own rules; agents that all fall
+    to the ``*`` group, as in (e)."""
+    rng = random.Random(f"{seed}:worst:queries:{n}")
+    rules = [line.split(":", 1)[1].strip() for line in body.decode().splitlines()[1:]]
+    ordinary = mixed_urls(n, seed)
+    agents = ("Googlebot", "Bingbot", "GPTBot", "AcmeCrawler")
+    out: list[Query] = []
+    for i in range(n):
+        url = _HOST + path_from_rule(rng.choice(rules), rng) if i % 2 else ordinary[i]
+        out.append((rng.choice(agents), url))
+    return out
 
 
 def worst_cases(seed: int) -> list[WorstCase]:

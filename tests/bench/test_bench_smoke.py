@@ -23,6 +23,9 @@ SECTIONS = (
     "## (d) memory retained per parsed file",
     "## (e) scaling",
     "## (f) adversarial",
+    "## (i) import time",
+    "RSS after parse",
+    "worst shapes",
 )
 
 
@@ -38,7 +41,7 @@ def bench_run(
         [sys.executable, str(ROOT / "benchmarks" / "run.py"),
          "--corpus", str(shared_dir / "corpus" / "sites"), "--files", "20", "--queries", "5",
          "--rounds", "1", "--budget", "0.002", "--scale-queries", "20", "--timeout", "5",
-         "--no-mypyc", "--only", "a,b,c,d,e,f",
+         "--only", "a,b,c,d,e,f,i", "--import-runs", "1",
          "--json", str(out)],
         capture_output=True, text=True, timeout=300, check=False,
     )
@@ -56,8 +59,11 @@ def test_every_section_is_printed(bench_run: tuple[str, dict[str, Any]]) -> None
 
 def test_results_are_saved(bench_run: tuple[str, dict[str, Any]]) -> None:
     _, data = bench_run
-    assert {"parse", "warm", "agreement", "cold", "memory", "scaling", "adversarial"} <= set(data)
+    assert {"parse", "warm", "agreement", "cold", "memory", "scaling", "adversarial",
+            "import"} <= set(data)
     assert "robotrules[google]" in data["agreement"]
+    assert data["memory"]["robotrules"]["rss_mib_after_parse"] >= 0
+    assert "500 KB worst shapes" in data["scaling"]
 
 
 @pytest.mark.slow
@@ -69,7 +75,7 @@ def test_worst_shapes_section_runs(shared_dir: Path, tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "run.py"),
          "--corpus", str(shared_dir / "corpus" / "sites"), "--files", "20", "--rounds", "1",
-         "--timeout", "1", "--no-mypyc", "--only", "g", "--json", str(tmp_path / "g.json")],
+         "--timeout", "1", "--only", "g", "--json", str(tmp_path / "g.json")],
         capture_output=True, text=True, timeout=600, check=False,
     )
     assert proc.returncode == 0, proc.stderr
