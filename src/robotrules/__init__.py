@@ -25,11 +25,15 @@ if _typing.TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-#: True when the core runs as the optional mypyc-compiled build (tools/build_compiled.py).
-COMPILED: bool = not _robots.__file__.endswith(".py")
+#: True when queries run on the native kernels (robotrules._native, Cython, built by pip
+#: with the package; ROBOTRULES_PURE=1 turns them off), False on the pure-Python core.
+NATIVE: bool = _robots.NATIVE
+#: The same flag under its earlier name (it meant the mypyc build, now replaced).
+COMPILED: bool = NATIVE
 
 __all__ = [
     "COMPILED",
+    "NATIVE",
     "Dialect",
     "FetchError",
     "Finding",

@@ -74,6 +74,7 @@ cdef enum:
     LIT_PATH = 256
     LIT_AFTER = 4     # else after this many queries scanned the list (a file seen once
                       # rarely pays for an index)
+    LIT_SAMPLE = 2048  # rules whose runs of bytes are counted to rank them
     LIT_NONE = -1
     LIT_LATER = -2
     LIT_WANTED = -3
@@ -561,15 +562,16 @@ cdef struct LitIndex:
     uint32_t cap
     uint32_t* stamp   # per bucket: the query that tried it last
     uint32_t gen
-    uint8_t widths    # bit w-1 set when some key has width w (1, 2, 4)
+    uint8_t widths    # bit w-1 set when some key has width w (1 to 4)
 
 
 cdef struct Matcher:
     uint8_t ready     # compiled (on the first query that selects it)
     uint8_t scans     # queries that scanned the "always" list while it waits for its index
+    uint8_t indexed   # 0: entries are one best-first list (a small group)
     uint32_t nentries
     Entry* entries    # linear: every rule; indexed: the nodes' other rules, then "always"
-    uint32_t nnodes   # 0: linear
+    uint32_t nnodes
     Node* nodes
     uint32_t always   # indexed: entries[always:] could match anywhere
     int32_t lit       # a LitIndex over entries[always:], or LIT_NONE, LIT_LATER, LIT_WANTED
@@ -653,14 +655,12 @@ cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, 
         memset(li.stamp, 0, li.nbuckets * sizeof(uint32_t))
         li.gen = 1
     gen = li.gen
-    for wi in range(3):
-        w = 4 >> wi
+    for wi in range(4):
+        w = 4 - wi
         if not (li.widths & (1 << (w - 1))) or n < w:
             continue
         for i in range(n - w + 1):
-            v = 0
-            memcpy(&v, path + i, w)
-            k = (<uint64_t>w << 32) | v
+            k = window(path + i, w)
             b = lit_lookup(li, k)
             if b == 0xFFFFFFFFu or li.stamp[b] == gen:
                 continue
@@ -699,7 +699,7 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
     cdef int32_t k
     cdef Node* nd
     cdef uint32_t sp_end
-    if m.nnodes == 0:
+    if not m.indexed:
         return scan_entries(m.entries, m.nentries, path, n, best, text, pats)
     # bisect_right over the sorted prefixes, minus one
     lo = 0
@@ -916,6 +916,7 @@ cdef struct HashMap:
     uint64_t* keys  # key + 1, 0: empty
     uint32_t* vals
     uint32_t cap
+    uint32_t used
 
 
 cdef int map_init(HashMap* h, Py_ssize_t items) except -1:
@@ -923,9 +924,42 @@ cdef int map_init(HashMap* h, Py_ssize_t items) except -1:
     while cap < 2 * items:
         cap <<= 1
     h.cap = cap
+    h.used = 0
     h.keys = <uint64_t*>xmalloc(cap * sizeof(uint64_t))
     h.vals = <uint32_t*>xmalloc(cap * sizeof(uint32_t))
     memset(h.keys, 0, cap * sizeof(uint64_t))
+    return 0
+
+
+cdef inline uint32_t map_get(const HashMap* h, uint64_t key) nogil:
+    """``key``'s value, 0 if absent (never inserts)."""
+    cdef uint64_t hh = (key + 1) * 0x9E3779B97F4A7C15ull
+    cdef uint32_t mask = h.cap - 1, slot = <uint32_t>(hh >> 32) & mask
+    while h.keys[slot]:
+        if h.keys[slot] == key + 1:
+            return h.vals[slot]
+        slot = (slot + 1) & mask
+    return 0
+
+
+cdef int map_count(HashMap* h, uint64_t key) except -1:
+    """Add one to ``key``'s count, the map growing as it fills (at most half full)."""
+    cdef bint fresh
+    cdef uint32_t* slot
+    cdef HashMap bigger
+    cdef uint32_t i
+    if 2 * (h.used + 1) > h.cap:
+        map_init(&bigger, h.cap)
+        for i in range(h.cap):
+            if h.keys[i]:
+                map_slot(&bigger, h.keys[i] - 1, &fresh)[0] = h.vals[i]
+        bigger.used = h.used
+        map_free(h)
+        h[0] = bigger
+    slot = map_slot(h, key, &fresh)
+    if fresh:
+        h.used += 1
+    slot[0] += 1
     return 0
 
 
@@ -950,38 +984,27 @@ cdef void map_free(HashMap* h):
     h.vals = NULL
 
 
-cdef int entry_width(const Entry* e, const unsigned char* pat) nogil:
-    """The key width of an entry's literals after its prefix: 4, 2 or 1 (0: none)."""
-    cdef Py_ssize_t i = e.plen + 1, j, longest = 0
-    cdef const void* hit
-    if (e.flags & F_KIND) < STAR:
-        return 0
-    while i <= e.len:
-        hit = memchr(pat + i, 42, e.len - i)
-        j = e.len if hit == NULL else <const unsigned char*>hit - pat
-        if j - i > longest:
-            longest = j - i
-        i = j + 1
-    if longest >= 4:
-        return 4
-    if longest >= 2:
-        return 2
-    return 1 if longest else 0
+cdef inline uint64_t window(const unsigned char* p, int w) nogil:
+    """The key of the ``w`` bytes at ``p`` (1 to 4): the bytes, and the width above them."""
+    cdef uint32_t v = 0
+    memcpy(&v, p, w)
+    return (<uint64_t>w << 32) | v
 
 
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                    const unsigned char* text, const unsigned char* pats) except -1:
-    """Index best-first ``es[first : first + count]`` under the rarest run of bytes of
-    their literals (robotrules._match._Literals, in C)."""
+    """Index best-first ``es[first : first + count]`` under the rarest run of 1 to 4 bytes of
+    the literals after their prefix (every such literal occurs in a path the rule matches,
+    so every run of its bytes does): the run the fewest rules share, the widest on a tie
+    (robotrules._match._Literals, in C, with runs of three bytes too)."""
     cdef HashMap counts, buckets
-    cdef uint32_t k, e, nb = 0, best_count, c, b
-    cdef int w
+    cdef uint32_t k, e, nb = 0, best_count, c, b, step
+    cdef int w, best_w
     cdef Py_ssize_t i, j, x, total = 0
     cdef const unsigned char* pat
     cdef const void* hit
     cdef uint64_t key, chosen
-    cdef uint32_t v
-    cdef bint fresh
+    cdef bint fresh, any_lit
     cdef uint32_t* slot
     cdef uint64_t* keys_of = NULL
     cdef uint32_t* fill = NULL
@@ -993,55 +1016,53 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
     li.first = first
     li.count = count
     try:
-        for k in range(first, first + count):
-            total += es[k].len
-        map_init(&counts, total + 1)
-        keys_of = <uint64_t*>xmalloc(count * sizeof(uint64_t))
-        # count every run of bytes of every literal (a rule's repeated runs count once
-        # per repeat: close enough to rank them)
-        for k in range(count):
+        map_init(&counts, 64)
+        keys_of = <uint64_t*>xmalloc((count if count else 1) * sizeof(uint64_t))
+        # how many rules have each run of bytes (a run repeated in one rule counts again:
+        # close enough to rank them), counted over at most LIT_SAMPLE rules spread evenly
+        step = count // LIT_SAMPLE + 1
+        for k in range(0, count, step):
             e = first + k
-            pat = base_of(es[e].flags, text, pats) + es[e].off
-            w = entry_width(&es[e], pat)
-            keys_of[k] = <uint64_t>w  # 0: no literal
-            if not w:
+            if (es[e].flags & F_KIND) < STAR:
                 continue
+            pat = base_of(es[e].flags, text, pats) + es[e].off
             i = es[e].plen + 1
             while i <= es[e].len:
                 hit = memchr(pat + i, 42, es[e].len - i)
                 j = es[e].len if hit == NULL else <const unsigned char*>hit - pat
-                for x in range(i, j - w + 1):
-                    v = 0
-                    memcpy(&v, pat + x, w)
-                    slot = map_slot(&counts, v | (<uint64_t>w << 32), &fresh)
-                    slot[0] += 1
+                for w in range(1, 5):
+                    for x in range(i, j - w + 1):
+                        map_count(&counts, window(pat + x, w))
                 i = j + 1
-        # each entry takes its rarest run
+        # each rule takes its rarest run
         map_init(&buckets, count + 1)
         for k in range(count):
             e = first + k
-            w = <int>keys_of[k]
-            if not w:
+            any_lit = False
+            if (es[e].flags & F_KIND) >= STAR:
+                pat = base_of(es[e].flags, text, pats) + es[e].off
+                best_count = 0xFFFFFFFFu
+                best_w = 0
+                chosen = 0
+                i = es[e].plen + 1
+                while i <= es[e].len:
+                    hit = memchr(pat + i, 42, es[e].len - i)
+                    j = es[e].len if hit == NULL else <const unsigned char*>hit - pat
+                    for w in range(4, 0, -1):
+                        for x in range(i, j - w + 1):
+                            key = window(pat + x, w)
+                            c = map_get(&counts, key)
+                            if c < best_count or (c == best_count and w > best_w):
+                                best_count = c
+                                best_w = w
+                                chosen = key
+                                any_lit = True
+                    i = j + 1
+            if not any_lit:  # no literal after the prefix ("/*$"-like): scanned
                 vec_push(&rest, e)
                 keys_of[k] = 0xFFFFFFFFFFFFFFFFull
                 continue
-            li.widths |= 1 << (w - 1)
-            pat = base_of(es[e].flags, text, pats) + es[e].off
-            best_count = 0xFFFFFFFFu
-            chosen = 0
-            i = es[e].plen + 1
-            while i <= es[e].len:
-                hit = memchr(pat + i, 42, es[e].len - i)
-                j = es[e].len if hit == NULL else <const unsigned char*>hit - pat
-                for x in range(i, j - w + 1):
-                    v = 0
-                    memcpy(&v, pat + x, w)
-                    key = v | (<uint64_t>w << 32)
-                    c = map_slot(&counts, key, &fresh)[0]
-                    if c < best_count:
-                        best_count = c
-                        chosen = key
-                i = j + 1
+            li.widths |= 1 << (best_w - 1)
             slot = map_slot(&buckets, chosen, &fresh)
             if fresh:
                 slot[0] = nb
@@ -1055,7 +1076,7 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                 li.bstart[keys_of[k] + 1] += 1
         for b in range(nb):
             li.bstart[b + 1] += li.bstart[b]
-        li.members = <uint32_t*>xmalloc(li.bstart[nb] * sizeof(uint32_t))
+        li.members = <uint32_t*>xmalloc((li.bstart[nb] + 1) * sizeof(uint32_t))
         fill = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
         memcpy(fill, li.bstart, (nb + 1) * sizeof(uint32_t))
         for k in range(count):  # in entry order: each bucket stays best first
@@ -1068,8 +1089,8 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
         li.cap = buckets.cap
         buckets.keys = NULL
         buckets.vals = NULL
-        li.stamp = <uint32_t*>xmalloc(nb * sizeof(uint32_t))
-        memset(li.stamp, 0, nb * sizeof(uint32_t))
+        li.stamp = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
+        memset(li.stamp, 0, (nb + 1) * sizeof(uint32_t))
         li.nrest = <uint32_t>rest.n
         li.rest = rest.data
         rest.data = NULL
@@ -1421,6 +1442,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             sort_small(m.entries, n)
             return 0
         # indexed: plain rules by prefix, and the others when their prefix has two bytes
+        m.indexed = 1
         plains = <Entry*>plain_words.data
         refs = <PrefixRef*>xmalloc((nplain + nother) * sizeof(PrefixRef))
         nref = 0
