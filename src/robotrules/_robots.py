@@ -84,6 +84,8 @@ else:
     _Base = _native.Doc if _native is not None else _PureBase
 
 _AGENT_MEMO: Final = 256
+# matchers per group selection ("\0" + key) and per agent string
+_Compiled = dict[str, tuple[Matcher, tuple[int, ...]]]
 _V = TypeVar("_V")
 
 
@@ -144,7 +146,7 @@ class RobotsTxt(_Base):
     @property
     def _text(self) -> str:
         """The body as Latin-1 text (one character a byte), LF line ends, no byte-order mark."""
-        text = getattr(self, "_text_", None)
+        text: str | None = getattr(self, "_text_", None)
         if text is None:
             text, self._bom_ = T.to_text(self._body)
             self._text_ = text
@@ -153,11 +155,12 @@ class RobotsTxt(_Base):
     @property
     def _bom(self) -> int:
         self._text  # noqa: B018 - reading the text counts the byte-order mark
-        return getattr(self, "_bom_", 0)  # type: ignore[no-any-return]
+        bom: int = getattr(self, "_bom_", 0)
+        return bom
 
     @property
     def _dirs(self) -> array[int]:
-        dirs = getattr(self, "_dirs_", None)
+        dirs: array[int] | None = getattr(self, "_dirs_", None)
         if dirs is None:
             assert _native is not None
             dirs, self._odd_ = _native.tokenize(self._text, self.dialect)
@@ -166,7 +169,7 @@ class RobotsTxt(_Base):
 
     @property
     def _odd(self) -> array[int]:
-        odd = getattr(self, "_odd_", None)
+        odd: array[int] | None = getattr(self, "_odd_", None)
         if odd is None:
             self._dirs  # noqa: B018 - tokenizing notes them
             odd = getattr(self, "_odd_", None)
@@ -185,7 +188,7 @@ class RobotsTxt(_Base):
 
     @property
     def _idx(self) -> GroupIndex:
-        idx = getattr(self, "_index", None)
+        idx: GroupIndex | None = getattr(self, "_index", None)
         if idx is None:
             idx = self._index = build_index(self._text, self._dirs, self.dialect, self._url,
                                             None)
@@ -197,9 +200,10 @@ class RobotsTxt(_Base):
         """The compiled matcher and group indices for a query key."""
         idx = self._idx
         ck, groups = select(idx, key, self.dialect)
-        compiled = getattr(self, "_compiled", None)
+        compiled: _Compiled | None = getattr(self, "_compiled", None)
         if compiled is None:
-            compiled = self._compiled = {}
+            compiled = {}
+            self._compiled = compiled
         hit = compiled.get("\0" + ck)
         if hit is None:
             m = compile_groups(idx, groups, self._text, self._dirs, self.dialect)
@@ -212,7 +216,7 @@ class RobotsTxt(_Base):
         The memo holds one entry per group selection ("\\0"-prefixed keys) plus at most
         ``_AGENT_MEMO`` agent strings: bounded whatever callers pass.
         """
-        compiled = getattr(self, "_compiled", None)
+        compiled: _Compiled | None = getattr(self, "_compiled", None)
         if compiled is not None:
             hit = compiled.get(user_agent)
             if hit is not None:
@@ -242,7 +246,7 @@ class RobotsTxt(_Base):
         path = sp.path(url)
         if sp.robots_txt_allowed and path == "/robots.txt":
             return True
-        compiled = getattr(self, "_compiled", None)
+        compiled: _Compiled | None = getattr(self, "_compiled", None)
         hit = compiled.get(user_agent) if compiled is not None else None
         if hit is None:
             hit = self._for_agent(user_agent)
@@ -406,7 +410,7 @@ class RobotsTxt(_Base):
         return out
 
     def _outside(self) -> tuple[Record, ...]:
-        out = getattr(self, "_records", None)
+        out: tuple[Record, ...] | None = getattr(self, "_records", None)
         if out is None:
             out = self._records = tuple(
                 Record(T.display(CANONICAL.get(self._kind(i))
@@ -417,7 +421,7 @@ class RobotsTxt(_Base):
 
     def _every_record(self) -> tuple[Record, ...]:
         """Every record of the file: the groups' (in group order), then those outside."""
-        every = getattr(self, "_all_records", None)
+        every: tuple[Record, ...] | None = getattr(self, "_all_records", None)
         if every is None:
             every = self._all_records = (
                 *(r for g in self.groups for r in g.records), *self._outside())
@@ -441,7 +445,7 @@ class RobotsTxt(_Base):
     @property
     def findings(self) -> tuple[Finding, ...]:
         """Every oddity met while reading the file, sorted by line and column."""
-        found = getattr(self, "_findings", None)
+        found: tuple[Finding, ...] | None = getattr(self, "_findings", None)
         if found is None:
             out: list[Finding] = []
             file_findings(self._text, self._bom, out)
@@ -454,7 +458,7 @@ class RobotsTxt(_Base):
     @property
     def groups(self) -> tuple[Group, ...]:
         """Every group of the file, in file order (not merged)."""
-        groups = getattr(self, "_groups", None)
+        groups: tuple[Group, ...] | None = getattr(self, "_groups", None)
         if groups is None:
             groups = tuple(self._make_group(g) for g in range(self._idx.count))
             self._groups = groups
@@ -498,7 +502,7 @@ class RobotsTxt(_Base):
 
     def line_text(self, line: int) -> str:
         """The text of 1-based ``line`` as read (after line-ending normalisation)."""
-        starts = getattr(self, "_starts", None)
+        starts: array[int] | None = getattr(self, "_starts", None)
         if starts is None:
             text = self._text
             starts = array("I", [0])
@@ -515,7 +519,7 @@ class RobotsTxt(_Base):
 
     def _value_column(self, line: int) -> int:
         """1-based column where the value of the directive on ``line`` starts (1 if none)."""
-        cols = getattr(self, "_columns", None)
+        cols: dict[int, int] | None = getattr(self, "_columns", None)
         if cols is None:
             cols = {}
             dirs = self._dirs

@@ -159,12 +159,17 @@ def test_large_group_index_agrees_with_linear_scan() -> None:
         assert big.is_allowed(path, user_agent="a") is google_allowed(body.encode(), "a", path)
 
 
-def test_compiled_build_is_the_one_under_test_when_expected() -> None:
-    """.ci/run runs tests/core a second time against the mypyc build (tools/build_compiled.py);
-    this makes sure that run really imported the compiled modules."""
+def test_the_build_under_test_is_the_expected_one() -> None:
+    """.ci/run runs the suite on the native build (ROBOTRULES_EXPECT_NATIVE=1) and tests/core
+    again on the pure core (ROBOTRULES_PURE=1, ROBOTRULES_EXPECT_NATIVE=0): this makes sure
+    each run really used the build it names."""
     import os
 
-    if os.environ.get("ROBOTRULES_EXPECT_COMPILED") == "1":
-        assert robotrules.COMPILED
-    else:
-        assert isinstance(robotrules.COMPILED, bool)
+    expect = os.environ.get("ROBOTRULES_EXPECT_NATIVE")
+    if expect == "1":
+        assert robotrules.NATIVE
+        assert robotrules.parse(b"User-agent: *\nDisallow: /x")._native_on
+    elif expect == "0":
+        assert not robotrules.NATIVE
+        assert not robotrules.parse(b"User-agent: *\nDisallow: /x")._native_on
+    assert robotrules.COMPILED is robotrules.NATIVE
