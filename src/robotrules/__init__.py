@@ -33,12 +33,12 @@ COMPILED: bool = NATIVE
 
 __all__ = [
     "COMPILED",
-    "NATIVE",
     "Dialect",
     "FetchError",
     "Finding",
     "Group",
     "InvalidURL",
+    "NATIVE",
     "Record",
     "RequestRate",
     "RobotrulesError",
