@@ -31,7 +31,7 @@ NATIVE: bool = _robots.NATIVE
 #: The same flag under its earlier name (it meant the mypyc build, now replaced).
 COMPILED: bool = NATIVE
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - plain sorted order, as tests/core/test_api.py checks
     "COMPILED",
     "Dialect",
     "FetchError",

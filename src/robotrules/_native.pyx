@@ -69,6 +69,7 @@ cdef enum:
     STAR = 2
     WILD = 3
     LINEAR_MAX = 16
+    NATIVE_MAX = 1 << 28  # bodies up to 256 MiB (offsets in 32 bits, directives in 28)
     LIT_MIN = 48      # longer lists of wildcard rules get a literal index:
     LIT_NOW = 512     # at once when this long, or on a path this long,
     LIT_PATH = 256
@@ -1655,6 +1656,8 @@ cdef class Doc:
         if d > 1:
             return
         size = PyBytes_GET_SIZE(body)
+        if size > NATIVE_MAX:
+            return  # offsets and directive numbers would not fit: the pure core reads it
         data = <const unsigned char*>PyBytes_AS_STRING(body)
         # robotrules._tokenize.to_text without the copy: a byte-order mark (or a prefix of
         # one) is skipped; the tokenizer reads CR and CRLF line ends as they are

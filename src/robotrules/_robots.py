@@ -530,9 +530,23 @@ class RobotsTxt(_Base):
             self._columns = cols
         return cols.get(line, 1)
 
+    def __reduce__(self) -> tuple[Callable[..., RobotsTxt], tuple[object, ...]]:
+        """Pickling and copying: the file is parsed again (from its bytes; on the pure core
+        from its text, which reads the same)."""
+        body = self._body if self._native_on else (
+            b"\xef\xbb\xbf"[: self._bom] + self._text.encode("latin-1"))
+        return _restore, (body, self.dialect, self._url, self.size, not self._native_on)
+
     def __repr__(self) -> str:
         count = self._native_directives if self._native_on else len(self._dirs) // 3
         return f"<RobotsTxt dialect={self.dialect!r} size={self.size} directives={count}>"
+
+
+def _restore(body: bytes, dialect: Dialect, url: str | None, size: int, pure: bool
+             ) -> RobotsTxt:
+    rules = RobotsTxt(body, dialect, url, pure and NATIVE)
+    rules.size = size
+    return rules
 
 
 def reference(body: bytes | bytearray | memoryview | str, dialect: Dialect = "rfc9309", *,

@@ -259,3 +259,20 @@ def test_pure_build_is_a_switch_away() -> None:
     assert not robotrules.parse(body, "1994")._native_on  # 1994: tokenizer only, pure rest
     for url in ("/x", "/x/y", "/z"):
         assert robotrules.parse(body).is_allowed(url) == _robots.reference(body).is_allowed(url)
+
+
+def test_pickle_and_copy_give_the_same_answers() -> None:
+    """A parsed file crosses processes (multiprocessing, Spark) and copies: parsed again."""
+    import copy
+    import pickle
+
+    body = b"\xef\xbb\xbfUser-agent: *\r\nDisallow: /x\r\nAllow: /x/y\r\n"
+    for rules in (robotrules.parse(body), _robots.reference(body), robotrules.parse(body, "1994"),
+                  robotrules.parse(body, "google")):
+        for other in (pickle.loads(pickle.dumps(rules)), copy.copy(rules), copy.deepcopy(rules)):
+            assert other.dialect == rules.dialect
+            assert other.size == rules.size
+            assert other._native_on == rules._native_on
+            for url in ("/x", "/x/y", "/z"):
+                assert other.is_allowed(url) == rules.is_allowed(url)
+            assert other.explain("/x").line == rules.explain("/x").line
