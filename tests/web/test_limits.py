@@ -226,7 +226,9 @@ def test_the_page_answers_within_a_second_under_the_attack() -> None:
         page_times = [float(t) for t in out.split()]
 
         assert len(statuses) == 40
-        assert set(statuses) <= {422, 429, 503}, statuses
+        # the attack is refused (422); a lint bomb is answered (200) when its work fits the
+        # deadline, else refused for want of workers or time (429, 503)
+        assert set(statuses) <= {200, 422, 429, 503}, statuses
         assert statuses.count(422) == 30
         assert len(page_times) >= 10
         print(f"GET / under the attack: {len(page_times)} answers, median "
