@@ -1233,7 +1233,7 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     cdef bint anchored = raw[n - 1] == 36  # '$'
     cdef unsigned char* w
     cdef unsigned char c
-    cdef int hi, lo, v
+    cdef int k
     cdef const uint8_t* slow = _pattern_slow[d]
     cdef uint8_t bad = 0
     if anchored:
@@ -1253,19 +1253,9 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     while i < body:
         c = raw[i]
         if c == 37:
-            hi = hexval(raw[i + 1]) if i + 1 < body else -1
-            lo = hexval(raw[i + 2]) if i + 2 < body else -1
-            if hi >= 0 and lo >= 0:
-                v = hi * 16 + lo
-                if _pattern_decodes[d][v]:
-                    w[out] = <unsigned char>v
-                    out += 1
-                else:
-                    w[out] = 37
-                    w[out + 1] = _HEX[hi]
-                    w[out + 2] = _HEX[lo]
-                    out += 3
-                i += 3
+            k = escape_at(raw, i, body, _pattern_decodes[d], w, &out)
+            if k:
+                i += k
                 continue
         w[out] = c
         out += 1
@@ -2034,27 +2024,39 @@ cdef class Doc:
         return size
 
 
+cdef inline int escape_at(const unsigned char* p, Py_ssize_t i, Py_ssize_t n,
+                          const uint8_t* decodes, unsigned char* out, Py_ssize_t* o) nogil:
+    """At the '%' of ``p[i]``: write the normal form of its ``%XX`` escape at ``out[o]``
+    (the byte, where ``decodes`` says the normaliser decodes it; else the escape upper-cased)
+    and return 3, or return 0 where no escape starts (a bare '%' is kept by the caller)."""
+    cdef int hi = hexval(p[i + 1]) if i + 1 < n else -1
+    cdef int lo = hexval(p[i + 2]) if i + 2 < n else -1
+    cdef int v
+    if hi < 0 or lo < 0:
+        return 0
+    v = hi * 16 + lo
+    if decodes[v]:
+        out[o[0]] = <unsigned char>v
+        o[0] += 1
+    else:
+        out[o[0]] = 37
+        out[o[0] + 1] = _HEX[hi]
+        out[o[0] + 2] = _HEX[lo]
+        o[0] += 3
+    return 3
+
+
 cdef Py_ssize_t fix_escapes(const unsigned char* p, Py_ssize_t n, unsigned char* out) nogil:
     """robotrules._url.rfc_normalize of a path whose only bytes needing work are '%': each
     ``%XX`` of an unreserved character decoded, every other escape upper-cased, a '%' that
     starts no escape kept. The length written, or -1 if another byte needs work."""
     cdef Py_ssize_t i = 0, o = 0
-    cdef int hi, lo, v
+    cdef int k
     while i < n:
         if p[i] == 37:  # '%'
-            hi = hexval(p[i + 1]) if i + 1 < n else -1
-            lo = hexval(p[i + 2]) if i + 2 < n else -1
-            if hi >= 0 and lo >= 0:
-                v = hi * 16 + lo
-                if _decoded[v]:
-                    out[o] = <unsigned char>v
-                    o += 1
-                else:
-                    out[o] = 37
-                    out[o + 1] = _HEX[hi]
-                    out[o + 2] = _HEX[lo]
-                    o += 3
-                i += 3
+            k = escape_at(p, i, n, _decoded, out, &o)
+            if k:
+                i += k
                 continue
         elif not _path_ok[p[i]]:
             return -1
