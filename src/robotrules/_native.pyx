@@ -1745,10 +1745,14 @@ cdef class Doc:
         cdef Token* tok
         cdef Token* final
         cdef uint32_t nfinal
+        cdef HashMap lists
+        cdef uint32_t* slot
+        cdef bint fresh
         global _sort_tokbuf, _sort_tokens
         memset(&sels, 0, sizeof(U32Vec))
         memset(&sel_start, 0, sizeof(U32Vec))
         memset(&order_words, 0, sizeof(U32Vec))
+        memset(&lists, 0, sizeof(HashMap))
         try:
             self.tokbuf = <unsigned char*>xmalloc(1 + sum_token_bytes(self.t, uas, tb))
             self.tokens = <Token*>xmalloc((nua if nua else 1) * sizeof(Token))
@@ -1788,6 +1792,10 @@ cdef class Doc:
             if sel_start.data[1] - sel_start.data[0] == 1:
                 single[sels.data[0]] = 0
             final = <Token*>xmalloc((ntok if ntok else 1) * sizeof(Token))
+            map_init(&lists, ntok + 2)
+            if sel_start.data[1] - sel_start.data[0] > 1:  # the global list, to share it
+                map_slot(&lists, hash_bytes(<const unsigned char*>sels.data,
+                                            sel_start.data[1] * sizeof(uint32_t)), &fresh)[0] = 0
             nfinal = 0
             k = 0
             while k < ntok:
@@ -1804,13 +1812,17 @@ cdef class Doc:
                 sel = 0xFFFFFFFFu
                 if count == 1 and single[sels.data[lo]] >= 0:
                     sel = <uint32_t>single[sels.data[lo]]
-                elif count != 1:
-                    for j in range(sel_start.n - 1):
+                elif count != 1:  # by a hash of the list (a file may hold thousands)
+                    slot = map_slot(&lists, hash_bytes(<const unsigned char*>&sels.data[lo],
+                                                       count * sizeof(uint32_t)), &fresh)
+                    if fresh:
+                        slot[0] = <uint32_t>(sel_start.n - 1)  # the one made below
+                    else:
+                        j = slot[0]
                         if sel_start.data[j + 1] - sel_start.data[j] == count and memcmp(
                                 &sels.data[sel_start.data[j]], &sels.data[lo],
                                 count * sizeof(uint32_t)) == 0:
                             sel = j
-                            break
                 if sel == 0xFFFFFFFFu:
                     sel = <uint32_t>(sel_start.n - 1)
                     vec_push(&sel_start, <uint32_t>sels.n)
@@ -1838,6 +1850,7 @@ cdef class Doc:
             vec_free(&sels)
             vec_free(&sel_start)
             vec_free(&order_words)
+            map_free(&lists)
             PyMem_Free(idx)
             PyMem_Free(single)
         return 0

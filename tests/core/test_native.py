@@ -276,3 +276,16 @@ def test_pickle_and_copy_give_the_same_answers() -> None:
             for url in ("/x", "/x/y", "/z"):
                 assert other.is_allowed(url) == rules.is_allowed(url)
             assert other.explain("/x").line == rules.explain("/x").line
+
+
+def test_many_tokens_in_chained_groups_match_pure() -> None:
+    """Groups that each name two tokens, chained (t_i in groups i-1 and i): thousands of
+    distinct merged selections (RFC 9309 2.2.1: the groups that name a token are merged),
+    found by a hash of their group lists, not a pass over all of them."""
+    n = 3000
+    lines = []
+    for i in range(n):
+        lines += [f"User-agent: t{i}x", f"User-agent: t{i + 1}x", f"Disallow: /d{i}/"]
+    body = ("\n".join(lines) + "\n").encode()
+    _same(body, "rfc9309", [f"t{i}x" for i in (0, 1, 2, 1500, n - 1, n, n + 1)] + ["*"],
+          ["/d0/a", "/d1/a", "/d1499/", "/d1500/x", f"/d{n - 1}/", "/other"])
