@@ -564,6 +564,8 @@ cdef struct LitIndex:
     uint32_t* stamp   # per bucket: the query that tried it last
     uint32_t gen
     uint8_t widths    # bit w-1 set when some key has width w (1 to 4)
+    uint8_t* pairs    # 65,536 bits: which two bytes start a key of width 2 to 4
+    int32_t* single   # per byte: the bucket of the one-byte key, or -1
 
 
 cdef struct Matcher:
@@ -642,6 +644,25 @@ cdef inline uint32_t lit_lookup(const LitIndex* li, uint64_t key) nogil:
     return 0xFFFFFFFFu
 
 
+cdef inline int64_t try_bucket(LitIndex* li, uint32_t b, uint32_t gen, const Entry* es,
+                               const unsigned char* path, Py_ssize_t n, int64_t best,
+                               const unsigned char* text, const unsigned char* pats) nogil:
+    """Bucket ``b``'s best rule that matches and beats ``best`` (once per query)."""
+    cdef uint32_t m, e
+    cdef int64_t key
+    if li.stamp[b] == gen:
+        return best
+    li.stamp[b] = gen
+    for m in range(li.bstart[b], li.bstart[b + 1]):
+        e = li.members[m]
+        key = entry_key(&es[e])
+        if key >= best:
+            break
+        if entry_matches(&es[e], path, n, text, pats):
+            return key
+    return best
+
+
 cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, Py_ssize_t n,
                       int64_t best, const unsigned char* text, const unsigned char* pats) nogil:
     """The best rule of ``li`` that matches ``path`` and beats ``best``: only the buckets
@@ -656,24 +677,25 @@ cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, 
         memset(li.stamp, 0, li.nbuckets * sizeof(uint32_t))
         li.gen = 1
     gen = li.gen
-    for wi in range(4):
-        w = 4 - wi
-        if not (li.widths & (1 << (w - 1))) or n < w:
+    # each position: its byte's one-byte key, and the longer keys only where its two bytes
+    # start one (a bitmap of 8 KiB answers that without a probe of the table)
+    for i in range(n):
+        if li.widths & 1:
+            b = <uint32_t>li.single[path[i]]
+            if b != 0xFFFFFFFFu:
+                best = try_bucket(li, b, gen, es, path, n, best, text, pats)
+        if i + 1 >= n:
+            break
+        v = path[i] | (<uint32_t>path[i + 1] << 8)
+        if not (li.pairs[v >> 3] & (1 << (v & 7))):
             continue
-        for i in range(n - w + 1):
-            k = window(path + i, w)
-            b = lit_lookup(li, k)
-            if b == 0xFFFFFFFFu or li.stamp[b] == gen:
+        for wi in range(3):
+            w = 4 - wi
+            if not (li.widths & (1 << (w - 1))) or i + w > n:
                 continue
-            li.stamp[b] = gen
-            for m in range(li.bstart[b], li.bstart[b + 1]):
-                e = li.members[m]
-                key = entry_key(&es[e])
-                if key >= best:
-                    break
-                if entry_matches(&es[e], path, n, text, pats):
-                    best = key
-                    break
+            b = lit_lookup(li, window(path + i, w))
+            if b != 0xFFFFFFFFu:
+                best = try_bucket(li, b, gen, es, path, n, best, text, pats)
     for m in range(li.nrest):
         e = li.rest[m]
         key = entry_key(&es[e])
@@ -781,6 +803,8 @@ cdef void matcher_free(Matcher* m):
         PyMem_Free(li.hkeys)
         PyMem_Free(li.hvals)
         PyMem_Free(li.stamp)
+        PyMem_Free(li.pairs)
+        PyMem_Free(li.single)
     PyMem_Free(m.lits)
     PyMem_Free(m.entries)
     PyMem_Free(m.nodes)
@@ -987,9 +1011,14 @@ cdef void map_free(HashMap* h):
 
 cdef inline uint64_t window(const unsigned char* p, int w) nogil:
     """The key of the ``w`` bytes at ``p`` (1 to 4): the bytes, and the width above them."""
-    cdef uint32_t v = 0
-    memcpy(&v, p, w)
-    return (<uint64_t>w << 32) | v
+    cdef uint32_t v = p[0]
+    if w > 1:
+        v |= <uint32_t>p[1] << 8
+        if w > 2:
+            v |= <uint32_t>p[2] << 16
+            if w > 3:
+                v |= <uint32_t>p[3] << 24
+    return (<uint64_t>w << 32) | v  # byte order fixed: the low 16 bits are the first two
 
 
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
@@ -999,7 +1028,7 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
     so every run of its bytes does): the run the fewest rules share, the widest on a tie
     (robotrules._match._Literals, in C, with runs of three bytes too)."""
     cdef HashMap counts, buckets
-    cdef uint32_t k, e, nb = 0, best_count, c, b, step
+    cdef uint32_t k, e, nb = 0, best_count, c, b, step, v
     cdef int w, best_w
     cdef Py_ssize_t i, j, x, total = 0
     cdef const unsigned char* pat
@@ -1088,6 +1117,19 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
         li.hkeys = buckets.keys
         li.hvals = buckets.vals
         li.cap = buckets.cap
+        li.pairs = <uint8_t*>xmalloc(8192)
+        memset(li.pairs, 0, 8192)
+        li.single = <int32_t*>xmalloc(256 * sizeof(int32_t))
+        for k in range(256):
+            li.single[k] = -1
+        for k in range(li.cap):
+            if li.hkeys[k]:
+                key = li.hkeys[k] - 1
+                if (key >> 32) == 1:
+                    li.single[key & 0xFF] = <int32_t>li.hvals[k]
+                else:
+                    v = <uint32_t>(key & 0xFFFF)
+                    li.pairs[v >> 3] |= <uint8_t>(1 << (v & 7))
         buckets.keys = NULL
         buckets.vals = NULL
         li.stamp = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
