@@ -20,11 +20,12 @@ again:
   holds a byte :func:`robotrules._url.normal_path_bytes` says needs work.
 
 What a parse builds (:class:`Doc`), all in C arrays (``PyMem``, so tracemalloc sees them):
-the rules of each group (offsets into the file's text), the groups' agent tokens (sorted,
-lower-cased) and, per distinct group selection, a compiled matcher, built at parse time so
-that the first query costs what a later one does. The text itself is kept (patterns point
-into it); the directive stream is not (the facade asks :func:`tokenize` again when a slower
-API needs it).
+the rules of each group (offsets into the file's bytes, which are kept, not copied), the
+groups' agent tokens (sorted, lower-cased) and each distinct group selection. A selection's
+matcher is compiled on its first query (a file is rarely asked about every group), in C, so
+that first query costs microseconds; the rule lists go once every selection is compiled.
+The directive stream is not kept (the facade asks :func:`tokenize` again when a slower API
+needs it).
 
 A matcher holds its rules as 16-byte entries, best first (the key order of
 :mod:`robotrules._match`: the longest pattern, then allow, then the earliest line). A small
@@ -216,6 +217,12 @@ cdef int vec_push(U32Vec* v, uint32_t x) except -1:
     v.data[v.n] = x
     v.n += 1
     return 0
+
+
+cdef inline void vec_move(U32Vec* dst, U32Vec* src):
+    """Hand ``src``'s buffer over to ``dst`` (``src`` is left empty: freeing it is a no-op)."""
+    dst[0] = src[0]
+    memset(src, 0, sizeof(U32Vec))
 
 
 cdef inline void vec_free(U32Vec* v):
@@ -1213,32 +1220,6 @@ cdef int add_entry(U32Vec* v, Entry* e) except -1:
     return 0
 
 
-cdef enum:
-    PAT_SLOTS = 4096
-    PAT_RAW = 46
-
-cdef struct PatSlot:
-    uint32_t hash
-    uint8_t n
-    uint8_t key       # 1 + 2 * dialect + allow; 0: empty
-    unsigned char raw[PAT_RAW]
-    PyObject* result  # native_pattern()'s (main, companion), owned
-
-cdef PatSlot _pat_memo[PAT_SLOTS]
-
-
-def _clear_patterns():
-    cdef int i
-    for i in range(PAT_SLOTS):
-        if _pat_memo[i].key:
-            Py_DECREF(<object>_pat_memo[i].result)
-            _pat_memo[i].key = 0
-            _pat_memo[i].result = NULL
-
-
-_compile.CLEAR_HOOKS.append(_clear_patterns)
-
-
 cdef uint8_t _fast_pattern[2][256]
 cdef uint8_t _pattern_slow[2][256]  # neither kept as it is nor '%': the pure reading
 cdef uint8_t _pattern_decodes[2][256]
@@ -1337,28 +1318,9 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
 
 
 cdef tuple pattern_of(const unsigned char* raw, Py_ssize_t n, int d, bint allow):
-    """robotrules._compile.native_pattern of a raw rule value, behind a C memo (the same
-    patterns recur across files; the memo keeps the answers the pure core gave)."""
-    cdef uint8_t key = <uint8_t>(1 + 2 * d + (1 if allow else 0))
-    cdef uint32_t h
-    cdef PatSlot* s = NULL
-    if n <= PAT_RAW:
-        h = fnv(raw, n) ^ (key * 0x9E3779B1u)
-        s = &_pat_memo[h & (PAT_SLOTS - 1)]
-        if s.key == key and s.hash == h and s.n == n and memcmp(s.raw, raw, n) == 0:
-            return <tuple>s.result
-    result = _native_pattern(PyUnicode_DecodeLatin1(<const char*>raw, n, NULL), _NAMES[d],
-                             allow)
-    if s != NULL:
-        if s.key:
-            Py_DECREF(<object>s.result)
-        Py_INCREF(result)
-        s.result = <PyObject*>result
-        s.key = key
-        s.hash = h
-        s.n = <uint8_t>n
-        memcpy(s.raw, raw, n)
-    return result
+    """robotrules._compile.native_pattern of a raw rule value the C reading (fast_entry)
+    leaves to the pure one (memoised there)."""
+    return _native_pattern(PyUnicode_DecodeLatin1(<const char*>raw, n, NULL), _NAMES[d], allow)
 
 
 cdef int fill_entry(Entry* e, tuple form, uint32_t index, Pats* pats) except -1:
@@ -1400,7 +1362,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     memset(&plain_words, 0, sizeof(U32Vec))
     memset(&other_words, 0, sizeof(U32Vec))
     memset(&seen, 0, sizeof(HashMap))
-    m.lit = -1
+    m.lit = LIT_NONE
     try:
         # room for every rule (and a companion each) up front: no regrowth while filling
         plain_words.data = <uint32_t*>xmalloc((count + 1) * sizeof(Entry))
@@ -1514,7 +1476,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             nd.pad = 0
             nd.plain = NO_PLAIN
             nd.parent = -1
-            nd.lit = -1
+            nd.lit = LIT_NONE
             nd.special = 0
             k = i
             while k < nref and same_prefix(&refs[k], &refs[i], text, pats.data):
@@ -1640,7 +1602,8 @@ cdef int cmp_token(const void* a, const void* b) noexcept nogil:
     return (x > y) - (x < y)  # then file order (the groups ascend with it)
 
 
-cdef Py_ssize_t sum_token_bytes(const unsigned char* t, U32Vec* uas, const uint8_t* tb):
+cdef Py_ssize_t value_bytes(U32Vec* uas):
+    """The bytes of every user-agent value (room for all their tokens)."""
     cdef Py_ssize_t u, total = 0
     for u in range(uas.n // 3):
         total += uas.data[3 * u + 1]
@@ -1760,11 +1723,9 @@ cdef class Doc:
                         has_rules = True
             vec_push(&gstart, <uint32_t>(rule_words.n // 3))
             vec_free(&dirs)
-            self._index_agents(&ua_words, &rule_words, &gstart)
-            self.rule_words = rule_words
-            self.gstart = gstart
-            memset(&rule_words, 0, sizeof(U32Vec))
-            memset(&gstart, 0, sizeof(U32Vec))
+            self._index_agents(&ua_words, &gstart)
+            vec_move(&self.rule_words, &rule_words)
+            vec_move(&self.gstart, &gstart)
         finally:
             vec_free(&dirs)
             vec_free(&ua_words)
@@ -1772,18 +1733,17 @@ cdef class Doc:
             vec_free(&gstart)
         return 0
 
-    cdef int _index_agents(self, U32Vec* uas, U32Vec* rule_words, U32Vec* gstart) except -1:
-        """Tokens, their group selections, and a matcher per distinct selection
-        (robotrules._index._index_agents, then robotrules._compile.select)."""
+    cdef int _index_agents(self, U32Vec* uas, U32Vec* gstart) except -1:
+        """Tokens and their group selections, one slot per distinct selection for its
+        matcher (robotrules._index._index_agents, then robotrules._compile.select)."""
         cdef Py_ssize_t nua = uas.n // 3, u, tlen, x
-        cdef uint32_t vstart, vlen, g, off = 0, k, j, run, ntok = 0, nsel, sel, cap = 0
-        cdef uint32_t count, r, lo, hi, ngroups = <uint32_t>(gstart.n - 1)
+        cdef uint32_t vstart, vlen, g, off = 0, k, j, run, ntok = 0, nsel, sel
+        cdef uint32_t count, lo, ngroups = <uint32_t>(gstart.n - 1)
         cdef const unsigned char* v
         cdef const uint8_t* tb = _token_byte[self.d]
-        cdef U32Vec sels, sel_start, order_words
+        cdef U32Vec sels, sel_start
         cdef uint32_t* idx = NULL
         cdef int32_t* single = NULL
-        cdef RawRule* rules = NULL
         cdef Token* tok
         cdef Token* final
         cdef uint32_t nfinal
@@ -1793,10 +1753,9 @@ cdef class Doc:
         global _sort_tokbuf, _sort_tokens
         memset(&sels, 0, sizeof(U32Vec))
         memset(&sel_start, 0, sizeof(U32Vec))
-        memset(&order_words, 0, sizeof(U32Vec))
         memset(&lists, 0, sizeof(HashMap))
         try:
-            self.tokbuf = <unsigned char*>xmalloc(1 + sum_token_bytes(self.t, uas, tb))
+            self.tokbuf = <unsigned char*>xmalloc(1 + value_bytes(uas))
             self.tokens = <Token*>xmalloc((nua if nua else 1) * sizeof(Token))
             # the global selection first: the groups with a '*' line (in file order, once)
             vec_push(&sel_start, 0)
@@ -1884,14 +1843,11 @@ cdef class Doc:
             self.sels = <Matcher*>xmalloc(nsel * sizeof(Matcher))
             memset(self.sels, 0, nsel * sizeof(Matcher))
             self.nsels = nsel
-            self.sel_groups = sels
-            self.sel_start = sel_start
-            memset(&sels, 0, sizeof(U32Vec))
-            memset(&sel_start, 0, sizeof(U32Vec))
+            vec_move(&self.sel_groups, &sels)
+            vec_move(&self.sel_start, &sel_start)
         finally:
             vec_free(&sels)
             vec_free(&sel_start)
-            vec_free(&order_words)
             map_free(&lists)
             PyMem_Free(idx)
             PyMem_Free(single)

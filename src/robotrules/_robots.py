@@ -63,19 +63,12 @@ class _PureBase:
     _native_on: Final = False
     _native_directives: Final = 0
 
-    def __init__(self, body: bytes, dialect: Dialect, base_url: str | None,
-                 pure: bool = False, /) -> None:
-        pass
-
     def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
         return self._pure_is_allowed(url, user_agent)
 
     def _pure_is_allowed(self, url: str, user_agent: str) -> bool:
-        raise NotImplementedError
-
-    def _native_best(self, path: str, user_agent: str) -> int:
-        raise NotImplementedError
+        raise NotImplementedError  # RobotsTxt's
 
 
 if TYPE_CHECKING:
