@@ -335,6 +335,14 @@ cdef inline Py_ssize_t find(const unsigned char* p, Py_ssize_t n, unsigned char 
     return -1 if at == NULL else <const unsigned char*>at - p
 
 
+cdef inline void strip_ws(const unsigned char* p, Py_ssize_t* a, Py_ssize_t* b) noexcept nogil:
+    """Narrow ``p[a:b]`` to its text without leading and trailing ASCII white space."""
+    while a[0] < b[0] and _ws[p[a[0]]]:
+        a[0] += 1
+    while b[0] > a[0] and _ws[p[b[0] - 1]]:
+        b[0] -= 1
+
+
 cdef int emit(U32Vec* out, uint32_t head, uint32_t vstart, uint32_t vlen) except -1:
     vec_push(out, head)
     vec_push(out, vstart)
@@ -356,16 +364,12 @@ cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uin
     if h >= 0:
         seg = h
     lead = 0
-    while lead < seg and _ws[p[lead]]:
-        lead += 1
-    if lead == seg:
+    e = seg
+    strip_ws(p, &lead, &e)  # s = p[lead:e]
+    if lead == e:
         if _legacy[d] and h < 0:
             emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
         return 0
-    e = seg
-    while _ws[p[e - 1]]:
-        e -= 1
-    # s = p[lead:e]
     colon = find(p + lead, e - lead, 58)  # ':'
     if colon < 0:
         sp = find(p + lead, e - lead, 32)
@@ -381,17 +385,14 @@ cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uin
             return 0
         colon = sp
         missing = True
-    kend = colon
-    while kend > 0 and _ws[p[lead + kend - 1]]:
-        kend -= 1
-    if kend == 0:
+    i = lead  # the key: s[:colon].rstrip(ws) (s starts with no white space)
+    kend = lead + colon
+    strip_ws(p, &i, &kend)
+    if kend == lead:
         return 0
-    # value = s[colon + 1:].lstrip(ws)
-    i = lead + colon + 1
-    vlead = i
-    while vlead < e and _ws[p[vlead]]:
-        vlead += 1
-    kind = classify(p + lead, kend, _lenient[d], &lenient_read)
+    vlead = lead + colon + 1  # the value: s[colon + 1:].strip(ws) (s ends with none)
+    strip_ws(p, &vlead, &e)
+    kind = classify(p + lead, kend - lead, _lenient[d], &lenient_read)
     emit(out, <uint32_t>kind << KIND_SHIFT | lineno, start + <uint32_t>vlead, <uint32_t>(e - vlead))
     return 0
 
@@ -411,7 +412,7 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
     cdef bint last_lenient = False
     cdef uint32_t lineno = 0, start
     cdef bint rare = size > MAX_LINE or memchr(t, 0, size) != NULL
-    cdef bint legacy = _legacy[d], lenient = _lenient[d], longnul, lenient_read, spaced
+    cdef bint legacy = _legacy[d], lenient = _lenient[d], longnul, lenient_read
     cdef int kind
     while True:
         nl = memchr(t + pos, 10, size - pos)
@@ -429,41 +430,26 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
         hsh = find(p, n, 35)
         longnul = rare and (n > MAX_LINE or memchr(p, 0, n) != NULL)
         if colon < 0 or (0 <= hsh < colon) or longnul:
-            if not longnul:
-                if hsh == 0:
-                    pass  # a comment
-                elif colon < 0:
-                    end = n if hsh < 0 else hsh
-                    a = 0
-                    while a < end and _ws[p[a]]:
-                        a += 1
-                    b = end
-                    while b > a and _ws[p[b - 1]]:
-                        b -= 1
-                    if a == b:
-                        if legacy and hsh < 0:
-                            emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
-                    else:
-                        spaced = find(p + a, b - a, 32) >= 0 or find(p + a, b - a, 9) >= 0
-                        if odd != NULL:
-                            vec_push(odd, start)
-                        if spaced:
-                            careful_line(p, n, lineno, start, d, out)
-                else:
-                    if odd != NULL:
-                        vec_push(odd, start)
-                    careful_line(p, n, lineno, start, d, out)
-            else:
+            if longnul or (colon >= 0 and hsh != 0):  # very long, NUL, or '#' before ':'
                 if odd != NULL:
                     vec_push(odd, start)
                 careful_line(p, n, lineno, start, d, out)
+            elif hsh != 0:  # no colon (a line starting with '#' is a comment)
+                a = 0
+                b = n if hsh < 0 else hsh
+                strip_ws(p, &a, &b)
+                if a == b:
+                    if legacy and hsh < 0:
+                        emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
+                else:
+                    if odd != NULL:
+                        vec_push(odd, start)
+                    if find(p + a, b - a, 32) >= 0 or find(p + a, b - a, 9) >= 0:
+                        careful_line(p, n, lineno, start, d, out)  # Google's "key value"
         else:
             k0 = 0
-            while k0 < colon and _ws[p[k0]]:
-                k0 += 1
             k1 = colon
-            while k1 > k0 and _ws[p[k1 - 1]]:
-                k1 -= 1
+            strip_ws(p, &k0, &k1)
             if k1 == k0:
                 if odd != NULL:
                     vec_push(odd, start)
@@ -486,11 +472,8 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
                          start + <uint32_t>(colon + 2), <uint32_t>(end - colon - 2))
                 else:
                     i = colon + 1
-                    while i < end and _ws[p[i]]:
-                        i += 1
                     b = end
-                    while b > i and _ws[p[b - 1]]:
-                        b -= 1
+                    strip_ws(p, &i, &b)
                     vl = b - i
                     vs = i if vl else colon + 1
                     emit(out, <uint32_t>kind << KIND_SHIFT | lineno, start + <uint32_t>vs,
