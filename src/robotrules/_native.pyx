@@ -540,6 +540,13 @@ cdef struct Node:
     int32_t lit       # a LitIndex over them, or LIT_NONE, LIT_LATER, LIT_WANTED
 
 
+cdef struct HashMap:  # open addressing, linear probing; power-of-two capacity
+    uint64_t* keys  # key + 1, 0: empty
+    uint32_t* vals
+    uint32_t cap
+    uint32_t used
+
+
 cdef struct LitIndex:
     uint32_t first    # the entries it indexes: entries[first : first + count]
     uint32_t count
@@ -548,9 +555,7 @@ cdef struct LitIndex:
     uint32_t* members
     uint32_t nrest    # entries without a literal after the prefix, scanned
     uint32_t* rest
-    uint64_t* hkeys   # open addressing: key + 1 (0: empty)
-    uint32_t* hvals
-    uint32_t cap
+    HashMap table     # run of bytes (see window) -> bucket
     uint32_t* stamp   # per bucket: the query that tried it last
     uint32_t gen
     uint8_t widths    # bit w-1 set when some key has width w (1 to 4)
@@ -624,16 +629,6 @@ cdef inline int64_t scan_entries(const Entry* es, uint32_t count, const unsigned
     return best
 
 
-cdef inline uint32_t lit_lookup(const LitIndex* li, uint64_t key) nogil:
-    cdef uint64_t h = (key + 1) * 0x9E3779B97F4A7C15ull
-    cdef uint32_t mask = li.cap - 1, slot = <uint32_t>(h >> 32) & mask
-    while li.hkeys[slot]:
-        if li.hkeys[slot] == key + 1:
-            return li.hvals[slot]
-        slot = (slot + 1) & mask
-    return 0xFFFFFFFFu
-
-
 cdef inline int64_t try_bucket(LitIndex* li, uint32_t b, uint32_t gen, const Entry* es,
                                const unsigned char* path, Py_ssize_t n, int64_t best,
                                const unsigned char* text, const unsigned char* pats) nogil:
@@ -683,7 +678,7 @@ cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, 
             w = 4 - wi
             if not (li.widths & (1 << (w - 1))) or i + w > n:
                 continue
-            b = lit_lookup(li, window(path + i, w))
+            b = map_get(&li.table, window(path + i, w), 0xFFFFFFFFu)
             if b != 0xFFFFFFFFu:
                 best = try_bucket(li, b, gen, es, path, n, best, text, pats)
     for m in range(li.nrest):
@@ -790,8 +785,7 @@ cdef void matcher_free(Matcher* m):
         PyMem_Free(li.bstart)
         PyMem_Free(li.members)
         PyMem_Free(li.rest)
-        PyMem_Free(li.hkeys)
-        PyMem_Free(li.hvals)
+        map_free(&li.table)
         PyMem_Free(li.stamp)
         PyMem_Free(li.pairs)
         PyMem_Free(li.single)
@@ -927,13 +921,6 @@ cdef void sort_refs(PrefixRef* a, Py_ssize_t n) noexcept nogil:
         a[j] = t
 
 
-cdef struct HashMap:
-    uint64_t* keys  # key + 1, 0: empty
-    uint32_t* vals
-    uint32_t cap
-    uint32_t used
-
-
 cdef int map_init(HashMap* h, Py_ssize_t items) except -1:
     cdef uint32_t cap = 16
     while cap < 2 * items:
@@ -946,15 +933,15 @@ cdef int map_init(HashMap* h, Py_ssize_t items) except -1:
     return 0
 
 
-cdef inline uint32_t map_get(const HashMap* h, uint64_t key) nogil:
-    """``key``'s value, 0 if absent (never inserts)."""
+cdef inline uint32_t map_get(const HashMap* h, uint64_t key, uint32_t absent) nogil:
+    """``key``'s value, or ``absent`` (never inserts)."""
     cdef uint64_t hh = (key + 1) * 0x9E3779B97F4A7C15ull
     cdef uint32_t mask = h.cap - 1, slot = <uint32_t>(hh >> 32) & mask
     while h.keys[slot]:
         if h.keys[slot] == key + 1:
             return h.vals[slot]
         slot = (slot + 1) & mask
-    return 0
+    return absent
 
 
 cdef int map_count(HashMap* h, uint64_t key) except -1:
@@ -1071,7 +1058,7 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                     for w in range(4, 0, -1):
                         for x in range(i, j - w + 1):
                             key = window(pat + x, w)
-                            c = map_get(&counts, key)
+                            c = map_get(&counts, key, 0)
                             if c < best_count or (c == best_count and w > best_w):
                                 best_count = c
                                 best_w = w
@@ -1104,24 +1091,21 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                 b = <uint32_t>keys_of[k]
                 li.members[fill[b]] = first + k
                 fill[b] += 1
-        li.hkeys = buckets.keys
-        li.hvals = buckets.vals
-        li.cap = buckets.cap
+        li.table = buckets
+        memset(&buckets, 0, sizeof(HashMap))
         li.pairs = <uint8_t*>xmalloc(8192)
         memset(li.pairs, 0, 8192)
         li.single = <int32_t*>xmalloc(256 * sizeof(int32_t))
         for k in range(256):
             li.single[k] = -1
-        for k in range(li.cap):
-            if li.hkeys[k]:
-                key = li.hkeys[k] - 1
+        for k in range(li.table.cap):
+            if li.table.keys[k]:
+                key = li.table.keys[k] - 1
                 if (key >> 32) == 1:
-                    li.single[key & 0xFF] = <int32_t>li.hvals[k]
+                    li.single[key & 0xFF] = <int32_t>li.table.vals[k]
                 else:
                     v = <uint32_t>(key & 0xFFFF)
                     li.pairs[v >> 3] |= <uint8_t>(1 << (v & 7))
-        buckets.keys = NULL
-        buckets.vals = NULL
         li.stamp = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
         memset(li.stamp, 0, (nb + 1) * sizeof(uint32_t))
         li.nrest = <uint32_t>rest.n
