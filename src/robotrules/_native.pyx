@@ -533,7 +533,7 @@ cdef struct Node:
     uint32_t off      # the prefix (offset, F_PATS in flags)
     uint16_t len
     uint8_t flags     # F_ALLOW (of the plain rule) | F_PATS
-    uint8_t pad
+    uint8_t scans     # queries that scanned its other rules while they wait for an index
     uint32_t plain    # directive index of the best plain rule with exactly this prefix
     int32_t parent    # the longest other prefix that is a prefix of this one, or -1
     uint32_t special  # its other rules: entries[special : next node's special]
@@ -733,34 +733,31 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
             if key < best:
                 best = key
         sp_end = m.nodes[k + 1].special if <uint32_t>k + 1 < m.nnodes else m.always
-        if sp_end > nd.special and entry_key(&m.entries[nd.special]) < best:
-            if nd.lit >= 0:
-                best = lit_best(&m.lits[nd.lit], m.entries, path, n, best, text, pats)
-            else:
-                if nd.lit == LIT_LATER:
-                    if nd.pad < 255:
-                        nd.pad += 1
-                    if (nd.pad >= LIT_AFTER or n >= LIT_PATH
-                            or sp_end - nd.special >= LIT_NOW):
-                        nd.lit = LIT_WANTED
-                        return NEED_INDEX
-                best = scan_entries(m.entries + nd.special, sp_end - nd.special, path, n,
-                                    best, text, pats)
+        best = list_best(m, &nd.lit, &nd.scans, nd.special, sp_end, path, n, best, text, pats)
+        if best == NEED_INDEX:
+            return NEED_INDEX
         k = nd.parent
-    if m.always < m.nentries and entry_key(&m.entries[m.always]) < best:
-        if m.lit >= 0:
-            best = lit_best(&m.lits[m.lit], m.entries, path, n, best, text, pats)
-        else:
-            if m.lit == LIT_LATER:
-                if m.scans < 255:
-                    m.scans += 1
-                if (m.scans >= LIT_AFTER or n >= LIT_PATH
-                        or m.nentries - m.always >= LIT_NOW):
-                    m.lit = LIT_WANTED
-                    return NEED_INDEX
-            best = scan_entries(m.entries + m.always, m.nentries - m.always, path, n, best,
-                                text, pats)
-    return best
+    return list_best(m, &m.lit, &m.scans, m.always, m.nentries, path, n, best, text, pats)
+
+
+cdef inline int64_t list_best(Matcher* m, int32_t* lit, uint8_t* scans, uint32_t first,
+                              uint32_t end, const unsigned char* path, Py_ssize_t n,
+                              int64_t best, const unsigned char* text,
+                              const unsigned char* pats) nogil:
+    """The best of the best-first ``m.entries[first:end]`` that matches and beats ``best``:
+    through its literal index ``lit`` when it has one, else a scan, or NEED_INDEX when the
+    list should get its index first (long, on a long path, or scanned LIT_AFTER times)."""
+    if end <= first or entry_key(&m.entries[first]) >= best:
+        return best
+    if lit[0] >= 0:
+        return lit_best(&m.lits[lit[0]], m.entries, path, n, best, text, pats)
+    if lit[0] == LIT_LATER:
+        if scans[0] < 255:
+            scans[0] += 1
+        if scans[0] >= LIT_AFTER or n >= LIT_PATH or end - first >= LIT_NOW:
+            lit[0] = LIT_WANTED
+            return NEED_INDEX
+    return scan_entries(m.entries + first, end - first, path, n, best, text, pats)
 
 
 cdef int index_wanted(Matcher* m, const unsigned char* text, const unsigned char* pats
@@ -1440,7 +1437,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             nd.off = refs[i].off
             nd.len = refs[i].len
             nd.flags = refs[i].flags & F_PATS
-            nd.pad = 0
+            nd.scans = 0
             nd.plain = NO_PLAIN
             nd.parent = -1
             nd.lit = LIT_NONE
