@@ -204,16 +204,25 @@ cdef struct U32Vec:
     Py_ssize_t cap
 
 
-cdef int vec_push(U32Vec* v, uint32_t x) except -1:
+cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1:
+    """Room for ``extra`` more words (the capacity doubles as needed)."""
     cdef Py_ssize_t cap
     cdef uint32_t* grown
-    if v.n == v.cap:
+    if v.n + extra > v.cap:
         cap = v.cap * 2 if v.cap else 64
+        while cap < v.n + extra:
+            cap *= 2
         grown = <uint32_t*>PyMem_Realloc(v.data, cap * sizeof(uint32_t))
         if grown == NULL:
             raise MemoryError()
         v.data = grown
         v.cap = cap
+    return 0
+
+
+cdef int vec_push(U32Vec* v, uint32_t x) except -1:
+    if v.n == v.cap:
+        vec_reserve(v, 1)
     v.data[v.n] = x
     v.n += 1
     return 0
@@ -1170,15 +1179,7 @@ cdef uint32_t pats_add(Pats* pats, bytes body) except? 0xFFFFFFFFu:
 
 cdef int add_entry(U32Vec* v, Entry* e) except -1:
     """Append an Entry (16 bytes: four words) to a vector of uint32 words."""
-    cdef Py_ssize_t cap
-    cdef uint32_t* grown
-    if v.n + 4 > v.cap:
-        cap = v.cap * 2 if v.cap else 64
-        grown = <uint32_t*>PyMem_Realloc(v.data, cap * sizeof(uint32_t))
-        if grown == NULL:
-            raise MemoryError()
-        v.data = grown
-        v.cap = cap
+    vec_reserve(v, 4)
     memcpy(v.data + v.n, e, sizeof(Entry))
     v.n += 4
     return 0
