@@ -32,7 +32,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from robotrules.web import create_app
-from robotrules.web._work import WORK_BUDGET, check_cost
+from robotrules.web._work import WORK_BUDGET, check_cost, is_cheap
 
 from .conftest import running
 
@@ -144,6 +144,34 @@ def test_when_every_worker_is_busy_the_answer_is_429_with_retry_after() -> None:
         assert busy.status_code == 429, busy.text
         assert int(busy.headers["retry-after"]) >= 1
         assert "busy" in busy.json()["error"]
+        slow.join(timeout=30)
+        assert not slow.is_alive()
+
+
+def test_cheap_checks_are_answered_while_every_worker_is_busy() -> None:
+    """Issue 25: a request the work estimate calls cheap does not queue for a worker (the
+    native core answers it in milliseconds), while costly work is still refused with 429."""
+    app = create_app(workers=1, queue_wait=0.3, work_deadline=8)
+    cheap = {"robots_txt": "User-agent: *\nDisallow: /x\n", "urls": ["/x", "/y"],
+             "agents": ["A", "B"], "dialect": "rfc9309"}
+    assert is_cheap(cheap["robots_txt"], check_cost(cheap["robots_txt"], cheap["urls"],
+                                                   cheap["agents"]))
+    costly = {**cheap, "robots_txt": "User-agent: *\n" + "Disallow: /*x\n" * 20_000}
+    assert not is_cheap(costly["robots_txt"], check_cost(costly["robots_txt"], costly["urls"],
+                                                          costly["agents"]))
+    with running(app) as base:
+        slow = threading.Thread(target=lambda: httpx.post(
+            base + "/api/lint", json=lint_bomb(), timeout=30), daemon=True)
+        slow.start()
+        time.sleep(1.0)  # the bomb has the only worker by now
+        with httpx.Client(timeout=10) as http:
+            answers = [http.post(base + "/api/check", json=cheap) for _ in range(20)]
+            usage = http.post(base + "/api/usage", json=cheap)
+            refused = http.post(base + "/api/check", json=costly)
+        assert [a.status_code for a in answers] == [200] * 20
+        assert answers[0].json()["results"][0]["verdict"]["allowed"] is False  # line 2
+        assert usage.status_code == 200, usage.text
+        assert refused.status_code == 429, refused.text
         slow.join(timeout=30)
         assert not slow.is_alive()
 

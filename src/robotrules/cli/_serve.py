@@ -1,7 +1,8 @@
 """``robotrules serve``: the web tester (``robotrules.web``), listed always.
 
 Without the ``web`` extra it says what to install (one line, exit 2); a port already in use is
-an environment error (exit 2), never the "disallowed" status 1.
+an environment error (exit 2), never the "disallowed" status 1. Ctrl-C stops it quietly with
+exit 130 (the work processes ignore SIGINT; the server stops them).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ examples:
   robotrules serve --allow-private # also fetch robots.txt from intranet hosts
 
 \b
-exit status: 0 stopped with Ctrl-C, 2 the web extra is missing or the port is taken."""
+exit status: 130 stopped with Ctrl-C, 2 the web extra is missing or the port is taken."""
 
+INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
 INSTALL = "the web tester needs the web extra: pip install 'robotrules[web]'"
 
 
@@ -48,13 +50,14 @@ def serve(host: str, port: int, allow_private: bool) -> int:
         raise CliError(f"serve: cannot listen on {host}:{port}: "
                        f"{exc.strerror or exc}") from None
     except KeyboardInterrupt:
-        # Ctrl-C is how the server is stopped: exit 0. Pressed while uvicorn is starting, it
-        # leaves an event loop behind; collect it now, quietly, rather than at exit, where its
-        # finaliser would print a stack trace.
+        # Ctrl-C is how the server is stopped: 130, like every command (128 + SIGINT), and
+        # quietly. Pressed while uvicorn is starting, it leaves an event loop behind; collect it
+        # now, rather than at exit, where its finaliser would print a stack trace.
         import gc
         import warnings
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ResourceWarning)
             gc.collect()
+        return INTERRUPTED
     return 0
