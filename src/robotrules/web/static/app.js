@@ -67,10 +67,14 @@
     agentAdd: $("agent-add"), agentPick: $("agent-pick"), knownList: $("known-agents"),
     results: $("results"), empty: $("empty"), summary: $("summary"), status: $("status"),
     findings: $("findings"), findingsCount: $("findings-count"), fileMeta: $("file-meta"),
-    share: $("share"), source: $("source"), fetchForm: $("fetch-form"), fetchUrl: $("fetch-url"), upload: $("upload"),
+    share: $("share"), source: $("source"), upload: $("upload"), editor: $("editor"),
+    liveForm: $("live-form"), liveUrl: $("live-url"), live: $("live"), livePage: $("live-page"),
+    liveSource: $("live-source"), liveAnswers: $("live-answers"),
+    sitemaps: $("sitemaps"), sitemapsMeta: $("sitemaps-meta"), sitemapsCheck: $("sitemaps-check"),
+    exportCsv: $("export-csv"),
     notes: $("notes"), download: $("download"), transcript: $("transcript"),
     diff: $("diff"), diffMeta: $("diff-meta"), diffCount: $("diff-count"),
-    tabs: [...document.querySelectorAll('#file-tabs [role="tab"]')],
+    tabs: [...document.querySelectorAll('[role="tablist"] [role="tab"]')],
     usage: $("usage"), usageMeta: $("usage-meta"), usageEmpty: $("usage-empty"),
     paneAi: $("pane-ai"), registry: $("registry"), registryMeta: $("registry-meta"),
     paneRegistry: $("pane-registry"),
@@ -78,6 +82,8 @@
 
   let state = { ...DEFAULT_STATE };
   let known = new Map(); // token (lower case) -> agent record from /api/agents
+  let syntaxKeys = new Map(); // directive key spelling -> role, from /api/syntax
+  let lastChecked = null; // the last /api/check answer, for the CSV export
   let findings = [];
   let selectedLine = null;
   let timer = null;
@@ -236,66 +242,144 @@
     return byLine;
   }
 
+  // The editor is a textarea over a backdrop that draws the same text. Up to FULL_LINES lines
+  // the backdrop draws every line, syntax-highlighted, and both wrap long lines the same way,
+  // so nothing scrolls sideways; line numbers, marks and notes sit at each line's measured
+  // top. A longer file is drawn plain (no wrap, no colours): only the lines with findings and
+  // the selected line are drawn, at (line - 1) x line height, so typing stays fast.
+  const FULL_LINES = 3000;
+
+  // Syntax highlighting: the directive registry's keys (GET /api/syntax) give each key its
+  // role; the lint findings remain the authority on what a line means.
+  function keyRole(rawKey) {
+    const key = rawKey.trim().toLowerCase().replace(/[_ ]/g, "-");
+    return syntaxKeys.get(key) || (syntaxKeys.size ? "unknown" : "plain");
+  }
+
+  function patternNodes(value, cls) {
+    // '*' anywhere and a final '$' are the pattern's operators (RFC 9309 2.2.3).
+    const nodes = [];
+    const end = value.replace(/\s+$/, "").length;
+    let text = "";
+    for (let i = 0; i < value.length; i++) {
+      const c = value[i];
+      if (c === "*" || (c === "$" && i === end - 1)) {
+        if (text) nodes.push(el("span", { class: cls, text }));
+        text = "";
+        nodes.push(el("span", { class: "h-op", text: c }));
+      } else text += c;
+    }
+    if (text) nodes.push(el("span", { class: cls, text }));
+    return nodes;
+  }
+
+  function highlighted(line) {
+    const hash = line.indexOf("#");
+    const code = hash >= 0 ? line.slice(0, hash) : line;
+    const nodes = [];
+    const colon = code.indexOf(":");
+    if (colon >= 0) {
+      const key = code.slice(0, colon);
+      const role = keyRole(key);
+      const value = code.slice(colon + 1);
+      nodes.push(el("span", { class: "h-key h-" + role, text: key }), el("span", { class: "h-colon", text: ":" }));
+      if (role === "rule") nodes.push(...patternNodes(value, "h-path"));
+      else if (value) nodes.push(el("span", { class: role === "agent" ? "h-agent" : role === "sitemap" ? "h-url" : "h-value", text: value }));
+    } else if (code.trim()) {
+      nodes.push(el("span", { class: "h-junk", text: code }));
+    } else if (code) {
+      nodes.push(code);
+    }
+    if (hash >= 0) nodes.push(el("span", { class: "h-comment", text: line.slice(hash) }));
+    return nodes;
+  }
+
   function renderEditor() {
     const lines = state.robots_txt.split("\n");
+    const full = lines.length <= FULL_LINES;
+    ui.editor.classList.toggle("plain", !full);
+    ui.robots.wrap = full ? "soft" : "off";
     const byLine = findingsByLine();
-    const numbers = el("div", { class: "numbers" });
-    numbers.textContent = lines.map((_, i) => i + 1).join("\n");
-    const marks = el("div", { class: "marks" });
-    const layer = el("div", { class: "layer" });
-    const notes = [];
-    const wanted = new Set(byLine.keys());
-    if (selectedLine !== null && selectedLine <= lines.length) wanted.add(selectedLine);
-    for (const n of [...wanted].sort((a, b) => a - b)) {
-      const top = `calc(${n - 1} * var(--lh))`;
+    const lineClass = (n) => {
       const list = byLine.get(n) || [];
       const classes = ["line-hl"];
       if (list.length) classes.push("sev-" + list[0].severity);
       if (n === selectedLine) classes.push("selected");
-      const row = el("div", { class: classes.join(" "), "data-line": String(n) });
-      row.style.top = top;
-      // The line's own text, invisible: the selected line's bar shows through the textarea.
-      row.append(el("span", { class: "ghost", text: lines[n - 1] || "" }));
-      if (list.length) {
-        const more = list.length > 1 ? ` (+${list.length - 1} more)` : "";
-        const note = el("div", {
-          class: "note sev-" + list[0].severity, "data-line": String(n),
-          title: list.map((f) => `${f.code} ${f.message}`).join("\n"),
-        }, el("span", { class: "note-line", text: String(n) }), `${list[0].message}${more}`);
-        note.dataset.top = String(n - 1);
-        note.addEventListener("click", () => highlightLine(n));
-        notes.push(note);
-        const mark = el("span", {
-          class: "mark sev-" + list[0].severity,
-          text: SEVERITY_MARK[list[0].severity] || "●",
-          title: list.map((f) => `${f.code} ${f.message}`).join("\n"),
-        });
-        mark.style.top = top;
-        marks.append(mark);
+      return classes.join(" ");
+    };
+    const layer = el("div", { class: full ? "layer flow" : "layer" });
+    if (full) {
+      lines.forEach((text, i) => {
+        layer.append(el("div", { class: lineClass(i + 1), "data-line": String(i + 1) }, ...highlighted(text)));
+      });
+    } else {
+      const wanted = new Set(byLine.keys());
+      if (selectedLine !== null && selectedLine <= lines.length) wanted.add(selectedLine);
+      for (const n of [...wanted].sort((a, b) => a - b)) {
+        const row = el("div", { class: lineClass(n), "data-line": String(n) },
+          el("span", { class: "ghost", text: lines[n - 1] || "" }));
+        row.style.top = `calc(${n - 1} * var(--lh))`;
+        layer.append(row);
       }
-      layer.append(row);
+    }
+    // The backdrop's text box must be as wide as the textarea's (its scroll bar included).
+    ui.editor.style.setProperty("--bar", `${ui.robots.offsetWidth - ui.robots.clientWidth}px`);
+    ui.backdrop.replaceChildren(layer);
+    const lh = lineHeight();
+    lineTop = full
+      ? (n) => { const row = layer.children[n - 1]; return row ? [row.offsetTop, row.offsetHeight] : [(n - 1) * lh, lh]; }
+      : (n) => [(n - 1) * lh, lh];
+
+    const numbers = el("div", { class: "numbers" });
+    if (full) {
+      numbers.append(...lines.map((_, i) => {
+        const number = el("div", { text: String(i + 1) });
+        number.style.height = `${layer.children[i].offsetHeight}px`;
+        return number;
+      }));
+    } else {
+      numbers.textContent = lines.map((_, i) => i + 1).join("\n");
+    }
+    const marks = el("div", { class: "marks" });
+    const notes = [];
+    for (const [n, list] of [...byLine.entries()].sort((a, b) => a[0] - b[0])) {
+      if (n > lines.length) continue;
+      const [top] = lineTop(n);
+      const titleText = list.map((f) => `${f.code} ${f.message}`).join("\n");
+      const more = list.length > 1 ? ` (+${list.length - 1} more)` : "";
+      const note = el("div", { class: "note sev-" + list[0].severity, "data-line": String(n), title: titleText },
+        el("span", { class: "note-line", text: String(n) }), `${list[0].message}${more}`);
+      note.dataset.top = String(top);
+      note.addEventListener("click", () => highlightLine(n));
+      notes.push(note);
+      const mark = el("span", { class: "mark sev-" + list[0].severity, text: SEVERITY_MARK[list[0].severity] || "●", title: titleText });
+      mark.style.top = `${top}px`;
+      marks.append(mark);
     }
     if (selectedLine !== null && selectedLine <= lines.length) {
+      const [top, height] = lineTop(selectedLine);
       const bar = el("div", { class: "gutter-sel" });
-      bar.style.top = `calc(${selectedLine - 1} * var(--lh))`;
+      bar.style.top = `${top}px`;
+      bar.style.height = `${height}px`;
       marks.append(bar);
     }
     ui.gutter.replaceChildren(numbers, marks);
-    ui.backdrop.replaceChildren(layer);
     const noteLayer = el("div", { class: "note-layer" }, ...notes);
     ui.notes.replaceChildren(noteLayer);
     placeNotes(noteLayer);
     syncScroll();
   }
 
+  const lineHeight = () => parseFloat(getComputedStyle(ui.robots).lineHeight) || 20;
+  let lineTop = (n) => [(n - 1) * 20, 20]; // set by renderEditor: a line's top and height
+
   // Each note starts at its line; a note that would cover the one above moves down below it,
   // so every message shows whole (the column wraps text; nothing runs off the edge).
   function placeNotes(layer) {
-    const lh = parseFloat(getComputedStyle(ui.robots).lineHeight) || 20;
     const pad = parseFloat(getComputedStyle(ui.robots).paddingTop) || 10;
     let bottom = 0;
     for (const note of layer.children) {
-      const top = Math.max(pad + Number(note.dataset.top) * lh, bottom);
+      const top = Math.max(pad + Number(note.dataset.top), bottom);
       note.style.top = `${top}px`;
       bottom = top + note.offsetHeight + 2;
     }
@@ -313,10 +397,9 @@
   function highlightLine(line) {
     selectedLine = line;
     renderEditor();
-    const lh = parseFloat(getComputedStyle(ui.robots).lineHeight) || 20;
-    const top = (line - 1) * lh;
+    const [top, height] = lineTop(line);
     const view = ui.robots.clientHeight;
-    if (top < ui.robots.scrollTop || top > ui.robots.scrollTop + view - 2 * lh) {
+    if (top < ui.robots.scrollTop || top + height > ui.robots.scrollTop + view - lineHeight()) {
       ui.robots.scrollTop = Math.max(0, top - view / 3);
       syncScroll();
     }
@@ -351,18 +434,35 @@
     return REASONS[verdict.reason] || verdict.reason;
   }
 
+  // A long user-agent (a whole User-Agent header) is shown as the crawler token it holds, or
+  // its start; the full string is in the tooltip.
+  function shortAgent(agent) {
+    if (agent.length <= 24) return agent;
+    const lower = agent.toLowerCase();
+    let best = "";
+    for (const token of known.keys()) {
+      if (token.length > best.length && token.length > 2 && lower.includes(token)) best = token;
+    }
+    if (best) {
+      const at = lower.indexOf(best);
+      return `${at > 0 ? "…" : ""}${agent.slice(at, at + best.length)}…`;
+    }
+    return agent.slice(0, 20) + "…";
+  }
+
   function renderResults(checked) {
+    lastChecked = checked;
     const byKey = new Map(checked.results.map((r) => [`${r.agent}\u0000${r.url}`, r]));
     const head = el("tr", {}, el("th", { class: "url-col", text: "URL" }));
     for (const agent of checked.agents) {
       const info = known.get(agent.toLowerCase());
-      head.append(el("th", { class: "agent", text: agent, title: info ? `${agent}: ${info.name} · ${info.operator} · ${info.purpose}` : agent }));
+      head.append(el("th", { class: "agent", text: shortAgent(agent), title: info ? `${agent}: ${info.name} · ${info.operator} · ${info.purpose}` : agent }));
     }
     head.append(el("th", { class: "diff-col", text: "Dialects", title: "Do RFC 9309, Google and 1994 agree?" }));
     const rows = [];
     const blocked = new Map(checked.agents.map((a) => [a, 0]));
     for (const url of checked.urls) {
-      const row = el("tr", {}, el("th", { class: "url", scope: "row", text: url, title: url }));
+      const row = el("tr", {}, el("th", { class: "url", scope: "row", title: url }, el("span", { class: "u", text: url })));
       const differs = [];
       for (const agent of checked.agents) {
         const result = byKey.get(`${agent}\u0000${url}`);
@@ -383,8 +483,8 @@
         }
         for (const members of groups.values()) {
           const result = members[0];
-          const names = members.map((m) => m.agent).join(", ");
-          const line = el("div", { class: "diff-line" }, el("strong", { text: names }));
+          const names = members.map((m) => shortAgent(m.agent)).join(", ");
+          const line = el("div", { class: "diff-line" }, el("strong", { text: names, title: members.map((m) => m.agent).join("\n") }));
           for (const d of DIALECTS) {
             const v = result.dialects[d];
             const where = v.line === null ? "" : ` (line ${v.line})`;
@@ -411,21 +511,23 @@
     ui.summary.replaceChildren(...(empty ? [] : checked.agents.map((agent) => {
       const n = blocked.get(agent);
       const kind = n === 0 ? "allow" : n === checked.urls.length ? "block" : "mixed";
-      return el("span", { class: "tally " + kind },
-        el("strong", { text: agent }),
+      return el("span", { class: "tally " + kind, title: agent },
+        el("strong", { text: shortAgent(agent) }),
         ` ${n ? "blocked from" : "may fetch"} ${n || "all"} of ${checked.urls.length} URL${checked.urls.length === 1 ? "" : "s"}`);
     })));
   }
 
   // Narrow agent columns switch the table to compact cells instead of scrolling sideways.
   const MIN_CELL = 118;
+  const NARROW = window.matchMedia("(max-width: 640px)");
   function fitResults() {
     const agents = ui.results.querySelectorAll("thead th.agent");
-    if (!agents.length) return;
+    ui.results.classList.remove("compact");
+    // On a phone the rows are cards with room for the words; hidden, there is nothing to fit.
+    if (!agents.length || NARROW.matches || !ui.results.parentElement.clientWidth) return;
     const urlCol = ui.results.querySelector("thead th.url-col");
     const diffCol = ui.results.querySelector("thead th.diff-col");
     const room = ui.results.parentElement.clientWidth - urlCol.offsetWidth - diffCol.offsetWidth;
-    ui.results.classList.remove("compact");
     const width = (ui.results.parentElement.clientWidth * 0.78 - diffCol.offsetWidth) / agents.length;
     ui.results.classList.toggle("compact", Math.min(room / agents.length, width) < MIN_CELL);
   }
@@ -434,6 +536,7 @@
   function renderCell(result) {
     const cell = el("td", { class: "cell" });
     if (!result) return cell;
+    cell.dataset.label = shortAgent(result.agent); // the column's name, shown on narrow screens
     const v = result.verdict;
     const button = el("button", {
       type: "button",
@@ -443,10 +546,12 @@
       "data-agent": result.agent,
       "data-url": result.url,
     },
-    el("span", { class: "pill " + (v.allowed ? "allow" : "block"), text: v.allowed ? "Allowed" : "Blocked" }),
+    el("span", { class: "pill " + (v.allowed ? "allow" : "block") },
+      el("span", { class: "long", text: v.allowed ? "Allowed" : "Blocked" }),
+      el("span", { class: "short", "aria-hidden": "true", text: v.allowed ? "✓" : "✕" })),
     result.dialects_disagree ? el("span", { class: "flag small", text: "≠" }) : null,
     el("span", { class: "rule", text: describe(v) }),
-    el("span", { class: "rule-short", "aria-hidden": "true", text: v.line === null ? "–" : `line ${v.line}` }));
+    el("span", { class: "rule-short", "aria-hidden": "true", text: v.line === null ? "–" : `L${v.line}` }));
     button.addEventListener("click", () => {
       for (const other of ui.results.querySelectorAll(".verdict.active")) other.classList.remove("active");
       button.classList.add("active");
@@ -465,8 +570,8 @@
   function renderAgents() {
     const chips = state.agents.map((agent, index) => {
       const info = known.get(agent.toLowerCase());
-      const chip = el("span", { class: "chip", title: info ? `${info.name} · ${info.operator}` : "custom user-agent" },
-        el("span", { text: agent }),
+      const chip = el("span", { class: "chip", title: info ? `${agent}: ${info.name} · ${info.operator}` : agent },
+        el("span", { class: "chip-name", text: shortAgent(agent) }),
         el("button", { type: "button", class: "remove", text: "×", title: `Remove ${agent}`, "aria-label": `Remove ${agent}` }));
       chip.querySelector(".remove").addEventListener("click", () => {
         state.agents.splice(index, 1);
@@ -485,6 +590,24 @@
     renderAgents();
     schedule();
   }
+
+  async function loadSyntax() {
+    try {
+      const response = await fetch("/api/syntax");
+      const { keys } = await response.json();
+      syntaxKeys = new Map(Object.entries(keys));
+      renderEditor();
+    } catch (_) {
+      /* no colours: the editor still works */
+    }
+  }
+
+  // Wrapped lines change height with the width: draw the editor again after a resize.
+  let resizeTimer = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(renderEditor, 100);
+  });
 
   async function loadKnownAgents() {
     try {
@@ -592,41 +715,151 @@
     ui.upload.value = "";
   });
 
-  ui.fetchForm.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const url = ui.fetchUrl.value.trim();
-    if (!url) return;
-    setSource(`Fetching ${url}…`);
-    try {
-      const result = await post("/api/fetch", { url });
-      const what = `${result.final_url}: ${result.summary || "HTTP " + result.status}`;
-      renderTranscript(result);
-      if (result.outcome === "disallow-all") {
-        // Unreachable: crawlers would stop altogether; no file to show, keep the draft.
-        setSource(`Could not fetch ${what}. The editor keeps your draft.`, "error");
-        return;
+  // ---- the one-box live test: a page URL, its host's robots.txt, the answer -----------------
+
+  function fetchedFile(result) {
+    // A fetched file goes into the editor and becomes the base of the Changes tab.
+    fetched = { url: result.final_url, text: result.robots_txt };
+    setTab("tab-diff", { enable: true });
+    setFile(result.robots_txt);
+    setSource(`Fetched ${result.final_url}: ${result.summary || "HTTP " + result.status}`, "ok");
+  }
+
+  function renderLive(result) {
+    const f = result.fetch;
+    ui.live.hidden = false;
+    ui.live.className = "live " + (result.answers.every((a) => a.allowed) ? "allow" : result.answers.every((a) => !a.allowed) ? "block" : "mixed");
+    ui.livePage.textContent = result.url;
+    ui.livePage.title = result.url;
+    ui.liveSource.textContent = `${f.robots_url} · ${f.status === null ? "no HTTP answer" : "HTTP " + f.status} · ${f.transcript.meaning}`;
+    ui.liveAnswers.replaceChildren(...result.answers.map((a) => {
+      const item = el("li", { "data-agent": a.agent, "data-allowed": String(a.allowed) },
+        el("span", { class: "pill " + (a.allowed ? "allow" : "block"), text: a.allowed ? "Allowed" : "Blocked" }),
+        el("strong", { text: shortAgent(a.agent), title: a.agent }),
+        el("span", { class: "live-why", text: a.why, title: a.why }));
+      if (a.line !== null) {
+        const b = el("button", { type: "button", class: "line-link", text: `line ${a.line}`, title: `Show line ${a.line} in the editor` });
+        b.addEventListener("click", () => highlightLine(a.line));
+        item.append(b);
       }
-      fetched = { url: result.final_url, text: result.robots_txt };
-      setTab("tab-diff", { enable: true });
-      setFile(result.robots_txt);
-      setSource(`Fetched ${what}`, "ok");
+      return item;
+    }));
+  }
+
+  ui.liveForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const url = ui.liveUrl.value.trim();
+    if (!url) return;
+    ui.live.hidden = false;
+    ui.live.className = "live";
+    ui.livePage.textContent = url;
+    ui.liveSource.textContent = "Fetching its robots.txt…";
+    ui.liveAnswers.replaceChildren();
+    try {
+      const result = await post("/api/live", { url, agents: state.agents, dialect: state.dialect });
+      renderTranscript(result.fetch);
+      if (result.fetch.outcome === "rules") fetchedFile(result.fetch);
+      else setSource(`Could not use ${result.fetch.robots_url}: ${result.fetch.summary}. The editor keeps your draft.`, "error");
+      if (!state.urls.includes(result.url)) {
+        state.urls = [result.url, ...state.urls];
+        ui.urls.value = state.urls.join("\n");
+        schedule();
+      }
+      renderLive(result);
     } catch (error) {
-      setSource(`Fetch refused or failed: ${error.message}`, "error");
+      ui.live.className = "live error";
+      ui.liveSource.textContent = `Live test refused or failed: ${error.message}`;
     }
+  });
+
+  // ---- sitemaps: fetched and checked by the server, through the same guard ------------------
+
+  const SITEMAP_KINDS = {
+    urlset: "XML sitemap", sitemapindex: "sitemap index", feed: "RSS/Atom feed",
+    text: "text sitemap", html: "an HTML page, not a sitemap", unknown: "not a sitemap format",
+  };
+
+  function renderSitemaps(answer) {
+    ui.sitemapsMeta.textContent = answer.total === 0
+      ? "The file names no absolute Sitemap URL (a relative one is a lint finding: crawlers ignore it)."
+      : `${answer.sitemaps.filter((m) => m.ok).length} of ${answer.sitemaps.length} checked look right` +
+        (answer.total > answer.sitemaps.length ? ` (the first ${answer.sitemaps.length} of ${answer.total})` : "");
+    ui.sitemaps.replaceChildren(...answer.sitemaps.map((m) => {
+      let what;
+      if (m.error) what = m.error;
+      else {
+        const kind = SITEMAP_KINDS[m.kind] || m.kind;
+        const entries = m.kind === "html" || m.kind === "unknown" ? "" : ` · ${m.entries} entr${m.entries === 1 ? "y" : "ies"}${m.complete ? "" : ` in the first ${formatBytes(m.bytes_read)}`}`;
+        what = `HTTP ${m.status} · ${kind}${m.gzip ? " (gzip)" : ""}${entries}${m.content_type ? ` · ${m.content_type}` : ""}`;
+      }
+      return el("li", { class: "sitemap " + (m.ok ? "ok" : "bad"), "data-url": m.url },
+        el("span", { class: "pill " + (m.ok ? "allow" : "block"), text: m.ok ? "OK" : "Problem" }),
+        el("span", { class: "sm-url", text: m.url, title: m.final_url && m.final_url !== m.url ? `${m.url} → ${m.final_url}` : m.url }),
+        el("span", { class: "sm-what", text: what }));
+    }));
+  }
+
+  ui.sitemapsCheck.addEventListener("click", async () => {
+    ui.sitemapsMeta.textContent = "Fetching…";
+    ui.sitemaps.replaceChildren();
+    try {
+      renderSitemaps(await post("/api/sitemaps", { robots_txt: state.robots_txt, dialect: state.dialect }));
+    } catch (error) {
+      ui.sitemapsMeta.textContent = `Sitemap check refused or failed: ${error.message}`;
+    }
+  });
+
+  // ---- CSV export of the verdicts ----------------------------------------------------------
+
+  // A cell a spreadsheet would run as a formula starts with a quote (OWASP's CSV injection
+  // advice); every cell is quoted, quotes doubled (RFC 4180).
+  const csvCell = (value) => {
+    let text = value === null || value === undefined ? "" : String(value);
+    if (/^[=+\-@\t\r]/.test(text)) text = "'" + text;
+    return `"${text.replace(/"/g, '""')}"`;
+  };
+
+  function verdictsCsv(checked) {
+    const head = ["url", "agent", "dialect", "verdict", "line", "directive", "pattern", "reason", "detail",
+      ...DIALECTS.map((d) => `${d}_verdict`), "dialects_disagree"];
+    const rows = checked.results.map((r) => [r.url, r.agent, checked.dialect,
+      r.verdict.allowed ? "allowed" : "blocked", r.verdict.line, r.verdict.directive, r.verdict.pattern,
+      r.verdict.reason, r.verdict.detail,
+      ...DIALECTS.map((d) => (r.dialects[d].allowed ? "allowed" : "blocked")), r.dialects_disagree]);
+    return [head, ...rows].map((row) => row.map(csvCell).join(",")).join("\r\n") + "\r\n";
+  }
+
+  function saveFile(name, text, type) {
+    const blob = new Blob([text], { type });
+    const link = el("a", { href: URL.createObjectURL(blob), download: name });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  }
+
+  ui.exportCsv.addEventListener("click", () => {
+    if (!lastChecked || !lastChecked.results.length) {
+      setStatus("Nothing to export yet: add URLs and crawlers.", "error");
+      return;
+    }
+    saveFile("robots-verdicts.csv", verdictsCsv(lastChecked), "text/csv;charset=utf-8");
   });
 
   // ---- the file's tabs: lint findings, fetch transcript, changes against the fetched file ------
 
+  // Each tab list (the file's views on the left, the answers on the right) switches its own panes.
   function setTab(id, { enable = false, select = false } = {}) {
     const tab = $(id);
     if (enable) tab.disabled = false;
     if (!select) return;
-    for (const other of ui.tabs) {
+    for (const other of tab.parentElement.querySelectorAll('[role="tab"]')) {
       const on = other === tab;
       other.setAttribute("aria-selected", String(on));
       $(other.getAttribute("aria-controls")).hidden = !on;
     }
     if (id === "tab-diff") scheduleDiff(0);
+    if (id === "tab-verdicts") fitResults();
     if (id === "tab-ai" || id === "tab-registry") refreshViews();
   }
   for (const tab of ui.tabs) tab.addEventListener("click", () => setTab(tab.id, { select: true }));
@@ -809,14 +1042,7 @@
     ui.registry.replaceChildren(...sections);
   }
 
-  ui.download.addEventListener("click", () => {
-    const blob = new Blob([state.robots_txt], { type: "text/plain;charset=utf-8" });
-    const link = el("a", { href: URL.createObjectURL(blob), download: "robots.txt" });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-  });
+  ui.download.addEventListener("click", () => saveFile("robots.txt", state.robots_txt, "text/plain;charset=utf-8"));
 
   ui.share.addEventListener("click", async () => {
     await saveHash();
@@ -842,6 +1068,7 @@
     }
     applyState(initial || { ...DEFAULT_STATE, urls: [...DEFAULT_STATE.urls], agents: [...DEFAULT_STATE.agents] });
     loadKnownAgents();
+    loadSyntax();
   }
 
   start();
