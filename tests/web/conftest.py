@@ -68,6 +68,58 @@ def redirecting_origin(origin: str) -> Iterator[str]:
         yield url
 
 
+SITEMAP_XML = (b'<?xml version="1.0" encoding="UTF-8"?>\n'
+               b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+               + b"".join(b"  <url><loc>https://www.example.com/p%d</loc></url>\n" % i
+                          for i in range(3))
+               + b"</urlset>\n")
+SITEMAP_INDEX = (b'<?xml version="1.0" encoding="UTF-8"?>\n'
+                 b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+                 b"  <sitemap><loc>https://www.example.com/a.xml</loc></sitemap>\n"
+                 b"  <sitemap><loc>https://www.example.com/b.xml</loc></sitemap>\n"
+                 b"</sitemapindex>\n")
+
+
+class _Sitemaps(BaseHTTPRequestHandler):
+    """A site whose robots.txt names four sitemaps: an XML one, a gzipped index, an HTML page
+    and a missing one (404); ``/private/`` is disallowed for every crawler."""
+
+    def do_GET(self) -> None:
+        import gzip
+
+        base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        pages = {
+            "/robots.txt": (b"User-agent: *\nDisallow: /private/\n"
+                            + b"".join(b"Sitemap: %s%s\n" % (base.encode(), p) for p in (
+                                b"/sitemap.xml", b"/index.xml.gz", b"/page.html",
+                                b"/missing.xml")), "text/plain"),
+            "/sitemap.xml": (SITEMAP_XML, "application/xml"),
+            "/index.xml.gz": (gzip.compress(SITEMAP_INDEX), "application/gzip"),
+            "/page.html": (b"<!doctype html><html><body>Hello</body></html>", "text/html"),
+        }
+        if self.path not in pages:
+            self.send_response(404)
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return
+        body, kind = pages[self.path]
+        self.send_response(200)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def sitemap_origin() -> Iterator[str]:
+    """An origin on 127.0.0.1 whose robots.txt names four sitemaps (see ``_Sitemaps``)."""
+    with _serve_origin(_Sitemaps) as url:
+        yield url
+
+
 @contextmanager
 def running(app: object) -> Iterator[str]:
     """``app`` under uvicorn on a free 127.0.0.1 port: ``http://127.0.0.1:PORT``."""

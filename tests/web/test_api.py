@@ -356,6 +356,72 @@ def test_fetch_reads_the_local_origin_with_allow_private(origin: str) -> None:
     assert data["summary"]
 
 
+# -- /api/live: the one-box test ----------------------------------------------------------------
+
+
+def test_live_fetches_the_pages_robots_txt_and_answers(origin: str) -> None:
+    """The origin's robots.txt says ``User-agent: *`` / ``Disallow: /from-origin/``."""
+    with client_for(allow_private=True) as c:
+        response = c.post("/api/live", json={"url": origin + "/from-origin/page?x=1",
+                                             "agents": ["Googlebot", "GPTBot"]})
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert data["url"] == origin + "/from-origin/page?x=1"
+    assert data["fetch"]["robots_url"] == origin + "/robots.txt"
+    assert data["fetch"]["outcome"] == "rules"
+    assert [(a["agent"], a["allowed"], a["line"]) for a in data["answers"]] == [
+        ("Googlebot", False, 2), ("GPTBot", False, 2)]
+    assert "Disallow: /from-origin/" in data["answers"][0]["why"]
+    assert data["check"]["results"][0]["url"] == data["url"]
+
+
+def test_live_without_agents_answers_for_star(origin: str) -> None:
+    with client_for(allow_private=True) as c:
+        data = c.post("/api/live", json={"url": origin + "/elsewhere"}).json()
+    assert [(a["agent"], a["allowed"]) for a in data["answers"]] == [("*", True)]
+
+
+def test_live_on_an_unreachable_site_answers_blocked_as_rfc_9309_says() -> None:
+    """RFC 9309 2.3.1.4: when robots.txt is unreachable, crawlers MUST assume complete
+    disallow. Port 1 on loopback refuses the connection."""
+    with client_for(allow_private=True, fetch_timeout=3) as c:
+        data = c.post("/api/live", json={"url": "http://127.0.0.1:1/page",
+                                         "agents": ["Googlebot"]}).json()
+    assert data["fetch"]["outcome"] == "disallow-all"
+    assert data["check"] is None
+    (answer,) = data["answers"]
+    assert answer["allowed"] is False
+    assert "2.3.1.4" in answer["why"]
+
+
+def test_live_goes_through_the_address_guard(client: TestClient, origin: str) -> None:
+    response = client.post("/api/live", json={"url": origin + "/page", "agents": ["A"]})
+    assert response.status_code == 403
+    assert "127.0.0.1" in response.json()["error"]
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ({"agents": ["A"]}, "'url' must be a string"),
+    ({"url": "x" * 9000}, "at most 8192"),
+    ({"url": "https://example.com/", "agents": "A"}, "'agents' must be a list"),
+])
+def test_live_rejects_bad_input(client: TestClient, body: dict[str, Any], message: str) -> None:
+    response = client.post("/api/live", json=body)
+    assert response.status_code == 400
+    assert message in response.json()["error"]
+
+
+def test_syntax_lists_the_directive_registry(client: TestClient) -> None:
+    """The highlighter's keys come from the directive registry (robotrules._directives)."""
+    keys = client.get("/api/syntax").json()["keys"]
+    assert keys["user-agent"] == "agent"
+    assert keys["disallow"] == "rule"
+    assert keys["sitemap"] == "sitemap"
+    assert keys["crawl-delay"] == "member"
+    assert keys["content-usage"] == "any"
+    assert keys["dissalow"] == "typo"  # one of Google's accepted misspellings
+
+
 # -- the serve command --------------------------------------------------------------------------
 
 

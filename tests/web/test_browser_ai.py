@@ -180,7 +180,7 @@ def test_the_panel_fits_1280_px_and_its_screenshot(page: Any) -> None:
     assert sizes["pane"] <= sizes["paneClient"], sizes  # nor inside the panel
     value(page, "ClaudeBot", "/ai-ok/test", "lines").locator("button", has_text="5").click()
     DOCS.mkdir(exist_ok=True)
-    page.locator("section.editor-panel").screenshot(path=str(DOCS / "web-ai-preferences.png"))
+    page.locator("section.test-panel").screenshot(path=str(DOCS / "web-ai-preferences.png"))
     page.locator("#tab-registry").click()
     expect(page.locator("#registry details").first).to_be_visible()
     sizes = page.evaluate("""() => {
