@@ -411,3 +411,72 @@ def test_changes_against_the_fetched_file_show_as_a_diff(page: Any, shop_origin:
     expect(page.locator("#diff .d-del")).to_have_text(["-Dissalow: /tmp/"])
     expect(page.locator("#diff .d-add")).to_have_text(["+Disallow: /tmp/", "+Disallow: /new/"])
     expect(page.locator("#diff .d-hunk").first).to_contain_text("@@")
+
+
+# -- issue 26: the one-box live test, sitemaps, CSV export ------------------------------------
+
+
+def test_the_live_box_fetches_the_sites_robots_txt_and_answers(page: Any, origin: str) -> None:
+    """Paste a page URL: its host's robots.txt is fetched into the editor, the page joins the
+    URL list, and the strip answers per crawler (``Disallow: /from-origin/``, line 2)."""
+    type_draft(page, "User-agent: *\nAllow: /\n", ["/"], ["Googlebot", "GPTBot"])
+    page.locator("#live-url").fill(origin + "/from-origin/page.html")
+    page.locator("#live-form button").click()
+    live = page.locator("#live")
+    expect(live).to_have_class(re.compile(r"\bblock\b"))
+    expect(page.locator("#live-page")).to_have_text(origin + "/from-origin/page.html")
+    expect(page.locator("#live-source")).to_contain_text(origin + "/robots.txt")
+    answers = page.locator("#live-answers li")
+    expect(answers).to_have_count(2)
+    expect(answers.nth(0)).to_have_attribute("data-allowed", "false")
+    expect(answers.nth(0)).to_contain_text("Googlebot")
+    expect(answers.nth(0)).to_contain_text("Disallow: /from-origin/")
+    expect(page.locator("#robots")).to_have_value("User-agent: *\nDisallow: /from-origin/\n")
+    expect(page.locator("#urls")).to_have_value(origin + "/from-origin/page.html\n/")
+    expect(cell(page, "GPTBot", origin + "/from-origin/page.html")).to_contain_text("Blocked")
+    answers.nth(1).locator("button.line-link").click()
+    expect(page.locator("#backdrop .line-hl.selected")).to_have_attribute("data-line", "2")
+
+
+def test_the_sitemaps_tab_checks_each_sitemap(page: Any, sitemap_origin: str) -> None:
+    page.goto("/")
+    fetch_into_editor(page, sitemap_origin + "/")
+    page.locator("#tab-sitemaps").click()
+    page.locator("#sitemaps-check").click()
+    items = page.locator("#sitemaps li")
+    expect(items).to_have_count(4)
+    expect(page.locator("#sitemaps-meta")).to_contain_text("2 of 4 checked look right")
+    xml = page.locator(f'#sitemaps li[data-url="{sitemap_origin}/sitemap.xml"]')
+    expect(xml).to_have_class(re.compile(r"\bok\b"))
+    expect(xml).to_contain_text("XML sitemap · 3 entries")
+    expect(page.locator(f'#sitemaps li[data-url="{sitemap_origin}/index.xml.gz"]')).to_contain_text(
+        "sitemap index (gzip) · 2 entries")
+    expect(page.locator(f'#sitemaps li[data-url="{sitemap_origin}/page.html"]')).to_contain_text(
+        "an HTML page, not a sitemap")
+    expect(page.locator(f'#sitemaps li[data-url="{sitemap_origin}/missing.xml"]')).to_contain_text(
+        "HTTP 404")
+
+
+def test_the_verdicts_export_as_csv(page: Any) -> None:
+    """Every verdict of the table, one row each (RFC 4180 quoting); a cell a spreadsheet would
+    run as a formula starts with a quote (OWASP, CSV injection)."""
+    import csv
+    import io
+
+    type_draft(page, "User-agent: *\nDisallow: /private/\n", ["/private/a", "/open"],
+               ["Googlebot", "=HYPERLINK(1)"])
+    expect(cell(page, "Googlebot", "/private/a")).to_contain_text("Blocked")
+    with page.expect_download() as info:
+        page.locator("#export-csv").click()
+    download = info.value
+    assert download.suggested_filename == "robots-verdicts.csv"
+    rows = list(csv.DictReader(io.StringIO(Path(download.path()).read_text(encoding="utf-8"))))
+    assert len(rows) == 4
+    first = rows[0]
+    assert (first["url"], first["agent"], first["verdict"], first["line"]) == (
+        "/private/a", "Googlebot", "blocked", "2")
+    assert first["pattern"] == "/private/"
+    assert first["rfc9309_verdict"] == first["google_verdict"] == first["1994_verdict"] == (
+        "blocked")
+    assert {r["agent"] for r in rows} == {"Googlebot", "'=HYPERLINK(1)"}
+    assert [r["verdict"] for r in rows if r["url"] == "/open"] == ["allowed", "allowed"]

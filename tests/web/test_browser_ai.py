@@ -178,6 +178,8 @@ def test_the_panel_fits_1280_px_and_its_screenshot(page: Any) -> None:
     }""")
     assert sizes["doc"] <= sizes["win"], sizes  # no sideways page scroll at 1280 px
     assert sizes["pane"] <= sizes["paneClient"], sizes  # nor inside the panel
+    # Issue 26: the view sits in the test panel (half the page), not under the editor.
+    assert sizes["paneClient"] >= 560, sizes
     value(page, "ClaudeBot", "/ai-ok/test", "lines").locator("button", has_text="5").click()
     DOCS.mkdir(exist_ok=True)
     page.locator("section.test-panel").screenshot(path=str(DOCS / "web-ai-preferences.png"))
