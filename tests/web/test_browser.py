@@ -480,3 +480,45 @@ def test_the_verdicts_export_as_csv(page: Any) -> None:
         "blocked")
     assert {r["agent"] for r in rows} == {"Googlebot", "'=HYPERLINK(1)"}
     assert [r["verdict"] for r in rows if r["url"] == "/open"] == ["allowed", "allowed"]
+
+
+def test_an_edit_redraws_the_lines_it_changed_and_renumbers_the_rest(page: Any) -> None:
+    """The backdrop keeps the lines an edit leaves alone; every line keeps its number."""
+    type_draft(page, "User-agent: *\nDisallow: /a\nDisallow: /b\n", ["/b"], ["Bot"])
+    expect(cell(page, "Bot", "/b")).to_contain_text("line 3")
+    editor = page.locator("#robots")
+    editor.press("Control+Home")
+    editor.press_sequentially("# top\n", delay=0)
+    expect(cell(page, "Bot", "/b")).to_contain_text("line 4")
+    rows = page.locator("#backdrop .line-hl")
+    expect(rows).to_have_count(5)
+    assert rows.evaluate_all("rs => rs.map(r => r.dataset.line + ':' + r.textContent)") == [
+        "1:# top", "2:User-agent: *", "3:Disallow: /a", "4:Disallow: /b", "5:"]
+    expect(page.locator("#gutter .numbers div")).to_have_text(["1", "2", "3", "4", "5"])
+    expect(rows.nth(0).locator(".h-comment")).to_have_text("# top")
+    expect(rows.nth(3).locator(".h-key.h-rule")).to_have_text("Disallow")
+
+
+def test_a_long_file_is_shown_plain_and_its_findings_still_sit_on_their_lines(page: Any) -> None:
+    """Past 3,000 lines the editor draws only the tinted lines (no wrap, no colours)."""
+    lines = ["User-agent: *"] + [f"Disallow: /p{i}/" for i in range(3_500)]
+    lines[3_200] = "Dissalow: /typo/"  # line 3201: L003, a misspelling Google accepts
+    page.goto("/")
+    expect(page.locator("table.results tbody tr").first).to_be_visible()
+    # Pasted at once (Playwright's fill types 60 KB through the editing commands: slow).
+    page.locator("#robots").evaluate(
+        "(ta, text) => { ta.value = text; ta.dispatchEvent(new Event('input')); }",
+        "\n".join(lines) + "\n")
+    expect(page.locator("#editor")).to_have_class(re.compile(r"\bplain\b"))
+    note = page.locator('#notes .note[data-line="3201"]')
+    expect(note).to_have_count(1)
+    note.click()
+    selected = page.locator("#backdrop .line-hl.selected")
+    expect(selected).to_have_attribute("data-line", "3201")
+    expect(selected).to_have_text("Dissalow: /typo/")
+    # The selected line was scrolled into view, level with its tint.
+    box = selected.bounding_box()
+    editor = page.locator("#robots").bounding_box()
+    assert box is not None
+    assert editor is not None
+    assert editor["y"] <= box["y"] <= editor["y"] + editor["height"]

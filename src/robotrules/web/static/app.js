@@ -294,52 +294,92 @@
     return nodes;
   }
 
+  // What the backdrop shows now, so a keystroke redraws only the lines it changed.
+  let drawn = { full: false, lines: [], layer: null, numbers: null };
+
+  function drawFull(lines, lineClass) {
+    let { layer, numbers } = drawn;
+    const old = drawn.full && layer ? drawn.lines : [];
+    if (!drawn.full || !layer) {
+      layer = el("div", { class: "layer flow" });
+      numbers = el("div", { class: "numbers" });
+    }
+    // Lines the edit left alone (a common start and end) keep their elements.
+    let start = 0;
+    const common = Math.min(old.length, lines.length);
+    while (start < common && old[start] === lines[start]) start++;
+    let endOld = old.length;
+    let endNew = lines.length;
+    while (endOld > start && endNew > start && old[endOld - 1] === lines[endNew - 1]) {
+      endOld--;
+      endNew--;
+    }
+    const after = layer.children[endOld] || null;
+    for (let i = endOld - 1; i >= start; i--) layer.children[i].remove();
+    const added = document.createDocumentFragment();
+    for (let i = start; i < endNew; i++) added.append(el("div", { class: "line-hl" }, ...highlighted(lines[i])));
+    layer.insertBefore(added, after);
+    for (let i = 0; i < lines.length; i++) {
+      const row = layer.children[i];
+      const cls = lineClass(i + 1);
+      if (row.className !== cls) row.className = cls;
+      if (row.dataset.line !== String(i + 1)) row.dataset.line = String(i + 1);
+    }
+    while (numbers.children.length > lines.length) numbers.lastElementChild.remove();
+    while (numbers.children.length < lines.length) numbers.append(el("div", { text: String(numbers.children.length + 1) }));
+    drawn = { full: true, lines, layer, numbers };
+    if (ui.backdrop.firstElementChild !== layer) ui.backdrop.replaceChildren(layer);
+    // Each number as tall as its (wrapped) line: one layout, then reads.
+    const heights = Array.from(layer.children, (row) => row.offsetHeight);
+    heights.forEach((height, i) => {
+      const number = numbers.children[i];
+      if (number.style.height !== `${height}px`) number.style.height = `${height}px`;
+    });
+  }
+
+  function drawPlain(lines, lineClass, byLine) {
+    const layer = el("div", { class: "layer" });
+    const wanted = new Set(byLine.keys());
+    if (selectedLine !== null && selectedLine <= lines.length) wanted.add(selectedLine);
+    for (const n of [...wanted].sort((a, b) => a - b)) {
+      if (n > lines.length) continue;
+      const row = el("div", { class: lineClass(n), "data-line": String(n) },
+        el("span", { class: "ghost", text: lines[n - 1] || "" }));
+      row.style.top = `calc(${n - 1} * var(--lh))`;
+      layer.append(row);
+    }
+    let { numbers } = drawn;
+    if (drawn.full || !numbers || drawn.count !== lines.length) {
+      numbers = el("div", { class: "numbers" });
+      numbers.textContent = lines.map((_, i) => i + 1).join("\n");
+    }
+    drawn = { full: false, lines: [], layer, numbers, count: lines.length };
+    ui.backdrop.replaceChildren(layer);
+  }
+
   function renderEditor() {
     const lines = state.robots_txt.split("\n");
     const full = lines.length <= FULL_LINES;
     ui.editor.classList.toggle("plain", !full);
     ui.robots.wrap = full ? "soft" : "off";
-    const byLine = findingsByLine();
-    const lineClass = (n) => {
-      const list = byLine.get(n) || [];
-      const classes = ["line-hl"];
-      if (list.length) classes.push("sev-" + list[0].severity);
-      if (n === selectedLine) classes.push("selected");
-      return classes.join(" ");
-    };
-    const layer = el("div", { class: full ? "layer flow" : "layer" });
-    if (full) {
-      lines.forEach((text, i) => {
-        layer.append(el("div", { class: lineClass(i + 1), "data-line": String(i + 1) }, ...highlighted(text)));
-      });
-    } else {
-      const wanted = new Set(byLine.keys());
-      if (selectedLine !== null && selectedLine <= lines.length) wanted.add(selectedLine);
-      for (const n of [...wanted].sort((a, b) => a - b)) {
-        const row = el("div", { class: lineClass(n), "data-line": String(n) },
-          el("span", { class: "ghost", text: lines[n - 1] || "" }));
-        row.style.top = `calc(${n - 1} * var(--lh))`;
-        layer.append(row);
-      }
-    }
     // The backdrop's text box must be as wide as the textarea's (its scroll bar included).
     ui.editor.style.setProperty("--bar", `${ui.robots.offsetWidth - ui.robots.clientWidth}px`);
-    ui.backdrop.replaceChildren(layer);
+    const byLine = findingsByLine();
+    const lineClass = (n) => {
+      const list = byLine.get(n);
+      let cls = "line-hl";
+      if (list) cls += " sev-" + list[0].severity;
+      if (n === selectedLine) cls += " selected";
+      return cls;
+    };
+    if (full) drawFull(lines, lineClass);
+    else drawPlain(lines, lineClass, byLine);
+    const { layer, numbers } = drawn;
     const lh = lineHeight();
     lineTop = full
       ? (n) => { const row = layer.children[n - 1]; return row ? [row.offsetTop, row.offsetHeight] : [(n - 1) * lh, lh]; }
       : (n) => [(n - 1) * lh, lh];
 
-    const numbers = el("div", { class: "numbers" });
-    if (full) {
-      numbers.append(...lines.map((_, i) => {
-        const number = el("div", { text: String(i + 1) });
-        number.style.height = `${layer.children[i].offsetHeight}px`;
-        return number;
-      }));
-    } else {
-      numbers.textContent = lines.map((_, i) => i + 1).join("\n");
-    }
     const marks = el("div", { class: "marks" });
     const notes = [];
     for (const [n, list] of [...byLine.entries()].sort((a, b) => a[0] - b[0])) {
@@ -363,7 +403,8 @@
       bar.style.height = `${height}px`;
       marks.append(bar);
     }
-    ui.gutter.replaceChildren(numbers, marks);
+    if (ui.gutter.firstElementChild !== numbers) ui.gutter.replaceChildren(numbers, marks);
+    else ui.gutter.lastElementChild.replaceWith(marks);
     const noteLayer = el("div", { class: "note-layer" }, ...notes);
     ui.notes.replaceChildren(noteLayer);
     placeNotes(noteLayer);
@@ -596,6 +637,7 @@
       const response = await fetch("/api/syntax");
       const { keys } = await response.json();
       syntaxKeys = new Map(Object.entries(keys));
+      drawn = { full: false, lines: [], layer: null, numbers: null }; // colour every line anew
       renderEditor();
     } catch (_) {
       /* no colours: the editor still works */
