@@ -901,6 +901,7 @@
       $(other.getAttribute("aria-controls")).hidden = !on;
     }
     if (id === "tab-diff") scheduleDiff(0);
+    if (tab.parentElement === ui.exportCsv.parentElement) ui.exportCsv.hidden = id !== "tab-verdicts";
     if (id === "tab-verdicts") fitResults();
     if (id === "tab-ai" || id === "tab-registry") refreshViews();
   }
