@@ -149,9 +149,10 @@ _PREPARING = threading.BoundedSemaphore(1)
 def _prepared(parse: Callable[..., Any], *args: Any) -> Any:
     """``parse(*args)`` in a worker thread, one request at a time.
 
-    Decoding a 1 MiB body and estimating its work take milliseconds of GIL each; forty
-    threads doing it at once would each be handed the GIL in turn, and the event loop (and
-    ``GET /``) would wait behind all of them. Threads queued on the semaphore do not compete.
+    Decoding a 1 MiB body and estimating its work take milliseconds of GIL each, and so does
+    answering a cheap check (:func:`_settle`); forty threads doing it at once would each be
+    handed the GIL in turn, and the event loop (and ``GET /``) would wait behind all of them.
+    Threads queued on the semaphore do not compete.
     """
     with _PREPARING:
         return parse(*args)

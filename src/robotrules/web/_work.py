@@ -3,9 +3,9 @@ its cost estimates, and the processes that run it.
 
 Theory of operation
 -------------------
-Every ``/api/check``, ``/api/lint``, ``/api/diff``, ``/api/usage`` and ``POST /api/agents``
-runs in one of a few worker processes (:class:`WorkPool`), never on the event loop and never
-in a thread that cannot be stopped:
+Every ``/api/lint``, ``/api/diff`` and ``POST /api/agents``, and every ``/api/check`` and
+``/api/usage`` that is not cheap (below), runs in one of a few worker processes
+(:class:`WorkPool`), never on the event loop and never in a thread that cannot be stopped:
 
 - **Slots.** At most ``size`` jobs run at once (one process each). A request waits up to
   ``wait`` seconds for a slot, then gets :class:`Busy` (the app answers 429 with
