@@ -24,7 +24,8 @@ Every ``/api/lint``, ``/api/diff`` and ``POST /api/agents``, and every ``/api/ch
 Processes come from the ``forkserver`` context with this module preloaded, so a replacement
 after a kill costs a fork (milliseconds), not an interpreter start.
 
-**Cheap work skips the queue** (issue 25). A check or usage table whose estimate is at most
+**Cheap work skips the queue** (issue 25). With the native core, a check or usage table whose
+estimate is at most
 :data:`CHEAP_STEPS` on a file of at most :data:`CHEAP_BYTES` is answered in the server
 process, in the thread that decoded its body (:func:`is_cheap`): the native core answers such
 a request in a few milliseconds (a 5.5 KB file in three dialects with 30 queries: about 3 ms),
@@ -206,8 +207,12 @@ def usage_cost(body: str, urls: Sequence[str], agents: Sequence[str]) -> int:
 
 def is_cheap(body: str, cost: int) -> bool:
     """Whether a check or usage table of ``body`` estimated at ``cost`` steps is answered in
-    the server process rather than queued for a worker (see the module docstring)."""
-    return cost <= CHEAP_STEPS and len(body) <= CHEAP_BYTES
+    the server process rather than queued for a worker (see the module docstring). Only with
+    the native core: the model's steps are the kernel's, and the pure core is 12 to 16 times
+    slower, so there every request goes to the pool as before."""
+    import robotrules
+
+    return robotrules.NATIVE and cost <= CHEAP_STEPS and len(body) <= CHEAP_BYTES
 
 
 _JOBS: dict[str, Callable[..., dict[str, Any]]] = {
