@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from robotrules import Group
     from robotrules.fetch import FetchedRobots, RobotsClient
 
+    from ._outcomes import Reachability
+
 __all__ = [
     "DIALECTS",
     "CliError",
@@ -347,8 +349,10 @@ def robots_url_of(url: str) -> str:
 
 def load_source(arg: str, *, dialect: Dialect, timeout: float | None = None,
                 min_ttl: float | None = None, agent: str | None = None,
-                for_lint: bool = False, whole: bool = False) -> Source:
-    """A FILE (or ``-``) read up to the cap, or a URL's robots.txt fetched now (no cache)."""
+                for_lint: bool = False, whole: bool = False,
+                reach: Reachability | None = None) -> Source:
+    """A FILE (or ``-``) read up to the cap, or a URL's robots.txt fetched now (no cache);
+    ``reach`` hears of a fetch that failed (it warns once, and counts it)."""
     cap = cap_bytes()
     limit = cap + LINT_MARGIN if for_lint else cap
     if not is_url(arg):
@@ -370,6 +374,8 @@ def load_source(arg: str, *, dialect: Dialect, timeout: float | None = None,
         raise CliError(url_error(exc)) from None
     finally:
         client.close()
+    if reach is not None:
+        reach.saw(fetched)
     body = fetched_body(client, fetched)
     return Source(fetched.robots_url, body, fetched.status,
                   fetched.headers.get("content-type"), arg, fetched, cut=fetched.truncated)
