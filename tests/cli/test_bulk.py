@@ -63,7 +63,7 @@ def test_rfc9309_2_3_bulk_once_per_origin_csv(cli: Any, origins: Origins, tmp_pa
     summary = tmp_path / "summary.jsonl"
     r = cli("bulk", str(src), "--agent", "GPTBot", "--agent", "Googlebot",
             "--concurrency", "8", "--summary", str(summary))
-    assert r.code == 1, r.err
+    assert r.code == 3, r.err  # some origins answer 503: rows resting on them (docs/cli.md)
     rows = list(csv.DictReader(io.StringIO(r.out)))
     assert len(rows) == 800  # one row per URL and agent
     after = origins.stats()
@@ -77,8 +77,15 @@ def test_rfc9309_2_3_bulk_once_per_origin_csv(cli: Any, origins: Origins, tmp_pa
     k9 = origins.origins[9]  # 503: unreachable, disallow all (2.3.1.4)
     assert by[(k9 + "/", "Googlebot")]["allowed"] == "false"
     assert by[(k9 + "/", "Googlebot")]["outcome"] == "disallow-all"
+    assert (by[(k9 + "/", "Googlebot")]["kind"], by[(k9 + "/", "Googlebot")]["error"]) == (
+        "unreachable", "HTTP 503")
     k8 = origins.origins[8]  # 404: unavailable, allow all (2.3.1.3)
     assert by[(k8 + "/private/x", "Googlebot")]["allowed"] == "true"
+    assert by[(k8 + "/private/x", "Googlebot")]["kind"] == "unavailable"
+    assert by[(k0 + "/", "GPTBot")]["kind"] == "verdict"
+    # the warning once per unreachable origin, not once per URL
+    warned = [x for x in r.err.splitlines() if x.startswith("robotrules: warning: could not")]
+    assert len(warned) == len({x.split()[5] for x in warned}) == 4, warned
     assert len(summary.read_text().splitlines()) == 40
     assert "40 origins" in r.err
 

@@ -9,11 +9,12 @@ missing, prints one line naming the extra to install and exits 2 instead of a tr
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["COMMANDS", "CLI_DEPENDENCIES", "LazyGroup", "cli", "main", "missing_extra"]
+__all__ = ["CLI_DEPENDENCIES", "COMMANDS", "LazyGroup", "cli", "main", "missing_extra"]
 
 #: The modules of the ``cli`` extra the command cannot start without.
 CLI_DEPENDENCIES = frozenset({"click", "rich"})
@@ -33,10 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = (exc.name or "").partition(".")[0]
         if name not in CLI_DEPENDENCIES:
             raise
-        try:
+        with contextlib.suppress(OSError):
             sys.stderr.write(missing_extra(name) + "\n")
-        except OSError:
-            pass
         return 2
     return run(argv)
 

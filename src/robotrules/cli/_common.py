@@ -5,7 +5,8 @@ Reading is bounded. RFC 9309 2.5 lets a crawler stop at 500 KiB (512,000 bytes,
 on its first 500 KiB, cut at the last complete line (the fetcher's own
 :class:`~robotrules._policy.BodyDecoder` does the cut), with a note on stderr. ``lint`` reads
 64 KiB more so that it can report the overflow (L018). At most ``cap + 1`` bytes are read, so
-``/dev/zero`` or a 50 MB file costs the same memory and time as a 500 KiB one;
+``/dev/zero`` or a 50 MB file costs the same memory and time as a 500 KiB one (``lint``
+reports what it read, and a file that is not text, L042/L043);
 ``--no-size-limit`` reads a file whole. Only this module imports Click at start-up; httpx and
 the fetch client load when a command fetches, Rich when it writes for people (``_ui``).
 """
@@ -357,9 +358,11 @@ def load_source(arg: str, *, dialect: Dialect, timeout: float | None = None,
     limit = cap + LINT_MARGIN if for_lint else cap
     if not is_url(arg):
         if for_lint:
+            # lint gets the bytes as read, partial last line included: it drops that line
+            # as crawlers do, but looks at it (NUL bytes L042, a line past the cap L043)
             body, cut, size = read_bounded(arg, None if whole else limit)
             if cut:
-                body = _line_cut(body, limit)
+                body = body[:limit]
                 _note_cut(arg, len(body), size, lint=True)
             return Source(arg, body, cut=cut, size=size)
         body = read_file(arg, whole=whole)
