@@ -28,6 +28,8 @@ a prefix of R's, so a group of ``n`` rules costs about ``n * prefix length`` loo
 from __future__ import annotations
 
 import re
+import sys
+import types
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
@@ -675,3 +677,17 @@ def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
             seen.add(key)
             out.append(f)
     return out
+
+
+class _LintModule(types.ModuleType):
+    """This module's class: ``robotrules.lint`` is the module (``import robotrules.lint as L``
+    gives it), and calling it runs :func:`lint` (``robotrules.lint(body)``)."""
+
+    def __call__(self, body: bytes | str, *, dialect: Dialect = "rfc9309",
+                 content_type: str | None = None, status: int | None = None,
+                 size: int | None = None, truncated: bool = False) -> list[Finding]:
+        return lint(body, dialect=dialect, content_type=content_type, status=status,
+                    size=size, truncated=truncated)
+
+
+sys.modules[__name__].__class__ = _LintModule

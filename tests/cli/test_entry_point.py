@@ -35,7 +35,8 @@ def core_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     deps.mkdir()
     for name in CORE_DEPENDENCIES:
         spec = importlib.util.find_spec(name)
-        assert spec is not None and spec.origin is not None, name
+        assert spec is not None, name
+        assert spec.origin is not None, name
         (deps / name).symlink_to(Path(spec.origin).parent)
     site = next((venv / "lib").glob("python3*/site-packages"))
     (site / "robotrules-checkout.pth").write_text(f"{SRC}\n{deps}\n")
