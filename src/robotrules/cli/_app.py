@@ -82,7 +82,8 @@ def _missing_dataset(name: str) -> click.Command:
                    add_help_option=False)
     def missing() -> None:
         raise CliError("the dataset commands need the dataset extra: "
-                       "pip install 'robotrules[dataset]'")
+                       "pip install 'robotrules[dataset]' "
+                       "(from a checkout: pip install -e '.[dataset]')")
 
     missing.help = COMMANDS[name][1]
     return missing
