@@ -144,11 +144,14 @@ def _not_text(raw: bytes, tail: bytes, truncated: bool) -> Iterator[Finding]:
             "serve the robots.txt text file itself (is this an image, an archive, a device?)")
     if truncated and (tail or not raw) and len(raw) <= max_bytes:
         line = raw.count(b"\n") + 1
+        # (a fetched body arrives already cut at its last line end: then only its emptiness
+        # tells that no line ended within the limit)
+        read = f"the {len(raw) + len(tail):,} bytes read" if tail else "what was read"
         yield finding(
             "L043", line, 1,
-            f"line {line} has no end within the {len(raw) + len(tail):,} bytes read: the "
-            f"{max_bytes:,} bytes crawlers read (500 KiB, RFC 9309 2.5) end inside it, and "
-            "they drop a line the limit cuts, so nothing from here on counts",
+            f"line {line} has no end within {read}: the {max_bytes:,} bytes crawlers read "
+            "(500 KiB, RFC 9309 2.5) end inside it, and they drop a line the limit cuts, so "
+            "nothing from here on counts",
             "end every line with a newline, and keep the file under 500 KiB")
 
 

@@ -113,3 +113,14 @@ def test_lint_says_how_many_bytes_it_read(cli: Any) -> None:
     size = (ROOT / "examples" / "robots.txt").stat().st_size
     r = cli("lint", str(ROOT / "examples" / "robots.txt"))
     assert f"read {size:,} bytes" in r.out.strip().splitlines()[-1]
+
+
+def test_lint_url_of_one_endless_line(cli: Any, server: Server) -> None:
+    """A served robots.txt of 600,000 bytes without a line end: the fetcher keeps nothing
+    (RFC 9309 2.5: the line the limit cuts is dropped), and lint says why (L043, L018)."""
+    server.robots(b"x" * 600_000)
+    r = cli("lint", "--json", server.base + "/robots.txt")
+    codes = {json.loads(x)["code"]: json.loads(x) for x in r.out.splitlines()}
+    assert r.code == 1
+    assert {"L018", "L043"} <= set(codes)
+    assert "600,000 bytes" in codes["L018"]["message"]  # Content-Length: the file's size

@@ -214,7 +214,7 @@ def need_fetch() -> None:
     except ImportError as exc:
         raise CliError(
             f"fetching URLs needs the 'cli' extra ({exc.name or exc} is missing): "
-            "pip install 'robotrules[cli]'"
+            "pip install 'robotrules[cli]' (from a checkout: pip install -e '.[cli]')"
         ) from None
 
 
