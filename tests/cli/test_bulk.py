@@ -121,3 +121,23 @@ def test_bulk_progress_on_request(cli: Any, origins: Origins) -> None:
     r = cli("bulk", "-", "--agent", "Bot", "--progress", "always",
             input="\n".join(_urls(origins.origins, 2000)))
     assert "URLs/s" in r.err
+
+
+def test_bulk_counts_say_what_they_count(cli: Any, origins: Origins) -> None:
+    """Issue 26: '259 URLs ... 518 disallowed' counted URLs in one column and verdicts in the
+    next. Verdicts are URL x agent; allowed + disallowed = verdicts, in total and per origin."""
+    import re
+
+    urls = _urls(origins.origins[:8], 40)
+    r = cli("bulk", "-", "-a", "GPTBot", "-a", "Googlebot", "--no-fail-on-unreachable",
+            input="\n".join(urls) + "\n")
+    m = re.search(r"(\d+) URLs x 2 agent\(s\) = (\d+) verdicts \((\d+) allowed, (\d+) "
+                  r"disallowed; (\d+) of the URLs disallowed for some agent\)", r.err)
+    assert m is not None, r.err
+    n_urls, verdicts, allowed, disallowed, urls_blocked = map(int, m.groups())
+    assert n_urls == 40
+    assert verdicts == 2 * n_urls == allowed + disallowed
+    assert urls_blocked <= n_urls
+    rows = list(csv.DictReader(io.StringIO(r.out)))
+    assert sum(x["allowed"] == "false" for x in rows) == disallowed
+    assert len({x["n"] for x in rows if x["allowed"] == "false"}) == urls_blocked
