@@ -196,3 +196,18 @@ def test_bulk_kind_column_and_exit_3(cli: Any, refused: str, server: Server) -> 
     good = cli("bulk", "-", "-a", "A", input=urls.replace("not a url\n", ""))
     assert good.code == 3
     assert "2 URL(s) of 1 origin(s) whose robots.txt could not be fetched" in good.err
+
+
+def test_stale_copy_is_an_answer_with_a_note(cli: Any, server: Server) -> None:
+    """RFC 9309 2.4 lets a crawler use a cached copy while the file is unreachable: the file
+    still decides (exit as the verdict says), and a note says the refresh failed."""
+    server.robots("User-agent: *\nDisallow: /x\n", **{"Cache-Control": "max-age=0"})
+    first = cli("check", "--agent", "A", "--min-ttl", "0", f"{server.base}/x")
+    assert first.code == 1
+    server.robots("down", status=503)
+    r = cli("check", "--agent", "A", "--min-ttl", "0", f"{server.base}/x", f"{server.base}/y")
+    assert r.code == 1  # disallowed by the file's line 2, not by the outage
+    assert _warnings(r.err) == []
+    notes = [x for x in r.err.splitlines() if x.startswith("robotrules: note: could not refresh")]
+    assert len(notes) == 1, r.err
+    assert "(HTTP 503)" in notes[0]

@@ -51,8 +51,8 @@ def is_unreachable(fetched: FetchedRobots) -> bool:
 
 def fetch_failure(fetched: FetchedRobots) -> str:
     """Why the file could not be fetched, in a few words: the transport's, or the status."""
-    if fetched.error:
-        return fetched.error
+    if fetched.error:  # a status alone ("503", for a failed refresh) gets its "HTTP"
+        return f"HTTP {fetched.error}" if fetched.error.isdigit() else fetched.error
     if fetched.status is not None:
         return f"HTTP {fetched.status}"
     return "no response"
@@ -65,10 +65,15 @@ class Reachability:
         self.stream = stream
         self.origins: dict[str, str] = {}  # origin -> why its robots.txt could not be had
         self.answers = 0
+        self.stale: set[str] = set()  # origins answered from an older copy (noted once)
 
     def saw(self, fetched: FetchedRobots) -> bool:
-        """Record one answer; True when it rests on an unreachable robots.txt."""
+        """Record one answer; True when it rests on an unreachable robots.txt. An answer from
+        an older copy that stands in while the site is unreachable is an answer from the
+        file (RFC 9309 2.4 lets a crawler keep using a cached copy), said once in a note."""
         if not is_unreachable(fetched):
+            if fetched.failing_since is not None and fetched.outcome == "rules":
+                self._stale(fetched)
             return False
         self.answers += 1
         origin = fetched.origin or fetched.robots_url
@@ -80,12 +85,23 @@ class Reachability:
                       + (" (from the cache)" if fetched.from_cache else ""))
         return True
 
-    def warn(self, message: str) -> None:
+    def _stale(self, fetched: FetchedRobots) -> None:
+        import time
+
+        origin = fetched.origin or fetched.robots_url
+        if origin in self.stale:
+            return
+        self.stale.add(origin)
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(fetched.fetched_at))
+        self.warn(f"could not refresh {fetched.robots_url} ({fetch_failure(fetched)}): "
+                  f"answering from the copy fetched {when}", kind="note")
+
+    def warn(self, message: str, kind: str = "warning") -> None:
         from ._ui import visible
 
         stream = self.stream or sys.stderr
         try:
-            stream.write(f"robotrules: warning: {visible(message)}\n")
+            stream.write(f"robotrules: {kind}: {visible(message)}\n")
             stream.flush()
         except (BrokenPipeError, OSError):
             pass
