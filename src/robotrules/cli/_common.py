@@ -7,8 +7,10 @@ on its first 500 KiB, cut at the last complete line (the fetcher's own
 64 KiB more so that it can report the overflow (L018). At most ``cap + 1`` bytes are read, so
 ``/dev/zero`` or a 50 MB file costs the same memory and time as a 500 KiB one (``lint``
 reports what it read, and a file that is not text, L042/L043);
-``--no-size-limit`` reads a file whole. Only this module imports Click at start-up; httpx and
-the fetch client load when a command fetches, Rich when it writes for people (``_ui``).
+``--no-size-limit`` reads a file whole. Click is loaded with the command modules (never by
+``robotrules.cli`` itself, the entry point, so that a core install can say what is missing);
+httpx and the fetch client load when a command fetches, Rich when it writes for people
+(``_ui``).
 """
 
 from __future__ import annotations
