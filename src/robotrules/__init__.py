@@ -14,10 +14,14 @@ from ._robots import RobotsTxt, parse
 from ._types import Dialect, Severity
 from .errors import FetchError, InvalidURL, RobotrulesError, StoreError
 
-# Imported eagerly so that `robotrules.lint` stays the function even after someone imports
-# the submodule `robotrules.lint` (the import system binds a submodule only on first load).
+# `robotrules.lint` is the module robotrules.lint, and the module is callable: calling it runs
+# lint.lint(), so `robotrules.lint(body)` and `import robotrules.lint as L` both mean what they
+# say (docs/lint.md). Type checkers see the function, whose signature the call has.
 # Cheap: lint.py imports its heavy parts (aipref, the fetch policy) when lint() runs.
-from .lint import lint
+if _typing.TYPE_CHECKING:
+    from .lint import lint
+else:
+    from . import lint
 
 if _typing.TYPE_CHECKING:
     from ._model import Finding, Group, Record, RequestRate, Rule, Verdict, VisitTime

@@ -72,7 +72,8 @@ _ENTRIES: Final[dict[str, tuple[str, Severity, str]]] = {
     "L016": ("bare-url-line", "warning", "a line that is only a URL"),
     "L017": ("encoding", "info", "byte order mark, or not UTF-8"),
     "L018": ("too-big", "error", "file over 500 KiB: the rest is ignored"),
-    "L019": ("line-too-long", "warning", "line over Google's 16,664-byte limit"),
+    "L019": ("line-too-long", "warning",
+             "line longer than the 16,663 bytes Google reads of a line"),
     "L020": ("html", "error", "HTML served as robots.txt, or HTML markup in it"),
     "L021": ("bad-status", "error", "HTTP status that overrides the file"),
     "L022": ("blocks-everything", "warning", "Disallow: / for every crawler"),
@@ -108,6 +109,10 @@ _ENTRIES: Final[dict[str, tuple[str, Severity, str]]] = {
              "Content-Signal or Content-Usage before any user-agent line"),
     "L041": ("ua-token-misread", "error",
              "a user-agent value Google reads as another crawler's token (AI2Bot is AI)"),
+    # the file as bytes: what is not a text file at all
+    "L042": ("not-text", "error", "NUL bytes: binary data, not a text file"),
+    "L043": ("unterminated-line", "error",
+             "a line that runs on past the 500 KiB crawlers read: they drop it"),
 }
 CATALOGUE: Final[dict[str, CatalogueEntry]] = {
     code: CatalogueEntry(*entry) for code, entry in _ENTRIES.items()}
@@ -123,6 +128,6 @@ def finding(code: str, line: int, column: int, message: str, fix: str | None = N
 
 
 def code_range() -> str:
-    """``L001–L030``: the codes of the catalogue, for help texts."""
+    """``L001–L043``: the first and last codes of the catalogue, for help texts and docs."""
     codes = sorted(CATALOGUE)
     return f"{codes[0]}–{codes[-1]}"

@@ -28,6 +28,8 @@ a prefix of R's, so a group of ``n`` rules costs about ``n * prefix length`` loo
 from __future__ import annotations
 
 import re
+import sys
+import types
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
@@ -66,23 +68,38 @@ def lint(
     dialect: Dialect = "rfc9309",
     content_type: str | None = None,
     status: int | None = None,
+    size: int | None = None,
+    truncated: bool = False,
 ) -> list[Finding]:
     """Every finding for ``body``, sorted by line: the parser's and the semantic checks'.
 
     ``content_type`` and ``status``, when the file came over HTTP, add L020 and L021. A clean,
     ordinary file gets no warning and no error (``info`` findings are advice).
+
+    ``truncated`` says that ``body`` is only the start of a longer file (what a reader with a
+    size limit read) and ``size`` is the whole file's size when known: L018 reports that size.
+    The partial last line of a truncated body is not parsed, as crawlers drop it (RFC 9309
+    2.5), but it is looked at: NUL bytes anywhere are L042, a line that runs on past the
+    500 KiB crawlers read is L043.
     """
     # Imported late: parse because the linter is a consumer of the core; aipref because it
     # needs http_sf and json, which `import robotrules` (it binds lint()) must not pay for.
     from . import aipref, parse
 
+    raw = to_bytes(body)  # the same bytes the parser reads
+    tail = b""
+    if truncated:
+        cut = max(raw.rfind(b"\n"), raw.rfind(b"\r")) + 1
+        raw, tail = raw[:cut], raw[cut:]
+        body = raw
     rules = parse(body, dialect=dialect)
-    raw = to_bytes(body)  # the same bytes the parser read
     findings = list(rules.findings)
     if _looks_html(raw):
         # An HTML page: one finding for the page, not one per line of markup.
         findings = [f for f in findings if f.code not in _HTML_NOISE]
-    findings.extend(_transport(raw, content_type, status))
+    findings.extend(_not_text(raw, tail, truncated))
+    findings.extend(_transport(raw, content_type, status, _whole_size(raw, tail, size,
+                                                                      truncated)))
     findings.extend(_semantic(rules))
     findings.extend(aipref.lint_findings(rules))
     findings = _dedupe(findings)
@@ -100,17 +117,56 @@ def _looks_html(raw: bytes) -> bool:
 # -- transport: size, HTML, status --------------------------------------------------------
 
 
-def _transport(raw: bytes, content_type: str | None, status: int | None) -> Iterator[Finding]:
+def _whole_size(raw: bytes, tail: bytes, size: int | None, truncated: bool) -> str | None:
+    """The file's size in words when it is over the crawlers' limit (L018), else None."""
+    from ._policy import DEFAULT_MAX_BYTES as max_bytes
+
+    read = len(raw) + len(tail)
+    if size is not None and size > max_bytes:
+        return f"{size:,} bytes"
+    if truncated and size is None:
+        return f"more than {read:,} bytes"
+    return f"{read:,} bytes" if read > max_bytes else None
+
+
+def _not_text(raw: bytes, tail: bytes, truncated: bool) -> Iterator[Finding]:
+    """L042: NUL bytes (binary data, not text); L043: a line with no end past the cap."""
+    from ._policy import DEFAULT_MAX_BYTES as max_bytes
+
+    nuls = raw.count(0) + tail.count(0)
+    if nuls:
+        first = raw.find(0)
+        line = raw.count(b"\n", 0, first) + 1 if first >= 0 else raw.count(b"\n") + 1
+        yield finding(
+            "L042", line, 1,
+            f"the file holds {nuls:,} NUL byte(s) (the first on line {line}): binary data, not "
+            "text; a robots.txt is UTF-8 text (RFC 9309 2.3), and parsers stop a line at NUL",
+            "serve the robots.txt text file itself (is this an image, an archive, a device?)")
+    if truncated and (tail or not raw) and len(raw) <= max_bytes:
+        line = raw.count(b"\n") + 1
+        # (a fetched body arrives already cut at its last line end: then only its emptiness
+        # tells that no line ended within the limit)
+        read = f"the {len(raw) + len(tail):,} bytes read" if tail else "what was read"
+        yield finding(
+            "L043", line, 1,
+            f"line {line} has no end within {read}: the {max_bytes:,} bytes crawlers read "
+            "(500 KiB, RFC 9309 2.5) end inside it, and they drop a line the limit cuts, so "
+            "nothing from here on counts",
+            "end every line with a newline, and keep the file under 500 KiB")
+
+
+def _transport(raw: bytes, content_type: str | None, status: int | None,
+               whole: str | None = None) -> Iterator[Finding]:
     # The fetch policy's size limit and status classes, imported here for the same reason
     # as aipref in lint(): the policy imports email.utils and the stores.
     from ._policy import DEFAULT_MAX_BYTES as max_bytes  # RFC 9309 2.5: at least 500 KiB
     from ._policy import classify_status
 
-    if len(raw) > max_bytes:
+    if whole is not None:
         cut = raw.count(b"\n", 0, max_bytes) + 1
         yield finding(
             "L018", cut, 1,
-            f"the file is {len(raw):,} bytes; crawlers read only the first {max_bytes:,} "
+            f"the file is {whole}; crawlers read only the first {max_bytes:,} "
             f"(500 KiB, RFC 9309 2.5) and ignore everything from about line {cut} on",
             "shorten the file: merge rules with * patterns, drop rules for retired paths",
         )
@@ -624,3 +680,17 @@ def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
             seen.add(key)
             out.append(f)
     return out
+
+
+class _LintModule(types.ModuleType):
+    """This module's class: ``robotrules.lint`` is the module (``import robotrules.lint as L``
+    gives it), and calling it runs :func:`lint` (``robotrules.lint(body)``)."""
+
+    def __call__(self, body: bytes | str, *, dialect: Dialect = "rfc9309",
+                 content_type: str | None = None, status: int | None = None,
+                 size: int | None = None, truncated: bool = False) -> list[Finding]:
+        return lint(body, dialect=dialect, content_type=content_type, status=status,
+                    size=size, truncated=truncated)
+
+
+sys.modules[__name__].__class__ = _LintModule

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -112,3 +113,26 @@ def test_assess_names_that_are_not_rfc_tokens_match_as_written() -> None:
     rules = parse("User-agent: MJ12bot\nDisallow: /\n\nUser-agent: *\nDisallow: /x/\n")
     a = assess(rules, "MJ12bot")
     assert (a.access, a.via, a.group_line) == ("blocked", "named", 1)
+
+
+def test_cli_agents_readable_at_80_columns(cli: Any, tmp_path: Path) -> None:
+    """Issue 26: at 80 columns names were cut ('Applebot-Extend…') and each reason wrapped
+    over five lines. Now no line is wider than the terminal, every name is whole, and a
+    crawler's row takes at most two lines."""
+    import re
+
+    p = tmp_path / "robots.txt"
+    p.write_text(FILE)
+    r = cli("agents", str(p), "--color", "always", env={"COLUMNS": "80"})
+    assert r.code == 0
+    text = re.sub(r"\x1b\[[0-9;]*m", "", r.out)
+    lines = text.splitlines()
+    assert max(len(x.rstrip()) for x in lines[:-1]) <= 80  # the tables (the last line names
+    assert "\N{HORIZONTAL ELLIPSIS}" not in text  # the file, whose path may be long)
+    tokens = {a.token for a in known_agents()}
+    starts = [i for i, x in enumerate(lines) if x.split() and x.split()[0] in tokens]
+    assert len(starts) >= 150  # every crawler on a line of its own, its name whole
+    for a in starts:
+        more = list(itertools.takewhile(lambda x: x.startswith(" ") and x.strip(),
+                                        lines[a + 1:]))
+        assert len(more) <= 1, lines[a:a + 4]  # at most two lines a crawler

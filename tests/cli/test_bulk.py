@@ -63,7 +63,7 @@ def test_rfc9309_2_3_bulk_once_per_origin_csv(cli: Any, origins: Origins, tmp_pa
     summary = tmp_path / "summary.jsonl"
     r = cli("bulk", str(src), "--agent", "GPTBot", "--agent", "Googlebot",
             "--concurrency", "8", "--summary", str(summary))
-    assert r.code == 1, r.err
+    assert r.code == 3, r.err  # some origins answer 503: rows resting on them (docs/cli.md)
     rows = list(csv.DictReader(io.StringIO(r.out)))
     assert len(rows) == 800  # one row per URL and agent
     after = origins.stats()
@@ -77,8 +77,15 @@ def test_rfc9309_2_3_bulk_once_per_origin_csv(cli: Any, origins: Origins, tmp_pa
     k9 = origins.origins[9]  # 503: unreachable, disallow all (2.3.1.4)
     assert by[(k9 + "/", "Googlebot")]["allowed"] == "false"
     assert by[(k9 + "/", "Googlebot")]["outcome"] == "disallow-all"
+    assert (by[(k9 + "/", "Googlebot")]["kind"], by[(k9 + "/", "Googlebot")]["error"]) == (
+        "unreachable", "HTTP 503")
     k8 = origins.origins[8]  # 404: unavailable, allow all (2.3.1.3)
     assert by[(k8 + "/private/x", "Googlebot")]["allowed"] == "true"
+    assert by[(k8 + "/private/x", "Googlebot")]["kind"] == "unavailable"
+    assert by[(k0 + "/", "GPTBot")]["kind"] == "verdict"
+    # the warning once per unreachable origin, not once per URL
+    warned = [x for x in r.err.splitlines() if x.startswith("robotrules: warning: could not")]
+    assert len(warned) == len({x.split()[5] for x in warned}) == 4, warned
     assert len(summary.read_text().splitlines()) == 40
     assert "40 origins" in r.err
 
@@ -114,3 +121,23 @@ def test_bulk_progress_on_request(cli: Any, origins: Origins) -> None:
     r = cli("bulk", "-", "--agent", "Bot", "--progress", "always",
             input="\n".join(_urls(origins.origins, 2000)))
     assert "URLs/s" in r.err
+
+
+def test_bulk_counts_say_what_they_count(cli: Any, origins: Origins) -> None:
+    """Issue 26: '259 URLs ... 518 disallowed' counted URLs in one column and verdicts in the
+    next. Verdicts are URL x agent; allowed + disallowed = verdicts, in total and per origin."""
+    import re
+
+    urls = _urls(origins.origins[:8], 40)
+    r = cli("bulk", "-", "-a", "GPTBot", "-a", "Googlebot", "--no-fail-on-unreachable",
+            input="\n".join(urls) + "\n")
+    m = re.search(r"(\d+) URLs x 2 agent\(s\) = (\d+) verdicts \((\d+) allowed, (\d+) "
+                  r"disallowed; (\d+) of the URLs disallowed for some agent\)", r.err)
+    assert m is not None, r.err
+    n_urls, verdicts, allowed, disallowed, urls_blocked = map(int, m.groups())
+    assert n_urls == 40
+    assert verdicts == 2 * n_urls == allowed + disallowed
+    assert urls_blocked <= n_urls
+    rows = list(csv.DictReader(io.StringIO(r.out)))
+    assert sum(x["allowed"] == "false" for x in rows) == disallowed
+    assert len({x["n"] for x in rows if x["allowed"] == "false"}) == urls_blocked

@@ -119,9 +119,12 @@ def test_rfc9309_2_3_1_1_fetches_robots_and_decides(cli: Any, server: Server) ->
 def test_rfc9309_2_3_1_4_unreachable_503_disallows_all(cli: Any, server: Server) -> None:
     server.robots("oops", status=503)
     r = cli("check", "--agent", "MyBot", server.base + "/page")
-    assert r.code == 1
+    assert r.code == 3  # disallowed, and resting on an unreachable file (docs/cli.md)
+    assert "disallowed" in r.out
     assert "503" in r.out
     assert "unreachable" in r.out
+    r = cli("check", "--agent", "MyBot", "--no-fail-on-unreachable", server.base + "/page")
+    assert r.code == 1  # the verdict alone: RFC 9309's disallow-all
 
 
 def test_rfc9309_2_3_1_3_unavailable_404_allows_all(cli: Any, server: Server) -> None:

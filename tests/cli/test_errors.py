@@ -41,7 +41,8 @@ def _env() -> dict[str, str]:
 
 
 def test_broken_pipe_is_quiet(tmp_path: Path) -> None:
-    """`robotrules check ... | head -1`: no traceback when the reader goes away."""
+    """`robotrules check ... | head -1`: the reader has what it wanted, so the command stops
+    quietly with 0, as Unix filters do (issue 26: exit 2 broke `set -o pipefail` scripts)."""
     robots = tmp_path / "r.txt"
     robots.write_text("User-agent: *\nDisallow: /x\n")
     urls = [f"/p{i}" for i in range(20000)]
@@ -53,9 +54,21 @@ def test_broken_pipe_is_quiet(tmp_path: Path) -> None:
     p.stdout.readline()
     p.stdout.close()
     err = p.stderr.read().decode()
-    assert p.wait(timeout=30) == 2
-    assert "Traceback" not in err
-    assert len(err.splitlines()) <= 1
+    assert p.wait(timeout=30) == 0
+    assert err == ""
+
+
+def test_pipefail_script_goes_on_after_head(tmp_path: Path) -> None:
+    """The issue's own case: `set -o pipefail; robotrules ... | head -n 1` succeeds."""
+    robots = tmp_path / "r.txt"
+    robots.write_text("User-agent: *\nAllow: /\n")
+    urls = " ".join(f"/p{i}" for i in range(3000))  # ~300 KB of output: past a pipe buffer
+    script = (f"set -o pipefail; {sys.executable} -m robotrules.cli check --robots {robots} "
+              f"--agent A {urls} | head -n 1 >/dev/null")
+    p = subprocess.run(["bash", "-c", script], env=_env(), capture_output=True, text=True,
+                       timeout=60, check=False)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""
 
 
 def test_keyboard_interrupt_exits_130_silently() -> None:

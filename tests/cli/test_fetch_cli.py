@@ -31,7 +31,7 @@ def test_rfc9309_2_3_1_4_fetch_json_503(cli: Any, server: Server) -> None:
     server.robots("busy", status=503, **{"Retry-After": "120"})
     r = cli("fetch", server.base, "--json")
     row = json.loads(r.out)
-    assert r.code == 0
+    assert r.code == 3  # could not fetch: non-zero (issue 26), distinct from usage errors
     assert row["status"] == 503
     assert row["outcome"] == "disallow-all"
     assert "503" in row["summary"]

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from robotrules._policy import DEFAULT_MAX_BYTES
-from robotrules.cli._bulk import MAX_LINE, records, split_lines
+from robotrules.cli._bulk_input import MAX_LINE, records, split_lines
 from tests.cli.conftest import Server
 
 # -- bulk: every good line gives its row, every bad line an error row ---------------------

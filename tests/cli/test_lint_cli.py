@@ -9,6 +9,8 @@ from typing import Any
 from robotrules._findings import CATALOGUE
 from tests.cli.conftest import Server, one_line_error
 
+ROOT = Path(__file__).resolve().parents[2]
+
 CLEAN = ("User-agent: *\nDisallow: /wp-admin/\nAllow: /wp-admin/admin-ajax.php\n\n"
          "Sitemap: https://example.com/wp-sitemap.xml\n")
 BROKEN = "Disallow: /early\nUser-agent: *\nDissalow: /x\nDisallow: /a\nDisallow: /a\n"
@@ -72,7 +74,7 @@ def test_rfc9309_2_3_1_4_lint_url_503(cli: Any, server: Server) -> None:
     server.robots("down", status=503)
     r = cli("lint", "--json", server.base + "/robots.txt")
     rows = [json.loads(x) for x in r.out.splitlines()]
-    assert r.code == 1
+    assert r.code == 3  # nothing was linted: the file could not be fetched (issue 26)
     assert any(x["code"] == "L021" and x["severity"] == "error" for x in rows)
 
 
@@ -84,3 +86,41 @@ def test_lint_help_has_example(cli: Any) -> None:
     r = cli("lint", "--help")
     assert r.code == 0
     assert "robotrules lint examples/robots.txt" in r.out
+
+
+def test_lint_dev_zero_is_not_ok(cli: Any) -> None:
+    """Issue 26: `lint /dev/zero` said "ok: 0 errors" and that it read 0 bytes."""
+    r = cli("lint", "/dev/zero")
+    assert r.code == 1
+    assert "L042" in r.out
+    assert "L043" in r.out
+    last = r.out.strip().splitlines()[-1]
+    assert "problems found" in last
+    assert "read the first 577,536 bytes" in last  # 500 KiB + 64 KiB, said
+
+
+def test_lint_short_line_then_nul_bytes(cli: Any, tmp_path: Path) -> None:
+    p = tmp_path / "r.txt"
+    p.write_bytes(b"User-agent: *\nDisallow: /x/\n" + b"\0" * 600_000)
+    r = cli("lint", "--json", str(p))
+    codes = {json.loads(x)["code"]: json.loads(x) for x in r.out.splitlines()}
+    assert r.code == 1
+    assert {"L018", "L042", "L043"} <= set(codes)
+    assert "600,028 bytes" in codes["L018"]["message"]  # the file's size (L018, issue 26)
+
+
+def test_lint_says_how_many_bytes_it_read(cli: Any) -> None:
+    size = (ROOT / "examples" / "robots.txt").stat().st_size
+    r = cli("lint", str(ROOT / "examples" / "robots.txt"))
+    assert f"read {size:,} bytes" in r.out.strip().splitlines()[-1]
+
+
+def test_lint_url_of_one_endless_line(cli: Any, server: Server) -> None:
+    """A served robots.txt of 600,000 bytes without a line end: the fetcher keeps nothing
+    (RFC 9309 2.5: the line the limit cuts is dropped), and lint says why (L043, L018)."""
+    server.robots(b"x" * 600_000)
+    r = cli("lint", "--json", server.base + "/robots.txt")
+    codes = {json.loads(x)["code"]: json.loads(x) for x in r.out.splitlines()}
+    assert r.code == 1
+    assert {"L018", "L043"} <= set(codes)
+    assert "600,000 bytes" in codes["L018"]["message"]  # Content-Length: the file's size

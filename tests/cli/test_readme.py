@@ -1,4 +1,16 @@
-"""Every ``robotrules ...`` command in README.md's shell blocks runs as written (issue 16).
+"""Every ``robotrules ...`` command in the shell blocks of README.md and docs/*.md runs as
+written from a fresh clone (issue 16 for the README, issue 26 for the docs).
+
+Which blocks: every fenced block whose info string starts with ``sh``, ``bash``, ``shell`` or
+``console``, in README.md and in every ``docs/*.md`` (found by globbing, so a new page is
+covered without touching this file). In ``console`` blocks the commands are the lines that
+start with ``$ `` (the rest is output); in the others every line is a command. A line that
+ends with ``\\`` continues on the next.
+
+The marker for a block that cannot run offline or in a test (it needs the internet, a cluster,
+an hour): the word ``no-run`` after the language, as in ```` ```console no-run ````. Such a
+block is shown, not run; :data:`NO_RUN_AT_MOST` keeps them few. A fenced block without a
+language (usage synopses, sample output) is not a command block.
 
 The commands run from the repository root through a ``robotrules`` on PATH that is the real
 entry point (``python -m robotrules.cli``), so the files they name must exist in the checkout.
@@ -11,9 +23,10 @@ What is changed, and only that, because tests must not use the network:
 - ``robotrules serve`` listens on a free port (``--port 0``) instead of 8000, which another
   process may hold, and is stopped with Ctrl-C once it has printed its address.
 
-Skipped, with the reason: the ``pip install ...`` before ``&&`` in the quick start (it changes
-the environment; this suite already runs in an installed one) and commands that are not
-``robotrules`` (the test suite itself, benchmarks).
+Not run, with the reason: ``pip install ...`` (it changes the environment; this suite already
+runs in an installed one; instead each one is checked to name extras that pyproject.toml
+defines) and commands that are not ``robotrules`` (the test suite itself, benchmarks, ``curl``
+against a server the page started, ``echo $?``).
 """
 
 from __future__ import annotations
@@ -33,24 +46,65 @@ from tests.cli.conftest import SRC, Server
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 HOSTS = re.compile(r"https://(?:www\.)?example\.com")
+SHELLS = ("sh", "bash", "shell", "console")
+NO_RUN = "no-run"
+NO_RUN_AT_MOST = 6  # blocks marked no-run, over all pages
+
+
+def shell_blocks(text: str) -> list[tuple[str, list[str], bool]]:
+    """``(language, command lines, no-run)`` for each shell block of a Markdown text."""
+    out = []
+    for info, body in re.findall(r"^```([^\n`]*)\n(.*?)^```", text, re.S | re.M):
+        words = info.split()
+        if not words or words[0] not in SHELLS:
+            continue
+        lines: list[str] = []
+        pending = ""
+        for raw in body.splitlines():
+            if words[0] == "console" and not pending:
+                if not raw.startswith("$ "):
+                    continue
+                raw = raw[2:]
+            if raw.rstrip().endswith("\\"):
+                pending += raw.rstrip()[:-1] + " "
+                continue
+            lines.append(pending + raw)
+            pending = ""
+        out.append((words[0], lines, NO_RUN in words[1:]))
+    return out
+
+
+def _commands(line: str) -> list[str]:
+    words = shlex.split(line, comments=True)
+    if not words:
+        return []
+    parts = " ".join(shlex.quote(w) if w not in ("&&", ">", "|") else w
+                     for w in words).split(" && ")
+    return [p.strip() for p in parts if p.strip()]
+
+
+def page_commands(pages: list[Path] = PAGES, *, no_run: bool = False) -> list[tuple[str, str]]:
+    """``(page, command)`` for every command of the pages' shell blocks (``pip ... &&``
+    cut), of the blocks to run (or, with ``no_run``, of the blocks marked no-run)."""
+    found: list[tuple[str, str]] = []
+    for page in pages:
+        for _, lines, marked in shell_blocks(page.read_text("utf-8")):
+            if marked != no_run:
+                continue
+            for line in lines:
+                found.extend((page.name, c) for c in _commands(line))
+    return found
 
 
 def readme_commands() -> list[str]:
     """``robotrules`` commands of the README's shell blocks, comments and ``pip ... &&`` cut."""
-    text = README.read_text()
-    commands: list[str] = []
-    for block in re.findall(r"```(?:sh|bash|console)\n(.*?)```", text, re.S):
-        for line in block.splitlines():
-            words = shlex.split(line, comments=True)
-            if not words:
-                continue
-            parts = " ".join(shlex.quote(w) if w not in ("&&", ">", "|") else w
-                             for w in words).split(" && ")
-            commands.extend(p.strip() for p in parts if p.strip().startswith("robotrules "))
-    return commands
+    return [c for _, c in page_commands([README]) if c.startswith("robotrules ")]
 
 
+ALL = page_commands()
+RUN = [(page, c) for page, c in ALL if c.startswith("robotrules ")]
 COMMANDS = readme_commands()
 
 
@@ -59,11 +113,69 @@ def test_the_readme_has_the_commands_of_the_issue() -> None:
     assert len(COMMANDS) >= 10
 
 
-def test_every_file_the_readme_names_exists() -> None:
-    for command in COMMANDS:
+def test_the_docs_commands_are_found() -> None:
+    """The docs' own blocks are collected too (issue 26), and no-run stays the exception."""
+    pages = {page for page, _ in RUN}
+    assert "cli.md" in pages
+    assert len({c for p, c in RUN if p != "README.md"}) >= 8
+    marked = sum(m for page in PAGES for *_, m in shell_blocks(page.read_text("utf-8")))
+    assert marked <= NO_RUN_AT_MOST
+
+
+def test_block_reader_on_a_sample() -> None:
+    text = ("```console\n$ robotrules lint a.txt \\\n    --json\noutput\n```\n"
+            "```sh no-run\nrobotrules fetch https://far.example\n```\n"
+            "```\nrobotrules synopsis [OPTIONS]\n```\n")
+    assert shell_blocks(text) == [("console", ["robotrules lint a.txt      --json"], False),
+                                  ("sh", ["robotrules fetch https://far.example"], True)]
+
+
+def test_every_file_the_commands_name_exists() -> None:
+    for page, command in RUN:
         for word in shlex.split(command):
             if word.startswith("examples/"):
-                assert (ROOT / word).is_file(), (command, word)
+                assert (ROOT / word).is_file(), (page, command, word)
+
+
+def test_install_lines_name_extras_that_exist() -> None:
+    """Every ``pip install`` of the pages' shell blocks and inline code names extras that
+    pyproject.toml defines, and a page that shows the published form
+    (``pip install 'robotrules[x]'``) shows the checkout form (``pip install -e '.[x]'``)."""
+    import tomllib
+
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"])
+    seen = 0
+    for page in PAGES:
+        text = page.read_text("utf-8")
+        published = set()
+        for m in re.finditer(r"pip install (?:-e )?'?(robotrules|\.)\[([\w,-]+)\]'?", text):
+            names = set(m.group(2).split(","))
+            assert names <= extras, (page.name, m.group())
+            if m.group(1) == "robotrules":
+                published |= names
+            seen += 1
+        for name in sorted(published):
+            assert f"pip install -e '.[{name}]'" in text or re.search(
+                rf"pip install -e '\.\[[\w,-]*\b{name}\b", text), (page.name, name)
+    assert seen >= 10
+
+
+def test_the_quick_start_installs_what_its_command_needs() -> None:
+    """Issue 26: `.[all]` pulled 400 MB to answer two URLs; `check --robots` needs `cli`."""
+    first = next(line for _, lines, _ in shell_blocks(README.read_text("utf-8"))
+                 for line in lines if "robotrules check --robots" in line)
+    assert first.startswith("pip install -e '.[cli]' && robotrules check")
+
+
+def test_all_means_every_feature_extra() -> None:
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    (ref,) = extras["all"]
+    named = set(re.fullmatch(r"robotrules\[([\w,-]+)\]", ref).group(1).split(","))  # type: ignore[union-attr]
+    assert named == set(extras) - {"all", "test"}
 
 
 @pytest.fixture(scope="module")
@@ -100,12 +212,16 @@ def _local(command: str, site: Server, tmp_path: Path) -> str:
                   command)
 
 
-@pytest.mark.parametrize("command", [c for c in COMMANDS if not c.startswith("robotrules serve")])
-def test_readme_command_runs_as_written(command: str, site: Server, tmp_path: Path,
-                                        shell_env: dict[str, str]) -> None:
+FIRST = {c: (p, c) for p, c in reversed(RUN)}  # each command once, under its first page
+
+
+@pytest.mark.parametrize(("page", "command"),
+                         [pc for c, pc in FIRST.items() if not c.startswith("robotrules serve")])
+def test_command_runs_as_written(page: str, command: str, site: Server, tmp_path: Path,
+                                 shell_env: dict[str, str]) -> None:
     p = subprocess.run(["sh", "-c", _local(command, site, tmp_path)], cwd=ROOT,
                        env=shell_env, capture_output=True, text=True, timeout=120, check=False)
-    assert p.returncode in (0, 1), (command, p.stderr)
+    assert p.returncode in (0, 1), (page, command, p.stderr)
     assert "Traceback" not in p.stderr
     assert not [x for x in p.stderr.splitlines() if x.startswith("robotrules:")
                 and "note:" not in x], p.stderr
@@ -113,8 +229,8 @@ def test_readme_command_runs_as_written(command: str, site: Server, tmp_path: Pa
     assert p.stdout.strip() or any(f.stat().st_size for f in written), command
 
 
-@pytest.mark.parametrize("command", [c for c in COMMANDS if c.startswith("robotrules serve")])
-def test_readme_serve_starts_and_stops(command: str, shell_env: dict[str, str]) -> None:
+@pytest.mark.parametrize("command", sorted({c for _, c in RUN if c.startswith("robotrules serve")}))
+def test_serve_starts_and_stops(command: str, shell_env: dict[str, str]) -> None:
     pytest.importorskip("uvicorn")
     pytest.importorskip("starlette")
     p = subprocess.Popen([*shlex.split(command), "--port", "0"], cwd=ROOT, env=shell_env,

@@ -22,10 +22,13 @@ def test_all_is_complete_and_sorted() -> None:
     assert public <= set(robotrules.__all__)
     import importlib
 
-    lint_module = importlib.import_module("robotrules.lint")  # must not shadow lint()
+    lint_module = importlib.import_module("robotrules.lint")
 
+    # issue 26: `robotrules.lint` is the module, and calling it runs the function
+    assert robotrules.lint is lint_module
     assert callable(robotrules.lint)
-    assert robotrules.lint is lint_module.lint
+    assert robotrules.lint("User-agent: *\nDisallow: /x\n/x\n") == lint_module.lint(
+        "User-agent: *\nDisallow: /x\n/x\n")
     for name in robotrules.__all__:
         assert getattr(robotrules, name) is not None
 

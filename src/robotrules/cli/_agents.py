@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,9 +25,11 @@ from ._common import (
     load_source,
     size_option,
 )
+from ._outcomes import Reachability, fetch_failure, unreachable_option
 
 if TYPE_CHECKING:
     from robotrules import RobotsTxt
+    from robotrules.fetch import FetchedRobots
 
     from ._ui import Ui
 
@@ -66,13 +68,14 @@ def _categories() -> list[str]:
 @json_option("JSON Lines: one object per crawler")
 @fetch_options
 @size_option
+@unreachable_option
 @color_option
 def agents(source: str, purposes: tuple[str, ...], categories: tuple[str, ...], dialect: str,
-           as_json: bool,
-           timeout: float | None, min_ttl: float | None, no_size_limit: bool,
-           color: str | None) -> int:
+           as_json: bool, timeout: float | None, min_ttl: float | None, no_size_limit: bool,
+           fail_on_unreachable: bool, color: str | None) -> int:
+    reach = Reachability()
     src = load_source(source, dialect=dialect, timeout=timeout,  # type: ignore[arg-type]
-                      min_ttl=min_ttl, whole=no_size_limit)
+                      min_ttl=min_ttl, whole=no_size_limit, reach=reach)
     rules = src.rules(dialect)  # type: ignore[arg-type]
     chosen = [a for a in known_agents()
               if (not categories or a.category in categories)
@@ -91,11 +94,15 @@ def agents(source: str, purposes: tuple[str, ...], categories: tuple[str, ...], 
             d["purposes"] = list(purposes_of(r.agent))
             d["usage"] = pref
             emit_json(d)
-        return 0
+        return reach.status(0, fail_on_unreachable)
     from ._ui import Ui
 
-    _human(Ui(color_mode(color)), src.name, rows, prefs)
-    return 0
+    ui = Ui(color_mode(color))
+    if src.fetched is not None and src.fetched.outcome != "rules":
+        _one_line(ui, src.fetched, len(rows))
+    else:
+        _human(ui, src.name, rows, prefs)
+    return reach.status(0, fail_on_unreachable)
 
 
 _USAGE_KEYS = ("train-ai", "search", "ai-train", "ai-input")
@@ -115,6 +122,35 @@ def _outcome_access(agent: KnownAgent, outcome: str, summary: str) -> AgentAcces
 
 
 _PAINT = {"blocked": "bold red", "partial": "yellow", "allowed": "green"}
+_WIDE = 110  # columns from which the operator gets a column of its own
+
+
+def _one_line(ui: Ui, fetched: FetchedRobots, n: int) -> None:
+    """A file that decides nothing (unreachable, or not there): the same answer for every
+    crawler, so one line says it instead of a table of identical rows."""
+    if fetched.outcome == "disallow-all":
+        ui.line(f"{fetched.robots_url}: ", (f"all {n} known crawlers blocked", _PAINT["blocked"]),
+                f": could not fetch it ({fetch_failure(fetched)}), so RFC 9309 2.3.1.4 "
+                "disallows everything")
+    else:
+        ui.line(f"{fetched.robots_url}: ", (f"all {n} known crawlers allowed", _PAINT["allowed"]),
+                f": {fetched.summary} (RFC 9309 2.3.1.3)")
+
+
+def _decided_by(r: AgentAccess) -> str:
+    """Which group and rule decide, briefly: ``own group (line 8): line 10 Disallow: /``."""
+    if r.group_line is None:
+        group = "no group applies"
+    elif r.via == "global":
+        group = f"* group (line {r.group_line})"
+    elif r.via == "fallback":
+        owner = r.group_agents[0] if r.group_agents else "a fallback"
+        group = f"{owner}'s group (line {r.group_line})"
+    else:
+        group = f"own group (line {r.group_line})"
+    if r.rule is not None:
+        return f"{group}: line {r.line} {r.rule}"
+    return group + (": nothing disallowed" if r.group_line is not None else "")
 
 
 def _human(ui: Ui, name: str, rows: list[AgentAccess],
@@ -126,15 +162,31 @@ def _human(ui: Ui, name: str, rows: list[AgentAccess],
     for r, pref in sorted(zip(rows, prefs, strict=True),
                           key=lambda rp: order.get(purposes_of(rp[0].agent)[0], len(order))):
         by.setdefault(purposes_of(r.agent)[0], []).append((r, pref))
+    # Readable at 80 columns: names and access never cut or wrapped; what decides is the one
+    # column that may wrap (a line or two); usage only when a crawler of the table has some;
+    # the operator only on wide terminals; the full sentence (AgentAccess.detail) in --json.
+    wide = ui.console.width >= _WIDE
     for purpose, members in by.items():
-        table = ui.table("crawler", "access", "group", "usage", "operator",
-                         ("why", {"overflow": "fold"}), title=f"{purpose} ({len(members)})")
+        names = max(len(r.agent.token) for r, _ in members)
+        with_usage = any(pref for _, pref in members)
+        columns: list[str | tuple[str, dict[str, Any]]] = [
+            ("crawler", {"no_wrap": True, "min_width": names}),
+            ("access", {"no_wrap": True}),
+            ("decided by", {"overflow": "fold", "ratio": 1})]
+        if with_usage:
+            columns.append(("usage", {"no_wrap": True}))
+        if wide:
+            columns.append(("operator", {"no_wrap": True}))
+        table = ui.table(*columns, title=f"{purpose} ({len(members)})")
         for r, pref in members:
-            group = f"line {r.group_line}" if r.group_line else "-"
-            usage = " ".join(f"{k}={'y' if v else 'n'}" for k, v in pref.items()) or "-"
-            table.add_row(ui.text(r.agent.token), ui.text((r.access, _PAINT[r.access])),
-                          group, ui.text(usage), ui.text(r.agent.operator),
-                          ui.text((r.detail, "dim")))
+            cells: list[Any] = [ui.text(r.agent.token), ui.text((r.access, _PAINT[r.access])),
+                                ui.text((_decided_by(r), "dim"))]
+            if with_usage:
+                cells.append(" ".join(f"{k}={'y' if v else 'n'}" for k, v in pref.items())
+                             or "-")
+            if wide:
+                cells.append(ui.text(r.agent.operator))
+            table.add_row(*cells)
         ui.render(table)
         ui.line("")
     counts = {k: sum(r.access == k for r in rows) for k in ("blocked", "partial", "allowed")}

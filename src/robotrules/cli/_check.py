@@ -30,6 +30,7 @@ from ._common import (
     size_option,
     url_error,
 )
+from ._outcomes import Reachability, unreachable_option
 
 if TYPE_CHECKING:
     from robotrules import Group
@@ -66,10 +67,11 @@ exit status: 0 all allowed, 1 any disallowed, 2 usage or input error."""
 @fetch_options
 @click.option("--no-cache", is_flag=True, help="do not use the on-disk cache")
 @size_option
+@unreachable_option
 @color_option
 def check(urls: tuple[str, ...], agent: str, robots: str | None, dialect: str, as_json: bool,
           timeout: float | None, min_ttl: float | None, no_cache: bool, no_size_limit: bool,
-          color: str | None) -> int:
+          fail_on_unreachable: bool, color: str | None) -> int:
     token = agent_token(agent)
     ui: Ui | None = None
     if not as_json:
@@ -88,12 +90,14 @@ def check(urls: tuple[str, ...], agent: str, robots: str | None, dialect: str, a
         client = make_client(user_agent=header_for(agent), dialect=dialect,  # type: ignore[arg-type]
                              timeout=timeout, cache=not no_cache, min_ttl=min_ttl)
     groups: dict[int, Group | None] = {}
+    reach = Reachability()
     try:
         for url in urls:
             fetched = None
             try:
                 if client is not None:
                     fetched = client.rules_for(url)
+                    reach.saw(fetched)
                     rules: RobotsTxt = fetched.rules
                     verdict = fetched.explain(url, user_agent=token)
                 else:
@@ -122,7 +126,7 @@ def check(urls: tuple[str, ...], agent: str, robots: str | None, dialect: str, a
     finally:
         if client is not None:
             client.close()
-    return 1 if any_disallowed else 0
+    return reach.status(1 if any_disallowed else 0, fail_on_unreachable)
 
 
 def _human(ui: Ui, url: str, given: str, token: str, v: Verdict, text: str | None,

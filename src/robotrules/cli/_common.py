@@ -5,9 +5,12 @@ Reading is bounded. RFC 9309 2.5 lets a crawler stop at 500 KiB (512,000 bytes,
 on its first 500 KiB, cut at the last complete line (the fetcher's own
 :class:`~robotrules._policy.BodyDecoder` does the cut), with a note on stderr. ``lint`` reads
 64 KiB more so that it can report the overflow (L018). At most ``cap + 1`` bytes are read, so
-``/dev/zero`` or a 50 MB file costs the same memory and time as a 500 KiB one;
-``--no-size-limit`` reads a file whole. Only this module imports Click at start-up; httpx and
-the fetch client load when a command fetches, Rich when it writes for people (``_ui``).
+``/dev/zero`` or a 50 MB file costs the same memory and time as a 500 KiB one (``lint``
+reports what it read, and a file that is not text, L042/L043);
+``--no-size-limit`` reads a file whole. Click is loaded with the command modules (never by
+``robotrules.cli`` itself, the entry point, so that a core install can say what is missing);
+httpx and the fetch client load when a command fetches, Rich when it writes for people
+(``_ui``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from robotrules._token import product_token
 if TYPE_CHECKING:
     from robotrules import Group
     from robotrules.fetch import FetchedRobots, RobotsClient
+
+    from ._outcomes import Reachability
 
 __all__ = [
     "DIALECTS",
@@ -211,7 +216,7 @@ def need_fetch() -> None:
     except ImportError as exc:
         raise CliError(
             f"fetching URLs needs the 'cli' extra ({exc.name or exc} is missing): "
-            "pip install 'robotrules[cli]'"
+            "pip install 'robotrules[cli]' (from a checkout: pip install -e '.[cli]')"
         ) from None
 
 
@@ -347,15 +352,19 @@ def robots_url_of(url: str) -> str:
 
 def load_source(arg: str, *, dialect: Dialect, timeout: float | None = None,
                 min_ttl: float | None = None, agent: str | None = None,
-                for_lint: bool = False, whole: bool = False) -> Source:
-    """A FILE (or ``-``) read up to the cap, or a URL's robots.txt fetched now (no cache)."""
+                for_lint: bool = False, whole: bool = False,
+                reach: Reachability | None = None) -> Source:
+    """A FILE (or ``-``) read up to the cap, or a URL's robots.txt fetched now (no cache);
+    ``reach`` hears of a fetch that failed (it warns once, and counts it)."""
     cap = cap_bytes()
     limit = cap + LINT_MARGIN if for_lint else cap
     if not is_url(arg):
         if for_lint:
+            # lint gets the bytes as read, partial last line included: it drops that line
+            # as crawlers do, but looks at it (NUL bytes L042, a line past the cap L043)
             body, cut, size = read_bounded(arg, None if whole else limit)
             if cut:
-                body = _line_cut(body, limit)
+                body = body[:limit]
                 _note_cut(arg, len(body), size, lint=True)
             return Source(arg, body, cut=cut, size=size)
         body = read_file(arg, whole=whole)
@@ -370,6 +379,8 @@ def load_source(arg: str, *, dialect: Dialect, timeout: float | None = None,
         raise CliError(url_error(exc)) from None
     finally:
         client.close()
+    if reach is not None:
+        reach.saw(fetched)
     body = fetched_body(client, fetched)
     return Source(fetched.robots_url, body, fetched.status,
                   fetched.headers.get("content-type"), arg, fetched, cut=fetched.truncated)

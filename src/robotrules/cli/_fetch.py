@@ -19,6 +19,7 @@ from ._common import (
     make_client,
     url_error,
 )
+from ._outcomes import EXIT_UNREACHABLE, Reachability
 
 HELP = """Fetch a site's robots.txt and tell its HTTP story: redirects, status, cache, groups.
 
@@ -68,6 +69,8 @@ def fetch(url: str, agent: str | None, dialect: str, as_json: bool, timeout: flo
         client.close()
     body = fetched_body(client, f)
     elapsed = time.monotonic() - started
+    reach = Reachability()
+    status = EXIT_UNREACHABLE if reach.saw(f) else 0
     rules = f.rules
     groups = [{"line": g.line, "agents": list(g.agents),
                "rules": [{"line": r.line, "rule": str(r)} for r in g.rules],
@@ -81,7 +84,7 @@ def fetch(url: str, agent: str | None, dialect: str, as_json: bool, timeout: flo
             "error": f.error, "fetched_at": f.fetched_at, "expires_at": f.expires_at,
             "seconds": round(elapsed, 3), "groups": groups, "sitemaps": rules.sitemaps,
         })
-        return 0
+        return status
     from ._ui import Ui
 
     ui = Ui(color_mode(color))
@@ -131,4 +134,4 @@ def fetch(url: str, agent: str | None, dialect: str, as_json: bool, timeout: flo
     if findings:
         w("")
         w((f"{len(findings)} finding(s): run 'robotrules lint {url}'", "dim"))
-    return 0
+    return status

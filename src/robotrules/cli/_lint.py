@@ -21,6 +21,7 @@ from ._common import (
     load_source,
     size_option,
 )
+from ._outcomes import EXIT_UNREACHABLE, Reachability
 
 if TYPE_CHECKING:
     from ._ui import Ui
@@ -70,8 +71,9 @@ def lint_cmd(source: str | None, as_json: bool, dialect: str, min_severity: str,
         return 0
     if source is None:
         raise CliError("give a robots.txt FILE, '-' or a URL (or --list)")
+    reach = Reachability()
     src = load_source(source, dialect=dialect, timeout=timeout,  # type: ignore[arg-type]
-                      min_ttl=min_ttl, for_lint=True, whole=no_size_limit)
+                      min_ttl=min_ttl, for_lint=True, whole=no_size_limit, reach=reach)
     findings = findings_of(src, dialect)
     floor = _ORDER[min_severity]
     shown = [f for f in findings if _ORDER[f.severity] <= floor]
@@ -80,13 +82,19 @@ def lint_cmd(source: str | None, as_json: bool, dialect: str, min_severity: str,
             emit_json(f.to_dict())
     else:
         _human(ui, src, shown, findings, dialect)
+    if reach.answers:  # nothing was linted: the file could not be fetched
+        return EXIT_UNREACHABLE
     return 1 if any(f.severity != "info" for f in findings) else 0
 
 
 def findings_of(src: Source, dialect: str) -> list[Finding]:
     """Every finding for a source: the file's, and for a fetch its status and redirects."""
+    size = src.size
+    if size is None and src.fetched is not None and src.cut:
+        length = src.fetched.headers.get("content-length", "")
+        size = int(length) if length.isdigit() else None
     findings = lint(src.body, dialect=dialect, content_type=src.content_type,  # type: ignore[arg-type]
-                    status=src.status)
+                    status=src.status, size=size, truncated=src.cut)
     if src.fetched is not None:
         findings = _with_redirects(findings, src.fetched.redirects, src.fetched.error)
     return findings
@@ -154,7 +162,16 @@ def _human(ui: Ui, src: Source, shown: list[Finding], findings: list[Finding],
     tail = f" ({hidden} hidden)" if hidden else ""
     ok = not counts["error"] and not counts["warning"]
     ui.line(f"{name}: ", ("ok", "bold green") if ok else ("problems found", "bold red"),
-            f": {total}{tail}")
+            f": {total}{tail}; {_read(src)}")
+
+
+def _read(src: Source) -> str:
+    """How much of the file lint read: all of it, or its first bytes of how many."""
+    read = len(src.body)
+    if not src.cut:
+        return f"read {read:,} byte{'s' if read != 1 else ''}"
+    whole = f" of {src.size:,}" if src.size is not None else ""
+    return f"read the first {read:,} bytes{whole}"
 
 
 def _summary_table(ui: Ui, shown: list[Finding]) -> None:

@@ -163,8 +163,8 @@ def _console(file: IO[str], mode: str) -> Console:
 
     class _Console(Console):
         def on_broken_pipe(self) -> None:
-            # Rich would exit with status 1, the "disallowed" answer; let the CLI say it
-            # in its one line with status 2, as for every other output failure.
+            # Rich would exit with status 1, the "disallowed" answer; let the CLI end
+            # quietly, as for every other write to a closed pipe (cli._app._reader_gone).
             self.quiet = True
             raise BrokenPipeError
 

@@ -203,47 +203,60 @@ class Budget:
         return self.total - self._spent - running
 
 
-def describe_exception(exc: BaseException) -> str:
-    """Transport failures in a few stable words ("connection refused", "timeout" ...)."""
-    name = type(exc).__name__
+def _errno_is(e: BaseException, code: int) -> bool:
+    return getattr(e, "errno", None) == code
+
+
+# How a transport failure is named, from the most to the least certain evidence. First the
+# exception types and errno values anywhere in the cause chain (the chain's order first, then
+# this table's); then, for libraries that only say it in words (httpx, h11, anyio), the words
+# of the whole chain: a timeout, then this table's phrases in order.
+_BY_TYPE: tuple[tuple[str, Callable[[BaseException], bool]], ...] = (
+    ("connection refused", lambda e: isinstance(e, ConnectionRefusedError)
+     or _errno_is(e, errno.ECONNREFUSED)),
+    ("connection reset", lambda e: isinstance(e, ConnectionResetError)
+     or _errno_is(e, errno.ECONNRESET)),
+    ("DNS failure", lambda e: isinstance(e, socket.gaierror)),
+    ("TLS error", lambda e: isinstance(e, ssl.SSLError)),
+)
+_BY_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # fewer bytes than Content-Length, or chunks cut short
+    ("incomplete body", ("without sending complete message body",)),
+    ("broken chunked encoding", ("chunk",)),
+    ("no response", ("without sending a response",)),
+    ("invalid response", ("illegal status line", "illegal header", "invalid")),
+    ("connection refused", ("refused",)),
+    ("connection reset", ("reset",)),
+    ("DNS failure", ("name or service", "nodename", "getaddrinfo")),
+    ("TLS error", ("ssl", "certificate", "tls")),
+    ("incomplete body", ("incomplete", "peer closed")),
+)
+
+
+def _cause_chain(exc: BaseException, limit: int = 8) -> list[BaseException]:
     chain: list[BaseException] = []
     cur: BaseException | None = exc
-    while cur is not None and len(chain) < 8:
+    while cur is not None and len(chain) < limit:
         chain.append(cur)
         cur = cur.__cause__ or cur.__context__
+    return chain
+
+
+def describe_exception(exc: BaseException) -> str:
+    """Transport failures in a few stable words ("connection refused", "timeout" ...)."""
+    chain = _cause_chain(exc)
     for e in chain:
-        if isinstance(e, ConnectionRefusedError) or getattr(e, "errno", None) == errno.ECONNREFUSED:
-            return "connection refused"
-        if isinstance(e, ConnectionResetError) or getattr(e, "errno", None) == errno.ECONNRESET:
-            return "connection reset"
-        if isinstance(e, socket.gaierror):
-            return "DNS failure"
-        if isinstance(e, ssl.SSLError):
-            return "TLS error"
+        for words, test in _BY_TYPE:
+            if test(e):
+                return words
+    name = type(exc).__name__
     text = " ".join(str(e) for e in chain).lower()
     if "timeout" in name.lower() or "timed out" in text:
         return "timeout"
-    if "without sending complete message body" in text:
-        return "incomplete body"  # fewer bytes than Content-Length, or chunks cut short
-    if "chunk" in text:
-        return "broken chunked encoding"
-    if "without sending a response" in text:
-        return "no response"
-    if "illegal status line" in text or "illegal header" in text or "invalid" in text:
-        return "invalid response"
-    if "refused" in text:
-        return "connection refused"
-    if "reset" in text:
-        return "connection reset"
-    if "name or service" in text or "nodename" in text or "getaddrinfo" in text:
-        return "DNS failure"
-    if "ssl" in text or "certificate" in text or "tls" in text:
-        return "TLS error"
-    if "incomplete" in text or "peer closed" in text:
-        return "incomplete body"
-    if name == "RemoteProtocolError":
-        return "protocol error"
-    return f"network error ({name})"
+    for words, phrases in _BY_WORDS:
+        if any(p in text for p in phrases):
+            return words
+    return "protocol error" if name == "RemoteProtocolError" else f"network error ({name})"
 
 
 @dataclass(frozen=True, slots=True)

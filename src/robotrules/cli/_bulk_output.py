@@ -1,0 +1,173 @@
+"""``bulk``'s output: the rows (CSV or JSON Lines), the progress bar and the closing summary.
+
+Rows go to stdout through :class:`Writer`, buffered in 64 KiB pieces. On a terminal
+:class:`Bar` draws a Rich progress bar on stderr (URLs done, of the file's line count when
+known; rate, ETA, origins, disallowed verdicts). :func:`summary` writes the per-origin table
+and one line of counts on stderr, and every origin as JSON Lines with ``--summary FILE``.
+
+Counts say what they count: ``URLs`` are input URLs; ``verdicts`` are URL x agent answers,
+and ``allowed`` + ``disallowed`` = ``verdicts``, per origin and in total.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any
+
+from ._common import CliError
+
+if TYPE_CHECKING:
+    from ._bulk_run import Totals
+
+__all__ = ["COLUMNS", "Bar", "Writer", "summary"]
+
+#: One row per URL and agent. ``kind``: ``verdict`` (the file decided), ``unavailable`` (no
+#: robots.txt: allow all), ``unreachable`` (could not fetch it: disallow all), ``bad-input``
+#: or ``invalid-url`` (a row of its own); ``error`` says why for all but ``verdict``.
+COLUMNS = ("n", "url", "agent", "allowed", "line", "rule", "reason", "status", "outcome",
+           "kind", "error")
+
+
+class Writer:
+    def __init__(self, out: IO[str], fmt: str) -> None:
+        self.out = out
+        self.fmt = fmt
+        self.buf = io.StringIO()
+        self.csv = csv.writer(self.buf, lineterminator="\n")
+        if fmt == "csv":
+            self.csv.writerow(COLUMNS)
+
+    def row(self, values: tuple[Any, ...]) -> None:
+        if self.fmt == "csv":
+            self.csv.writerow(["" if v is None else ("true" if v else "false")
+                               if isinstance(v, bool) else v for v in values])
+        else:
+            self.buf.write(json.dumps(dict(zip(COLUMNS, values, strict=True)),
+                                      ensure_ascii=False) + "\n")
+        if self.buf.tell() > 1 << 16:
+            self.flush()
+
+    def flush(self) -> None:
+        self.out.write(self.buf.getvalue())
+        self.buf.seek(0)
+        self.buf.truncate()
+        self.out.flush()
+
+
+class Bar:
+    """A Rich progress bar on stderr: URLs done (of the file's line count when known), the
+    rate, the time left, origins and disallowed verdicts so far (``counts()`` gives them)."""
+
+    def __init__(self, source: str, color: str, counts: Callable[[], tuple[int, int, int]],
+                 started: float) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        console = Console(file=sys.stderr, force_terminal=True,
+                          no_color=True if color == "never" else None)
+        expected = count_lines(source) if source != "-" else None
+        self.counts = counts
+        self.started = started
+        self.progress = Progress(
+            TextColumn("[progress.description]{task.description}"), BarColumn(),
+            TextColumn("{task.completed:,.0f}/{task.fields[of]}"),
+            TextColumn("{task.fields[rate]} URLs/s"), TimeElapsedColumn(),
+            TextColumn("eta"), TimeRemainingColumn(),
+            TextColumn("{task.fields[origins]} origins, {task.fields[disallowed]} disallowed"),
+            console=console, transient=True, refresh_per_second=5)
+        self.task = self.progress.add_task("bulk", total=expected,
+                                           of=f"{expected:,}" if expected else "?",
+                                           rate="0", origins="0", disallowed="0")
+        self.progress.start()
+
+    def update(self) -> None:
+        done, origins, disallowed = self.counts()
+        dt = max(time.monotonic() - self.started, 1e-6)
+        self.progress.update(self.task, completed=done, rate=f"{done / dt:,.0f}",
+                             origins=f"{origins:,}", disallowed=f"{disallowed:,}")
+
+    async def run(self) -> None:
+        import asyncio
+
+        while True:
+            self.update()
+            await asyncio.sleep(0.2)
+
+    def stop(self) -> None:
+        self.update()
+        self.progress.stop()
+
+
+def count_lines(path: str) -> int | None:
+    try:
+        with open(path, "rb") as fh:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    except OSError:
+        return None
+
+
+def summary(color: str, path: str | None, totals: Totals, n_agents: int,
+            elapsed: float) -> None:
+    """The per-origin table (stderr; all origins to ``path`` as JSON Lines) and the counts."""
+    origins = totals.origins
+    if path:
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                for name, o in origins.items():
+                    fh.write(json.dumps({"origin": name, "status": o.status,
+                                         "outcome": o.outcome, "summary": o.summary,
+                                         "urls": o.urls, "verdicts": o.allowed + o.disallowed,
+                                         "allowed": o.allowed,
+                                         "disallowed": o.disallowed}) + "\n")
+        except OSError as exc:
+            raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+    from ._ui import Ui
+
+    ui = Ui(color, sys.stderr)
+    shown = sorted(origins.items(), key=lambda kv: (-kv[1].disallowed, -kv[1].urls, kv[0]))
+    limit = 20
+    if shown:
+        # Reasons wrap between words inside their column, never cut mid-word.
+        right = {"justify": "right"}
+        table = ui.table(("origin", {"overflow": "fold"}), ("robots.txt", {"ratio": 1}),
+                         ("URLs", right), ("verdicts", right), ("allowed", right),
+                         ("disallowed", right))
+        for name, o in shown[:limit]:
+            table.add_row(ui.text(name), ui.text(o.summary), f"{o.urls:,}",
+                          f"{o.allowed + o.disallowed:,}", f"{o.allowed:,}",
+                          ui.text((f"{o.disallowed:,}", "red" if o.disallowed else "")))
+        ui.render(table)
+        if len(shown) > limit:
+            more = "; --summary FILE lists all" if not path else ""
+            ui.line(f"... {len(shown) - limit:,} more origins{more}")
+    ui.line(_counts(totals, n_agents, elapsed))
+
+
+def _counts(totals: Totals, n_agents: int, elapsed: float) -> str:
+    """One line of counts, each saying what it counts (URLs or verdicts)."""
+    rate = totals.records / elapsed if elapsed > 0 else 0.0
+    failed = []
+    if totals.invalid:
+        failed.append(f"{totals.invalid:,} invalid URL(s)")
+    if totals.bad_lines:
+        failed.append(f"{totals.bad_lines:,} unreadable line(s)")
+    reach = totals.reach
+    unreachable = (f", {reach.answers:,} URL(s) of {len(reach.origins):,} origin(s) whose "
+                   "robots.txt could not be fetched" if reach.answers else "")
+    return (f"{totals.records:,} input rows: {totals.urls:,} URLs x {n_agents} agent(s) = "
+            f"{totals.rows:,} verdicts ({totals.rows - totals.disallowed:,} allowed, "
+            f"{totals.disallowed:,} disallowed; {totals.disallowed_urls:,} of the URLs "
+            f"disallowed for some agent), {len(totals.origins):,} origins{unreachable}"
+            + (f"; {', '.join(failed)} (rows of their own)" if failed else "")
+            + f"; in {elapsed:.1f} s ({rate:,.0f} rows/s)")
