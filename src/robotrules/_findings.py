@@ -110,8 +110,8 @@ _ENTRIES: Final[dict[str, tuple[str, Severity, str]]] = {
     "L041": ("ua-token-misread", "error",
              "a user-agent value Google reads as another crawler's token (AI2Bot is AI)"),
     # the file as bytes: what is not a text file at all
-    "L042": ("not-text", "error", "NUL bytes: binary data, not a text file"),
-    "L043": ("unterminated-line", "error",
+    "L048": ("not-text", "error", "NUL bytes: binary data, not a text file"),
+    "L049": ("unterminated-line", "error",
              "a line that runs on past the 500 KiB crawlers read: they drop it"),
 }
 CATALOGUE: Final[dict[str, CatalogueEntry]] = {
@@ -128,6 +128,6 @@ def finding(code: str, line: int, column: int, message: str, fix: str | None = N
 
 
 def code_range() -> str:
-    """``L001–L043``: the first and last codes of the catalogue, for help texts and docs."""
+    """``L001–L049``: the first and last codes of the catalogue, for help texts and docs."""
     codes = sorted(CATALOGUE)
     return f"{codes[0]}–{codes[-1]}"

@@ -79,8 +79,8 @@ def lint(
     ``truncated`` says that ``body`` is only the start of a longer file (what a reader with a
     size limit read) and ``size`` is the whole file's size when known: L018 reports that size.
     The partial last line of a truncated body is not parsed, as crawlers drop it (RFC 9309
-    2.5), but it is looked at: NUL bytes anywhere are L042, a line that runs on past the
-    500 KiB crawlers read is L043.
+    2.5), but it is looked at: NUL bytes anywhere are L048, a line that runs on past the
+    500 KiB crawlers read is L049.
     """
     # Imported late: parse because the linter is a consumer of the core; aipref because it
     # needs http_sf and json, which `import robotrules` (it binds lint()) must not pay for.
@@ -130,7 +130,7 @@ def _whole_size(raw: bytes, tail: bytes, size: int | None, truncated: bool) -> s
 
 
 def _not_text(raw: bytes, tail: bytes, truncated: bool) -> Iterator[Finding]:
-    """L042: NUL bytes (binary data, not text); L043: a line with no end past the cap."""
+    """L048: NUL bytes (binary data, not text); L049: a line with no end past the cap."""
     from ._policy import DEFAULT_MAX_BYTES as max_bytes
 
     nuls = raw.count(0) + tail.count(0)
@@ -138,7 +138,7 @@ def _not_text(raw: bytes, tail: bytes, truncated: bool) -> Iterator[Finding]:
         first = raw.find(0)
         line = raw.count(b"\n", 0, first) + 1 if first >= 0 else raw.count(b"\n") + 1
         yield finding(
-            "L042", line, 1,
+            "L048", line, 1,
             f"the file holds {nuls:,} NUL byte(s) (the first on line {line}): binary data, not "
             "text; a robots.txt is UTF-8 text (RFC 9309 2.3), and parsers stop a line at NUL",
             "serve the robots.txt text file itself (is this an image, an archive, a device?)")
@@ -148,7 +148,7 @@ def _not_text(raw: bytes, tail: bytes, truncated: bool) -> Iterator[Finding]:
         # tells that no line ended within the limit)
         read = f"the {len(raw) + len(tail):,} bytes read" if tail else "what was read"
         yield finding(
-            "L043", line, 1,
+            "L049", line, 1,
             f"line {line} has no end within {read}: the {max_bytes:,} bytes crawlers read "
             "(500 KiB, RFC 9309 2.5) end inside it, and they drop a line the limit cuts, so "
             "nothing from here on counts",

@@ -91,7 +91,7 @@ def test_byte_figures_agree() -> None:
     from robotrules._policy import DEFAULT_MAX_BYTES
 
     assert DEFAULT_MAX_BYTES == 500 * 1024  # RFC 9309 2.5: "at least 500 kibibytes (KiB)"
-    for code in ("L018", "L043"):
+    for code in ("L018", "L049"):
         assert "500 KiB" in CATALOGUE[code].description + LINT_DOC[code][4], code
 
 
@@ -105,7 +105,7 @@ BODIES = [
     "User-agent: a\nDisallow: /x\n\nUser-agent: a\nDisallow: /y\n",  # L013
     "Sitemap: /s.xml\nSitemap: http://a.example/s\nSitemap: http://a.example/s\n",  # L015
     "\ufeffUser-agent: *\nDisallow: /x\n",  # L017 info
-    "User-agent: *\nDisallow: /nul\0x\n",  # L029 error, L042
+    "User-agent: *\nDisallow: /nul\0x\n",  # L029 error, L048
     "User-agent: *\nfoo bar\n",  # L029 warning
 ]
 

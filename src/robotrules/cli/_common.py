@@ -6,7 +6,7 @@ on its first 500 KiB, cut at the last complete line (the fetcher's own
 :class:`~robotrules._policy.BodyDecoder` does the cut), with a note on stderr. ``lint`` reads
 64 KiB more so that it can report the overflow (L018). At most ``cap + 1`` bytes are read, so
 ``/dev/zero`` or a 50 MB file costs the same memory and time as a 500 KiB one (``lint``
-reports what it read, and a file that is not text, L042/L043);
+reports what it read, and a file that is not text, L048/L049);
 ``--no-size-limit`` reads a file whole. Click is loaded with the command modules (never by
 ``robotrules.cli`` itself, the entry point, so that a core install can say what is missing);
 httpx and the fetch client load when a command fetches, Rich when it writes for people
@@ -361,7 +361,7 @@ def load_source(arg: str, *, dialect: Dialect, timeout: float | None = None,
     if not is_url(arg):
         if for_lint:
             # lint gets the bytes as read, partial last line included: it drops that line
-            # as crawlers do, but looks at it (NUL bytes L042, a line past the cap L043)
+            # as crawlers do, but looks at it (NUL bytes L048, a line past the cap L049)
             body, cut, size = read_bounded(arg, None if whole else limit)
             if cut:
                 body = body[:limit]
