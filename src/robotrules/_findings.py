@@ -108,6 +108,19 @@ _ENTRIES: Final[dict[str, tuple[str, Severity, str]]] = {
              "Content-Signal or Content-Usage before any user-agent line"),
     "L041": ("ua-token-misread", "error",
              "a user-agent value Google reads as another crawler's token (AI2Bot is AI)"),
+    # AI usage preferences, issue 24/26 (robotrules.aipref.findings; docs/ai-preferences.md)
+    "L042": ("aipref-lines", "info",
+             "AI usage-preference lines, named once: usage preferences Google ignores"),
+    "L043": ("license-not-absolute", "warning",
+             "a License: value that is not an absolute http(s) URI (RSL 1.0)"),
+    "L044": ("rsl-media-type", "warning",
+             "an RSL document not served as application/rsl+xml"),
+    "L045": ("policy-token-group", "info",
+             "a group naming a policy token: a usage statement, not a crawler"),
+    "L046": ("content-signal-key-in-content-usage", "warning",
+             "a Content-Signal key (ai-train ...) in Content-Usage: states nothing"),
+    "L047": ("content-usage-value", "warning",
+             "a Content-Usage value other than the tokens y and n: unknown"),
 }
 CATALOGUE: Final[dict[str, CatalogueEntry]] = {
     code: CatalogueEntry(*entry) for code, entry in _ENTRIES.items()}
