@@ -112,7 +112,10 @@ def check(urls: tuple[str, ...], agent: str, robots: str | None, dialect: str, a
                 if fetched is not None:
                     row.update(robots_url=fetched.robots_url, status=fetched.status,
                                outcome=fetched.outcome, summary=fetched.summary,
-                               from_cache=fetched.from_cache)
+                               from_cache=fetched.from_cache,
+                               licence_required=fetched.licence_required,
+                               licenses=list(fetched.licenses))
+                row["usage"] = _usage_row(rules, verdict)
                 emit_json(row)
                 continue
             key = id(rules)
@@ -137,3 +140,15 @@ def _human(ui: Ui, url: str, given: str, token: str, v: Verdict, text: str | Non
     if fetched is not None:
         src = "cache" if fetched.from_cache else "fetched"
         ui.line((f"    robots.txt: {fetched.robots_url} ({src}): {fetched.summary}", "dim"))
+
+
+def _usage_row(rules: RobotsTxt, verdict: Verdict) -> dict[str, Any]:
+    """The AI usage signals of one verdict for ``--json`` (robotrules.aipref, issue 24): the
+    categories stated, Content-Signal's ``use``, the file's RSL licences and the policy-token
+    groups that spoke."""
+    from robotrules.aipref import usage_of_verdict
+
+    u = usage_of_verdict(rules, verdict)
+    return {"categories": {k: v for k, v in u.categories.items() if v is not None},
+            "lines": list(u.lines), "use": u.use, "licenses": list(u.licenses),
+            "policy_tokens": list(u.policy_tokens)}

@@ -234,10 +234,20 @@ def _check_args(raw: bytes, budget: int) -> tuple[str, list[str], list[str], Dia
 
 
 def _usage_args(raw: bytes, budget: int) -> tuple[str, list[str], list[str], Dialect,
-                                                     UsageScope]:
+                                                     UsageScope, str]:
     data = _decode(raw)
     body, urls, agents, dialect = _queries(data, budget, usage_cost)
-    return body, urls, agents, dialect, _scope(data)
+    return body, urls, agents, dialect, _scope(data), _vocabulary(data)
+
+
+def _vocabulary(data: dict[str, Any]) -> str:
+    """The AIPREF vocabulary version of a usage table (robotrules.aipref.VOCABULARIES)."""
+    from robotrules.aipref.vocabulary import VOCABULARIES
+
+    value = data.get("vocabulary", "vocab-07")
+    if isinstance(value, str) and value in VOCABULARIES:
+        return value
+    raise ApiError(400, f"'vocabulary' must be one of {', '.join(VOCABULARIES)}")
 
 
 def _lint_args(raw: bytes) -> tuple[str, Dialect]:
