@@ -119,3 +119,75 @@ def test_l034_space_in_path() -> None:
     assert [(f.code, f.fix) for f in found] == [
         ("L034", "Content-Usage: /my%20docs/ train-ai=n")]
     assert "%20" in found[0].message
+
+
+# -- issue 24/26: lint upgrades ------------------------------------------------------------------
+
+
+def test_l042_preference_lines_named_once_instead_of_l002_on_each() -> None:
+    """Issue 26: every Content-Usage/Content-Signal line used to get an info 'not part of RFC
+    9309'. Now: one L042 saying what they are (Google lists content-usage and content-signal as
+    known, unused tags: google/robotstxt 4af32e5)."""
+    import robotrules
+
+    body = ("User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n"
+            "Content-Signal: search=yes, ai-train=no\nContent-Usage: /a/ train-ai=y\n")
+    found = robotrules.lint(body)
+    assert [f.code for f in found] == ["L042"]
+    assert (found[0].line, found[0].severity) == (3, "info")
+    assert "3 AI usage-preference lines" in found[0].message
+    assert "ignore" in found[0].message
+    assert robotrules.lint("User-agent: *\nDisallow: /x/\n") == []
+    other = robotrules.lint("User-agent: *\nNoindex: /x\n")  # other L002s stay
+    assert [f.code for f in other] == ["L002"]
+
+
+@pytest.mark.parametrize("value", ["/license.xml", "license.xml", "ftp://x.com/l.xml", "//x.com/l"])
+def test_l043_relative_license(value: str) -> None:
+    """RSL 1.0 discovery: `License:` holds an absolute URI (AI-PREFERENCES.md 7.2)."""
+    found = [f for f in lint_findings(parse(f"License: {value}\nUser-agent: *\nAllow: /\n"))
+             if f.code == "L043"]
+    assert [(f.line, f.severity) for f in found] == [(1, "warning")]
+
+
+def test_l043_quiet_for_an_absolute_license() -> None:
+    body = "License: https://x.com/license.xml\nUser-agent: *\nAllow: /\n"
+    assert codes(body) == []
+
+
+@pytest.mark.parametrize(("line", "fix"), [("ai-train=no", "train-ai=n"),
+                                           ("ai-train=n", "train-ai=n"),
+                                           ("ai-input=no", "Content-Signal: ai-input=no")])
+def test_l046_content_signal_spelling_in_content_usage(line: str, fix: str) -> None:
+    """AI-PREFERENCES.md 7.1 "Field mistake to lint: `Content-Usage: ai-train=no` (Content-Signal
+    spelling; states nothing)"; vocab-07 "Processing Algorithm": unknown keys are ignored."""
+    rules = parse(f"User-agent: *\nContent-Usage: {line}\n")
+    assert rules.usage("/")["train-ai"] is None  # states nothing
+    assert codes(f"User-agent: *\nContent-Usage: {line}\n") == [("L046", 2, fix)]
+
+
+@pytest.mark.parametrize("pref", ["train-ai=0", 'train-ai="n"', "train-ai", "train-ai=?1",
+                                  "train-ai=maybe"])
+def test_l047_values_other_than_y_n(pref: str) -> None:
+    """vocab-07 "Preference Labels": only the Tokens y and n state a preference."""
+    rules = parse(f"User-agent: *\nContent-Usage: {pref}\n")
+    assert rules.usage("/")["train-ai"] is None
+    assert codes(f"User-agent: *\nContent-Usage: {pref}\n") == [("L047", 2, None)]
+
+
+def test_l034_upper_case_key_says_the_whole_line_states_nothing() -> None:
+    """vocab-07 "Multiple Preferences": a parse failure makes every preference of the line
+    unknown; an upper-case key is one (RFC 9651 keys are lower case)."""
+    rules = parse("User-agent: *\nContent-Usage: Train-AI=n, search=y\n")
+    assert rules.usage("/").categories == {}
+    found = [f for f in lint_findings(rules) if f.code == "L034"]
+    assert "the whole line state nothing" in found[0].message
+    assert found[0].fix == "Content-Usage: train-ai=n, search=y"
+
+
+def test_l031_follows_the_vocabulary() -> None:
+    """`ai-use` is a superseded -02 label for vocab-07 and a category of vocab-08."""
+    rules = parse("User-agent: *\nContent-Usage: ai-use=n\n")
+    assert [f.code for f in lint_findings(rules) if f.code != "L042"] == ["L031"]
+    assert [f.code for f in lint_findings(rules, vocabulary_name="vocab-08")
+            if f.code != "L042"] == []

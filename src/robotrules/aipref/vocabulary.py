@@ -87,8 +87,10 @@ class Vocabulary:
 
     @property
     def usage_keys(self) -> tuple[str, ...]:
-        """The category keys of a usage answer, in order (one array each in ``usage_many``)."""
-        return self.labels + CONTENT_SIGNAL_KEYS
+        """The category keys of a usage answer, in order (one array each in ``usage_many``):
+        the version's labels, then Content-Signal's ``ai-train`` and ``ai-input`` (its
+        ``search`` is AIPREF's ``search``, combined)."""
+        return self.labels + tuple(k for k in ("ai-train", "ai-input") if k not in self.labels)
 
 
 VOCABULARIES: Final[Mapping[str, Vocabulary]] = MappingProxyType({
