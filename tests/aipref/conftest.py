@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import Counter
@@ -29,7 +30,7 @@ class Server:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            def do_GET(self) -> None:
                 server.hits[self.path] += 1
                 reply = server.routes.get(self.path, Reply(404, b"not found"))
                 if reply.delay:
@@ -39,10 +40,8 @@ class Server:
                     self.send_header(k, v)
                 self.send_header("Content-Length", str(len(reply.body)))
                 self.end_headers()
-                try:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(reply.body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -50,8 +49,8 @@ class Server:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever,
+                                       kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
     def close(self) -> None:

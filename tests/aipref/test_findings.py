@@ -1,4 +1,4 @@
-"""aipref.findings (lint_findings): codes L031-L040, L042-L047 (AI-PREFERENCES.md 1.6 "Lint rules to add").
+"""aipref.findings (lint_findings): L031-L040, L042-L047 (AI-PREFERENCES.md 1.6, 7.1).
 
 ``codes()`` leaves out L042, the one overview finding every file with preference lines gets
 (tested on its own below); L041 moved to robotrules._ua_lint (tests/lint/test_ua_lint.py)."""

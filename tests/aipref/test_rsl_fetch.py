@@ -27,7 +27,8 @@ def test_fetch_parse_and_cache(server: Server) -> None:
         again = f.fetch(server.base + "/license.xml")
     assert got.document is not None
     assert got.document.terms(server.base + "/a").permits("ai-train") is False
-    assert got.media_type_ok and got.error is None
+    assert got.media_type_ok
+    assert got.error is None
     assert (got.from_cache, again.from_cache) == (False, True)
     assert server.hits["/license.xml"] == 1
     assert media_type_findings(got) == []

@@ -23,7 +23,8 @@ def test_vectors_are_well_formed() -> None:
     ids = [v["id"] for v in VECTORS]
     assert len(ids) == len(set(ids))
     for v in VECTORS:
-        assert v["source"] and v["expected"], v["id"]
+        assert v["source"], v["id"]
+        assert v["expected"], v["id"]
         assert set(v) <= {"id", "body", "url", "agent", "dialect", "vocabulary",
                           "content_signal_scope", "policy_tokens", "expected", "source"}
 
