@@ -22,3 +22,12 @@ def test_json_rows_carry_usage(cli: Any, tmp_path: Path) -> None:
     assert euro["lines"] == [4, 5]
     assert (euro["use"], euro["licenses"]) == ("reference", ["https://example.com/license.xml"])
     assert other["categories"] == {"search": True}
+
+
+def test_rows_without_usage_signals_are_unchanged(cli: Any, tmp_path: Path) -> None:
+    """Issue 16's byte-exact rows stay so for files without AI-preference lines."""
+    robots = tmp_path / "robots.txt"
+    robots.write_text("User-agent: *\nDisallow: /x\n", "utf-8")
+    r = cli("check", "--robots", str(robots), "--agent", "GPTBot", "--json",
+            "https://example.com/a")
+    assert "usage" not in json.loads(r.out)
