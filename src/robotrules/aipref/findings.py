@@ -25,7 +25,7 @@ from .content_usage import (
 )
 from .policy_tokens import policy_groups
 from .usage import PREFERENCE_KEYS, norm_key
-from .vocabulary import CONTENT_SIGNAL_KEYS, DEFAULT_VOCABULARY, vocabulary
+from .vocabulary import CONTENT_SIGNAL_KEYS, DEFAULT_VOCABULARY, VOCABULARIES, vocabulary
 
 if TYPE_CHECKING:
     from .._robots import RobotsTxt
@@ -156,7 +156,10 @@ def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
     for k in s.ignored:
         if k in v.superseded:
             new = v.superseded[k]
-            hint = (f"use '{new}'" if new else "the category was removed; drop it")
+            later = [w.name for w in VOCABULARIES.values() if k in w.labels]
+            hint = (f"use '{new}'" if new else
+                    f"it is a category of {later[0]} (usage(..., vocabulary='{later[0]}'))"
+                    if later else "the category was removed; drop it")
             out.append(_finding(
                 "L031", line,
                 f"'{k}' is a label of an earlier AIPREF vocabulary and is ignored by {v.name}; "
