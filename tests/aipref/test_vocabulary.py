@@ -1,7 +1,8 @@
 """robotrules.aipref.vocabulary: the vocabulary versions and what changes between them.
 
 vocab-07 rests on draft-ietf-aipref-vocab-07 ("Usage Category Labels": train-ai "AI Model
-Training", search "Search"; "Understanding Preferences": no hierarchy). vocab-08 rests on its
+Training", search "Search"; "Search" includes processing inside the search application, model
+training included). vocab-08 rests on its
 implementers' descriptions (AI-PREFERENCES.md 7.1): a new ``ai-use`` category, "AI Training"
 limited to generative models, ``search`` overriding the other categories for qualifying
 search use. Legacy labels stay ignored ("Processing Algorithm": unknown keys are ignored).
@@ -42,6 +43,7 @@ def test_the_table_says_which_rows_rest_on_the_draft() -> None:
     assert VOCABULARIES["vocab-08"].source == "secondary"
     assert VOCABULARIES["vocab-07"].titles["train-ai"] == "AI Model Training"
     assert VOCABULARIES["vocab-08"].titles["train-ai"] == "AI Training"
+    assert "generate synthetic content" in VOCABULARIES["vocab-07"].train_ai_scope
     assert "generative" in VOCABULARIES["vocab-08"].train_ai_scope
 
 
@@ -58,13 +60,18 @@ def test_legacy_labels_stay_ignored_in_both() -> None:
         assert u.categories == {}, v
 
 
-@pytest.mark.parametrize(("vocab", "expected"), [("vocab-07", False), ("vocab-08", True)])
-def test_search_override(vocab: str, expected: bool) -> None:
-    """vocab-08 as described: `search` overrides the other categories for qualifying search
-    use; vocab-07 has no hierarchy, so a search use that also trains must satisfy both."""
+@pytest.mark.parametrize("vocab", ["vocab-07", "vocab-08"])
+def test_search_decides_for_qualifying_search_use(vocab: str) -> None:
+    """vocab-07 "Search": "A preference to allow this category of use includes allowing any
+    processing internal to the application ... That includes the training of AI models";
+    vocab-08 (as described): `search` overrides the other categories for qualifying search
+    use. Outside search use the categories stay independent ("Combining Preferences" is per
+    category)."""
     u = parse("User-agent: *\nContent-Usage: train-ai=n, search=y\n").usage("/", vocabulary=vocab)
-    assert u.decide("train-ai", search_use=True) is expected
+    assert u.decide("train-ai", search_use=True) is True
     assert u.decide("train-ai") is False
+    quiet = parse("User-agent: *\nContent-Usage: train-ai=n\n").usage("/", vocabulary=vocab)
+    assert quiet.decide("train-ai", search_use=True) is None  # search unknown: unknown
 
 
 def test_parse_preference_per_version() -> None:

@@ -139,9 +139,11 @@ class Usage:
 
     def decide(self, category: str, *, search_use: bool = False) -> Tri:
         """The preference for a use of ``category``. ``search_use``: the use qualifies as
-        search. Under a vocabulary where ``search`` overrides (vocab-08 as described), a
-        qualifying search use follows ``search`` alone; otherwise categories are independent
-        (vocab-07: no hierarchy) and a search use must satisfy both."""
+        search (vocab "Search": links back, excerpts only to judge relevance, outputs used by
+        the search application alone). Where ``search`` decides for such uses
+        (:attr:`Vocabulary.search_overrides`: vocab-07 by its definition of Search, vocab-08 as
+        described), a qualifying search use follows ``search`` alone; otherwise it would have
+        to satisfy both categories."""
         if not search_use:
             return self.categories.get(category)
         if vocabulary(self.vocabulary).search_overrides:

@@ -67,8 +67,11 @@ class Vocabulary:
 
     ``labels``: the category labels a preference is read for (case-sensitive); ``titles``
     their names in the draft; ``superseded``: labels of earlier versions, ignored, with the
-    label to use instead (``None``: removed); ``search_overrides``: whether ``search=y``
-    overrides the other categories for qualifying search use; ``train_ai_scope``: what
+    label to use instead (``None``: removed); ``search_overrides``: whether the ``search``
+    preference decides for a qualifying search use whatever the other categories say (vocab-07
+    through its definition of Search, which includes processing internal to the search
+    application, model training included; vocab-08 as a stated override, as described);
+    ``train_ai_scope``: what
     ``train-ai`` covers; ``from_content_signal``: the Content-Signal key each category is the
     nearest counterpart of (robotrules' own table); ``usage_keys``: every category key a usage
     answer reports for this version (AIPREF labels, then Content-Signal's keys);
@@ -99,8 +102,11 @@ VOCABULARIES: Final[Mapping[str, Vocabulary]] = MappingProxyType({
         labels=("train-ai", "search"),
         titles=MappingProxyType({"train-ai": "AI Model Training", "search": "Search"}),
         superseded=_SUPERSEDED_07,
-        search_overrides=False,  # vocab-07 "Understanding Preferences": no hierarchy
-        train_ai_scope="training any AI model",
+        # vocab-07 "Search": "A preference to allow this category of use includes allowing any
+        # processing internal to the application ... That includes the training of AI models"
+        search_overrides=True,
+        train_ai_scope=("modifying the learned parameters of an AI model used to generate "
+                        "synthetic content"),
         from_content_signal=MappingProxyType(
             {"search": "search", "ai-train": "train-ai", "ai-input": None, "use": None}),
         source="primary",
@@ -113,7 +119,7 @@ VOCABULARIES: Final[Mapping[str, Vocabulary]] = MappingProxyType({
                                  "ai-use": "AI Use"}),
         superseded=MappingProxyType({k: v for k, v in _SUPERSEDED_07.items() if k != "ai-use"}),
         search_overrides=True,
-        train_ai_scope="training generative AI models",
+        train_ai_scope="training generative AI models ('AI Training')",
         from_content_signal=MappingProxyType(
             {"search": "search", "ai-train": "train-ai", "ai-input": "ai-use", "use": None}),
         source="secondary",
