@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._dialects import SPECS
 from ._findings import finding
 from ._model import Finding
 from ._token import is_global_agent, line_token
@@ -33,8 +34,8 @@ def agent_findings(rules: RobotsTxt) -> list[Finding]:
 def _lint_agents(rules: RobotsTxt, out: list[Finding]) -> None:
     """User-agent values that are not product tokens, read by Google (and RFC 9309) as their
     leading ``[A-Za-z_-]`` run, checked against the crawler registry."""
-    if rules.dialect == "1994":
-        return
+    if not SPECS[rules.dialect].token_agents:
+        return  # 1994: agent names are substrings, nothing is cut
     from .agents import known_agents
 
     by_token: dict[str, str] = {}
