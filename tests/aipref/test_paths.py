@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from robotrules import RobotsTxt, _robots, aipref, parse
 
@@ -91,3 +93,19 @@ def test_pattern_is_the_core_pattern() -> None:
 
     raw = "/é".encode().decode("latin-1")
     assert aipref._paths.pattern("/é", "google").prefix == new_pattern(raw, "google", False).prefix
+
+
+_SEG = st.lists(st.sampled_from([*"ab/%*$~ é€ツ𝄞Ö09-._", "%C3%A9", "%E9", "%20", "%7E"]),
+                max_size=8).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(path=_SEG, url_path=_SEG, dialect=st.sampled_from(DIALECTS))
+def test_random_paths_match_like_disallow(path: str, url_path: str, dialect: str) -> None:
+    """attach-05 3.1, on generated paths (any Unicode): `Content-Usage: /p train-ai=n` says n
+    exactly where `Disallow: /p` disallows, and nothing raises."""
+    p = "/" + path.replace(" ", "%20")
+    crawl = parse(f"User-agent: *\nDisallow: {p}\n", dialect)  # type: ignore[arg-type]
+    pref = parse(f"User-agent: *\nContent-Usage: {p} train-ai=n\n", dialect)  # type: ignore[arg-type]
+    url = "https://x.com/" + url_path
+    assert (pref.usage(url)["train-ai"] is False) is (not crawl.is_allowed(url))
