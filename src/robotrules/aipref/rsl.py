@@ -33,6 +33,7 @@ from .._url import rfc_path
 from ._paths import pattern
 from ._values import Statement, Tri
 from .headers import license_links
+from .usage import records
 
 if TYPE_CHECKING:
     from .._robots import RobotsTxt
@@ -254,8 +255,6 @@ def license_urls(rules: RobotsTxt, headers: Mapping[str, str] | None = None,
     """Where the licences of a site are: each robots.txt ``License:`` value (resolved against
     ``base``, the robots.txt URL, when relative) and each ``Link`` header with
     ``rel="license"`` of the response, in that order, without duplicates."""
-    from .usage import records
-
     out: list[str] = []
     for s in records(rules):
         if s.source == "license" and s.raw.strip():

@@ -35,7 +35,8 @@ from ._values import Scope, Statement, Tri, combine
 from .content_signal import CONTENT_SIGNAL, parse_content_signal, to_aipref
 from .content_usage import CONTENT_USAGE, parse_content_usage
 from .policy_tokens import POLICY_TOKEN, policy_groups, policy_statements
-from .vocabulary import DEFAULT_VOCABULARY, vocabulary
+from .vocabulary import DEFAULT_VOCABULARY
+from .vocabulary import vocabulary as vocabulary_of  # parameters here are named vocabulary
 
 if TYPE_CHECKING:
     from .._robots import RobotsTxt
@@ -146,7 +147,7 @@ class Usage:
         to satisfy both categories."""
         if not search_use:
             return self.categories.get(category)
-        if vocabulary(self.vocabulary).search_overrides:
+        if vocabulary_of(self.vocabulary).search_overrides:
             return self.categories.get("search")
         return combine({category: self.categories.get(category)},
                        {category: self.categories.get("search")}).get(category)
@@ -165,7 +166,7 @@ class Usage:
                      self.user_agent, self.path, self.scope, self.verdict, self.vocabulary)
 
     def to_dict(self) -> dict[str, object]:
-        known: dict[str, Tri] = dict.fromkeys(vocabulary(self.vocabulary).usage_keys)
+        known: dict[str, Tri] = dict.fromkeys(vocabulary_of(self.vocabulary).usage_keys)
         known.update(self.categories)
         return {
             "crawl": self.crawl,
@@ -198,7 +199,7 @@ def usage(rules: RobotsTxt, url: str, *, user_agent: str = "*",
 
 
 def _check(name: str) -> None:
-    vocabulary(name)  # raises ValueError naming the versions
+    vocabulary_of(name)  # raises ValueError naming the versions
 
 
 def usage_of_verdict(rules: RobotsTxt, verdict: Verdict, *,
@@ -322,9 +323,7 @@ def summarize_signals(rules: RobotsTxt, *, vocabulary: str = DEFAULT_VOCABULARY,
     One pass over the file's records; no URL is evaluated. Policy-token groups count once per
     group under their category as ``"group"``.
     """
-    from .vocabulary import vocabulary as vocab_of
-
-    keys = vocab_of(vocabulary).usage_keys
+    keys = vocabulary_of(vocabulary).usage_keys
     counts: dict[str, dict[str, int]] = {k: {"y": 0, "n": 0, "?": 0} for k in keys}
     cu: list[int] = []
     cs: list[int] = []
