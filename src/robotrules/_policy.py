@@ -118,6 +118,23 @@ def classify_status(status: int, *, auth_failure: Literal["allow", "disallow"] =
     return "invalid"
 
 
+# --- RSL licence challenges (robotrules.aipref.rsl) -------------------------------------------
+
+
+def license_challenge(status: int | None, headers: Mapping[str, str]) -> str | None:
+    """``"licence required ..."`` when a 401 or 402 carries a ``WWW-Authenticate`` challenge of
+    the ``License`` scheme (RSL 1.0: a crawler without a licence token is refused that way),
+    else None. Header names must be lower case; schemes compare case-insensitively (RFC 9110
+    11.1)."""
+    if status not in (401, 402):
+        return None
+    challenge = headers.get("www-authenticate", "")
+    schemes = {part.strip().split(" ", 1)[0].lower() for part in challenge.split(",")}
+    if "license" not in schemes:
+        return None
+    return f"licence required (RSL: {status} with WWW-Authenticate: License)"
+
+
 class Attempt:
     """Drives one robots.txt fetch. The shell calls, in order:
 
@@ -178,7 +195,7 @@ class Attempt:
             return self._redirect(status)
         if what == "invalid":
             return self._finish("unreachable", error=f"invalid status {status}")
-        return self._finish(what)
+        return self._finish(what, error=license_challenge(status, self.headers))
 
     def _redirect(self, status: int) -> Step:
         self.redirects.append((self.url, status))

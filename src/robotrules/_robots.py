@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -361,13 +361,16 @@ class RobotsTxt(_Base):
         return self._first_valid(user_agent, T.VISIT_TIME, D.parse_visit_time)
 
     def usage(self, url: str, *, user_agent: str = "*",
-              content_signal_scope: Scope = "group") -> Usage:
-        """AI usage preferences (Content-Usage, Content-Signal) of ``url`` for ``user_agent``:
-        see :mod:`robotrules.aipref`."""
+              content_signal_scope: Scope = "group", vocabulary: str = "vocab-07",
+              policy_tokens: Mapping[str, str] | None = None) -> Usage:
+        """AI usage preferences (Content-Usage, Content-Signal, policy-token groups) of ``url``
+        for ``user_agent``, under the AIPREF vocabulary version ``vocabulary``: see
+        :mod:`robotrules.aipref`."""
         from . import aipref
 
         return aipref.usage(self, url, user_agent=user_agent,
-                            content_signal_scope=content_signal_scope)
+                            content_signal_scope=content_signal_scope, vocabulary=vocabulary,
+                            policy_tokens=policy_tokens)
 
     def group_for(self, user_agent: str) -> Group | None:
         """The group that applies to ``user_agent`` (merged when several name it), or None."""

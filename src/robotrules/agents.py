@@ -26,6 +26,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal
 
 from ._model import Group
+from .aipref.policy_tokens import is_policy_token
 from .lint import access_of
 
 if TYPE_CHECKING:
@@ -200,6 +201,12 @@ def _assess(rules: RobotsTxt, agent: KnownAgent | str,
             memo: dict[tuple[int, tuple[str, ...]], tuple[str, Rule | None]]) -> AgentAccess:
     if isinstance(agent, str):
         agent = find_agent(agent) or KnownAgent(agent, agent, "", "other", "")
+    if is_policy_token(agent.token):
+        # draft-kelley-aipref-training-preference-signal-00: a usage statement, never a
+        # crawler, so never counted as a blocked one (robotrules.aipref.policy_tokens)
+        return AgentAccess(agent, "allowed", "none", None, (), None, None,
+                           "a policy token: its group states a usage preference, not a crawl "
+                           "rule for a crawler")
     group, via = _group(rules, agent)
     if group is None:
         why = (f"{agent.token} ignores the * group and no group names it" if agent.ignores_global

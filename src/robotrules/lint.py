@@ -101,7 +101,14 @@ def lint(
     findings.extend(_transport(raw, content_type, status, _whole_size(raw, tail, size,
                                                                       truncated)))
     findings.extend(_semantic(rules))
+    # -- AI preferences (issue 24/26): their own findings; the parser's L002 on each of their
+    # lines is replaced by one L042; L041 (user-agent values Google misreads) in robotrules._ua_lint
+    from ._ua_lint import agent_findings
+
+    findings = aipref.without_core_noise(findings, rules)
     findings.extend(aipref.lint_findings(rules))
+    findings.extend(agent_findings(rules))
+    # -- end AI preferences
     findings = _dedupe(findings)
     findings.sort(key=lambda f: (f.line, f.column, f.code))
     return findings

@@ -150,3 +150,42 @@ def test_records_lists_every_ai_record_in_file_order() -> None:
     got = [(s.source, s.line) for s in aipref.records(rules)]
     assert got == [("content-signal", 1), ("content-usage", 3), ("content-usage", 6),
                    ("llm-policy", 7)]
+
+
+# -- use= and the mapping to AIPREF (issue 24) --------------------------------------------------
+
+
+@pytest.mark.parametrize("level", ["immediate", "reference", "full"])
+def test_use_is_parsed_and_reported(level: str) -> None:
+    """AI-PREFERENCES.md 1.3: Cloudflare-managed files emit `use=immediate|reference|full`
+    ("how AI systems may consume the content"); it states no category."""
+    rules = parse(f"User-agent: *\nContent-Signal: search=yes, ai-train=no, use={level}\n")
+    u = rules.usage("/x")
+    assert u.use == level
+    assert u.to_dict()["use"] == level
+    assert "use" not in u.categories
+    assert aipref.summarize_signals(rules).use == (level,)
+
+
+def test_use_levels_are_ordered_least_permissive_first() -> None:
+    """Cloudflare's crawl endpoint: "from least to most permissive, reference and full"."""
+    levels = aipref.USE_LEVELS
+    assert levels.index("reference") < levels.index("full")
+
+
+@pytest.mark.parametrize(
+    ("vocab", "expected"),
+    [("vocab-07", {"search": True, "train-ai": False}),
+     ("vocab-08", {"search": True, "train-ai": False, "ai-use": False})],
+)
+def test_mapping_to_aipref(vocab: str, expected: dict[str, bool]) -> None:
+    """robotrules' own table (docs/ai-preferences.md, "Content-Signal and AIPREF"): search is
+    search, ai-train approximates train-ai, ai-input approximates vocab-08's ai-use, use maps to
+    nothing."""
+    s = aipref.parse_content_signal("search=yes, ai-train=no, ai-input=no, use=reference")
+    assert aipref.to_aipref(s, vocab) == expected
+    u = parse("User-agent: *\nContent-Signal: search=yes, ai-train=no, ai-input=no\n").usage(
+        "/", vocabulary=vocab)
+    assert u.content_signal_as_aipref == expected
+    assert u["train-ai"] is None  # a view: the answer keeps Content-Signal's own keys
+    assert u["ai-train"] is False

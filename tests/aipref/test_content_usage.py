@@ -355,3 +355,17 @@ def test_explain_detail_for_the_lead_to_append() -> None:
     assert aipref.explain_detail(rules, rules.explain("/never/1")) == ""
     assert aipref.explain_detail(parse("User-agent: *\nAllow: /\n"), rules.explain("/")) == ""
     assert aipref.usage_of_verdict(rules, v) == rules.usage("/ai-ok/1", user_agent="x")
+
+
+@pytest.mark.parametrize(("dialect", "groups", "gptbot"), [("rfc9309", 2, None),
+                                                             ("google", 1, False),
+                                                             ("1994", 1, False)])
+def test_content_usage_ends_a_group_only_in_rfc9309(dialect: str, groups: int,
+                                                     gptbot: bool | None) -> None:
+    """attach-05 §3: `rule =/ content-usage`, so in RFC 9309 a user-agent line after it starts
+    a new group; Google's parser (robots.cc: a known, unused tag) and 1994 do not end a group
+    there (docs/dialects.md, docs/ai-preferences.md)."""
+    rules = parse("User-agent: *\nContent-Usage: train-ai=n\nUser-agent: GPTBot\nAllow: /\n",
+                  dialect)  # type: ignore[arg-type]
+    assert len(rules.groups) == groups
+    assert rules.usage("/", user_agent="GPTBot")["train-ai"] is gptbot

@@ -117,6 +117,15 @@ def check(urls: tuple[str, ...], agent: str, robots: str | None, dialect: str, a
                     row.update(robots_url=fetched.robots_url, status=fetched.status,
                                outcome=fetched.outcome, summary=fetched.summary,
                                from_cache=fetched.from_cache)
+                    # issue 24: only when there is something to say (the rows of issue 5 stay
+                    # byte-exact for files and answers without usage signals)
+                    if fetched.licence_required:
+                        row["licence_required"] = fetched.licence_required
+                    if fetched.licenses:
+                        row["licenses"] = list(fetched.licenses)
+                usage = _usage_row(rules, verdict)
+                if usage is not None:
+                    row["usage"] = usage
                 emit_json(row)
                 continue
             key = id(rules)
@@ -141,3 +150,17 @@ def _human(ui: Ui, url: str, given: str, token: str, v: Verdict, text: str | Non
     if fetched is not None:
         src = "cache" if fetched.from_cache else "fetched"
         ui.line((f"    robots.txt: {fetched.robots_url} ({src}): {fetched.summary}", "dim"))
+
+
+def _usage_row(rules: RobotsTxt, verdict: Verdict) -> dict[str, Any] | None:
+    """The AI usage signals of one verdict for ``--json`` (robotrules.aipref, issue 24): the
+    categories stated, Content-Signal's ``use``, the file's RSL licences and the policy-token
+    groups that spoke; None for a file without AI-preference lines."""
+    from robotrules.aipref import preference_lines, usage_of_verdict
+
+    if not preference_lines(rules):
+        return None
+    u = usage_of_verdict(rules, verdict)
+    return {"categories": {k: v for k, v in u.categories.items() if v is not None},
+            "lines": list(u.lines), "use": u.use, "licenses": list(u.licenses),
+            "policy_tokens": list(u.policy_tokens)}

@@ -119,6 +119,23 @@ class FetchedRobots:
         file could not be had, only the HTTP outcome's crawl verdict (no preference)."""
         return usage_of_verdict(self.rules, self.explain(url, user_agent=user_agent))
 
+    # -- RSL (issue 24): where the licences are, and a licence challenge -------------------
+
+    @property
+    def licenses(self) -> tuple[str, ...]:
+        """RSL licence URLs: the file's ``License:`` lines (resolved against the robots.txt
+        URL) and the response's ``Link: <...>; rel="license"`` headers
+        (:func:`robotrules.aipref.license_urls`)."""
+        from robotrules.aipref import license_urls
+
+        return license_urls(self.rules, self.headers, self.final_url or self.robots_url)
+
+    @property
+    def licence_required(self) -> str | None:
+        """Set when the robots.txt answer was a 401/402 with ``WWW-Authenticate: License``
+        (RSL 1.0): "licence required", not a generic failure."""
+        return P.license_challenge(self.status, self.headers)
+
     def is_allowed(self, url: str, *, user_agent: str) -> bool:
         if self.outcome == "rules":
             return self.rules.is_allowed(url, user_agent=user_agent)

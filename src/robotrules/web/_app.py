@@ -275,7 +275,18 @@ def _check_job(raw: bytes, budget: int) -> _Job:
 def _usage_job(raw: bytes, budget: int) -> _Job:
     data = _decode(raw)
     body, urls, agents, dialect, cost = _queries(data, budget, usage_cost)
-    return _settle("usage", (body, urls, agents, dialect, _scope(data)), body, cost)
+    args = (body, urls, agents, dialect, _scope(data), _vocabulary(data))
+    return _settle("usage", args, body, cost)
+
+
+def _vocabulary(data: dict[str, Any]) -> str:
+    """The AIPREF vocabulary version of a usage table (robotrules.aipref.VOCABULARIES)."""
+    from robotrules.aipref.vocabulary import VOCABULARIES
+
+    value = data.get("vocabulary", "vocab-07")
+    if isinstance(value, str) and value in VOCABULARIES:
+        return value
+    raise ApiError(400, f"'vocabulary' must be one of {', '.join(VOCABULARIES)}")
 
 
 def _lint_job(name: str) -> Callable[[bytes], _Job]:

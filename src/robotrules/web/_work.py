@@ -116,15 +116,21 @@ def check(
 
 
 def usage_table(
-    body: str, urls: Sequence[str], agents: Sequence[str], dialect: Dialect, scope: Scope
+    body: str, urls: Sequence[str], agents: Sequence[str], dialect: Dialect, scope: Scope,
+    vocabulary: str = "vocab-07",
 ) -> dict[str, Any]:
     """The AI usage preferences (``RobotsTxt.usage``) of every agent x URL, in ``dialect``,
-    with Content-Signal lines read per group or file-wide (``scope``)."""
+    with Content-Signal lines read per group or file-wide (``scope``), under the AIPREF
+    ``vocabulary`` version; ``signals`` says which usage signals the file carries at all
+    (``robotrules.aipref.summarize_signals``)."""
+    from robotrules.aipref import summarize_signals
+
     rules = parse(body, dialect=dialect)
     results: list[dict[str, Any]] = []
     for agent in agents:
         for url in urls:
-            u = rules.usage(url, user_agent=agent, content_signal_scope=scope)
+            u = rules.usage(url, user_agent=agent, content_signal_scope=scope,
+                            vocabulary=vocabulary)
             verdict = u.verdict
             results.append({
                 "agent": agent,
@@ -132,8 +138,9 @@ def usage_table(
                 **u.to_dict(),
                 "crawl_line": verdict.line if verdict is not None else None,
             })
-    return {"dialect": dialect, "scope": scope, "urls": list(urls), "agents": list(agents),
-            "columns": list(USAGE_COLUMNS), "results": results}
+    return {"dialect": dialect, "scope": scope, "vocabulary": vocabulary, "urls": list(urls),
+            "agents": list(agents), "columns": list(USAGE_COLUMNS), "results": results,
+            "signals": summarize_signals(rules, vocabulary=vocabulary).to_dict()}
 
 
 def registry(body: str, dialect: Dialect) -> dict[str, Any]:

@@ -1006,11 +1006,22 @@
     ui.usageEmpty.textContent = `AI preferences unavailable: ${message}`;
   }
 
+  // Issue 24: the file's other usage signals, in words (vocabulary, use=, RSL licences, policy-token groups).
+  function signalsText(usage) {
+    const s = usage.signals;
+    if (!s) return "";
+    const parts = [usage.vocabulary];
+    if (s.use.length) parts.push(`Content-Signal use=${s.use.join("/")}`);
+    if (s.licenses.length) parts.push(`RSL licence: ${s.licenses.join(", ")}`);
+    if (s.policy_groups.length) parts.push(`policy-token groups: ${s.policy_groups.map((g) => `${g.token} (${g.category})`).join(", ")}`);
+    return " · " + parts.join(" · ");
+  }
+
   function renderUsage(usage) {
     ui.usage.removeAttribute("aria-busy");
     const scopeText = usage.scope === "file" ? "Content-Signal lines apply file-wide" : "Content-Signal lines apply per group";
     const stated = usage.results.filter((r) => Object.values(r.categories).some((v) => v !== null)).length;
-    ui.usageMeta.textContent = `${scopeText} · ${stated} of ${usage.results.length} with preferences · ${DIALECT_NAMES[usage.dialect]}`;
+    ui.usageMeta.textContent = `${scopeText} · ${stated} of ${usage.results.length} with preferences · ${DIALECT_NAMES[usage.dialect]}${signalsText(usage)}`;
     const empty = !usage.results.length;
     ui.usage.hidden = empty;
     ui.usageEmpty.hidden = !empty;

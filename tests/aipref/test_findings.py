@@ -1,4 +1,7 @@
-"""aipref.lint_findings: codes L031-L041 (AI-PREFERENCES.md 1.6 "Lint rules to add", 2.2)."""
+"""aipref.findings (lint_findings): L031-L040, L042-L047 (AI-PREFERENCES.md 1.6, 7.1).
+
+``codes()`` leaves out L042, the one overview finding every file with preference lines gets
+(tested on its own below); L041 moved to robotrules._ua_lint (tests/lint/test_ua_lint.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,8 @@ from robotrules.aipref import lint_findings
 
 
 def codes(body: str, dialect: str = "rfc9309") -> list[tuple[str, int, str | None]]:
-    return [(f.code, f.line, f.fix) for f in lint_findings(parse(body, dialect))]  # type: ignore[arg-type]
+    return [(f.code, f.line, f.fix) for f in lint_findings(parse(body, dialect))  # type: ignore[arg-type]
+            if f.code != "L042"]
 
 
 def test_clean_file_has_no_findings() -> None:
@@ -43,7 +47,8 @@ def test_l033_y_n_in_content_signal() -> None:
 def test_l034_uppercase_key_voids_the_statement() -> None:
     """vocab "Multiple Preferences": a key with uppercase characters fails the parse; every
     preference is unknown."""
-    found = lint_findings(parse("User-agent: *\nContent-Usage: /x Train-AI=n\n"))
+    found = [f for f in lint_findings(parse("User-agent: *\nContent-Usage: /x Train-AI=n\n"))
+             if f.code != "L042"]
     assert [(f.code, f.severity, f.fix) for f in found] == [
         ("L034", "error", "Content-Usage: /x train-ai=n")]
 
@@ -84,7 +89,7 @@ def test_l039_preferences_only_in_the_global_group() -> None:
     """attach §3.1 + RFC 9309 2.2.1: a crawler with its own group does not see `*`'s lines."""
     body = ("User-agent: GPTBot\nDisallow: /x\n\nUser-agent: *\nAllow: /\n"
             "Content-Usage: train-ai=n\n")
-    found = lint_findings(parse(body))
+    found = [f for f in lint_findings(parse(body)) if f.code != "L042"]
     assert [(f.code, f.line) for f in found] == [("L039", 6)]
     assert "GPTBot" in found[0].message
     both = body + "\nUser-agent: GPTBot\nContent-Usage: train-ai=n\n"
@@ -98,47 +103,6 @@ def test_l040_content_signal_before_any_user_agent() -> None:
     assert codes("Content-Usage: train-ai=n\nUser-agent: *\nAllow: /\n")[0][:2] == ("L040", 1)
 
 
-def test_l041_ua_not_a_token_names_a_known_crawler() -> None:
-    """AI-PREFERENCES.md 2.2: Google truncates `AI2Bot` to `AI` (robots.cc ExtractUserAgent):
-    the group matches no crawler and AI2Bot falls to `*`."""
-    found = lint_findings(parse("User-agent: AI2Bot\nDisallow: /\n"))
-    assert [(f.code, f.line, f.severity) for f in found] == [("L041", 1, "warning")]
-    assert "'AI'" in found[0].message
-
-
-def test_l041_truncation_lands_on_another_crawler() -> None:
-    """`Googlebot2` is read as `Googlebot`: the group applies to Googlebot."""
-    assert codes("User-agent: Googlebot2\nDisallow: /\n") == [("L041", 1, "User-agent: Googlebot")]
-
-
-def test_l041_quiet_when_the_truncation_is_the_crawler_itself() -> None:
-    """`MistralAI-User/1.0` is read as `MistralAI-User`, the crawler it names (2.2: "works")."""
-    assert codes("User-agent: *\nAllow: /\n\nUser-agent: MistralAI-User/1.0\nDisallow: /\n") == []
-
-
-@pytest.mark.parametrize("value", ["dotbot/1.0", "Sogou web spider", "Mediapartners-Google*",
-                                   "facebookexternalhit/1.1 (+http://www.facebook.com/)"])
-def test_l041_quiet_for_versions_and_comments(value: str) -> None:
-    """A value cut before a version, space or comment names the token's own crawler (the
-    generic not-a-token finding L006 of the core still reports the syntax)."""
-    assert codes(f"User-agent: {value}\nDisallow: /\n") == []
-
-
-def test_l041_severity_error_when_another_crawler_gets_the_group() -> None:
-    found = lint_findings(parse("User-agent: Googlebot2\nDisallow: /\n"))
-    assert [(f.code, f.severity) for f in found] == [("L041", "error")]
-
-
-def test_l041_line_is_the_user_agent_line() -> None:
-    assert codes("User-agent: Foo\n# hello\n\nUser-agent: AI2Bot\nDisallow: /\n")[0][:2] == (
-        "L041", 4)
-
-
-def test_l041_not_in_1994() -> None:
-    """1994: agent names are substrings, no product-token truncation."""
-    assert codes("User-agent: AI2Bot\nDisallow: /\n", "1994") == []
-
-
 def test_findings_are_finding_values_in_line_order() -> None:
     found = lint_findings(parse("Content-Signal: ai-train=n\nUser-agent: *\n"
                                 "Content-Usage: ai=n\n"))
@@ -150,7 +114,80 @@ def test_findings_are_finding_values_in_line_order() -> None:
 def test_l034_space_in_path() -> None:
     """attach §3.1: "SP (U+20) and HTAB (U+09) characters need to be replaced with %20 and
     %09"; a raw space ends the path and the rest fails to parse."""
-    found = lint_findings(parse("User-agent: *\nContent-Usage: /my docs/ train-ai=n\n"))
+    found = [f for f in lint_findings(parse("User-agent: *\nContent-Usage: /my docs/ train-ai=n\n"))
+             if f.code != "L042"]
     assert [(f.code, f.fix) for f in found] == [
         ("L034", "Content-Usage: /my%20docs/ train-ai=n")]
     assert "%20" in found[0].message
+
+
+# -- issue 24/26: lint upgrades ------------------------------------------------------------------
+
+
+def test_l042_preference_lines_named_once_instead_of_l002_on_each() -> None:
+    """Issue 26: every Content-Usage/Content-Signal line used to get an info 'not part of RFC
+    9309'. Now: one L042 saying what they are (Google lists content-usage and content-signal as
+    known, unused tags: google/robotstxt 4af32e5)."""
+    import robotrules
+
+    body = ("User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n"
+            "Content-Signal: search=yes, ai-train=no\nContent-Usage: /a/ train-ai=y\n")
+    found = robotrules.lint(body)
+    assert [f.code for f in found] == ["L042"]
+    assert (found[0].line, found[0].severity) == (3, "info")
+    assert "3 AI usage-preference lines" in found[0].message
+    assert "ignore" in found[0].message
+    assert robotrules.lint("User-agent: *\nDisallow: /x/\n") == []
+    other = robotrules.lint("User-agent: *\nNoindex: /x\n")  # other L002s stay
+    assert [f.code for f in other] == ["L002"]
+
+
+@pytest.mark.parametrize("value", ["/license.xml", "license.xml", "ftp://x.com/l.xml", "//x.com/l"])
+def test_l043_relative_license(value: str) -> None:
+    """RSL 1.0 discovery: `License:` holds an absolute URI (AI-PREFERENCES.md 7.2)."""
+    found = [f for f in lint_findings(parse(f"License: {value}\nUser-agent: *\nAllow: /\n"))
+             if f.code == "L043"]
+    assert [(f.line, f.severity) for f in found] == [(1, "warning")]
+
+
+def test_l043_quiet_for_an_absolute_license() -> None:
+    body = "License: https://x.com/license.xml\nUser-agent: *\nAllow: /\n"
+    assert codes(body) == []
+
+
+@pytest.mark.parametrize(("line", "fix"), [("ai-train=no", "train-ai=n"),
+                                           ("ai-train=n", "train-ai=n"),
+                                           ("ai-input=no", "Content-Signal: ai-input=no")])
+def test_l046_content_signal_spelling_in_content_usage(line: str, fix: str) -> None:
+    """AI-PREFERENCES.md 7.1 "Field mistake to lint: `Content-Usage: ai-train=no` (Content-Signal
+    spelling; states nothing)"; vocab-07 "Processing Algorithm": unknown keys are ignored."""
+    rules = parse(f"User-agent: *\nContent-Usage: {line}\n")
+    assert rules.usage("/")["train-ai"] is None  # states nothing
+    assert codes(f"User-agent: *\nContent-Usage: {line}\n") == [("L046", 2, fix)]
+
+
+@pytest.mark.parametrize("pref", ["train-ai=0", 'train-ai="n"', "train-ai", "train-ai=?1",
+                                  "train-ai=maybe"])
+def test_l047_values_other_than_y_n(pref: str) -> None:
+    """vocab-07 "Preference Labels": only the Tokens y and n state a preference."""
+    rules = parse(f"User-agent: *\nContent-Usage: {pref}\n")
+    assert rules.usage("/")["train-ai"] is None
+    assert codes(f"User-agent: *\nContent-Usage: {pref}\n") == [("L047", 2, None)]
+
+
+def test_l034_upper_case_key_says_the_whole_line_states_nothing() -> None:
+    """vocab-07 "Multiple Preferences": a parse failure makes every preference of the line
+    unknown; an upper-case key is one (RFC 9651 keys are lower case)."""
+    rules = parse("User-agent: *\nContent-Usage: Train-AI=n, search=y\n")
+    assert rules.usage("/").categories == {}
+    found = [f for f in lint_findings(rules) if f.code == "L034"]
+    assert "the whole line state nothing" in found[0].message
+    assert found[0].fix == "Content-Usage: train-ai=n, search=y"
+
+
+def test_l031_follows_the_vocabulary() -> None:
+    """`ai-use` is a superseded -02 label for vocab-07 and a category of vocab-08."""
+    rules = parse("User-agent: *\nContent-Usage: ai-use=n\n")
+    assert [f.code for f in lint_findings(rules) if f.code != "L042"] == ["L031"]
+    assert [f.code for f in lint_findings(rules, vocabulary_name="vocab-08")
+            if f.code != "L042"] == []

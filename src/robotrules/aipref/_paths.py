@@ -1,0 +1,37 @@
+"""Paths written in preference statements, read exactly as Allow/Disallow patterns.
+
+attach-05 3.1 ("Content-Usage Rule Semantics"): Content-Usage rules match "using the same path
+prefix matching rules as defined for Allow and Disallow", and their paths "use the same
+percent-encoding rules as used for Allow/Disallow rules". TDMRep locations and RSL ``<content
+url>`` paths follow the Robots Exclusion Protocol too. So every such path goes through the
+core's one pattern reader (:func:`robotrules._compile.new_pattern`, i.e. the dialect spec's
+``pattern`` normaliser) from the same octets an Allow line with that text would hold: the
+UTF-8 bytes of the text, as the core keeps them (one Latin-1 character per octet). Any Unicode
+path is thus read as its UTF-8 percent-encoding in every dialect, never raising.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .._compile import new_pattern
+from .._match import Pattern, pattern_matches
+
+__all__ = ["path_length", "pattern"]
+
+
+@lru_cache(maxsize=4096)
+def pattern(text: str, dialect: str) -> Pattern:
+    """``text`` (a path as people read it) as the core's matcher reads the same Allow rule."""
+    raw = text if text.isascii() else text.encode("utf-8", "surrogatepass").decode("latin-1")
+    # allow=False: Google's derived "/dir/$" companion of Allow rules is not wanted here
+    return new_pattern(raw, dialect, False)
+
+
+def path_length(rule_path: str | None, path: str, dialect: str) -> int:
+    """The match length of ``rule_path`` against ``path`` (the core's priority: octets of the
+    encoded pattern, attach-05 3.1); 0 for a rule without a path; -1 when it does not match."""
+    if rule_path is None:
+        return 0
+    p = pattern(rule_path, dialect)
+    return p.priority if pattern_matches(p, path) else -1

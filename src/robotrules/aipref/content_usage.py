@@ -1,0 +1,122 @@
+"""``Content-Usage``: the robots.txt rule and the HTTP field of draft-ietf-aipref-attach-05.
+
+Rule value (attach-05 "Processing Content-Usage Rules"): ``[path WS] preference``; the value
+starts with a path iff its first character is ``/``; the path ends before the first SP or
+HTAB and the rest is the preference. The preference is an RFC 9651 Dictionary parsed by
+``http-sf`` (vocab-07 "Processing Algorithm"): the labels of the chosen vocabulary version are
+read (case-sensitive), a value is allowed only as the Token ``y``, disallowed only as ``n``,
+anything else unknown; parameters and unknown keys are ignored; the last duplicate wins; *any*
+parse failure makes every category unknown ("Multiple Preferences"). Superseded labels of
+earlier vocabulary revisions are kept in ``Statement.ignored`` for the linter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Final
+
+from ._values import Statement, Tri
+from .vocabulary import DEFAULT_VOCABULARY, vocabulary
+
+try:
+    import http_sf
+except ImportError as exc:  # pragma: no cover - http-sf is a core dependency
+    raise ImportError(
+        "robotrules.aipref needs the 'http-sf' package (RFC 9651 Structured Fields): "
+        "pip install http-sf") from exc
+
+__all__ = ["parse_content_usage", "parse_content_usage_header", "parse_preference",
+           "raw_token", "split_content_usage"]
+
+CONTENT_USAGE: Final = "content-usage"
+_WS: Final = re.compile(r"[ \t]")
+
+Parsed = tuple[tuple[tuple[str, Tri], ...], tuple[str, ...], str | None, tuple[str, ...]]
+
+
+def split_content_usage(value: str) -> tuple[str | None, str]:
+    """``(path, preference)`` of a Content-Usage rule value (attach-05 "Processing Content-Usage
+    Rules"): a path iff the value starts with ``/``, ending before the first SP or HTAB."""
+    if not value.startswith("/"):
+        return None, value
+    m = _WS.search(value)
+    if m is None:
+        return value, ""
+    return value[: m.start()], value[m.end() :].lstrip(" \t")
+
+
+@lru_cache(maxsize=2048)
+def _dictionary(text: str) -> tuple[Mapping[str, object] | None, str | None, tuple[str, ...]]:
+    """``text`` as an RFC 9651 Dictionary: ``(members, error, duplicate keys)``."""
+    dups: list[str] = []
+    try:
+        parsed = http_sf.parse(text.encode("utf-8"), tltype="dictionary",
+                               on_duplicate_key=lambda key, _ctx: dups.append(key))
+    except (http_sf.StructuredFieldError, ValueError, UnicodeError) as exc:
+        return None, str(exc) or "not a Structured Fields dictionary", ()
+    if not isinstance(parsed, dict):  # pragma: no cover - a dictionary was asked for
+        return None, "not a Structured Fields dictionary", ()
+    return parsed, None, tuple(dict.fromkeys(dups))
+
+
+def raw_token(text: str, key: str) -> str | None:
+    """The Token value of ``key`` in the preference ``text`` (parameters dropped), or None when
+    the text does not parse, lacks ``key`` or gives it a value that is not a Token."""
+    members = _dictionary(text)[0]
+    if members is None or key not in members:
+        return None
+    member = members[key]
+    value = member[0] if isinstance(member, tuple) else member
+    return str(value) if isinstance(value, http_sf.Token) else None
+
+
+@lru_cache(maxsize=4096)
+def parse_preference(text: str, vocabulary_name: str = DEFAULT_VOCABULARY) -> Parsed:
+    """An AIPREF usage preference (vocab-07 "Processing Algorithm") as
+    ``(prefs, ignored, error, duplicates)`` under the vocabulary version named.
+
+    ``prefs`` holds each label of that version present (``True`` for the Token ``y``, ``False``
+    for ``n``, ``None`` for any other value); ``ignored`` the other keys; ``error`` the parse
+    failure (then nothing else is set: every category unknown).
+    """
+    labels = vocabulary(vocabulary_name).labels
+    members, error, dups = _dictionary(text)
+    if members is None:
+        return (), (), error, ()
+    prefs: list[tuple[str, Tri]] = []
+    ignored: list[str] = []
+    for key, member in members.items():
+        if key not in labels:
+            ignored.append(key)
+            continue
+        value = member[0] if isinstance(member, tuple) else member  # parameters ignored
+        tri: Tri = None
+        if isinstance(value, http_sf.Token):
+            token = str(value)
+            tri = True if token == "y" else False if token == "n" else None
+        prefs.append((key, tri))
+    return tuple(prefs), tuple(ignored), None, dups
+
+
+def parse_content_usage(value: str, *, line: int | None = None, key: str = "Content-Usage",
+                        vocabulary: str = DEFAULT_VOCABULARY) -> Statement:
+    """One robots.txt ``Content-Usage`` rule value as a :class:`Statement`."""
+    return _content_usage(value, line, key, vocabulary)
+
+
+@lru_cache(maxsize=8192)  # statements are immutable: the lines of a file are read once
+def _content_usage(value: str, line: int | None, key: str, vocab: str) -> Statement:
+    path, pref = split_content_usage(value)
+    prefs, ignored, error, dups = parse_preference(pref, vocab)
+    return Statement(CONTENT_USAGE, line, value, prefs, path, error, ignored, (), dups, key)
+
+
+def parse_content_usage_header(value: str, *, vocabulary: str = DEFAULT_VOCABULARY
+                               ) -> Statement:
+    """The ``Content-Usage`` HTTP response field (attach-05 "HTTP Content-Usage Header Field"):
+    a Dictionary with the same vocabulary, no path."""
+    prefs, ignored, error, dups = parse_preference(value, vocabulary)
+    return Statement("http-content-usage", None, value, prefs, None, error, ignored, (), dups,
+                     "Content-Usage")

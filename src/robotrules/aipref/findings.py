@@ -1,0 +1,269 @@
+"""The linter's findings about AI-preference lines: codes L031-L040 and L042-L047.
+
+Catalogue entries live in :mod:`robotrules._findings`; docs/ai-preferences.md and docs/lint.md
+describe each code with its source. :func:`lint_findings` is called by :func:`robotrules.lint`,
+which also calls :func:`without_core_noise`: the parser's generic L002 ("not part of RFC 9309")
+on each AI-preference line is replaced by one L042 for the file, saying what the lines are
+(usage preferences Google ignores), not noise on every line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from .._findings import finding
+from .._model import Finding, Group, Record, Severity
+from .content_signal import CONTENT_SIGNAL, parse_content_signal, signal_items
+from .content_usage import (
+    CONTENT_USAGE,
+    parse_content_usage,
+    parse_preference,
+    raw_token,
+    split_content_usage,
+)
+from .policy_tokens import policy_groups
+from .usage import PREFERENCE_KEYS, norm_key
+from .vocabulary import CONTENT_SIGNAL_KEYS, DEFAULT_VOCABULARY, VOCABULARIES, vocabulary
+
+if TYPE_CHECKING:
+    from .._robots import RobotsTxt
+
+__all__ = ["lint_findings", "preference_lines", "without_core_noise"]
+
+#: Content-Signal keys written in a Content-Usage line, and the AIPREF label meant.
+_SIGNAL_SPELLINGS = {"ai-train": "train-ai", "ai-input": None, "use": None}
+
+
+def _finding(code: str, line: int, message: str, fix: str | None = None, *,
+             severity: Severity | None = None) -> Finding:
+    """A finding of the catalogue (robotrules._findings) at column 1 of ``line``."""
+    return finding(code, line, 1, message, fix, severity=severity)
+
+
+def preference_lines(rules: RobotsTxt) -> tuple[int, ...]:
+    """The lines of the file's AI-preference records (Content-Usage, Content-Signal,
+    LLM-Policy, License), in file order."""
+    return tuple(sorted(r.line for r in rules._every_record()
+                        if norm_key(r.key) in PREFERENCE_KEYS))
+
+
+def without_core_noise(found: Iterable[Finding], rules: RobotsTxt) -> list[Finding]:
+    """``found`` without the parser's L002 on AI-preference lines (L042 reports them once)."""
+    lines = set(preference_lines(rules))
+    return [f for f in found if not (f.code == "L002" and f.line in lines)]
+
+
+def lint_findings(rules: RobotsTxt, *, vocabulary_name: str = DEFAULT_VOCABULARY,
+                  policy_tokens: Mapping[str, str] | None = None) -> list[Finding]:
+    """Findings about AI-preference lines (see the module docstring)."""
+    out: list[Finding] = []
+    groups = rules.groups
+    _lint_overview(rules, out)
+    for rec in rules.records:
+        key = norm_key(rec.key)
+        if key == CONTENT_SIGNAL:
+            out.append(_finding(
+                "L040", rec.line,
+                "Content-Signal before any user-agent line: crawler-commons applies it to every "
+                "crawler, Cloudflare's reading (and robotrules' default) to none",
+                "put it inside the 'User-agent: *' group"))
+            _lint_content_signal(rec, out)
+        elif key == CONTENT_USAGE:
+            out.append(_finding(
+                "L040", rec.line,
+                "Content-Usage before any user-agent line belongs to no group and is ignored "
+                "(attach-05: it is a rule inside a group)", "put it inside a group"))
+    for rec in rules._every_record():
+        if norm_key(rec.key) == "license":
+            _lint_license(rec, out)
+    for g in groups:
+        for rec in g.records:
+            key = norm_key(rec.key)
+            if key == CONTENT_USAGE:
+                _lint_content_usage(rules, g.tokens, rec, out, vocabulary_name)
+            elif key == CONTENT_SIGNAL:
+                _lint_content_signal(rec, out)
+    _lint_only_global(groups, out)
+    for token, category, line in policy_groups(rules, policy_tokens):
+        out.append(_finding(
+            "L045", line,
+            f"'{token}' is a policy token, not a crawler: this group states the usage "
+            f"preference {category} for the paths it disallows (n) or allows (y) "
+            "(draft-kelley-aipref-training-preference-signal-00); it blocks no crawler"))
+    out.sort(key=lambda f: (f.line, f.column, f.code))
+    return out
+
+
+def _lint_overview(rules: RobotsTxt, out: list[Finding]) -> None:
+    """L042: one info for the file naming its AI-preference lines."""
+    lines = preference_lines(rules)
+    if not lines:
+        return
+    kinds = sorted({r.key for r in rules._every_record() if norm_key(r.key) in PREFERENCE_KEYS})
+    shown = ", ".join(str(n) for n in lines[:8]) + (" ..." if len(lines) > 8 else "")
+    out.append(_finding(
+        "L042", lines[0],
+        f"{len(lines)} AI usage-preference line{'s' if len(lines) > 1 else ''} ("
+        f"{', '.join(kinds)}; line{'s' if len(lines) > 1 else ''} {shown}): they state how "
+        "content may be used, not what may be crawled; Google's crawlers ignore them "
+        "(robots.cc lists content-usage and content-signal as known, unused tags)"))
+
+
+def _lint_license(rec: Record, out: list[Finding]) -> None:
+    """L043: RSL's robots.txt ``License:`` value is an absolute URI."""
+    value = rec.value.strip()
+    parts = urlsplit(value)
+    if parts.scheme.lower() in ("http", "https") and parts.netloc:
+        return
+    out.append(_finding(
+        "L043", rec.line,
+        f"License '{value}' is not an absolute http(s) URI: RSL 1.0 discovery asks for one "
+        "(a crawler resolving a relative one may not reach your licence)",
+        "License: https://<your host>" + (value if value.startswith("/") else "/" + value)))
+
+
+def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
+                        out: list[Finding], vocab: str) -> None:
+    v = vocabulary(vocab)
+    s = parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocab)
+    path, pref = split_content_usage(rec.value)
+    line = rec.line
+    first, _, rest = rec.value.partition(" ")
+    if path is None and rest.strip() and "=" not in first:
+        out.append(_finding(
+            "L037", line,
+            f"Content-Usage path '{first}' does not start with '/': the whole value is read as "
+            "the preference (attach-05 'Processing Content-Usage Rules')",
+            f"Content-Usage: /{first.lstrip('*')} {rest.strip()}"))
+        return  # the parse failure that follows is this same mistake
+    if s.error is not None:
+        lowered = pref.lower()
+        fix = f"Content-Usage: {path + ' ' if path else ''}{lowered}" if (
+            parse_preference(lowered, vocab)[2] is None and lowered != pref) else None
+        head, _, tail = pref.partition(" ")
+        hint = "keys are lower case: an upper-case key makes the whole line state nothing"
+        if path and "=" not in head and parse_preference(tail, vocab)[2] is None:
+            # attach-05 3.1: SP and HTAB in paths "need to be replaced with %20 and %09"
+            hint = "a space in the path ends it: write it as %20"
+            fix = f"Content-Usage: {path}%20{head} {tail}"
+        out.append(_finding(
+            "L034", line,
+            f"Content-Usage preference is not a valid Structured Fields dictionary ({s.error}): "
+            f"every category is unknown (vocab-07 'Multiple Preferences'; {hint})", fix))
+        return
+    for k in s.ignored:
+        if k in v.superseded:
+            new = v.superseded[k]
+            later = [w.name for w in VOCABULARIES.values() if k in w.labels]
+            hint = (f"use '{new}'" if new else
+                    f"it is a category of {later[0]} (usage(..., vocabulary='{later[0]}'))"
+                    if later else "the category was removed; drop it")
+            out.append(_finding(
+                "L031", line,
+                f"'{k}' is a label of an earlier AIPREF vocabulary and is ignored by {v.name}; "
+                f"{hint}", new))
+        elif k in _SIGNAL_SPELLINGS:
+            meant = _SIGNAL_SPELLINGS[k]
+            raw = raw_token(pref, k)
+            value = {"no": "n", "yes": "y"}.get(raw or "", raw or "n")
+            out.append(_finding(
+                "L046", line,
+                f"'{k}' is a Content-Signal key: in Content-Usage it is an unknown label and "
+                "states nothing (vocab-07 'Processing Algorithm': unknown keys are ignored)"
+                + (f"; the AIPREF label is '{meant}'" if meant else
+                   "; AIPREF has no such category: use a Content-Signal line"),
+                f"{meant}={value}" if meant else f"Content-Signal: {k}={raw or 'no'}"))
+    for k, val in s.prefs:
+        if val is not None:
+            continue
+        raw = raw_token(pref, k)
+        if raw in ("yes", "no"):
+            out.append(_finding(
+                "L032", line,
+                f"Content-Usage '{k}={raw}': AIPREF values are the tokens y and n, so this "
+                "is unknown (vocab-07 'Preference Labels')", f"{k}={raw[0]}"))
+        else:
+            shown = raw if raw is not None else "(not a token)"
+            out.append(_finding(
+                "L047", line,
+                f"Content-Usage '{k}' has the value {shown}: only the tokens y and n state a "
+                "preference, anything else is unknown (vocab-07 'Preference Labels')", None))
+    for k in s.duplicates:
+        out.append(_finding(
+            "L035", line,
+            f"'{k}' is given more than once: only the last value counts (vocab-07 'Multiple "
+            "Preferences')", None))
+    if _only_disallowed(rules, tokens, path):
+        out.append(_finding(
+            "L038", line,
+            f"Content-Usage for '{path or '/'}' has no effect: the group disallows that path and "
+            "preferences attach only to crawlable URLs (attach-05 'Content-Usage Rule "
+            "Semantics')", None))
+
+
+def _only_disallowed(rules: RobotsTxt, tokens: tuple[str, ...], path: str | None) -> bool:
+    """The Content-Usage path is disallowed for the group and no Allow rule reopens part of it."""
+    probe = (path or "/").split("*", 1)[0].rstrip("$") or "/"
+    agent = next((t for t in tokens if t), "*")
+    group = rules.group_for(agent)
+    if group is None:
+        return False
+    if rules.is_allowed(probe, user_agent=agent):
+        return False
+    return not any(r.allow and (r.pattern.startswith(probe) or "*" in r.pattern)
+                   for r in group.rules)
+
+
+def _lint_content_signal(rec: Record, out: list[Finding]) -> None:
+    s = parse_content_signal(rec.value, line=rec.line, key=rec.key)
+    line = rec.line
+    for k, v in signal_items(rec.value):
+        name, val = k.lower(), v.lower()
+        if name in CONTENT_SIGNAL_KEYS and val in ("y", "n"):
+            out.append(_finding(
+                "L033", line,
+                f"Content-Signal '{name}={v}': the values are yes and no, so this is "
+                "unknown (Cloudflare Content Signals Policy)",
+                f"{name}={'yes' if val == 'y' else 'no'}"))
+    for k in s.ignored:
+        out.append(_finding(
+            "L036", line,
+            f"Content-Signal key '{k}' is not one of search, ai-input, ai-train, use: ignored",
+            _signal_guess(k)))
+    for k in s.duplicates:
+        out.append(_finding(
+            "L035", line,
+            f"'{k}' is given more than once: only the last value counts", None))
+
+
+def _signal_guess(key: str) -> str | None:
+    low = key.lower().replace("_", "-")
+    table = {"train-ai": "ai-train", "ai-training": "ai-train", "search-ai": "ai-input",
+             "ai-search": "ai-input", "input-ai": "ai-input", "train": "ai-train"}
+    return table.get(low)
+
+
+def _lint_only_global(groups: tuple[Group, ...], out: list[Finding]) -> None:
+    pref_keys = (CONTENT_USAGE, CONTENT_SIGNAL)
+    star_line: int | None = None
+    named: list[str] = []
+    named_with = False
+    for g in groups:
+        has = [r.line for r in g.records if norm_key(r.key) in pref_keys]
+        if g.is_global:
+            if has and star_line is None:
+                star_line = has[0]
+        elif has:
+            named_with = True
+        else:
+            named.extend(a for a in g.agents if a)
+    if star_line is not None and named and not named_with:
+        shown = ", ".join(named[:5]) + (" ..." if len(named) > 5 else "")
+        out.append(_finding(
+            "L039", star_line,
+            f"AI preferences are only in the '*' group, but {shown} have their own group and so "
+            "do not see them (RFC 9309 2.2.1 group selection; attach-05)",
+            "repeat the Content-Usage / Content-Signal lines in each named group"))
+

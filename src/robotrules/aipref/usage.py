@@ -1,0 +1,351 @@
+"""What applies to one URL: the :class:`Usage` answer, and the signals a file carries.
+
+Evaluation of one URL (:func:`usage`, ``RobotsTxt.usage``). Group selection is the
+Allow/Disallow one (``RobotsTxt.group_for``: same-token groups merge, a crawler with its own
+group does not see ``*``'s lines). Preferences attach only to URLs the crawler may fetch
+(attach-05 3.1 "Content-Usage Rule Semantics"); otherwise every category is unknown and no
+statement applies. Among the group's Content-Usage rules whose path matches, the longest path
+decides (a rule without a path matches at length 0); rules with identical longest paths are
+combined most-restrictively. Paths are read by the core's pattern reader for the file's dialect
+(:mod:`robotrules.aipref._paths`) and matched by the core's matcher: one matcher in the project.
+Content-Signal lines apply per group (Cloudflare's reading, the default) or file-wide
+(crawler-commons' reading). Policy-token groups (:mod:`robotrules.aipref.policy_tokens`) add
+their statements; everything is combined most-restrictively (vocab-07 "Combining
+Preferences"). ``u["search"]`` combines AIPREF's and Content-Signal's ``search``; Content-Signal's
+``ai-train``/``ai-input`` keep their names.
+
+:func:`summarize_signals` says which usage signals a parsed file carries at all (for the
+dataset census and ``check --json``).
+
+Cost: one evaluation is O(R * P) for the R preference lines of the applying group(s) and the
+pattern cost P of the core matcher; parsing of each distinct preference text and pattern is
+memoised (bounded LRU).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Final
+
+from .._model import Record, Verdict
+from ._paths import path_length
+from ._values import Scope, Statement, Tri, combine
+from .content_signal import CONTENT_SIGNAL, parse_content_signal, to_aipref
+from .content_usage import CONTENT_USAGE, parse_content_usage
+from .policy_tokens import POLICY_TOKEN, policy_groups, policy_statements
+from .vocabulary import DEFAULT_VOCABULARY
+from .vocabulary import vocabulary as vocabulary_of  # parameters here are named vocabulary
+
+if TYPE_CHECKING:
+    from .._robots import RobotsTxt
+
+__all__ = ["SignalSummary", "Usage", "describe", "explain_detail", "norm_key", "records",
+           "summarize_signals", "usage", "usage_of_verdict"]
+
+FILE_WIDE: Final = {"llm-policy": "llm-policy", "license": "license"}
+#: The field names of AI-preference lines (normalised), for lint and the census.
+PREFERENCE_KEYS: Final = (CONTENT_USAGE, CONTENT_SIGNAL, *FILE_WIDE)
+
+
+@lru_cache(maxsize=1024)
+def norm_key(key: str) -> str:
+    """A field name as the tokenizer classifies it (classify_key): "_" and " " read as "-"."""
+    return key.lower().replace("_", "-").replace(" ", "-")
+
+
+def _statement(rec: Record, vocab: str) -> Statement | None:
+    key = norm_key(rec.key)
+    if key == CONTENT_USAGE:
+        return parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocab)
+    if key == CONTENT_SIGNAL:
+        return parse_content_signal(rec.value, line=rec.line, key=rec.key)
+    source = FILE_WIDE.get(key)
+    if source is not None:
+        return Statement(source, rec.line, rec.value, extra=(("url", rec.value),), key=rec.key)
+    return None
+
+
+def _all_records(rules: RobotsTxt) -> Iterable[Record]:
+    return rules._every_record()  # derived once per parsed file
+
+
+def records(rules: RobotsTxt, *, vocabulary: str = DEFAULT_VOCABULARY
+            ) -> tuple[Statement, ...]:
+    """Every AI-preference record of the file (in groups or not), in file order."""
+    out = [s for rec in _all_records(rules) if (s := _statement(rec, vocabulary)) is not None]
+    out.sort(key=lambda s: s.line or 0)
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """What may be done with one URL, for one crawler.
+
+    ``crawl``: what ``is_allowed`` says. ``u[category]``: ``True`` (allowed), ``False``
+    (disallowed) or ``None`` (unknown) for the vocabulary's categories (``train-ai``,
+    ``search``, and vocab-08's ``ai-use``), ``search`` combining AIPREF and Content-Signal,
+    ``ai-train``, ``ai-input`` (Content-Signal), ``tdm`` (TDMRep) or any other category a
+    statement named; unknown categories give ``None``. ``lines``: the robots.txt lines whose
+    preferences decided, in file order. ``statements``: every preference record that applied
+    (deciding Content-Usage rules, Content-Signal lines in scope, policy-token groups, file-wide
+    LLM-Policy / License, and any header or TDMRep statement combined in). ``vocabulary``: the
+    vocabulary version evaluated against. ``verdict``: the crawl verdict.
+    """
+
+    crawl: bool
+    categories: Mapping[str, Tri]
+    lines: tuple[int, ...]
+    statements: tuple[Statement, ...]
+    user_agent: str
+    path: str
+    scope: Scope = "group"
+    verdict: Verdict | None = field(default=None, compare=False)
+    vocabulary: str = DEFAULT_VOCABULARY
+
+    def __getitem__(self, category: str) -> Tri:
+        return self.categories.get(category)
+
+    def get(self, category: str) -> Tri:
+        return self.categories.get(category)
+
+    @property
+    def use(self) -> str | None:
+        """Content-Signal ``use=`` level (``immediate``, ``reference``, ``full``), if stated."""
+        level: str | None = None
+        for s in self.statements:
+            for k, v in s.extra:
+                if k == "use":
+                    level = v
+        return level
+
+    @property
+    def licenses(self) -> tuple[str, ...]:
+        """The ``License:`` URLs of the file (RSL documents, :mod:`robotrules.aipref.rsl`)."""
+        return tuple(s.raw for s in self.statements if s.source == "license")
+
+    @property
+    def policy_tokens(self) -> tuple[str, ...]:
+        """The policy tokens whose groups stated something about this URL."""
+        return tuple(v for s in self.statements if s.source == POLICY_TOKEN
+                     for k, v in s.extra if k == "token")
+
+    @property
+    def content_signal_as_aipref(self) -> dict[str, Tri]:
+        """The Content-Signal lines that applied, as the AIPREF categories of this vocabulary
+        they approximate (:func:`robotrules.aipref.content_signal.to_aipref`)."""
+        return to_aipref(combine(*(s for s in self.statements if s.source == CONTENT_SIGNAL)),
+                         self.vocabulary)
+
+    def decide(self, category: str, *, search_use: bool = False) -> Tri:
+        """The preference for a use of ``category``. ``search_use``: the use qualifies as
+        search (vocab "Search": links back, excerpts only to judge relevance, outputs used by
+        the search application alone). Where ``search`` decides for such uses
+        (:attr:`Vocabulary.search_overrides`: vocab-07 by its definition of Search, vocab-08 as
+        described), a qualifying search use follows ``search`` alone; otherwise it would have
+        to satisfy both categories."""
+        if not search_use:
+            return self.categories.get(category)
+        if vocabulary_of(self.vocabulary).search_overrides:
+            return self.categories.get("search")
+        return combine({category: self.categories.get(category)},
+                       {category: self.categories.get("search")}).get(category)
+
+    def combined_with(self, *statements: Statement) -> Usage:
+        """This answer with more statements (HTTP headers, TDMRep) combined most-restrictively.
+
+        When the crawl is disallowed nothing is combined: no preferences attach to a resource
+        that may not be fetched.
+        """
+        if not self.crawl or not statements:
+            return self
+        cats = dict(self.categories)
+        cats.update(combine(self.categories, *statements))
+        return Usage(self.crawl, cats, self.lines, self.statements + tuple(statements),
+                     self.user_agent, self.path, self.scope, self.verdict, self.vocabulary)
+
+    def to_dict(self) -> dict[str, object]:
+        known: dict[str, Tri] = dict.fromkeys(vocabulary_of(self.vocabulary).usage_keys)
+        known.update(self.categories)
+        return {
+            "crawl": self.crawl,
+            "vocabulary": self.vocabulary,
+            "categories": known,
+            "use": self.use,
+            "content_signal_as_aipref": self.content_signal_as_aipref,
+            "licenses": list(self.licenses),
+            "policy_tokens": list(self.policy_tokens),
+            "lines": list(self.lines),
+            "statements": [s.to_dict() for s in self.statements],
+            "user_agent": self.user_agent,
+            "path": self.path,
+            "scope": self.scope,
+        }
+
+
+def usage(rules: RobotsTxt, url: str, *, user_agent: str = "*",
+          content_signal_scope: Scope = "group", vocabulary: str = DEFAULT_VOCABULARY,
+          policy_tokens: Mapping[str, str] | None = None) -> Usage:
+    """The AI usage preferences of ``url`` for ``user_agent`` under ``rules`` (see the module
+    docstring), evaluated against the vocabulary version ``vocabulary``."""
+    if content_signal_scope not in ("group", "file"):
+        raise ValueError(f"content_signal_scope must be 'group' or 'file', not "
+                         f"{content_signal_scope!r}")
+    _check(vocabulary)
+    return usage_of_verdict(rules, rules.explain(url, user_agent=user_agent),
+                            content_signal_scope=content_signal_scope, vocabulary=vocabulary,
+                            policy_tokens=policy_tokens, url=url)
+
+
+def _check(name: str) -> None:
+    vocabulary_of(name)  # raises ValueError naming the versions
+
+
+def usage_of_verdict(rules: RobotsTxt, verdict: Verdict, *,
+                     content_signal_scope: Scope = "group",
+                     vocabulary: str = DEFAULT_VOCABULARY,
+                     policy_tokens: Mapping[str, str] | None = None,
+                     url: str | None = None) -> Usage:
+    """:func:`usage` for a crawl verdict already computed by ``rules.explain`` (so that
+    ``explain`` itself can mention the preferences without asking twice). ``url`` (default:
+    the verdict's path) is what policy-token groups are asked about."""
+    user_agent = verdict.user_agent
+    path = verdict.path
+    if not verdict.allowed:
+        return Usage(False, {}, (), (), user_agent, path, content_signal_scope, verdict,
+                     vocabulary)
+    group = rules.group_for(user_agent)
+    dialect = rules.dialect
+    best = -1
+    deciding: list[Statement] = []
+    signals: list[Statement] = []
+    for rec in group.records if group is not None else ():
+        key = norm_key(rec.key)
+        if key == CONTENT_USAGE:
+            s = parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocabulary)
+            n = path_length(s.path, path, dialect)
+            if n > best:
+                best, deciding = n, [s]
+            elif n == best and n >= 0:
+                deciding.append(s)  # identical lengths: combined most-restrictively
+        elif key == CONTENT_SIGNAL and content_signal_scope == "group":
+            signals.append(parse_content_signal(rec.value, line=rec.line, key=rec.key))
+    others: list[Statement] = []
+    for rec in _all_records(rules):
+        key = norm_key(rec.key)
+        if key == CONTENT_SIGNAL and content_signal_scope == "file":
+            signals.append(parse_content_signal(rec.value, line=rec.line, key=rec.key))
+        elif key in FILE_WIDE:
+            s2 = _statement(rec, vocabulary)
+            if s2 is not None:
+                others.append(s2)
+    tokens = policy_statements(rules, url if url is not None else path, policy_tokens)
+    applied = sorted([*deciding, *signals, *tokens], key=lambda s: s.line or 0)
+    cats = combine(*applied)
+    lines = tuple(sorted({s.line for s in applied if s.line is not None}))
+    stmts = tuple(sorted(applied + others, key=lambda s: s.line or 0))
+    return Usage(True, cats, lines, stmts, user_agent, path, content_signal_scope, verdict,
+                 vocabulary)
+
+
+def explain_detail(rules: RobotsTxt, verdict: Verdict) -> str:
+    """The sentence ``explain`` can append to a verdict's detail: the preferences that apply
+    (per-group Content-Signal scope), or ``""`` when none is stated or the URL is disallowed."""
+    if not verdict.allowed:
+        return ""
+    u = usage_of_verdict(rules, verdict)
+    if not any(v is not None for v in u.categories.values()):
+        return ""
+    return describe(u)
+
+
+def describe(u: Usage) -> str:
+    """One sentence for people: the preferences that apply (for ``explain`` and the CLI)."""
+    if not u.crawl:
+        return "no usage preferences apply (the URL may not be fetched)"
+    stated = [f"{k}={'y' if v else 'n'}" for k, v in u.categories.items() if v is not None]
+    if not stated:
+        return "no usage preference is stated"
+    lines = ", ".join(str(n) for n in u.lines)
+    return f"usage preferences {', '.join(stated)} (line{'s' if len(u.lines) > 1 else ''} " \
+           f"{lines})"
+
+
+# -- what a file carries ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SignalSummary:
+    """Which usage signals a parsed robots.txt carries, wherever they stand.
+
+    ``content_usage`` / ``content_signal``: the lines of each kind; ``licenses``: the
+    ``License:`` values (RSL); ``llm_policy``: the ``LLM-Policy:`` values; ``policy_groups``:
+    ``(token, category, line)`` of each policy-token group; ``use``: the Content-Signal ``use``
+    levels stated; ``categories``: per category key (the vocabulary's usage keys first, then
+    any other a line names) how many lines state ``y`` / ``n`` / an unknown value (``"?"``).
+    """
+
+    vocabulary: str
+    content_usage: tuple[int, ...]
+    content_signal: tuple[int, ...]
+    licenses: tuple[str, ...]
+    llm_policy: tuple[str, ...]
+    policy_groups: tuple[tuple[str, str, int], ...]
+    use: tuple[str, ...]
+    categories: Mapping[str, Mapping[str, int]]
+
+    @property
+    def any(self) -> bool:
+        """Whether the file carries any usage signal at all."""
+        return bool(self.content_usage or self.content_signal or self.licenses
+                    or self.llm_policy or self.policy_groups)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "vocabulary": self.vocabulary,
+            "content_usage": list(self.content_usage),
+            "content_signal": list(self.content_signal),
+            "licenses": list(self.licenses),
+            "llm_policy": list(self.llm_policy),
+            "policy_groups": [{"token": t, "category": c, "line": n}
+                              for t, c, n in self.policy_groups],
+            "use": list(self.use),
+            "categories": {k: dict(v) for k, v in self.categories.items()},
+        }
+
+
+def summarize_signals(rules: RobotsTxt, *, vocabulary: str = DEFAULT_VOCABULARY,
+                      policy_tokens: Mapping[str, str] | None = None) -> SignalSummary:
+    """Which usage signals ``rules`` carries (Content-Usage, Content-Signal, RSL ``License``,
+    ``LLM-Policy``, policy-token groups) and, per category, how many lines state y / n / ?.
+
+    One pass over the file's records; no URL is evaluated. Policy-token groups count once per
+    group under their category as ``"group"``.
+    """
+    keys = vocabulary_of(vocabulary).usage_keys
+    counts: dict[str, dict[str, int]] = {k: {"y": 0, "n": 0, "?": 0} for k in keys}
+    cu: list[int] = []
+    cs: list[int] = []
+    lic: list[str] = []
+    llm: list[str] = []
+    use: list[str] = []
+    for s in records(rules, vocabulary=vocabulary):
+        if s.source == CONTENT_USAGE:
+            cu.append(s.line or 0)
+        elif s.source == CONTENT_SIGNAL:
+            cs.append(s.line or 0)
+            use.extend(v for k, v in s.extra if k == "use")
+        elif s.source == "license":
+            lic.append(s.raw)
+        elif s.source == "llm-policy":
+            llm.append(s.raw)
+        for k, v in s.prefs:
+            slot = counts.setdefault(k, {"y": 0, "n": 0, "?": 0})
+            slot["y" if v is True else "n" if v is False else "?"] += 1
+    groups = policy_groups(rules, policy_tokens)
+    for _t, category, _n in groups:
+        counts.setdefault(category, {"y": 0, "n": 0, "?": 0})
+        counts[category]["group"] = counts[category].get("group", 0) + 1
+    return SignalSummary(vocabulary, tuple(cu), tuple(cs), tuple(lic), tuple(llm), groups,
+                         tuple(dict.fromkeys(use)), counts)
