@@ -332,17 +332,23 @@ def test_the_page_fits_every_width_without_sideways_scrolling(
             assert dialect_head is not None
             assert dialect_head["x"] + dialect_head["width"] <= wrap["x"] + wrap["width"] + 1
             assert dialect_head["width"] >= 120  # the dialect column is visible, not squeezed
-            # Every lint note lies inside the notes column, its text whole.
-            column = page.locator("#notes").bounding_box()
-            assert column is not None
-            notes = page.locator("#notes .note")
-            assert notes.count() >= 2
-            for i in range(notes.count()):
-                box = notes.nth(i).bounding_box()
-                assert box is not None
-                assert box["x"] >= column["x"] - 1
-                assert box["x"] + box["width"] <= column["x"] + column["width"] + 1
-                assert notes.nth(i).evaluate("n => n.scrollWidth <= n.clientWidth")
+            # Every lint note lies inside the notes column, its text whole. The notes are read
+            # in one step in the page: lint answers arrive asynchronously and redraw the
+            # column, so a note looked up element by element may be replaced in between.
+            expect(page.locator("#notes .note").nth(1)).to_be_visible()
+            layout = page.evaluate("""() => {
+                const column = document.getElementById('notes').getBoundingClientRect();
+                const notes = [...document.querySelectorAll('#notes .note')].map(n => {
+                    const r = n.getBoundingClientRect();
+                    return {x: r.x, width: r.width, whole: n.scrollWidth <= n.clientWidth};
+                });
+                return {x: column.x, width: column.width, notes};
+            }""")
+            assert len(layout["notes"]) >= 2
+            for box in layout["notes"]:
+                assert box["x"] >= layout["x"] - 1
+                assert box["x"] + box["width"] <= layout["x"] + layout["width"] + 1
+                assert box["whole"], box
         else:
             # A phone: each URL is a card, every crawler's verdict and the dialects inside it.
             row = page.locator("table.results tbody tr").nth(3)
