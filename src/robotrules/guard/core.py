@@ -32,7 +32,7 @@ from __future__ import annotations
 import ipaddress
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -152,8 +152,9 @@ def _load_robots(robots: str | bytes | Path | RobotsTxt | None, dialect: str
     from .. import RobotsTxt, parse
 
     if isinstance(robots, RobotsTxt):
-        body = "\n".join(robots.line_text(n) for n in range(1, robots.line_count + 1))
-        return robots, (body + "\n").encode("latin-1", "replace")
+        text = "\n".join(robots.line_text(n) for n in range(1, robots.line_count + 1))
+        return robots, (text + "\n").encode("latin-1", "replace")
+    body: bytes
     if robots is None:
         body = b""
     elif isinstance(robots, Path) or (isinstance(robots, str) and "\n" not in robots
@@ -271,9 +272,9 @@ class Guard:
         prefs: tuple[tuple[str, str], ...] = ()
         if allowed and self._has_prefs:
             u = rules.usage(path, user_agent=token)
-            prefs = tuple((k, "y" if v else "n") for k in ("train-ai", "search", "ai-train",
-                                                           "ai-input")
-                          if (v := u[k]) is not None)
+            prefs = tuple((k, "y" if u[k] else "n") for k in ("train-ai", "search",
+                                                              "ai-train", "ai-input")
+                          if u[k] is not None)
         out = (allowed, line, rule, prefs)
         if len(self._memo) >= _MEMO_MAX:
             self._memo.clear()
@@ -450,7 +451,7 @@ class Guard:
         """:meth:`resolve` without blocking the event loop (DNS in a worker thread)."""
         import asyncio
 
-        jobs = []
+        jobs: list[Awaitable[object]] = []
         for p in pending:
             if p.kind == "keys":
                 jobs.append(self.wba.afetch(p.key))

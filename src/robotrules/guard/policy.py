@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["ACTIONS", "Action", "Policy", "STATUS"]
+__all__ = ["ACTIONS", "STATUS", "Action", "Policy"]
 
 Action = Literal["allow", "block", "pay", "license", "slow-down"]
 ACTIONS: tuple[Action, ...] = ("allow", "block", "pay", "license", "slow-down")
@@ -61,5 +61,12 @@ class Policy:
 
     def for_purposes(self, purposes: tuple[str, ...]) -> Action | None:
         """The strictest action of any of ``purposes``, if any is set."""
-        found = [self.on_purpose[p] for p in purposes if p in self.on_purpose]
-        return max(found, key=_STRICT.__getitem__) if found else None
+        found: list[Action] = [self.on_purpose[p] for p in purposes if p in self.on_purpose]
+        if not found:
+            return None
+        found.sort(key=_rank)
+        return found[-1]
+
+
+def _rank(action: str) -> int:
+    return _STRICT[action]

@@ -22,7 +22,7 @@ import json
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -171,7 +171,7 @@ class Refreshed:
     error: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        when = (datetime.fromtimestamp(self.fetched, timezone.utc).isoformat()
+        when = (datetime.fromtimestamp(self.fetched, UTC).isoformat()
                 if self.fetched else None)
         return {"url": self.url, "ok": self.ok, "prefixes": self.prefixes,
                 "created": self.created, "fetched": when, "error": self.error}

@@ -233,8 +233,17 @@ class WebBotAuth:
         raw_agent = headers.get("signature-agent")
         agent = self.agent_of(headers) if raw_agent is not None else None
         if raw_agent is None:
-            return SigResult("unverifiable", None, None,
-                             "signed, but no Signature-Agent says whose key to use")
+            # no Signature-Agent: only a key the site already holds (a pinned or cached
+            # directory) can be used; nothing is fetched
+            params = self._params(pairs)
+            if isinstance(params, str):
+                return SigResult("unverifiable", None, None, params)
+            for d in list(self._dirs.values()):
+                if params[0] in d.keys and d.expires >= time.monotonic():
+                    return self._check(method, url, pairs, d.agent, d,
+                                       time.time() if now is None else now)
+            return SigResult("unverifiable", None, params[0],
+                             "signed, but no Signature-Agent says whose key it is")
         if agent is None:
             return SigResult("unverifiable", None, None,
                              f"Signature-Agent {raw_agent[:80]!r} is not a usable URL")
@@ -283,7 +292,7 @@ class WebBotAuth:
             return SigResult("invalid", agent, keyid,
                              f"validity window over {self.max_window:.0f} s")
 
-        class _Keys(HTTPSignatureKeyResolver):  # type: ignore[misc]
+        class _Keys(HTTPSignatureKeyResolver):
             def resolve_public_key(self, key_id: str) -> Any:
                 return d.keys.get(key_id)
 
@@ -293,7 +302,8 @@ class WebBotAuth:
             verifier.verify(_Message(method, url, pairs), max_age=None, expect_tag=TAG,
                             require_components=("@authority",))
         except (InvalidSignature, HTTPMessageSignaturesException) as exc:
-            return SigResult("invalid", agent, keyid, f"signature does not verify: {exc}")
+            return SigResult("invalid", agent, keyid,
+                             f"signature does not verify: {exc or 'wrong signature'}")
         except Exception as exc:  # any other library failure on hostile input: no evidence
             return SigResult("unverifiable", agent, keyid,
                              f"signature could not be checked: {type(exc).__name__}")
@@ -339,7 +349,7 @@ class WebBotAuth:
     def _fresh_nonce(self, key: str, expires: int, now: float) -> bool:
         with self._lock:
             while self._nonces:  # drop the oldest entries whose signatures are over
-                k, until = next(iter(self._nonces.items()))
+                _key, until = next(iter(self._nonces.items()))
                 if until >= now - self.skew and len(self._nonces) < self.max_nonces:
                     break
                 self._nonces.popitem(last=False)
