@@ -239,8 +239,10 @@ def uvicorn_running(app: Any) -> Iterator[str]:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
+    # proxy_headers=False: uvicorn would otherwise rewrite the client address from
+    # X-Forwarded-For itself for 127.0.0.1 peers; the guard reads those headers
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
-                                           lifespan="off"))
+                                           lifespan="off", proxy_headers=False))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

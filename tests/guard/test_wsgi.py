@@ -1,0 +1,83 @@
+"""The WSGI shell (robotrules.guard.wsgi) running examples/guard_flask.py under waitress on
+127.0.0.1, spoken to over real HTTP."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+
+from robotrules.guard import Policy, RangeStore
+
+from .conftest import EXAMPLES, waitress_running
+
+pytest.importorskip("waitress")
+pytest.importorskip("flask")
+
+GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+GPTBOT = "Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+
+
+def example() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("guard_flask", EXAMPLES / "guard_flask.py")
+    assert spec is not None
+    assert spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    app = example().build("enforce", ranges=RangeStore(), tdmrep='[{"location": "/", '
+                          '"tdm-reservation": 1}]',
+                          policy=Policy(on_purpose={"ai-search": "pay"}))
+    with waitress_running(app) as base:
+        yield base
+
+
+def test_serves_robots_txt_and_tdmrep(site: str) -> None:
+    r = httpx.get(f"{site}/robots.txt")
+    assert r.status_code == 200
+    assert r.content == (EXAMPLES / "guard_robots.txt").read_bytes()
+    t = httpx.get(f"{site}/.well-known/tdmrep.json")
+    assert t.headers["content-type"] == "application/json"
+    assert t.json()[0]["tdm-reservation"] == 1
+
+
+def test_enforce(site: str) -> None:
+    assert httpx.get(f"{site}/blog", headers={"User-Agent": GPTBOT}).status_code == 403
+    ok = httpx.get(f"{site}/blog", headers={"User-Agent": GOOGLEBOT})
+    assert ok.status_code == 200
+    assert ok.text == "page /blog\n"
+    pay = httpx.get(f"{site}/blog", headers={"User-Agent": "Mozilla/5.0 (compatible; "
+                                                           "OAI-SearchBot/1.0)"})
+    assert pay.status_code == 402
+    assert pay.headers["crawler-price"] == "USD 0.01"
+    head = httpx.head(f"{site}/blog", headers={"User-Agent": GPTBOT})
+    assert head.status_code == 403
+
+
+def test_headers_and_report(site: str) -> None:
+    r = httpx.get(f"{site}/blog", headers={"User-Agent": "FooBot/1.0"})
+    assert r.headers["content-usage"] == "train-ai=n, search=y"
+    rows: list[dict[str, Any]] = httpx.get(f"{site}/_guard/report").json()
+    assert any(row["crawler"] == "GPTBot" and row["violations"] >= 1 for row in rows)
+
+
+def test_hostile_headers_never_500(site: str) -> None:
+    for headers in ({"User-Agent": "y" * 30_000},
+                    {"User-Agent": GOOGLEBOT, "Signature-Input": "((((", "Signature": "x"},
+                    {"User-Agent": GOOGLEBOT, "X-Forwarded-For": "1.1.1.1, , garbage"}):
+        r = httpx.get(f"{site}/blog", headers=headers)
+        assert r.status_code in (200, 403, 431)
+
+
+def test_observe_mode_passes_everything() -> None:
+    app = example().build("observe", ranges=RangeStore())
+    with waitress_running(app) as base:
+        assert httpx.get(f"{base}/blog", headers={"User-Agent": GPTBOT}).status_code == 200
