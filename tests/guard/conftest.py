@@ -94,7 +94,7 @@ class DnsServer:
     ``(name, type) -> [values]``; names not listed get NXDOMAIN. ``silent`` drops queries."""
 
     def __init__(self) -> None:
-        from dnslib import QTYPE, RCODE, RR, A, AAAA, PTR
+        from dnslib import AAAA, PTR, QTYPE, RCODE, RR, A
         from dnslib.server import BaseResolver, DNSLogger, DNSServer
 
         self.records: dict[tuple[str, str], list[str]] = {}

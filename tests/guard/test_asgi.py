@@ -49,7 +49,7 @@ def test_serves_robots_txt_from_the_same_file(site: tuple[str, Any]) -> None:
 
 
 def test_enforce_blocks_the_disallowed_and_passes_the_rest(site: tuple[str, Any]) -> None:
-    base, app = site
+    base, _ = site
     r = httpx.get(f"{base}/blog/one", headers={"User-Agent": GPTBOT})
     assert r.status_code == 403
     assert "line 4" in r.text

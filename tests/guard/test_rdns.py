@@ -13,7 +13,7 @@ from .conftest import DnsServer
 
 pytest.importorskip("dns")
 
-from robotrules.guard.rdns import ReverseDns, under  # noqa: E402
+from robotrules.guard.rdns import ReverseDns, under
 
 GOOGLE = ("googlebot.com", "google.com")
 

@@ -15,7 +15,7 @@ from .conftest import HttpServer, Reply, Signer
 
 pytest.importorskip("http_message_signatures")
 
-from robotrules.guard.webbotauth import (  # noqa: E402
+from robotrules.guard.webbotauth import (
     DIRECTORY_PATH,
     MEDIA_TYPE,
     WebBotAuth,

@@ -87,7 +87,8 @@ def audit(logs: tuple[str, ...], robots: str, dialect: str, ranges_dir: str | No
         try:
             from robotrules.guard.rdns import ReverseDns
         except ImportError:
-            raise CliError("--rdns needs the guard extra: pip install 'robotrules[guard]'")
+            raise CliError("--rdns needs the guard extra: pip install 'robotrules[guard]'"
+                           ) from None
         resolver = ReverseDns(timeout=dns_timeout)
     guard = Guard(rules, mode="observe", ranges=RangeStore.load(ranges_dir, max_age=max_age),
                   rdns=resolver, dialect=dialect)
@@ -132,15 +133,13 @@ def _run(guard: Any, records: Any, tally: Tally, rdns: bool, bar: _Bar | None,
     decide = guard.decide
     add = tally.add
     headers: dict[str, str] = {}
-    n = 0
-    for rec in records:
+    for n, rec in enumerate(records, 1):
         headers["user-agent"] = rec.user_agent
         d = decide(rec.method, rec.path, headers, rec.ip, now=rec.time)
         if d.pending and rdns:
             guard.resolve(d.pending)
             d = decide(rec.method, rec.path, headers, rec.ip, now=rec.time)
         add(d)
-        n += 1
         if bar is not None and not n & 0x3FFF:
             bar.update(raw)
 

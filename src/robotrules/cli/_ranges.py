@@ -109,8 +109,7 @@ class _Agents(click.Command):
     def make_context(self, info_name: str | None, args: list[str],
                      parent: click.Context | None = None, **extra: Any) -> click.Context:
         if args and args[0] == "ranges":
-            ctx = ranges.make_context(f"{info_name} ranges", args[1:], parent=parent, **extra)
-            return ctx
+            return ranges.make_context(f"{info_name} ranges", args[1:], parent=parent, **extra)
         return _agents_cmd.make_context(info_name, args, parent=parent, **extra)
 
 
