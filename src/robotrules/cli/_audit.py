@@ -103,7 +103,7 @@ def audit(logs: tuple[str, ...], robots: str, dialect: str, ranges_dir: str | No
     try:
         for name in logs:
             stream = open_log(name)
-            raw = stream if not hasattr(stream, "fileobj") else stream.fileobj  # type: ignore[attr-defined]
+            raw = getattr(stream, "fileobj", None) or stream
             try:
                 _run(guard, read_log(stream, stats), tally, rdns, bar, raw)
             finally:

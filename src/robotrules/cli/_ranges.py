@@ -79,7 +79,7 @@ def ranges(refresh: bool, directory: str | None, timeout: float, as_json: bool,
             "age_s": round(now - rl.fetched) if rl else None,
             "created": rl.created if rl else None,
             "prefixes": rl.prefixes if rl else 0,
-            "fresh": bool(rl) and now - rl.fetched <= store.max_age,
+            "fresh": rl is not None and now - rl.fetched <= store.max_age,
             "error": errors.get(url),
         })
     if as_json:

@@ -29,7 +29,6 @@ Cost: a decision for a crawler whose checks are cached is a few dict look-ups, o
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import time
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
@@ -40,7 +39,7 @@ from urllib.parse import urlsplit
 
 from .._token import product_token
 from ..agents import KnownAgent, find_agent, purposes_of
-from .peer import ClientAddress, TrustedProxies
+from .peer import ClientAddress, TrustedProxies, parse_ip
 from .policy import STATUS, Action, Policy
 from .ranges import RangeStore
 from .registry import NONE, Checks, checks_for
@@ -220,8 +219,8 @@ class Guard:
         case); ``peer`` the socket peer's address; ``url`` absolute or a path."""
         t = time.time() if now is None else now
         if isinstance(headers, Mapping):
-            pairs = [(str(k), str(v)) for k, v in headers.items()]
-            h = {k.lower(): v for k, v in pairs}
+            h = {k.lower(): v for k, v in headers.items()}
+            pairs = list(headers.items()) if "signature" in h else []
         else:
             pairs = list(headers)
             h = {}
@@ -242,10 +241,9 @@ class Guard:
         verification, pending = self._verify(method, url, pairs, h, token, crawler, client, t)
         if not token:
             token = "(none)"
-        allowed, line, rule, prefs = self._robots(token, path)
+        allowed, line, rule, headers_out = self._robots(token, path)
         action, reason, extra = self._act(token, client, verification, allowed, line, rule,
                                           purposes, t)
-        headers_out = self._pref_headers(prefs)
         return self._done(Decision(
             method, path, ua, token, crawler, purposes, client, verification, allowed, line,
             rule, action, STATUS[action], reason, self.mode, headers_out, extra,
@@ -275,7 +273,7 @@ class Guard:
             prefs = tuple((k, "y" if u[k] else "n") for k in ("train-ai", "search",
                                                               "ai-train", "ai-input")
                           if u[k] is not None)
-        out = (allowed, line, rule, prefs)
+        out = (allowed, line, rule, self._pref_headers(prefs))
         if len(self._memo) >= _MEMO_MAX:
             self._memo.clear()
         self._memo[key] = out
@@ -396,12 +394,7 @@ class Guard:
                 "no User-Agent" if not token else f"{token} is not a crawler the registry knows")
             return Verification("unverifiable" if notes else "unsigned", None, detail), pending
         ip = client.ip
-        addr = None
-        if ip is not None:
-            try:
-                addr = ipaddress.ip_address(ip)
-            except ValueError:
-                addr = None
+        addr = parse_ip(ip) if ip is not None else None
         if checks.ranges_url and addr is not None:
             state = self.ranges.state(checks.ranges_url, addr, now)
             if state == "in":

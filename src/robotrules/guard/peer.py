@@ -17,7 +17,7 @@ import ipaddress
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["ClientAddress", "TrustedProxies"]
+__all__ = ["ClientAddress", "TrustedProxies", "parse_ip"]
 
 IPNet = ipaddress.IPv4Network | ipaddress.IPv6Network
 MAX_HEADER = 4096
@@ -33,11 +33,29 @@ class ClientAddress:
     note: str | None = None
 
 
-def _addr(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+_MEMO: dict[str, ipaddress.IPv4Address | ipaddress.IPv6Address | None] = {}
+_MEMO_MAX = 65_536
+
+
+def parse_ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``text`` as an IP address, or ``None`` (memoised: a site sees the same peers again)."""
     try:
-        return ipaddress.ip_address(text.strip())
+        return _MEMO[text]
+    except KeyError:
+        pass
+    try:
+        a: ipaddress.IPv4Address | ipaddress.IPv6Address | None = \
+            ipaddress.ip_address(text.strip())
     except ValueError:
-        return None
+        a = None
+    if len(_MEMO) >= _MEMO_MAX:
+        _MEMO.clear()
+    if len(text) <= 64:
+        _MEMO[text] = a
+    return a
+
+
+_addr = parse_ip
 
 
 class TrustedProxies:
@@ -60,7 +78,8 @@ class TrustedProxies:
         if p is None:
             return ClientAddress(None, "peer", "no peer address")
         if not self.networks or not self.trusts(p):
-            return ClientAddress(str(p), "peer")
+            return ClientAddress(str(p) if peer is None or peer != peer.strip() else peer,
+                                 "peer")
         fwd = headers.get("forwarded")
         if fwd is not None:
             hops = _forwarded(fwd)

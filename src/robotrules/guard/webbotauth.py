@@ -238,9 +238,9 @@ class WebBotAuth:
             params = self._params(pairs)
             if isinstance(params, str):
                 return SigResult("unverifiable", None, None, params)
-            for d in list(self._dirs.values()):
-                if params[0] in d.keys and d.expires >= time.monotonic():
-                    return self._check(method, url, pairs, d.agent, d,
+            for held in list(self._dirs.values()):
+                if params[0] in held.keys and held.expires >= time.monotonic():
+                    return self._check(method, url, pairs, held.agent, held,
                                        time.time() if now is None else now)
             return SigResult("unverifiable", None, params[0],
                              "signed, but no Signature-Agent says whose key it is")
