@@ -65,6 +65,7 @@ def test_enforce(site: str) -> None:
 def test_headers_and_report(site: str) -> None:
     r = httpx.get(f"{site}/blog", headers={"User-Agent": "FooBot/1.0"})
     assert r.headers["content-usage"] == "train-ai=n, search=y"
+    httpx.get(f"{site}/blog", headers={"User-Agent": GPTBOT})
     rows: list[dict[str, Any]] = httpx.get(f"{site}/_guard/report").json()
     assert any(row["crawler"] == "GPTBot" and row["violations"] >= 1 for row in rows)
 
