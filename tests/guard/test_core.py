@@ -258,5 +258,8 @@ def test_robots_from_text_path_and_none(tmp_path: object) -> None:
     assert Guard(ROBOTS.decode(), ranges=RangeStore()).robots_body == ROBOTS
     assert Guard(str(EXAMPLES / "guard_robots.txt"), ranges=RangeStore()).robots_body == ROBOTS
     assert Guard(EXAMPLES / "guard_robots.txt", ranges=RangeStore()).robots_body == ROBOTS
+    with pytest.raises(FileNotFoundError):
+        Guard("no-such-robots.txt", ranges=RangeStore())
+    assert Guard("User-agent: *", ranges=RangeStore()).robots_body == b"User-agent: *"
     empty = Guard(None, ranges=RangeStore())
     assert empty.decide("GET", "/", {"User-Agent": "FooBot/1.0"}, "192.0.2.1").allowed

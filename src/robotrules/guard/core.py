@@ -159,6 +159,9 @@ def _load_robots(robots: str | bytes | Path | RobotsTxt | None, dialect: str
     elif isinstance(robots, Path) or (isinstance(robots, str) and "\n" not in robots
                                       and len(robots) < 4096 and Path(robots).is_file()):
         body = Path(robots).read_bytes()
+    elif isinstance(robots, str) and "\n" not in robots and ":" not in robots:
+        # one line without a field: a file name that is not there, not a robots.txt
+        raise FileNotFoundError(f"no such robots.txt file: {robots}")
     else:
         body = robots.encode("utf-8") if isinstance(robots, str) else bytes(robots)
     return parse(body, dialect), body  # type: ignore[arg-type]
