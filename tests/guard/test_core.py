@@ -84,6 +84,16 @@ def test_no_published_method_is_unverifiable_and_unknown_is_unsigned() -> None:
     assert foo.purposes == ("unknown",)
 
 
+def test_unsigned_when_the_operator_only_signs() -> None:
+    # OpenAI documents that ChatGPT agent signs its requests (Signature-Agent
+    # https://chatgpt.com); an unsigned request that claims it is "unsigned", not "spoofed"
+    d = guard().decide("GET", "/", {"User-Agent": "ChatGPT Agent"}, "192.0.2.1")
+    assert d.verification.state == "unsigned"
+    assert "https://chatgpt.com" in d.verification.detail
+    strict = guard(mode="enforce", policy=Policy(on_state={"unsigned": "block"}))
+    assert strict.decide("GET", "/", {"User-Agent": "ChatGPT Agent"}, "192.0.2.1").status == 403
+
+
 def test_browsers_are_not_acted_on() -> None:
     d = guard(mode="enforce").decide("GET", "/admin/x", {"User-Agent": BROWSER}, "192.0.2.1")
     assert not d.is_crawler

@@ -431,6 +431,12 @@ class Guard:
                          "verify its crawler")
         if pending:
             notes.append("checks pending")
+        elif checks.signature_agent and not (checks.ranges_url or checks.rdns) \
+                and not self.wba.signed(h):
+            # the operator's one method is a signature, and this request carries none
+            return Verification("unsigned", None, f"{token} signs its requests as "
+                                f"{checks.signature_agent} (Web Bot Auth); this one is not "
+                                "signed"), []
         return Verification("unverifiable", None, "; ".join(notes) or "no check applies"), pending
 
     # -- the shells' side: run what a decision is waiting for, bounded ---------------------
