@@ -122,3 +122,12 @@ def test_agents_ranges_lists_and_agents_is_unchanged(tmp_path: Path) -> None:
     assert any(json.loads(x)["token"] == "GPTBot" for x in a.stdout.splitlines())
     h = run("agents", "ranges", "--help")
     assert "--refresh" in h.stdout
+
+
+def test_progress_bar_goes_to_stderr_only(tmp_path: Path) -> None:
+    big = tmp_path / "big.log"
+    big.write_bytes(Path(LOG).read_bytes() * 800)  # ~19,000 lines: the bar updates
+    p = run("audit", str(big), "--robots", ROBOTS, "--json", "--progress")
+    assert p.returncode == 1
+    assert rows(p.stdout)["Googlebot"]["requests"] == 9 * 800
+    assert "audit" in p.stderr
