@@ -72,6 +72,7 @@ def test_audit_table_gzip_and_stdin(tmp_path: Path) -> None:
     assert p.returncode == 1
     assert "robots.txt violations" in p.stdout
     assert "Disallow: /admin/" in p.stdout
+    assert "by purpose" in p.stdout
     with open(LOG, "rb") as f:
         q = subprocess.run([sys.executable, "-m", "robotrules.cli", "audit", "-", "--robots",
                             ROBOTS, "--json"], stdin=f, capture_output=True, text=True,

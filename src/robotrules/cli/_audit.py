@@ -205,6 +205,19 @@ def _human(ui: Ui, tally: Tally, stats: LogStats, elapsed: float) -> None:
                       ui.text((f"{r.violation_count:,}", "bold red" if r.violations else "")),
                       robots)
     ui.render(table)
+    by: dict[str, list[int]] = {}
+    for r in rows:
+        t = by.setdefault(r.purposes[0] if r.purposes else "unknown", [0] * 6)
+        for i, n in enumerate((1, r.requests, r.verified, r.spoofed, r.unverifiable,
+                               r.violation_count)):
+            t[i] += n
+    if len(by) > 1:
+        ui.line("")
+        pt = ui.table("purpose", "crawlers", "requests", "verified", "spoofed", "unverif.",
+                      "violations", title="by purpose")
+        for purpose, t in sorted(by.items(), key=lambda kv: -kv[1][1]):
+            pt.add_row(purpose, *(f"{n:,}" for n in t))
+        ui.render(pt)
     broken = [(r, v) for r in rows for v in r.violations.values()]
     if broken:
         ui.line("")
