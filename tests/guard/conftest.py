@@ -193,7 +193,8 @@ class Signer:
     def sign(self, url: str, *, created: float | None = None, expires: float | None = None,
              nonce: str | None = "n-" + "0" * 8, tag: str | None = "web-bot-auth",
              components: tuple[str, ...] = ("@authority", "signature-agent"),
-             agent_header: str | None = None, method: str = "GET") -> dict[str, str]:
+             agent_header: str | None = None, method: str = "GET",
+             extra: dict[str, str] | None = None) -> dict[str, str]:
         import datetime
         import secrets
 
@@ -207,7 +208,7 @@ class Signer:
                 return key
 
         now = time.time() if created is None else created
-        headers: dict[str, str] = {}
+        headers: dict[str, str] = dict(extra or {})
         if agent_header is not None or "signature-agent" in components:
             headers["Signature-Agent"] = agent_header if agent_header is not None \
                 else f'"{self.agent}"'

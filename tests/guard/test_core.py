@@ -273,3 +273,64 @@ def test_robots_from_text_path_and_none(tmp_path: object) -> None:
     assert Guard("User-agent: *", ranges=RangeStore()).robots_body == b"User-agent: *"
     empty = Guard(None, ranges=RangeStore())
     assert empty.decide("GET", "/", {"User-Agent": "FooBot/1.0"}, "192.0.2.1").allowed
+
+
+def _paying_guard(**policy: object) -> tuple[Guard, Signer]:
+    from robotrules.guard.webbotauth import WebBotAuth
+
+    signer = Signer("https://agent.example")
+    w = WebBotAuth(use_registry=False)
+    w.add_keys("https://agent.example", signer.jwks())
+    g = guard(mode="enforce", web_bot_auth=w,
+              signature_agents={"FooBot": "https://agent.example"},
+              policy=Policy(on_purpose={"unknown": "pay"}, price="USD 0.01", **policy))
+    return g, signer
+
+
+def test_pay_per_crawl_offer_covered_by_the_signature() -> None:
+    # Cloudflare pay per crawl: a crawler answers the 402 with crawler-max-price (or
+    # crawler-exact-price) covered by its Web Bot Auth signature; success carries
+    # crawler-charged
+    charged: list[str] = []
+    g, signer = _paying_guard(on_charge=charged.append)
+    url = "https://site.example/blog"
+    base = {"User-Agent": "FooBot/1.0", "Host": "site.example"}
+    first = g.decide("GET", url, {**base, **signer.sign(url)}, "192.0.2.1")
+    assert (first.status, dict(first.block_headers)["crawler-price"]) == (402, "USD 0.01")
+    offer = {"crawler-max-price": "USD 0.05"}
+    paid = g.decide("GET", url, {**base, **offer, **signer.sign(
+        url, components=("@authority", "signature-agent", "crawler-max-price"), extra=offer)},
+        "192.0.2.1")
+    assert (paid.action, paid.status) == ("allow", 200)
+    assert ("crawler-charged", "USD 0.01") in paid.headers
+    assert charged == ["USD 0.01"]
+    # the same offer outside the signature is not an offer
+    loose = g.decide("GET", url, {**base, **offer, **signer.sign(url)}, "192.0.2.1")
+    assert loose.status == 402
+    assert "covered" in loose.reason
+    low = {"crawler-max-price": "USD 0.001"}
+    assert g.decide("GET", url, {**base, **low, **signer.sign(
+        url, components=("@authority", "signature-agent", "crawler-max-price"), extra=low)},
+        "192.0.2.1").status == 402
+    exact = {"crawler-exact-price": "EUR 0.01"}  # another currency
+    assert g.decide("GET", url, {**base, **exact, **signer.sign(
+        url, components=("@authority", "signature-agent", "crawler-exact-price"),
+        extra=exact)}, "192.0.2.1").status == 402
+
+
+def test_rsl_licence_token() -> None:
+    # RSL 1.0: a licensed crawler sends Authorization: License <token>
+    def accept(token: str) -> bool:
+        if token == "boom":
+            raise RuntimeError("licence server down")
+        return token == "good-token"
+
+    g = guard(mode="enforce", policy=Policy(on_purpose={"unknown": "license"},
+                                            accept_license=accept))
+    ua = {"User-Agent": "FooBot/1.0"}
+    assert g.decide("GET", "/blog", ua, "192.0.2.1").status == 401
+    ok = g.decide("GET", "/blog", {**ua, "Authorization": "License good-token"}, "192.0.2.1")
+    assert (ok.action, ok.status) == ("allow", 200)
+    for bad in ("License bad", "Bearer good-token", "License ", "License boom"):
+        assert g.decide("GET", "/blog", {**ua, "Authorization": bad}, "192.0.2.1"
+                        ).status == 401

@@ -33,6 +33,7 @@ import math
 import time
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
@@ -77,6 +78,7 @@ class Verification:
     state: State
     method: str | None
     detail: str
+    covered: frozenset[str] = frozenset()  # what a verified Web Bot Auth signature covers
 
     def to_dict(self) -> dict[str, object]:
         return {"state": self.state, "method": self.method, "detail": self.detail}
@@ -247,6 +249,9 @@ class Guard:
         allowed, line, rule, headers_out = self._robots(token, path)
         action, reason, extra = self._act(token, client, verification, allowed, line, rule,
                                           purposes, t)
+        if action in ("pay", "license"):
+            action, reason, extra, headers_out = self._settle(action, reason, extra, h,
+                                                              verification, headers_out)
         return self._done(Decision(
             method, path, ua, token, crawler, purposes, client, verification, allowed, line,
             rule, action, STATUS[action], reason, self.mode, headers_out, extra,
@@ -337,6 +342,46 @@ class Guard:
             extra = (("Retry-After", str(max(1, math.ceil(delay or 1)))),)
         return action, reason, extra
 
+    def _settle(self, action: Action, reason: str, extra: tuple[tuple[str, str], ...],
+                h: Mapping[str, str], v: Verification, headers: tuple[tuple[str, str], ...]
+                ) -> tuple[Action, str, tuple[tuple[str, str], ...],
+                           tuple[tuple[str, str], ...]]:
+        """A crawler that comes back ready to pay or with a licence is let through.
+
+        Pay per crawl (Cloudflare): ``crawler-exact-price`` equal to the price, or
+        ``crawler-max-price`` at least the price, in a header its verified Web Bot Auth
+        signature covers; the answer carries ``crawler-charged``. RSL: ``Authorization:
+        License <token>`` that the policy's ``accept_license`` accepts.
+        """
+        p = self.policy
+        if action == "pay":
+            ours = _price(p.price)
+            for name in ("crawler-exact-price", "crawler-max-price"):
+                offer = _price(h.get(name, ""))
+                if ours is None or offer is None or offer[0] != ours[0]:
+                    continue
+                if not (v.state == "verified" and v.method == "web-bot-auth"
+                        and name in v.covered):
+                    reason = f"{name} must be covered by a verified Web Bot Auth signature"
+                    continue
+                if (offer[1] == ours[1]) if name == "crawler-exact-price" else \
+                        (offer[1] >= ours[1]):
+                    if p.on_charge is not None:
+                        p.on_charge(p.price)
+                    return "allow", f"paid {p.price}", (), \
+                        (*headers, ("crawler-charged", p.price))
+        elif p.accept_license is not None:
+            auth = h.get("authorization", "")
+            scheme, _, credential = auth.strip().partition(" ")
+            if scheme.lower() == "license" and credential.strip() and len(credential) < 4096:
+                try:
+                    ok = bool(p.accept_license(credential.strip()))
+                except Exception:  # the site's hook failed: no licence, not a 500
+                    ok = False
+                if ok:
+                    return "allow", "licensed (RSL)", (), headers
+        return action, reason, extra, headers
+
     def _crawl_delay(self, token: str) -> float | None:
         if token not in self._delay:
             if len(self._delay) > _MEMO_MAX:
@@ -382,7 +427,8 @@ class Guard:
                     pending.append(Pending("keys", agent))
             elif sig.state == "verified":
                 if checks.signature_agent is None or sig.agent == checks.signature_agent:
-                    return Verification("verified", "web-bot-auth", sig.detail), []
+                    return Verification("verified", "web-bot-auth", sig.detail,
+                                        sig.covered), []
                 evidence = Verification(
                     "spoofed", "web-bot-auth",
                     f"signed by {sig.agent}, but {token} signs as {checks.signature_agent}")
@@ -490,6 +536,18 @@ class Guard:
         from dataclasses import replace
 
         return self._done(replace(d, pending=()))
+
+
+def _price(text: str) -> tuple[str, Decimal] | None:
+    """``USD 0.01`` -> (``USD``, 0.01); ``None`` when it is not a currency and an amount."""
+    cur, _, amount = text.strip().partition(" ")
+    if not (len(cur) == 3 and cur.isalpha()) or len(amount) > 32:
+        return None
+    try:
+        value = Decimal(amount.strip())
+    except InvalidOperation:
+        return None
+    return (cur.upper(), value) if value.is_finite() and value >= 0 else None
 
 
 def _path_of(url: str) -> str:

@@ -3,7 +3,10 @@
 Actions: ``allow``; ``block`` (403); ``pay`` (402 with Cloudflare pay-per-crawl's
 ``crawler-price`` header); ``license`` (401 with ``WWW-Authenticate: License``, RSL 1.0: a
 crawler must come back with a licence token); ``slow-down`` (429 with ``Retry-After`` from the
-site's Crawl-delay for that crawler). Which applies, first match wins:
+site's Crawl-delay for that crawler). A crawler that comes back with a price offer
+(``crawler-exact-price`` / ``crawler-max-price``, covered by its verified Web Bot Auth
+signature) or a licence the site's ``accept_license`` accepts is let through. Which applies,
+first match wins:
 
 1. the verification state has an action (``on_state``; by default ``spoofed`` is blocked);
 2. robots.txt disallows the path for the crawler (``on_disallowed``, default ``block``);
@@ -21,7 +24,7 @@ are; otherwise the guard sends what the robots.txt states for that crawler and p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -46,6 +49,10 @@ class Policy:
     price: str = "USD 0.01"
     content_usage: str | None = None
     content_signal: str | None = None
+    #: RSL: called with the token of ``Authorization: License <token>``; True lets it in
+    accept_license: Callable[[str], bool] | None = None
+    #: pay per crawl: called with the price when a crawler's offer is accepted
+    on_charge: Callable[[str], object] | None = None
 
     def __post_init__(self) -> None:
         for where, values in (("on_state", self.on_state.values()),

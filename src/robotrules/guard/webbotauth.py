@@ -52,10 +52,13 @@ SigState = Literal["verified", "invalid", "unverifiable", "unsigned"]
 
 @dataclass(frozen=True, slots=True)
 class SigResult:
+    """``covered``: the components a verified signature covers (lower case)."""
+
     state: SigState
     agent: str | None
     keyid: str | None
     detail: str
+    covered: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +312,8 @@ class WebBotAuth:
                              f"signature could not be checked: {type(exc).__name__}")
         if nonce is not None and not self._fresh_nonce(f"{agent} {nonce}", expires, now):
             return SigResult("invalid", agent, keyid, "nonce seen before: a replayed signature")
-        return SigResult("verified", agent, keyid, f"signed by {agent} (key {keyid[:12]}…)")
+        return SigResult("verified", agent, keyid, f"signed by {agent} (key {keyid[:12]}…)",
+                         frozenset(covered))
 
     @staticmethod
     def _params(pairs: Sequence[tuple[str, str]]
