@@ -5,14 +5,15 @@
 policy says so, adds ``Content-Usage`` / ``Content-Signal`` to the app's responses, and serves
 ``/robots.txt`` (and ``/.well-known/tdmrep.json`` when ``tdmrep`` is given) from the same
 configuration. Look-ups a decision needs (key directories, reverse DNS) run without blocking the
-event loop and are bounded by ``check_timeout`` in all; a failure inside the guard is logged
-and the request passes on: the guard never turns a request into a 500. ``report`` is the
+event loop; a request waits for them at most ``check_timeout`` seconds and is decided without
+what has not come, while the look-up goes on and its cached answer serves the next requests
+(:meth:`~.core.Guard.aresolve`). A failure inside the guard is logged and the request passes
+on: the guard never turns a request into a 500. ``report`` is the
 running :class:`~.audit.Tally`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -123,10 +124,7 @@ class GuardMiddleware:
             g = self.guard
             d = g.decide(method, url, pairs, peer)
             if d.pending:
-                try:
-                    await asyncio.wait_for(g.aresolve(d.pending), self.check_timeout)
-                except TimeoutError:
-                    log.info("guard checks for %s took over %.1f s", d.token, self.check_timeout)
+                await g.aresolve(d.pending, self.check_timeout)
                 d = g.decide(method, url, pairs, peer)
                 if d.pending:
                     d = g._without_pending(d)

@@ -34,6 +34,7 @@ import time
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
@@ -213,7 +214,7 @@ class Guard:
                                                 tuple[tuple[str, str], ...]]] = {}
         self._delay: dict[str, float | None] = {}
         self._last: dict[tuple[str, str | None], float] = {}
-        self._ip_memo: dict[tuple[str, str], str] = {}
+        self._inflight: dict[tuple[str, str, tuple[str, ...]], Any] = {}
 
     # -- the decision ---------------------------------------------------------------------
 
@@ -495,18 +496,32 @@ class Guard:
             elif self.rdns is not None:
                 self.rdns.check(p.key, p.suffixes)
 
-    async def aresolve(self, pending: Iterable[Pending]) -> None:
-        """:meth:`resolve` without blocking the event loop (DNS in a worker thread)."""
+    async def aresolve(self, pending: Iterable[Pending], timeout: float | None = None
+                       ) -> None:
+        """:meth:`resolve` without blocking the event loop (DNS in a worker thread), waiting
+        at most ``timeout`` seconds. A look-up still running then goes on in the background
+        and caches its answer for the next request; one look-up per key runs at a time (a
+        burst of requests from one crawler waits on the same fetch)."""
         import asyncio
 
-        jobs: list[Awaitable[object]] = []
+        tasks: list[asyncio.Future[object]] = []
         for p in pending:
-            if p.kind == "keys":
-                jobs.append(self.wba.afetch(p.key))
-            elif self.rdns is not None:
-                jobs.append(asyncio.to_thread(self.rdns.check, p.key, p.suffixes))
-        if jobs:
-            await asyncio.gather(*jobs, return_exceptions=True)
+            key = (p.kind, p.key, p.suffixes)
+            task = self._inflight.get(key)
+            if task is None:
+                job: Awaitable[object]
+                if p.kind == "keys":
+                    job = self.wba.afetch(p.key)
+                elif self.rdns is not None:
+                    job = asyncio.to_thread(self.rdns.check, p.key, p.suffixes)
+                else:
+                    continue
+                task = asyncio.ensure_future(job)
+                self._inflight[key] = task
+                task.add_done_callback(partial(_forget, self._inflight, key))
+            tasks.append(task)
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
 
     def check(self, method: str, url: str,
               headers: Mapping[str, str] | Sequence[tuple[str, str]],
@@ -536,6 +551,10 @@ class Guard:
         from dataclasses import replace
 
         return self._done(replace(d, pending=()))
+
+
+def _forget(inflight: dict[Any, Any], key: object, _task: object) -> None:
+    inflight.pop(key, None)
 
 
 def _price(text: str) -> tuple[str, Decimal] | None:
