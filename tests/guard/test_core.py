@@ -334,3 +334,21 @@ def test_rsl_licence_token() -> None:
     for bad in ("License bad", "Bearer good-token", "License ", "License boom"):
         assert g.decide("GET", "/blog", {**ua, "Authorization": bad}, "192.0.2.1"
                         ).status == 401
+
+
+def test_a_signed_agent_with_a_browser_user_agent_is_identified() -> None:
+    # OpenAI's ChatGPT agent browses with a Chrome User-Agent and signs with
+    # Signature-Agent "https://chatgpt.com": the signature, not the User-Agent, names it
+    from robotrules.guard.webbotauth import WebBotAuth
+
+    signer = Signer("https://chatgpt.com")
+    w = WebBotAuth()  # trusts the registry's signature agents, chatgpt.com among them
+    w.add_keys("https://chatgpt.com", signer.jwks())
+    g = guard(web_bot_auth=w)
+    url = "https://site.example/blog"
+    d = g.decide("GET", url, {"User-Agent": BROWSER, **signer.sign(url)}, "192.0.2.1")
+    assert d.verification.state == "verified"
+    assert d.token == "ChatGPT Agent"
+    assert d.operator == "OpenAI"
+    assert d.purposes == ("user-fetch",)
+    assert d.is_crawler

@@ -11,7 +11,7 @@ from importlib import resources
 from urllib.parse import urlsplit
 
 from robotrules.agents import find_agent
-from robotrules.guard.registry import checks_for, range_lists
+from robotrules.guard.registry import by_signature_agent, checks_for, range_lists
 
 
 def test_every_verify_field_is_well_formed() -> None:
@@ -50,3 +50,7 @@ def test_documented_methods() -> None:
     assert not checks_for("ClaudeBot").any
     assert not checks_for("NoSuchBot").any
     assert "https://www.bing.com/toolbox/bingbot.json" in range_lists()
+    found = by_signature_agent("https://chatgpt.com/")
+    assert found is not None
+    assert found.token == "ChatGPT Agent"
+    assert by_signature_agent("https://unknown.example") is None

@@ -44,7 +44,7 @@ from ..agents import KnownAgent, find_agent, purposes_of
 from .peer import ClientAddress, TrustedProxies, parse_ip
 from .policy import STATUS, Action, Policy
 from .ranges import RangeStore
-from .registry import NONE, Checks, checks_for
+from .registry import NONE, Checks, by_signature_agent, checks_for
 
 if TYPE_CHECKING:
     from .. import RobotsTxt, Verdict
@@ -80,6 +80,7 @@ class Verification:
     method: str | None
     detail: str
     covered: frozenset[str] = frozenset()  # what a verified Web Bot Auth signature covers
+    signer: str | None = None  # the Signature-Agent origin of a verified signature
 
     def to_dict(self) -> dict[str, object]:
         return {"state": self.state, "method": self.method, "detail": self.detail}
@@ -243,8 +244,13 @@ class Guard:
                               Verification("unsigned", None, "a browser, not a crawler"),
                               None, None, None, "allow", 200, "not a crawler", self.mode,
                               is_crawler=False, time=t))
-        purposes = tuple(purposes_of(crawler)) if crawler else ("unknown",)
         verification, pending = self._verify(method, url, pairs, h, token, crawler, client, t)
+        if crawler is None and verification.signer is not None:
+            # a signed agent with a browser's (or no known) User-Agent: its signature names it
+            crawler = by_signature_agent(verification.signer)
+            if crawler is not None:
+                token = crawler.token
+        purposes = tuple(purposes_of(crawler)) if crawler else ("unknown",)
         if not token:
             token = "(none)"
         allowed, line, rule, headers_out = self._robots(token, path)
@@ -429,7 +435,7 @@ class Guard:
             elif sig.state == "verified":
                 if checks.signature_agent is None or sig.agent == checks.signature_agent:
                     return Verification("verified", "web-bot-auth", sig.detail,
-                                        sig.covered), []
+                                        sig.covered, sig.agent), []
                 evidence = Verification(
                     "spoofed", "web-bot-auth",
                     f"signed by {sig.agent}, but {token} signs as {checks.signature_agent}")

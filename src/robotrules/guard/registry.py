@@ -18,7 +18,7 @@ from importlib import resources
 
 from ..agents import KnownAgent, find_agent
 
-__all__ = ["Checks", "checks_for", "range_lists"]
+__all__ = ["Checks", "by_signature_agent", "checks_for", "range_lists"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,3 +70,19 @@ def range_lists() -> dict[str, str]:
     """Every published range list of the registry: URL -> format."""
     return {c.ranges_url: c.ranges_format or "google" for c in _table().values()
             if c.ranges_url}
+
+
+@lru_cache(maxsize=1)
+def _signers() -> dict[str, KnownAgent]:
+    out: dict[str, KnownAgent] = {}
+    for token, c in _table().items():
+        agent = find_agent(token)
+        if c.signature_agent and agent is not None:
+            out.setdefault(c.signature_agent.rstrip("/").lower(), agent)
+    return out
+
+
+def by_signature_agent(origin: str) -> KnownAgent | None:
+    """The crawler whose Web Bot Auth signature agent is ``origin`` (the first in registry
+    order), if any: a signed agent that sends a browser's User-Agent is still identified."""
+    return _signers().get(origin.rstrip("/").lower())
