@@ -277,3 +277,18 @@ async def test_async_fetch_is_bounded(http: HttpServer) -> None:
     directory(http, signer)
     d = await w.afetch(http.base)
     assert d.error is None
+
+
+@pytest.mark.parametrize("components", [("@authority", '"signature-agent";key="sig1"'),
+                                        ("@authority", "signature-agent")])
+def test_signature_agent_as_a_dictionary(components: tuple[str, ...]) -> None:
+    # draft-ietf-webbotauth-httpsig-protocol: Signature-Agent as a Dictionary keyed by the
+    # signature's label, covered as a member ("signature-agent";key="sig1") or whole
+    signer = Signer("https://agent.example")
+    w = WebBotAuth(use_registry=False)
+    w.add_keys("https://agent.example", signer.jwks())
+    headers = signer.sign("https://site.example/", components=components,
+                          agent_header='sig1="https://agent.example"')
+    r = verify(w, "https://site.example/", headers)
+    assert r.state == "verified"
+    assert r.agent == "https://agent.example"
