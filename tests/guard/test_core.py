@@ -62,6 +62,16 @@ def test_verified_and_spoofed_by_published_ranges() -> None:
     assert "198.51.100.7" in bad.verification.detail
 
 
+def test_an_internal_peer_is_not_evidence() -> None:
+    # a site behind a proxy it did not declare sees every request from 10.x / 127.0.0.1:
+    # that address says nothing about the crawler, so it is "unverifiable", never "spoofed"
+    for peer in ("10.1.2.3", "127.0.0.1", "192.168.1.1", "::1", "fd00::1"):
+        d = guard(mode="enforce").decide("GET", "/blog", {"User-Agent": GOOGLEBOT}, peer)
+        assert d.verification.state == "unverifiable", peer
+        assert "trusted_proxies" in d.verification.detail
+        assert d.status == 200
+
+
 def test_stale_or_missing_lists_are_unverifiable_never_spoofed() -> None:
     old = guard(ranges=store(now=time.time() - 30 * 86400))
     d = old.decide("GET", "/blog", {"User-Agent": GPTBOT}, "198.51.100.7")

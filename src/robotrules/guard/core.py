@@ -29,6 +29,7 @@ Cost: a decision for a crawler whose checks are cached is a few dict look-ups, o
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import time
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
@@ -451,6 +452,12 @@ class Guard:
             return Verification("unverifiable" if notes else "unsigned", None, detail), pending
         ip = client.ip
         addr = parse_ip(ip) if ip is not None else None
+        if addr is not None and _internal(addr) and (checks.ranges_url or checks.rdns):
+            # a crawler never comes from 10.x or 127.0.0.1: this is a proxy the guard was not
+            # told about (trusted_proxies), and its address says nothing about the crawler
+            notes.append(f"{ip} is an internal address (a proxy? see trusted_proxies)")
+            addr = None
+            ip = None
         if checks.ranges_url and addr is not None:
             state = self.ranges.state(checks.ranges_url, addr, now)
             if state == "in":
@@ -477,7 +484,7 @@ class Guard:
             notes.append("reverse DNS checks are off")
         if evidence is not None and not (pending and evidence.method == "ip-ranges"):
             return evidence, []
-        if addr is None and (checks.ranges_url or checks.rdns):
+        if client.ip is None and (checks.ranges_url or checks.rdns):
             notes.append("no client address")
         if not checks.any:
             notes.append(f"{crawler.operator if crawler else token} publishes no way to "
@@ -557,6 +564,16 @@ class Guard:
         from dataclasses import replace
 
         return self._done(replace(d, pending=()))
+
+
+_INTERNAL = tuple(ipaddress.ip_network(n) for n in (
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "127.0.0.0/8",
+    "169.254.0.0/16", "::1/128", "fc00::/7", "fe80::/10"))
+
+
+def _internal(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Loopback, RFC 1918, shared (CGNAT), link-local or unique-local: where proxies live."""
+    return any(addr.version == n.version and addr in n for n in _INTERNAL)
 
 
 def _forget(inflight: dict[Any, Any], key: object, _task: object) -> None:
