@@ -571,9 +571,18 @@ _INTERNAL = tuple(ipaddress.ip_network(n) for n in (
     "169.254.0.0/16", "::1/128", "fc00::/7", "fe80::/10"))
 
 
+_INTERNAL_MEMO: dict[ipaddress.IPv4Address | ipaddress.IPv6Address, bool] = {}
+
+
 def _internal(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     """Loopback, RFC 1918, shared (CGNAT), link-local or unique-local: where proxies live."""
-    return any(addr.version == n.version and addr in n for n in _INTERNAL)
+    hit = _INTERNAL_MEMO.get(addr)
+    if hit is None:
+        hit = any(addr.version == n.version and addr in n for n in _INTERNAL)
+        if len(_INTERNAL_MEMO) >= _MEMO_MAX:
+            _INTERNAL_MEMO.clear()
+        _INTERNAL_MEMO[addr] = hit
+    return hit
 
 
 def _forget(inflight: dict[Any, Any], key: object, _task: object) -> None:
