@@ -10,10 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from robotrules.guard.ranges import refresh
 from robotrules.guard.registry import checks_for
 
-from .conftest import EXAMPLES, ROOT, HttpServer, Reply
+from .conftest import EXAMPLES, ROOT, DnsServer, HttpServer, Reply
 
 LOG = str(EXAMPLES / "guard_access.log")
 ROBOTS = str(EXAMPLES / "guard_robots.txt")
@@ -132,3 +134,45 @@ def test_progress_bar_goes_to_stderr_only(tmp_path: Path) -> None:
     assert p.returncode == 1
     assert rows(p.stdout)["Googlebot"]["requests"] == 9 * 800
     assert "audit" in p.stderr
+
+
+def test_audit_rdns_against_a_dns_server(dns_server: DnsServer) -> None:
+    # Googlebot's addresses in the example log: 66.249.66.1 forward-confirmed under
+    # googlebot.com, 198.51.100.7 without a reverse name (spoofed); Bing's 157.55.39.1 under
+    # search.msn.com
+    dns_server.ptr("66.249.66.1", "crawl-66-249-66-1.googlebot.com")
+    dns_server.a("crawl-66-249-66-1.googlebot.com", "66.249.66.1")
+    dns_server.ptr("157.55.39.1", "msnbot-157-55-39-1.search.msn.com")
+    dns_server.a("msnbot-157-55-39-1.search.msn.com", "157.55.39.1")
+    p = run("audit", LOG, "--robots", ROBOTS, "--json", "--rdns", "--nameserver",
+            f"127.0.0.1:{dns_server.port}", "--ranges-dir", "/nonexistent")
+    r = rows(p.stdout)
+    assert (r["Googlebot"]["verified"], r["Googlebot"]["spoofed"]) == (7, 2)
+    assert r["Bingbot"]["verified"] == 3
+    # each address looked up once (PTR + A), however many lines it has
+    ptrs = [q for q in dns_server.queries if q[1] == "PTR"]
+    assert len(ptrs) == len(set(ptrs))
+    bad = run("audit", LOG, "--robots", ROBOTS, "--rdns", "--nameserver", "dns.example")
+    assert bad.returncode == 2
+    assert "--nameserver" in bad.stderr
+
+
+def test_agents_ranges_refresh(http: HttpServer, tmp_path: Path,
+                               monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+                               ) -> None:
+    # the registry's lists pointed at this server (no network in tests)
+    from robotrules.cli import main
+    from robotrules.guard import registry
+
+    http.routes["/common.json"] = Reply(200, b'{"creationTime": "2026-11-20T00:00:00",'
+                                             b' "prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
+    lists = {f"{http.base}/common.json": "google", f"{http.base}/missing.json": "google"}
+    monkeypatch.setattr(registry, "range_lists", lambda: lists)
+    rc = main(["agents", "ranges", "--refresh", "--dir", str(tmp_path), "--json"])
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert rc == 1  # one list failed
+    by = {o["url"].rsplit("/", 1)[1]: o for o in out}
+    assert by["common.json"]["fresh"] is True
+    assert by["common.json"]["prefixes"] == 1
+    assert by["common.json"]["created"] == "2026-11-20T00:00:00"
+    assert by["missing.json"]["error"] == "HTTP 404"

@@ -70,12 +70,15 @@ exit status: 0, 1 if any crawler fetched a disallowed path, 2 on a usage or inpu
               "reverse DNS (network; each address once)")
 @click.option("--dns-timeout", type=Seconds(), default=1.0, metavar="S",
               help="time limit of one reverse DNS check (default 1)")
+@click.option("--nameserver", default=None, metavar="IP[:PORT]",
+              help="ask this DNS server instead of the system's resolvers (with --rdns)")
 @click.option("--progress/--no-progress", default=None,
               help="a progress bar on stderr (default: when stderr is a terminal)")
 @json_option("JSON Lines: one object per crawler")
 @color_option
 def audit(logs: tuple[str, ...], robots: str, dialect: str, ranges_dir: str | None,
-          max_age: float, rdns: bool, dns_timeout: float, progress: bool | None,
+          max_age: float, rdns: bool, dns_timeout: float, nameserver: str | None,
+          progress: bool | None,
           as_json: bool, color: str | None) -> int:
     from robotrules.guard import Guard, RangeStore, Tally
     from robotrules.guard.logs import LogStats, open_log, read_log
@@ -89,7 +92,8 @@ def audit(logs: tuple[str, ...], robots: str, dialect: str, ranges_dir: str | No
         except ImportError:
             raise CliError("--rdns needs the guard extra: pip install 'robotrules[guard]'"
                            ) from None
-        resolver = ReverseDns(timeout=dns_timeout)
+        servers, port = _nameserver(nameserver)
+        resolver = ReverseDns(nameservers=servers, port=port, timeout=dns_timeout)
     guard = Guard(rules, mode="observe", ranges=RangeStore.load(ranges_dir, max_age=max_age),
                   rdns=resolver, dialect=dialect)
     tally = Tally()
@@ -126,6 +130,28 @@ def audit(logs: tuple[str, ...], robots: str, dialect: str, ranges_dir: str | No
 
         _human(Ui(color_mode(color)), tally, stats, elapsed)
     return 1 if any(r.violations for r in rows) else 0
+
+
+def _nameserver(text: str | None) -> tuple[list[str] | None, int]:
+    """``IP``, ``IP:PORT`` or ``[IPv6]:PORT`` -> ([IP], port)."""
+    import ipaddress
+
+    if text is None:
+        return None, 53
+    host, port = text.strip(), "53"
+    if host.startswith("["):
+        host, _, rest = host[1:].partition("]")
+        port = rest.lstrip(":") or "53"
+    elif host.count(":") == 1:
+        host, port = host.split(":")
+    try:
+        ipaddress.ip_address(host)
+        number = int(port)
+        if not 0 < number < 65536:
+            raise ValueError
+    except ValueError:
+        raise CliError(f"--nameserver: {text!r} is not IP[:PORT]") from None
+    return [host], number
 
 
 def _run(guard: Any, records: Any, tally: Tally, rdns: bool, bar: _Bar | None,
