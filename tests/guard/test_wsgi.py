@@ -79,6 +79,8 @@ def test_hostile_headers_never_500(site: str) -> None:
 
 
 def test_observe_mode_passes_everything() -> None:
-    app = example().build("observe", ranges=RangeStore())
+    app = example().build("observe", ranges=RangeStore(), serve_files=False)
     with waitress_running(app) as base:
         assert httpx.get(f"{base}/blog", headers={"User-Agent": GPTBOT}).status_code == 200
+        # serve_files=False: the app answers /robots.txt itself
+        assert httpx.get(f"{base}/robots.txt").text == "page /robots.txt\n"

@@ -51,13 +51,15 @@ def served(guard: Guard, path: str) -> tuple[bytes, str] | None:
 
 class GuardMiddleware:
     """See the module docstring. ``robots``: the site's robots.txt (text, bytes or a path);
-    ``mode``: ``observe`` or ``enforce``; ``guard``: a ready :class:`Guard` instead; other
-    keyword arguments go to :class:`Guard`."""
+    ``mode``: ``observe`` or ``enforce``; ``guard``: a ready :class:`Guard` instead;
+    ``serve_files=False`` leaves ``/robots.txt`` and ``tdmrep.json`` to the app; other keyword
+    arguments go to :class:`Guard`."""
 
     def __init__(self, app: ASGIApp, robots: Any = None, mode: str = "observe", *,
                  guard: Guard | None = None, check_timeout: float = 2.0,
-                 **options: Any) -> None:
+                 serve_files: bool = True, **options: Any) -> None:
         self.app = app
+        self.serve_files = serve_files
         self.report = Tally()
         hook = options.pop("on_decision", None)
 
@@ -80,7 +82,8 @@ class GuardMiddleware:
             return
         d = await self._decide(scope)
         path = scope.get("path", "/")
-        own = served(self.guard, path) if scope.get("method") in ("GET", "HEAD") else None
+        own = served(self.guard, path) if self.serve_files and \
+            scope.get("method") in ("GET", "HEAD") else None
         if own is not None and (d is None or not d.enforced or d.action == "slow-down"):
             body, ctype = own
             await _respond(send, 200, [("content-type", ctype),

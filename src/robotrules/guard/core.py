@@ -57,7 +57,7 @@ __all__ = ["BROWSERS", "Decision", "Guard", "Mode", "Pending", "State", "Verific
 Mode = Literal["observe", "enforce"]
 State = Literal["verified", "spoofed", "unverifiable", "unsigned"]
 #: Product tokens that name a browser, not a crawler: such requests are never acted on.
-BROWSERS = frozenset({"mozilla", "opera", "dalvik", "safari", "chrome", "curl"}) - {"curl"}
+BROWSERS = frozenset({"mozilla", "opera", "dalvik", "safari", "chrome"})
 _MEMO_MAX = 65_536
 MAX_UA = 4096
 

@@ -40,8 +40,10 @@ class WSGIGuardMiddleware:
     """See the module docstring; the arguments are :class:`~.asgi.GuardMiddleware`'s."""
 
     def __init__(self, app: WSGIApp, robots: Any = None, mode: str = "observe", *,
-                 guard: Guard | None = None, **options: Any) -> None:
+                 guard: Guard | None = None, serve_files: bool = True,
+                 **options: Any) -> None:
         self.app = app
+        self.serve_files = serve_files
         self.report = Tally()
         hook = options.pop("on_decision", None)
 
@@ -62,7 +64,7 @@ class WSGIGuardMiddleware:
         d = self._decide(environ)
         method = environ.get("REQUEST_METHOD", "GET")
         own = served(self.guard, environ.get("PATH_INFO", "/")) \
-            if method in ("GET", "HEAD") else None
+            if self.serve_files and method in ("GET", "HEAD") else None
         if own is not None and (d is None or not d.enforced or d.action == "slow-down"):
             body, ctype = own
             start_response("200 OK", [("Content-Type", ctype),
