@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+import time
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
@@ -12,8 +13,9 @@ import httpx
 import pytest
 
 from robotrules.guard import Policy, RangeStore
+from robotrules.guard.webbotauth import DIRECTORY_PATH, MEDIA_TYPE, WebBotAuth
 
-from .conftest import EXAMPLES, waitress_running
+from .conftest import EXAMPLES, HttpServer, Reply, Signer, waitress_running
 
 pytest.importorskip("waitress")
 pytest.importorskip("flask")
@@ -84,3 +86,30 @@ def test_observe_mode_passes_everything() -> None:
         assert httpx.get(f"{base}/blog", headers={"User-Agent": GPTBOT}).status_code == 200
         # serve_files=False: the app answers /robots.txt itself
         assert httpx.get(f"{base}/robots.txt").text == "page /robots.txt\n"
+
+
+def test_signed_crawler_with_a_slow_directory_is_bounded(http: HttpServer) -> None:
+    # as in ASGI: the request waits at most check_timeout, the fetch goes on in a worker
+    # thread and serves the next request from the cache
+    signer = Signer(http.base)
+    http.routes[DIRECTORY_PATH] = Reply(200, signer.jwks(), {"Content-Type": MEDIA_TYPE},
+                                        delay=0.3, chunks=5)
+    w = WebBotAuth(trusted_agents=[http.base], use_registry=False, allow_http=True,
+                   timeout=5.0)
+    app = example().build("enforce", ranges=RangeStore(), web_bot_auth=w,
+                          signature_agents={"FooBot": http.base}, check_timeout=0.5,
+                          policy=Policy(on_state={"unverifiable": "block"}))
+    with waitress_running(app) as base:
+        url = f"{base}/blog"
+        start = time.monotonic()
+        r = httpx.get(url, headers={"User-Agent": "FooBot/1.0", **signer.sign(url)},
+                      timeout=10)
+        assert time.monotonic() - start < 1.4
+        assert r.status_code == 403
+        deadline = time.monotonic() + 10
+        while w.directory(http.base) is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        r = httpx.get(url, headers={"User-Agent": "FooBot/1.0", **signer.sign(url)},
+                      timeout=10)
+        assert r.status_code == 200
+        assert http.hits[DIRECTORY_PATH] == 1

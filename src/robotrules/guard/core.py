@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
+import threading
 import time
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -216,7 +217,10 @@ class Guard:
                                                 tuple[tuple[str, str], ...]]] = {}
         self._delay: dict[str, float | None] = {}
         self._last: dict[tuple[str, str | None], float] = {}
-        self._inflight: dict[tuple[str, str, tuple[str, ...]], Any] = {}
+        self._inflight: dict[tuple[str, str, tuple[str, ...]], Any] = {}  # asyncio tasks
+        self._threads: dict[tuple[str, str, tuple[str, ...]], Any] = {}  # thread futures
+        self._pool: Any = None
+        self._lock = threading.Lock()
 
     # -- the decision ---------------------------------------------------------------------
 
@@ -501,13 +505,41 @@ class Guard:
 
     # -- the shells' side: run what a decision is waiting for, bounded ---------------------
 
-    def resolve(self, pending: Iterable[Pending]) -> None:
-        """Run the look-ups a decision named (blocking, each bounded by its timeout)."""
-        for p in pending:
-            if p.kind == "keys":
-                self.wba.fetch(p.key)
-            elif self.rdns is not None:
-                self.rdns.check(p.key, p.suffixes)
+    def resolve(self, pending: Iterable[Pending], timeout: float | None = None) -> None:
+        """Run the look-ups a decision named. Without ``timeout``, here and one after the
+        other (each bounded by its own timeout). With it, in worker threads, waiting at most
+        ``timeout`` seconds in all: a look-up still running goes on and caches its answer for
+        the next request; one look-up per key runs at a time."""
+        if timeout is None:
+            for p in pending:
+                if p.kind == "keys":
+                    self.wba.fetch(p.key)
+                elif self.rdns is not None:
+                    self.rdns.check(p.key, p.suffixes)
+            return
+        import concurrent.futures as cf
+
+        futures = []
+        with self._lock:
+            if self._pool is None:
+                self._pool = cf.ThreadPoolExecutor(max_workers=4,
+                                                   thread_name_prefix="robotrules-guard")
+            for p in pending:
+                key = (p.kind, p.key, p.suffixes)
+                fut = self._threads.get(key)
+                if fut is None:
+                    if p.kind == "keys":
+                        fut = self._pool.submit(self.wba.fetch, p.key)
+                    elif self.rdns is not None:
+                        fut = self._pool.submit(self.rdns.check, p.key, p.suffixes)
+                    else:
+                        continue
+                    self._threads[key] = fut
+                    fut.add_done_callback(partial(_forget_locked, self._lock, self._threads,
+                                                  key))
+                futures.append(fut)
+        if futures:
+            cf.wait(futures, timeout=timeout)
 
     async def aresolve(self, pending: Iterable[Pending], timeout: float | None = None
                        ) -> None:
@@ -538,11 +570,12 @@ class Guard:
 
     def check(self, method: str, url: str,
               headers: Mapping[str, str] | Sequence[tuple[str, str]],
-              peer: str | None = None) -> Decision:
-        """:meth:`decide`, running any pending look-up first (blocking, bounded)."""
+              peer: str | None = None, *, timeout: float | None = None) -> Decision:
+        """:meth:`decide`, running any pending look-up first (blocking, bounded; at most
+        ``timeout`` seconds in all when given, see :meth:`resolve`)."""
         d = self.decide(method, url, headers, peer)
         if d.pending:
-            self.resolve(d.pending)
+            self.resolve(d.pending, timeout)
             d = self.decide(method, url, headers, peer)
             if d.pending:  # a check that still cannot answer: decide without it
                 d = self._without_pending(d)
@@ -583,6 +616,12 @@ def _internal(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
             _INTERNAL_MEMO.clear()
         _INTERNAL_MEMO[addr] = hit
     return hit
+
+
+def _forget_locked(lock: threading.Lock, inflight: dict[Any, Any], key: object,
+                   _future: object) -> None:
+    with lock:
+        inflight.pop(key, None)
 
 
 def _forget(inflight: dict[Any, Any], key: object, _task: object) -> None:

@@ -2,10 +2,10 @@
 
 ``WSGIGuardMiddleware(app, robots=..., mode="observe")`` does what the ASGI one does
 (:mod:`.asgi`): decide each request, answer it when enforcing, add the preference headers,
-serve ``/robots.txt`` and ``/.well-known/tdmrep.json``. Look-ups run in the request's thread,
-each bounded by its own timeout (key directory: ``WebBotAuth.timeout``; DNS:
-``ReverseDns.timeout``); their answers are cached. A failure inside the guard is logged and the
-request passes on.
+serve ``/robots.txt`` and ``/.well-known/tdmrep.json``. Look-ups run in a small pool of worker
+threads; a request waits for them at most ``check_timeout`` seconds and is decided without
+what has not come, while the look-up goes on and its cached answer serves the next requests.
+A failure inside the guard is logged and the request passes on.
 """
 
 from __future__ import annotations
@@ -41,8 +41,9 @@ class WSGIGuardMiddleware:
 
     def __init__(self, app: WSGIApp, robots: Any = None, mode: str = "observe", *,
                  guard: Guard | None = None, serve_files: bool = True,
-                 **options: Any) -> None:
+                 check_timeout: float = 2.0, **options: Any) -> None:
         self.app = app
+        self.check_timeout = check_timeout
         self.serve_files = serve_files
         self.report = Tally()
         hook = options.pop("on_decision", None)
@@ -96,7 +97,7 @@ class WSGIGuardMiddleware:
             host = environ.get("HTTP_HOST") or environ.get("SERVER_NAME", "localhost")
             url = f"{environ.get('wsgi.url_scheme', 'http')}://{host}{path}"
             d = self.guard.check(environ.get("REQUEST_METHOD", "GET"), url, pairs,
-                                 environ.get("REMOTE_ADDR"))
+                                 environ.get("REMOTE_ADDR"), timeout=self.check_timeout)
             if d.is_crawler:
                 log.info("%s %s %s: %s, %s -> %s", d.client.ip, d.method, d.path, d.token,
                          d.verification.state, d.action)
