@@ -113,8 +113,11 @@ class _Agents(click.Command):
         return _agents_cmd.make_context(info_name, args, parent=parent, **extra)
 
 
+_EPILOG = ("also: 'robotrules agents ranges [--refresh]', the operators' published IP "
+           "lists (see 'robotrules agents ranges --help')")
+if _EPILOG not in (_agents_cmd.epilog or ""):  # shown by 'robotrules agents --help'
+    _agents_cmd.epilog = f"{_agents_cmd.epilog}\n\n{_EPILOG}" if _agents_cmd.epilog \
+        else _EPILOG
 agents = _Agents("agents", help=_agents_cmd.help, short_help=_agents_cmd.short_help,
                  params=_agents_cmd.params, callback=_agents_cmd.callback,
-                 context_settings=_agents_cmd.context_settings,
-                 epilog="\b\nalso: robotrules agents ranges [--refresh]: the operators' "
-                        "published IP lists")
+                 context_settings=_agents_cmd.context_settings, epilog=_EPILOG)
