@@ -1,0 +1,37 @@
+"""robotrules.guard: identify, verify and enforce crawlers on the site's own server, and audit
+its logs.
+
+- :class:`Guard` (``guard.decide(method, url, headers, peer)``): the sans-I/O decision core
+  (:mod:`.core`), with its :class:`Policy` (:mod:`.policy`);
+- verification: :mod:`.webbotauth` (Web Bot Auth, RFC 9421 signatures), :mod:`.ranges`
+  (published IP lists), :mod:`.rdns` (forward-confirmed reverse DNS), :mod:`.peer` (trusted
+  proxies), :mod:`.registry` (what the crawler registry says about each);
+- shells: :class:`GuardMiddleware` (ASGI) and :class:`WSGIGuardMiddleware` (WSGI);
+- :mod:`.logs` (access logs) and :mod:`.audit` (the tallies behind ``robotrules audit``).
+
+Needs the ``guard`` extra (``pip install 'robotrules[guard]'``) for signatures and DNS.
+"""
+
+from __future__ import annotations
+
+from .asgi import GuardMiddleware
+from .audit import Tally
+from .core import Decision, Guard, Pending, Verification
+from .policy import Policy
+from .ranges import RangeStore
+from .wsgi import WSGIGuardMiddleware
+
+__all__ = ["Decision", "Guard", "GuardMiddleware", "Pending", "Policy", "RangeStore",
+           "ReverseDns", "Tally", "Verification", "WSGIGuardMiddleware", "WebBotAuth"]
+
+
+def __getattr__(name: str) -> object:
+    if name == "ReverseDns":
+        from .rdns import ReverseDns
+
+        return ReverseDns
+    if name == "WebBotAuth":
+        from .webbotauth import WebBotAuth
+
+        return WebBotAuth
+    raise AttributeError(name)

@@ -1,0 +1,48 @@
+"""Bad input is normal input: random requests, headers and log lines give a decision or a
+skipped line, never an exception (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from robotrules.guard import Guard, RangeStore
+from robotrules.guard.logs import parse_line
+from robotrules.guard.peer import TrustedProxies
+from robotrules.guard.webbotauth import WebBotAuth, parse_signature_agent
+
+from .conftest import EXAMPLES
+
+GUARD = Guard(EXAMPLES / "guard_robots.txt", mode="enforce", ranges=RangeStore(),
+              web_bot_auth=WebBotAuth(trusted_agents=["https://agent.example"]),
+              trusted_proxies=["10.0.0.0/8"])
+NAMES = st.sampled_from(["user-agent", "signature", "signature-input", "signature-agent",
+                         "forwarded", "x-forwarded-for", "host", "x-other"])
+TEXT = st.text(st.characters(codec="latin-1"), max_size=300)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(method=st.sampled_from(["GET", "HEAD", "POST", "get", ""]), url=TEXT,
+       headers=st.lists(st.tuples(NAMES, TEXT), max_size=6),
+       peer=st.one_of(st.none(), st.sampled_from(["10.0.0.1", "192.0.2.1", "::1", "junk"])))
+def test_decide_never_raises(method: str, url: str, headers: list[tuple[str, str]],
+                             peer: str | None) -> None:
+    d = GUARD.decide(method, url, headers, peer)
+    assert d.status in (200, 401, 402, 403, 429)
+    assert d.verification.state in ("verified", "spoofed", "unverifiable", "unsigned")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=400))
+def test_log_lines_never_raise(line: bytes) -> None:
+    parse_line(line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, TEXT)
+def test_forwarding_headers_never_raise(fwd: str, xff: str) -> None:
+    c = TrustedProxies(["10.0.0.0/8"]).client("10.0.0.1", {"forwarded": fwd})
+    assert c.ip is not None
+    c = TrustedProxies(["10.0.0.0/8"]).client("10.0.0.1", {"x-forwarded-for": xff})
+    assert c.ip is not None
+    parse_signature_agent(fwd)
