@@ -212,6 +212,8 @@ def describe_exception(exc: BaseException) -> str:
         chain.append(cur)
         cur = cur.__cause__ or cur.__context__
     for e in chain:
+        if getattr(e, "robotrules_refused", False):  # the address guard (fetch/_guard.py)
+            return f"refused: {e}"
         if isinstance(e, ConnectionRefusedError) or getattr(e, "errno", None) == errno.ECONNREFUSED:
             return "connection refused"
         if isinstance(e, ConnectionResetError) or getattr(e, "errno", None) == errno.ECONNRESET:
