@@ -45,7 +45,9 @@ class OptionalBuildExt(build_ext):
     def _skip(self, exc: BaseException) -> None:
         if os.environ.get("ROBOTRULES_REQUIRE_NATIVE") == "1":
             raise exc
-        _notice(f"the native kernels were not built ({exc}).")
+        why = " ".join(str(exc).split())
+        _notice("the native kernels were not built ("
+                + (why if len(why) <= 160 else why[:157] + "...") + ").")
 
 
 def _notice(why: str) -> None:
