@@ -71,7 +71,7 @@ class AsyncRobotsClient(BaseClient):
     """Fetches, caches and applies robots.txt files (RFC 9309 2.3, 2.4), with asyncio.
 
     Many tasks asking about one origin at once cause exactly one request. Use one instance
-    per event loop.
+    per event loop. ``guard``: the address guard, as for :class:`RobotsClient`.
     """
 
     def __init__(

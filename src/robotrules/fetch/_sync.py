@@ -187,7 +187,10 @@ class RobotsClient(BaseClient):
 
     Thread-safe: many threads asking about one origin at once cause exactly one request.
     ``user_agent`` is the User-Agent header sent; its leading product token (``robotrules``
-    for the default) is the agent matched when a call gives no ``user_agent``.
+    for the default) is the agent matched when a call gives no ``user_agent``. ``guard``:
+    the address guard of the client's own connections (:mod:`robotrules.fetch._guard`; a
+    fetch that starts on a public origin reaches public addresses only;
+    ``AddressGuard(allow_private=True)`` for internal crawlers).
     """
 
     def __init__(
