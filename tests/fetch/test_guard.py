@@ -21,7 +21,7 @@ import httpcore
 import pytest
 from robots_servers import Response, Server
 
-from robotrules.fetch._guard import AddressGuard
+from robotrules.fetch import AddressGuard
 
 PUBLIC = "93.184.216.34"  # a public address; only ever reached through the test backends
 NAME = "www.public.test"

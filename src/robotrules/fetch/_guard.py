@@ -93,8 +93,8 @@ Mode = Literal["always", "public-start", "off"]
 #: transport keeps there whether the fetch started on a public origin.
 GUARD_EXTENSION = "robotrules.fetch"
 
-_CLIENT_HINT = ("pass guard=AddressGuard(allow_private=True) to the client to fetch from "
-                "internal networks")
+_CLIENT_HINT = ("give the client guard=robotrules.fetch.AddressGuard(allow_private=True) to "
+                "fetch from internal networks")
 _SERVE_HINT = "start the server with --allow-private to fetch from local and private networks"
 
 
