@@ -510,6 +510,13 @@ class _AsyncBody(httpx.AsyncByteStream):
 class PinnedTransport(httpx.BaseTransport):
     """Resolve once, check every address, connect to a checked one; on every request.
 
+    Each request gets a connection pool of its own, closed with the response: no bound on
+    concurrent connections (each fetch is for a distinct origin, one per origin at a time,
+    and its caller is already waiting for it, so the callers' own concurrency is the bound;
+    a pool limit would only queue a healthy origin behind stalled ones) and no keep-alive (a
+    robots.txt is fetched once per origin per cache lifetime, so a kept connection saves
+    nothing, and a connection of its own lets a fetch be cut off at its deadline).
+
     ``mode``: ``"always"`` (every hop must be public: the web tester), ``"public-start"``
     (hops of a fetch that started on a public origin must be: the fetch clients) or
     ``"off"`` (pinned, nothing refused). With ``record`` (the web tester's transcript)
