@@ -97,6 +97,7 @@ class RobotsTxt(_Base):
         "_columns",
         "_compiled",
         "_dirs_",
+        "_facts",
         "_findings",
         "_groups",
         "_index",
@@ -256,12 +257,11 @@ class RobotsTxt(_Base):
         if not groups:
             return Verdict(True, None, None, (), "no-group", user_agent, path, dialect,
                            "no group applies to this user agent: everything is allowed")
-        agents = self._agents_of(groups)
+        agents, empty, n, lines = self._facts_of(groups)
         key = self._native_best(path, user_agent) if self._native_on else \
             self._for_agent(user_agent)[0].best(path)
-        where = self._where(groups, user_agent)
+        where = self._where(groups, user_agent, lines)
         if key == NO_MATCH:
-            empty = self._empty_rule(groups)
             if empty is not None:
                 # compat(google): robots.cc matches an empty pattern at priority 0 and reports
                 # its line (matching_line()), though it decides nothing: everything allowed
@@ -269,7 +269,6 @@ class RobotsTxt(_Base):
                     True, empty.line, empty, agents, "rule", user_agent, path, dialect,
                     f"{where}; no rule with a pattern matches {path!r}, and line "
                     f"{empty.line} '{empty}' is empty: it allows everything (RFC 9309 2.2.2)"))
-            n = self._rule_count(groups)
             return self._with_preferences(Verdict(
                 True, None, None, agents, "no-matching-rule", user_agent, path, dialect,
                 f"{where}; none of its {n} rule(s) matches {path!r}, so it is allowed (a "
@@ -293,10 +292,28 @@ class RobotsTxt(_Base):
         extra = explain_detail(self, v)
         return replace(v, detail=f"{v.detail}; {extra}") if extra else v
 
-    def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
+    def _facts_of(self, groups: tuple[int, ...]
+                  ) -> tuple[tuple[str, ...], Rule | None, int, str]:
+        """What explain says about a group selection (its agents, empty rule, rule count and
+        first lines), worked out once per selection: each costs a walk of the groups' lines,
+        which a caller explaining many paths (``robotrules diff``) must not pay per path.
+        At most one entry per distinct selection, so bounded by the file's groups."""
+        memo: dict[tuple[int, ...], tuple[tuple[str, ...], Rule | None, int, str]] | None = \
+            getattr(self, "_facts", None)
+        if memo is None:
+            memo = {}
+            self._facts = memo
+        facts = memo.get(groups)
+        if facts is None:
+            idx = self._idx
+            lines = ", ".join(str(self._line(idx.uas(g)[0])) for g in groups)
+            facts = memo[groups] = (self._agents_of(groups), self._empty_rule(groups),
+                                    self._rule_count(groups), lines)
+        return facts
+
+    def _where(self, groups: tuple[int, ...], user_agent: str, lines: str) -> str:
         """Which group applies and why, in words for site owners."""
         idx = self._idx
-        lines = ", ".join(str(self._line(idx.uas(g)[0])) for g in groups)
         token = _token.product_token(user_agent)
         at = f"line {lines}" if len(groups) == 1 else f"lines {lines}, merged"
         if groups == idx.global_ and (not self._spec.token_agents or token.lower() not in

@@ -16,9 +16,13 @@ import pytest
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 try:
-    import robotrules  # noqa: F401
+    import robotrules
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, SRC)
+    import robotrules
+# The CLI subprocess imports the robotrules this process imported: the checkout's src/, an
+# editable install, or an installed wheel (noxfile.py's sessions test the installed build).
+SRC = str(Path(robotrules.__file__).resolve().parents[1])
 
 
 @dataclass

@@ -1,12 +1,20 @@
-"""``robotrules diff``: what a change to a robots.txt (or of dialect) does to each agent."""
+"""``robotrules diff``: what a change to a robots.txt (or of dialect) does to each agent.
+
+Work grows with the files, not with their square: each agent is asked about the paths its own
+rules (old and new) suggest, not about every path every group suggests, so a file is read once
+per side and each rule costs a constant number of verdicts; :func:`is_allowed` finds the
+flips and only a flip is explained. ``--vs-dialect`` names the two sides by their dialects.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import click
 
-from robotrules import RobotsTxt, Rule
+from robotrules import RobotsTxt, Rule, Verdict
 
 from ._common import (
     CliError,
@@ -47,28 +55,136 @@ BASE = "https://example.com"
 OTHER = "robotrules-any-other-crawler"  # an agent no group names: the * group's view
 
 
+@dataclass(frozen=True)
+class Side:
+    """One side of the comparison: where it was read from, its dialect, how it is named."""
+
+    source: Source
+    dialect: str
+    label: str  # "old"/"new", or the dialect's name with --vs-dialect
+
+    def rules(self) -> RobotsTxt:
+        return self.source.rules(self.dialect)  # type: ignore[arg-type]
+
+
+@dataclass
+class Flip:
+    url: str
+    old: Verdict
+    new: Verdict
+
+
+@dataclass
+class AgentDiff:
+    """What changes for one agent: rules removed and added, verdicts that flip."""
+
+    name: str
+    removed: list[Rule] = field(default_factory=list)
+    added: list[Rule] = field(default_factory=list)
+    flips: list[Flip] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.removed or self.added or self.flips)
+
+
 def _rules_of(rules: RobotsTxt, agent: str) -> list[Rule]:
     g = rules.group_for(agent)
     return list(g.rules) if g is not None else []
 
 
-def _samples(*files: RobotsTxt) -> list[str]:
+def _samples(rules: Iterable[Rule]) -> list[str]:
     """Paths that exercise every rule: the pattern's literal text, and one step below it."""
     paths = {"/"}
-    for rules in files:
-        for g in rules.groups:
-            for r in g.rules:
-                p = r.pattern
-                if not p:
-                    continue
-                anchored = p.endswith("$")
-                core = (p[:-1] if anchored else p).replace("*", "x")
-                if not core.startswith("/"):
-                    core = "/" + core.lstrip("x")
-                paths.add(core)
-                if not anchored:
-                    paths.add(core + ("x" if core.endswith("/") else "/x"))
+    for r in rules:
+        p = r.pattern
+        if not p:
+            continue
+        anchored = p.endswith("$")
+        core = (p[:-1] if anchored else p).replace("*", "x")
+        if not core.startswith("/"):
+            core = "/" + core.lstrip("x")
+        paths.add(core)
+        if not anchored:
+            paths.add(core + ("x" if core.endswith("/") else "/x"))
     return sorted(paths)
+
+
+def _agents(old: RobotsTxt, new: RobotsTxt, asked: tuple[str, ...]) -> list[str]:
+    """The agents to compare: those asked for, else ``*`` and every token either file names."""
+    if asked:
+        return [agent_token(a) for a in asked]
+    names: dict[str, str] = {}
+    for rules in (old, new):
+        for g in rules.groups:
+            for t in g.tokens:
+                if t and t != "*":
+                    names.setdefault(t.lower(), t)
+    return ["*", *sorted(names.values(), key=str.lower)]
+
+
+def _read_urls(urls_file: str) -> list[str]:
+    try:
+        with open(urls_file, encoding="utf-8", errors="replace") as fh:
+            return list(iter_lines(fh))
+    except OSError as exc:
+        raise CliError(f"cannot read {urls_file}: {exc.strerror or exc}") from None
+
+
+def _agent_diff(old: RobotsTxt, new: RobotsTxt, name: str, urls: list[str] | None) -> AgentDiff:
+    """Rules and verdicts that differ for ``name`` (``urls``: the user's, else derived from
+    this agent's rules on both sides)."""
+    who = OTHER if name == "*" else name
+    out = AgentDiff(name)
+    before_rules, after_rules = _rules_of(old, who), _rules_of(new, who)
+    before = {(r.directive, r.pattern): r for r in before_rules}
+    after = {(r.directive, r.pattern): r for r in after_rules}
+    out.removed = [r for k, r in before.items() if k not in after]
+    out.added = [r for k, r in after.items() if k not in before]
+    if urls is None:
+        urls = [BASE + p for p in _samples([*before_rules, *after_rules])]
+    for url in urls:
+        if old.is_allowed(url, user_agent=who) != new.is_allowed(url, user_agent=who):
+            out.flips.append(Flip(url, old.explain(url, user_agent=who),
+                                  new.explain(url, user_agent=who)))
+    return out
+
+
+def _emit_json_rows(d: AgentDiff, sides: tuple[Side, Side]) -> None:
+    names = {"old_dialect": sides[0].dialect, "new_dialect": sides[1].dialect}
+    for change, rules in (("removed", d.removed), ("added", d.added)):
+        for r in rules:
+            emit_json({"type": "rule", "agent": d.name, "change": change, "rule": str(r),
+                       "line": r.line, **names})
+    for f in d.flips:
+        emit_json({"type": "flip", "agent": d.name, "url": f.url,
+                   "old_allowed": f.old.allowed, "new_allowed": f.new.allowed,
+                   "old_line": f.old.line, "new_line": f.new.line,
+                   "old_rule": str(f.old.rule) if f.old.rule else None,
+                   "new_rule": str(f.new.rule) if f.new.rule else None, **names})
+
+
+def _why(f: Flip, sides: tuple[Side, Side]) -> str:
+    if f.new.rule:
+        return f"{sides[1].label} line {f.new.line} '{f.new.rule}'"
+    if f.old.rule:
+        return f"was {sides[0].label} line {f.old.line} '{f.old.rule}'"
+    return f.new.detail
+
+
+def _show(ui: Ui, d: AgentDiff, sides: tuple[Side, Side], full_urls: bool) -> None:
+    ui.line((f"agent {'* (any other crawler)' if d.name == '*' else d.name}", "bold"))
+    old_label, new_label = sides[0].label, sides[1].label
+    for r in d.removed:
+        ui.line(("  - ", "red"), ui.robots_line(str(r), "red"),
+                (f"   ({old_label} line {r.line})", "dim"))
+    for r in d.added:
+        ui.line(("  + ", "green"), ui.robots_line(str(r), "green"),
+                (f"   ({new_label} line {r.line})", "dim"))
+    for f in d.flips:
+        arrow = (("allowed -> disallowed", "red") if f.old.allowed
+                 else ("disallowed -> allowed", "green"))
+        url = f.url if full_urls else f.url.removeprefix(BASE)
+        ui.line(f"  {url}: ", arrow, (f"   ({_why(f, sides)})", "dim"))
 
 
 @click.command("diff", help=HELP, short_help="what a change to a robots.txt does",
@@ -101,78 +217,34 @@ def diff(old: str, new: str | None, agent: tuple[str, ...], urls: str | None, di
         from ._ui import Ui
 
         ui = Ui(color_mode(color))
-    return _compare(ui, old_src, new_src, d_old, d_new, agent, urls)
+    sides = (Side(old_src, d_old, d_old if vs_dialect else "old"),
+             Side(new_src, d_new, d_new if vs_dialect else "new"))
+    return _compare(ui, sides, agent, urls)
 
 
-def _compare(ui: Ui | None, old_src: Source, new_src: Source, d_old: str, d_new: str,
-             agent: tuple[str, ...], urls_file: str | None) -> int:
-    old, new = old_src.rules(d_old), new_src.rules(d_new)  # type: ignore[arg-type]
-    for src in (old_src, new_src):
-        if src.fetched is not None and src.fetched.outcome != "rules":
-            raise CliError(f"{src.name}: {src.fetched.summary}: there are no rules to compare")
-    if agent:
-        agents = [agent_token(a) for a in agent]
-    else:
-        names: dict[str, str] = {}
-        for rules in (old, new):
-            for g in rules.groups:
-                for t in g.tokens:
-                    if t and t != "*":
-                        names.setdefault(t.lower(), t)
-        agents = ["*", *sorted(names.values(), key=str.lower)]
-    if urls_file:
-        try:
-            with open(urls_file, encoding="utf-8", errors="replace") as fh:
-                urls = list(iter_lines(fh))
-        except OSError as exc:
-            raise CliError(f"cannot read {urls_file}: {exc.strerror or exc}") from None
-    else:
-        urls = [BASE + p for p in _samples(old, new)]
-    changed = False
-    for name in agents:
-        who = OTHER if name == "*" else name
-        label = "* (any other crawler)" if name == "*" else name
-        before = {(r.directive, r.pattern): r for r in _rules_of(old, who)}
-        after = {(r.directive, r.pattern): r for r in _rules_of(new, who)}
-        removed = [r for k, r in before.items() if k not in after]
-        added = [r for k, r in after.items() if k not in before]
-        flips = []
-        for url in urls:
-            a, b = old.explain(url, user_agent=who), new.explain(url, user_agent=who)
-            if a.allowed != b.allowed:
-                flips.append((url, a, b))
-        if not (removed or added or flips):
+def _compare(ui: Ui | None, sides: tuple[Side, Side], agent: tuple[str, ...],
+             urls_file: str | None) -> int:
+    old, new = sides[0].rules(), sides[1].rules()
+    for side in sides:
+        fetched = side.source.fetched
+        if fetched is not None and fetched.outcome != "rules":
+            raise CliError(f"{side.source.name}: {fetched.summary}: there are no rules to "
+                           "compare")
+    urls = _read_urls(urls_file) if urls_file else None
+    if ui is not None and sides[0].label != "old":
+        ui.line((f"{sides[0].source.name} read as {sides[0].label} (-) and as "
+                 f"{sides[1].label} (+)", "dim"))
+    changed = 0
+    for name in _agents(old, new, agent):
+        d = _agent_diff(old, new, name, urls)
+        if not d:
             continue
-        changed = True
+        changed += 1
         if ui is None:
-            for r in removed:
-                emit_json({"type": "rule", "agent": name, "change": "removed", "rule": str(r),
-                           "line": r.line})
-            for r in added:
-                emit_json({"type": "rule", "agent": name, "change": "added", "rule": str(r),
-                           "line": r.line})
-            for url, a, b in flips:
-                emit_json({"type": "flip", "agent": name, "url": url,
-                           "old_allowed": a.allowed, "new_allowed": b.allowed,
-                           "old_line": a.line, "new_line": b.line,
-                           "old_rule": str(a.rule) if a.rule else None,
-                           "new_rule": str(b.rule) if b.rule else None})
-            continue
-        ui.line((f"agent {label}", "bold"))
-        for r in removed:
-            ui.line(("  - ", "red"), ui.robots_line(str(r), "red"),
-                    (f"   (old line {r.line})", "dim"))
-        for r in added:
-            ui.line(("  + ", "green"), ui.robots_line(str(r), "green"),
-                    (f"   (new line {r.line})", "dim"))
-        for url, a, b in flips:
-            arrow = (("allowed -> disallowed", "red") if a.allowed
-                     else ("disallowed -> allowed", "green"))
-            why = f"new line {b.line} '{b.rule}'" if b.rule else (
-                f"was old line {a.line} '{a.rule}'" if a.rule else b.detail)
-            ui.line(f"  {url.removeprefix(BASE) if not urls_file else url}: ", arrow,
-                    (f"   ({why})", "dim"))
+            _emit_json_rows(d, sides)
+        else:
+            _show(ui, d, sides, full_urls=urls_file is not None)
     if not changed and ui is not None:
-        ui.line("no difference for " + ("these agents" if agent else "any agent")
-                + f" on {len(urls)} URLs")
+        what = f"on {len(urls)} URLs" if urls is not None else "on the paths their rules name"
+        ui.line("no difference for " + ("these agents" if agent else "any agent") + f" {what}")
     return 1 if changed else 0

@@ -38,8 +38,8 @@ from robotrules.fetch._common import (
     Resource,
     default_ssl_context,
     describe_exception,
-    own_limits,
 )
+from robotrules.fetch._guard import GUARD_EXTENSION, AddressGuard
 from robotrules.stores._base import CacheEntry, Store
 
 __all__ = ["AsyncRobotsClient"]
@@ -71,7 +71,7 @@ class AsyncRobotsClient(BaseClient):
     """Fetches, caches and applies robots.txt files (RFC 9309 2.3, 2.4), with asyncio.
 
     Many tasks asking about one origin at once cause exactly one request. Use one instance
-    per event loop.
+    per event loop. ``guard``: the address guard, as for :class:`RobotsClient`.
     """
 
     def __init__(
@@ -89,6 +89,7 @@ class AsyncRobotsClient(BaseClient):
         max_redirects: int = 5,
         long_outage: Literal["disallow", "allow"] = "disallow",
         min_ttl: float = P.MIN_TTL,
+        guard: AddressGuard | None = None,
     ) -> None:
         super().__init__(
             user_agent=user_agent, store=store, clock=clock, dialect=dialect,
@@ -97,9 +98,12 @@ class AsyncRobotsClient(BaseClient):
             min_ttl=min_ttl,
         )
         self._own_http = http_client is None
+        # guard: the address guard (fetch/_guard.py) of the client's own connections: a fetch
+        # that starts on a public origin connects to public addresses only, every hop
+        # checked; AddressGuard(allow_private=True) for crawlers of internal sites
         self.http = http_client if http_client is not None else httpx.AsyncClient(
             follow_redirects=False, headers={"User-Agent": user_agent},
-            verify=default_ssl_context(), limits=own_limits(),
+            transport=(guard or AddressGuard()).async_transport(default_ssl_context()),
         )
         # Does the transport report progress (httpcore's trace)? Ours does; an injected
         # client's is learned from its first event. Until then its pool waits are counted.
@@ -212,6 +216,7 @@ class AsyncRobotsClient(BaseClient):
         budget = Budget(self.timeout)
         headers = self.request_headers()
         loop = asyncio.get_running_loop()
+        guard_state: dict[str, Any] = {}  # the address guard's note on this fetch, every hop
         while attempt.result is None:
             left = budget.left(time.monotonic())
             if left is None:  # only if the last request never went out (the attempt is over)
@@ -240,7 +245,8 @@ class AsyncRobotsClient(BaseClient):
                     arm()
                     async with self.http.stream(
                         "GET", attempt.url, headers=headers, timeout=limits,
-                        follow_redirects=False, extensions={"trace": trace},
+                        follow_redirects=False,
+                        extensions={"trace": trace, GUARD_EXTENSION: guard_state},
                     ) as response:
                         if budget.on_wire(time.monotonic()):  # a transport that traces nothing
                             arm()

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Generic, Literal, TypeVar
+from typing import Generic, Literal, TypeVar
 
 import robotrules
 from robotrules import Dialect, RobotsTxt, Verdict
@@ -33,9 +33,6 @@ from robotrules._token import product_token
 from robotrules.aipref import Usage, usage_of_verdict
 from robotrules.stores._base import CacheEntry, Outcome, Store
 from robotrules.stores._memory import MemoryStore
-
-if TYPE_CHECKING:
-    import httpx
 
 __all__ = ["DEFAULT_USER_AGENT", "FetchedRobots", "FetchedTdmRep"]
 
@@ -160,20 +157,6 @@ def default_ssl_context() -> ssl.SSLContext:
         return _SSL[0]
 
 
-def own_limits() -> httpx.Limits:
-    """Connection limits of the httpx client a robots client makes for itself.
-
-    No bound on concurrent connections: each fetch is for a distinct origin (one per origin at
-    a time) and its caller is already waiting for it, so the callers' own concurrency is the
-    bound; a pool limit would only queue a healthy origin behind stalled ones. No keep-alive:
-    a robots.txt is fetched once per origin per cache lifetime, so a kept connection saves
-    nothing, and a connection of its own lets a fetch be cut off at its deadline.
-    """
-    import httpx
-
-    return httpx.Limits(max_connections=None, max_keepalive_connections=0)
-
-
 class Budget:
     """The total timeout of one fetch (all its redirects), not spent while waiting for a slot.
 
@@ -263,6 +246,8 @@ def describe_exception(exc: BaseException) -> str:
     """Transport failures in a few stable words ("connection refused", "timeout" ...)."""
     chain = _cause_chain(exc)
     for e in chain:
+        if getattr(e, "robotrules_refused", False):  # the address guard (fetch/_guard.py)
+            return f"refused: {e}"
         for words, test in _BY_TYPE:
             if test(e):
                 return words

@@ -44,8 +44,8 @@ from robotrules.fetch._common import (
     Resource,
     default_ssl_context,
     describe_exception,
-    own_limits,
 )
+from robotrules.fetch._guard import GUARD_EXTENSION, AddressGuard
 from robotrules.stores._base import CacheEntry, Store
 
 __all__ = ["RobotsClient"]
@@ -187,7 +187,10 @@ class RobotsClient(BaseClient):
 
     Thread-safe: many threads asking about one origin at once cause exactly one request.
     ``user_agent`` is the User-Agent header sent; its leading product token (``robotrules``
-    for the default) is the agent matched when a call gives no ``user_agent``.
+    for the default) is the agent matched when a call gives no ``user_agent``. ``guard``:
+    the address guard of the client's own connections (:mod:`robotrules.fetch._guard`; a
+    fetch that starts on a public origin reaches public addresses only;
+    ``AddressGuard(allow_private=True)`` for internal crawlers).
     """
 
     def __init__(
@@ -205,6 +208,7 @@ class RobotsClient(BaseClient):
         max_redirects: int = 5,
         long_outage: Literal["disallow", "allow"] = "disallow",
         min_ttl: float = P.MIN_TTL,
+        guard: AddressGuard | None = None,
     ) -> None:
         super().__init__(
             user_agent=user_agent, store=store, clock=clock, dialect=dialect,
@@ -213,9 +217,12 @@ class RobotsClient(BaseClient):
             min_ttl=min_ttl,
         )
         self._own_http = http_client is None
+        # guard: the address guard (fetch/_guard.py) of the client's own connections: a fetch
+        # that starts on a public origin connects to public addresses only, every hop
+        # checked; AddressGuard(allow_private=True) for crawlers of internal sites
         self.http = http_client if http_client is not None else httpx.Client(
             follow_redirects=False, headers={"User-Agent": user_agent},
-            verify=default_ssl_context(), limits=own_limits(),
+            transport=(guard or AddressGuard()).transport(default_ssl_context()),
         )
         # Does the transport report progress (httpcore's trace)? Ours does; an injected
         # client's is learned from its first event. Until then its pool waits are counted.
@@ -345,7 +352,8 @@ class RobotsClient(BaseClient):
                    ) -> P.AttemptResult:
         attempt = make(origin)
         headers = self.request_headers()
-        extensions = {"trace": flight.trace}
+        # the address guard's note on this fetch (did it start on a public origin?), every hop
+        extensions: dict[str, Any] = {"trace": flight.trace, GUARD_EXTENSION: {}}
         while attempt.result is None:
             left = flight.start_hop()
             if left <= 0:
