@@ -40,6 +40,27 @@ def answer(d: Decision) -> tuple[int, list[tuple[str, str]], bytes]:
     return d.status, headers, body
 
 
+def attach(robots: Any, mode: str, guard: Guard | None, options: dict[str, Any]
+           ) -> tuple[Guard, Tally]:
+    """The guard a middleware runs (``guard``, or one made from ``robots``, ``mode`` and
+    ``options``) and the running tally every decision is added to (before the caller's own
+    ``on_decision`` hook, if ``options`` has one): one set-up for the ASGI and WSGI shells."""
+    report = Tally()
+    hook = options.pop("on_decision", None)
+
+    def on_decision(d: Decision) -> None:
+        report.add(d)
+        if hook is not None:
+            hook(d)
+
+    if guard is None:
+        guard = Guard(robots, mode=mode, on_decision=on_decision,  # type: ignore[arg-type]
+                      **options)
+    else:
+        guard.on_decision = on_decision
+    return guard, report
+
+
 def served(guard: Guard, path: str) -> tuple[bytes, str] | None:
     """The body and content type the guard serves itself at ``path``, if any."""
     if path == "/robots.txt":
@@ -60,20 +81,7 @@ class GuardMiddleware:
                  serve_files: bool = True, **options: Any) -> None:
         self.app = app
         self.serve_files = serve_files
-        self.report = Tally()
-        hook = options.pop("on_decision", None)
-
-        def on_decision(d: Decision) -> None:
-            self.report.add(d)
-            if hook is not None:
-                hook(d)
-
-        if guard is None:
-            guard = Guard(robots, mode=mode, on_decision=on_decision,  # type: ignore[arg-type]
-                          **options)
-        else:
-            guard.on_decision = on_decision
-        self.guard = guard
+        self.guard, self.report = attach(robots, mode, guard, options)
         self.check_timeout = check_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -14,8 +14,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .asgi import answer, served
-from .audit import Tally
+from .asgi import answer, attach, served
 from .core import Decision, Guard
 
 __all__ = ["WSGIGuardMiddleware"]
@@ -45,20 +44,7 @@ class WSGIGuardMiddleware:
         self.app = app
         self.check_timeout = check_timeout
         self.serve_files = serve_files
-        self.report = Tally()
-        hook = options.pop("on_decision", None)
-
-        def on_decision(d: Decision) -> None:
-            self.report.add(d)
-            if hook is not None:
-                hook(d)
-
-        if guard is None:
-            guard = Guard(robots, mode=mode, on_decision=on_decision,  # type: ignore[arg-type]
-                          **options)
-        else:
-            guard.on_decision = on_decision
-        self.guard = guard
+        self.guard, self.report = attach(robots, mode, guard, options)
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse
                  ) -> Iterable[bytes]:
