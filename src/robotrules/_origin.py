@@ -18,8 +18,7 @@ from urllib.parse import urlsplit
 
 from robotrules.errors import InvalidURL
 
-__all__ = ["DEFAULT_PORTS", "ascii_host", "origin_of", "origin_or_none", "path_of",
-           "robots_url"]
+__all__ = ["DEFAULT_PORTS", "ascii_host", "origin_of", "origin_or_none", "robots_url"]
 
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 _DEFAULT_PORTS = DEFAULT_PORTS
@@ -122,13 +121,6 @@ def _ascii_host(host: str, url: str) -> str:
 def robots_url(url: str) -> str:
     """The robots.txt URL for ``url``'s origin (RFC 9309 2.3: ``/robots.txt``, lower case)."""
     return origin_of(url) + "/robots.txt"
-
-
-def path_of(url: str) -> str:
-    """Path and query of ``url`` as a crawler would request them (``/`` when empty)."""
-    parts = urlsplit(url.strip())
-    path = parts.path or "/"
-    return f"{path}?{parts.query}" if parts.query else path
 
 
 def origin_or_none(url: str) -> str | None:

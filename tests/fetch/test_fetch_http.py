@@ -19,6 +19,7 @@ import httpx
 import pytest
 from robots_servers import FakeClock, Request, Response, Server, refused_port, reset
 
+import robotrules
 from robotrules.errors import InvalidURL
 from robotrules.fetch import DEFAULT_USER_AGENT, FetchedRobots
 
@@ -148,6 +149,24 @@ def test_status(make_client: Make, serve_robots: Callable[..., Server], status: 
         assert fr.size == 0
         assert fr.rules.groups == ()
     assert srv.hits == 1
+
+
+@pytest.mark.parametrize("status", [404, 503])
+@pytest.mark.parametrize(("page", "path"), [
+    ("/%7euser", "/~user"),    # RFC 9309 2.2.2: %7E is unreserved, decoded before comparison
+    ("/a b?q", "/a%20b?q"),    # RFC 9309 2.2.2: octets outside the URI syntax percent-encoded
+])
+def test_outcome_verdict_path_is_the_rules_path(make_client: Make,
+                                                serve_robots: Callable[..., Server],
+                                                status: int, page: str, path: str) -> None:
+    """Issue 21: a verdict from an HTTP outcome (no rules) names the path exactly as a verdict
+    from rules does: one URL -> path, the dialect's (RFC 9309 2.2.2 for rfc9309)."""
+    srv = serve_robots(b"", status=status)
+    v = make_client().explain(srv.origin + page)
+    assert v.line is None
+    assert v.path == path
+    assert robotrules.parse(b"User-agent: *\nDisallow: /x\n").explain(
+        srv.origin + page, user_agent="*").path == path
 
 
 # --- redirects: RFC 9309 2.3.1.2 ----------------------------------------------------------

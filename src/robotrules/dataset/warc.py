@@ -43,9 +43,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from robotrules._origin import origin_of, path_of
+from robotrules._origin import origin_of
 from robotrules._policy import DEFAULT_MAX_BYTES as MAX_BYTES
 from robotrules._policy import Attempt
+from robotrules._url import path_of
 from robotrules.errors import InvalidURL
 
 from ._deps import DatasetError, require

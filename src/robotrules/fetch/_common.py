@@ -27,7 +27,7 @@ import robotrules
 from robotrules import Dialect, RobotsTxt, Verdict
 from robotrules import _policy as P
 from robotrules import _tdmrep_policy as T
-from robotrules._origin import path_of
+from robotrules._dialects import SPECS
 from robotrules._policy import check_number
 from robotrules._token import product_token
 from robotrules.aipref import Usage, usage_of_verdict
@@ -106,7 +106,7 @@ class FetchedRobots:
             agents=(),
             reason=reason,
             user_agent=user_agent,
-            path=path_of(url),
+            path=SPECS[self.rules.dialect].path(url),  # explain()'s own URL -> path
             dialect=self.rules.dialect,
             detail=self.summary,
         )

@@ -39,9 +39,9 @@ from decimal import Decimal, InvalidOperation
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
 
 from .._token import product_token
+from .._url import path_of
 from ..agents import KnownAgent, find_agent, purposes_of
 from .peer import ClientAddress, TrustedProxies, parse_ip
 from .policy import STATUS, Action, Policy
@@ -239,7 +239,7 @@ class Guard:
             for k, v in pairs:
                 k = k.lower()
                 h[k] = f"{h[k]}, {v}" if k in h else v
-        path = _path_of(url)
+        path = path_of(url)  # the matchers' own path extraction (robotrules._url)
         ua = h.get("user-agent", "")[:MAX_UA]
         token = product_token(ua) if ua else ""
         client = self.proxies.client(peer, h)
@@ -638,13 +638,3 @@ def _price(text: str) -> tuple[str, Decimal] | None:
     except InvalidOperation:
         return None
     return (cur.upper(), value) if value.is_finite() and value >= 0 else None
-
-
-def _path_of(url: str) -> str:
-    if url.startswith("/"):
-        return url
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "/"
-    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
