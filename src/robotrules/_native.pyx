@@ -2116,6 +2116,7 @@ cdef class Doc:
         cdef const unsigned char* p
         cdef Py_ssize_t plen, i, k
         cdef unsigned char* tmp
+        cdef const unsigned char* nul
         cdef int64_t key
         if type(url) is not str:
             url = exact_str(url, "url")
@@ -2146,6 +2147,11 @@ cdef class Doc:
         else:
             p = u + start
             plen = end - start
+        if self.d == 1:
+            # robotrules._url.path_of: Google's matcher reads the path as a C string
+            nul = <const unsigned char*>memchr(p, C_NUL, plen)
+            if nul != NULL:
+                plen = nul - p
         try:
             if self.d == 0:
                 for i in range(plen):
