@@ -347,6 +347,8 @@ class RobotsTxt(_Base):
         robots = sp.robots_txt_allowed
         out = array("q", bytes(8 * len(urls)))
         for i, url in enumerate(urls):
+            if type(url) is not str:
+                url = _str_arg(url, "url")
             path = sp.path(url)
             out[i] = -1 if robots and path == "/robots.txt" else best(path)
         return out
@@ -355,12 +357,12 @@ class RobotsTxt(_Base):
         """The verdicts of many ``urls`` for one ``user_agent``, as columns
         (:class:`robotrules.Decisions`): entry ``i`` equals ``explain(urls[i])`` field by
         field (allowed, line, rule, reason)."""
-        from ._model import REASONS, Decisions
+        from ._model import Decisions
 
         _check_urls(urls, user_agent)
         sel = self._selection(user_agent)
         keys = self._keys(urls, user_agent)
-        reasons = {r: i for i, r in enumerate(REASONS)}
+        reasons = _REASON_INDEX
         rules: dict[Rule, int] = {}
         facts: dict[int, tuple[int, int, int, int]] = {}
         for key in set(keys):  # each distinct deciding key once
@@ -717,15 +719,20 @@ def _str_arg(value: object, name: str) -> str:
     raise TypeError(f"{name} must be str, not {type(value).__name__}")
 
 
+# Decisions.reason: the index of each reason in robotrules._model.REASONS (the facade does
+# not import the model to answer; tests/core/test_decide_many.py checks they agree)
+_REASON_INDEX: Final = {"rule": 0, "no-matching-rule": 1, "no-group": 2, "robots-txt": 3}
+
+
 def _check_urls(urls: Sequence[str], user_agent: str) -> None:
-    """The batch APIs' arguments: a sequence of ``str`` (not one ``str``) and a ``str``."""
-    if isinstance(urls, (str, bytes, bytearray, memoryview)) or not isinstance(urls, Sequence):
+    """The batch APIs' arguments: a sequence (not one ``str``) and a ``str`` (each URL is
+    checked where it is read: ``_keys``)."""
+    if type(urls) is not list and type(urls) is not tuple and (
+            isinstance(urls, (str, bytes, bytearray, memoryview))
+            or not isinstance(urls, Sequence)):
         raise TypeError(f"urls must be a sequence of str, not {type(urls).__name__}")
     if not isinstance(user_agent, str):
         raise TypeError(f"user_agent must be str, not {type(user_agent).__name__}")
-    for url in urls:
-        if not isinstance(url, str):
-            raise TypeError(f"urls must hold str, not {type(url).__name__}")
 
 
 def _restore(body: bytes, dialect: Dialect, url: str | None, size: int, pure: bool
