@@ -425,8 +425,8 @@ class RobotsTxt(_Base):
         lines = ", ".join(str(self._line(idx.uas(g)[0])) for g in groups)
         token = _token.product_token(user_agent)
         at = f"line {lines}" if len(groups) == 1 else f"lines {lines}, merged"
-        if groups == idx.global_ and (not self._spec.token_agents or token.lower() not in
-                                      idx.by_token):
+        if groups == idx.global_ and (not self._spec.token_agents or _token.query_key(
+                user_agent) not in idx.by_token):
             if token in ("", "*"):
                 return f"the '*' group ({at}) applies"
             return f"no group names '{token}', so the '*' group ({at}) applies"
