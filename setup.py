@@ -16,6 +16,9 @@ Build hygiene: the wheel carries the ``.so`` without debug symbols (``-g0`` and 
 strip flag; about 170 KB instead of 1.1 MB) and not the generated ``_native.c`` (excluded in
 ``pyproject.toml``); the C compiler's warnings that Cython's generated code raises by design
 (signed/unsigned loop counters, values GCC cannot prove set) are switched off by name.
+``ROBOTRULES_SANITIZE=1`` builds it with AddressSanitizer and UBSan instead (for a separate
+build directory: ``.ci/run`` runs ``tests/core`` and ``tools/fuzz_native.py`` on it), and
+fails rather than falling back.
 """
 
 from __future__ import annotations
@@ -87,6 +90,15 @@ def _extensions() -> list[Extension]:
             raise
         _notice("Cython was not found, so the native kernels were not built.")
         return []
+    # -- sanitizer build switch (issue 20): begin
+    if os.environ.get("ROBOTRULES_SANITIZE") == "1":
+        os.environ["ROBOTRULES_REQUIRE_NATIVE"] = "1"
+        flags = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
+                 "-fno-omit-frame-pointer", "-O1", "-g"]
+        ext = Extension("robotrules._native", ["src/robotrules/_native.pyx"],
+                        extra_compile_args=flags, extra_link_args=flags[:2])
+        return list(cythonize([ext], language_level=3, quiet=True))
+    # -- sanitizer build switch: end
     compile_args, link_args = _flags()
     ext = Extension("robotrules._native", ["src/robotrules/_native.pyx"],
                     extra_compile_args=compile_args, extra_link_args=link_args)

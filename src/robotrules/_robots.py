@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -34,7 +34,16 @@ from ._match import (
 )
 
 if TYPE_CHECKING:
-    from ._model import Finding, Group, Record, RequestRate, Rule, Verdict, VisitTime
+    from ._model import (
+        Decisions,
+        Finding,
+        Group,
+        Record,
+        RequestRate,
+        Rule,
+        Verdict,
+        VisitTime,
+    )
     from ._types import Dialect
     from .aipref import Scope, Usage
 else:  # stand-ins that import the model on first use (issue 15: import robotrules stays light)
@@ -65,6 +74,10 @@ class _PureBase:
 
     def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
+        if type(url) is not str:
+            url = _str_arg(url, "url")
+        if type(user_agent) is not str:
+            user_agent = _str_arg(user_agent, "user_agent")
         return self._pure_is_allowed(url, user_agent)
 
     def _pure_is_allowed(self, url: str, user_agent: str) -> bool:
@@ -77,6 +90,10 @@ else:
     _Base = _native.Doc if _native is not None else _PureBase
 
 _AGENT_MEMO: Final = 256
+# the rules the compiled matchers of one file may hold together: this, plus this many per rule
+# of the file (as the native Doc's budget)
+_BUDGET_MIN: Final = 1 << 16
+_BUDGET_PER_RULE: Final = 4
 # matchers per group selection ("\0" + key) and per agent string
 _Compiled = dict[str, tuple[Matcher, tuple[int, ...]]]
 _V = TypeVar("_V")
@@ -94,15 +111,18 @@ class RobotsTxt(_Base):
         "_all_records",
         "_body",
         "_bom_",
+        "_budget",
         "_columns",
         "_compiled",
         "_dirs_",
-        "_facts",
         "_findings",
         "_groups",
         "_index",
+        "_live",
         "_odd_",
         "_records",
+        "_rules_",
+        "_sels",
         "_starts",
         "_text_",
         "_url",
@@ -201,6 +221,18 @@ class RobotsTxt(_Base):
         hit = compiled.get("\0" + ck)
         if hit is None:
             m = compile_groups(idx, groups, self._text, self._dirs, self.dialect)
+            # what the matchers keep stays bounded whatever number of agents ask (the
+            # native Doc's budget, docs/architecture.md): past it the others are dropped
+            cost = self._rule_count(groups)
+            live: int = getattr(self, "_live", 0) + cost
+            budget: int | None = getattr(self, "_budget", None)
+            if budget is None:
+                budget = self._budget = _BUDGET_MIN + _BUDGET_PER_RULE * self._rule_count(
+                    range(idx.count))
+            if live > budget:
+                compiled.clear()
+                live = cost
+            self._live = live
             hit = compiled.setdefault("\0" + ck, (m, groups))
         return hit
 
@@ -248,37 +280,131 @@ class RobotsTxt(_Base):
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
-        dialect = self.dialect
+        if type(url) is not str:
+            url = _str_arg(url, "url")
+        if type(user_agent) is not str:
+            user_agent = _str_arg(user_agent, "user_agent")
         path = self._path(url)
         if path == "/robots.txt" and self._spec.robots_txt_allowed:
-            return Verdict(True, None, None, (), "robots-txt", user_agent, path, dialect,
+            return Verdict(True, None, None, (), "robots-txt", user_agent, path, self.dialect,
                            "/robots.txt is always allowed (RFC 9309 2.2.2)")
-        groups = self._groups_for(user_agent)
-        if not groups:
-            return Verdict(True, None, None, (), "no-group", user_agent, path, dialect,
+        sel = self._selection(user_agent)
+        if not sel.groups:
+            return Verdict(True, None, None, (), "no-group", user_agent, path, self.dialect,
                            "no group applies to this user agent: everything is allowed")
-        agents, empty, n, lines = self._facts_of(groups)
         key = self._native_best(path, user_agent) if self._native_on else \
             self._for_agent(user_agent)[0].best(path)
-        where = self._where(groups, user_agent, lines)
         if key == NO_MATCH:
+            empty = sel.empty
             if empty is not None:
                 # compat(google): robots.cc matches an empty pattern at priority 0 and reports
                 # its line (matching_line()), though it decides nothing: everything allowed
                 return self._with_preferences(Verdict(
-                    True, empty.line, empty, agents, "rule", user_agent, path, dialect,
-                    f"{where}; no rule with a pattern matches {path!r}, and line "
-                    f"{empty.line} '{empty}' is empty: it allows everything (RFC 9309 2.2.2)"))
+                    True, empty.line, empty, sel.agents, "rule", user_agent, path,
+                    self.dialect, f"{sel.where}; no rule with a pattern matches {path!r}, and "
+                    f"line {empty.line} '{empty}' is empty: it allows everything "
+                    "(RFC 9309 2.2.2)"))
             return self._with_preferences(Verdict(
-                True, None, None, agents, "no-matching-rule", user_agent, path, dialect,
-                f"{where}; none of its {n} rule(s) matches {path!r}, so it is allowed (a "
-                "path no rule matches is allowed, RFC 9309 2.2.2)"))
-        rule = self._rule(key & INDEX_MASK)
-        allow = key_allows(key)
-        verb = "allows" if allow else "disallows"
-        v = Verdict(allow, rule.line, rule, agents, "rule", user_agent, path, dialect,
-                    f"line {rule.line} '{rule}' {verb} it ({where})")
-        return self._with_preferences(v)
+                True, None, None, sel.agents, "no-matching-rule", user_agent, path,
+                self.dialect, f"{sel.where}; none of its {sel.count} rule(s) matches "
+                f"{path!r}, so it is allowed (a path no rule matches is allowed, RFC 9309 "
+                "2.2.2)"))
+        rule, allow, detail = sel.decided(self, key)
+        v = Verdict(allow, rule.line, rule, sel.agents, "rule", user_agent, path, self.dialect,
+                    detail)
+        return self._with_preferences(v) if allow else v
+
+    def _selection(self, user_agent: str) -> _Selection:
+        """What every verdict for ``user_agent`` shares (its groups, their agents, which group
+        applies in words, Google's empty rule, the wording per deciding rule), memoised for
+        at most ``_AGENT_MEMO`` agents."""
+        sels: dict[str, _Selection] | None = getattr(self, "_sels", None)
+        if sels is None:
+            sels = {}
+            self._sels = sels
+        sel = sels.get(user_agent)
+        if sel is None:
+            groups = self._groups_for(user_agent)
+            if not groups:
+                sel = _Selection(groups, (), "", None, 0)
+            else:
+                sel = _Selection(groups, self._agents_of(groups),
+                                 self._where(groups, user_agent), self._empty_rule(groups),
+                                 self._rule_count(groups))
+            if len(sels) >= _AGENT_MEMO:
+                sels.clear()
+            sels[user_agent] = sel
+        return sel
+
+    def _keys(self, urls: Sequence[str], user_agent: str) -> array[int]:
+        """The deciding key of each URL (robotrules._match's keys, NO_MATCH, or -1 for RFC
+        9309's /robots.txt): in one C loop on the native kernels."""
+        if self._native_on:
+            return self._native_keys(urls, user_agent)
+        sp = self._spec
+        best = self._for_agent(user_agent)[0].best
+        robots = sp.robots_txt_allowed
+        out = array("q", bytes(8 * len(urls)))
+        for i, url in enumerate(urls):
+            if type(url) is not str:
+                url = _str_arg(url, "url")
+            path = sp.path(url)
+            out[i] = -1 if robots and path == "/robots.txt" else best(path)
+        return out
+
+    def decide_many(self, urls: Sequence[str], *, user_agent: str = "*") -> Decisions:
+        """The verdicts of many ``urls`` for one ``user_agent``, as columns
+        (:class:`robotrules.Decisions`): entry ``i`` equals ``explain(urls[i])`` field by
+        field (allowed, line, rule, reason)."""
+        from ._model import Decisions
+
+        _check_urls(urls, user_agent)
+        sel = self._selection(user_agent)
+        keys = self._keys(urls, user_agent)
+        reasons = _REASON_INDEX
+        rules: dict[Rule, int] = {}
+        table = _distinct_keys(keys)
+        facts: list[tuple[int, int, int, int]] = []
+        for key in table:  # each distinct deciding key once
+            if key == -1:
+                facts.append((1, 0, -1, reasons["robots-txt"]))
+            elif not sel.groups:
+                facts.append((1, 0, -1, reasons["no-group"]))
+            elif key == NO_MATCH:
+                empty = sel.empty
+                facts.append((1, 0, -1, reasons["no-matching-rule"]) if empty is None else (
+                    1, empty.line, rules.setdefault(empty, len(rules)), reasons["rule"]))
+            else:
+                rule, allow, _ = sel.decided(self, key)
+                facts.append((int(allow), rule.line, rules.setdefault(rule, len(rules)),
+                              reasons["rule"]))
+        allowed, line, index, reason = _fill_columns(
+            keys, table, bytes(f[0] for f in facts), array("q", [f[1] for f in facts]),
+            array("q", [f[2] for f in facts]), bytes(f[3] for f in facts))
+        return Decisions(allowed, line, index, reason, tuple(rules), user_agent)
+
+    def usage_many(self, urls: Sequence[str], *, user_agent: str = "*",
+                   vocabulary: str = "vocab-07") -> dict[str, array[int]]:
+        """:meth:`usage` of many ``urls`` for one ``user_agent``, as columns: per key of
+        :func:`usage_keys` (``crawl`` and every category a robots.txt can
+        state) an ``array('b')`` of 1 (allowed, y), 0 (disallowed, n) or -1 (unstated), one
+        entry per URL in input order, equal to ``usage(urls[i])[key]``."""
+        keys = usage_keys(vocabulary)
+        decided = self.decide_many(urls, user_agent=user_agent)
+        cols = {k: array("b", [-1]) * len(urls) for k in keys}
+        cols["crawl"] = array("b", decided.allowed)
+        if not self._idx.preferences:  # no line states a preference: the crawl verdict only
+            return cols
+        cats = [(k, cols[k]) for k in keys if k != "crawl"]
+        for i, url in enumerate(urls):
+            if not decided.allowed[i]:
+                continue  # no preferences attach to a URL that may not be fetched
+            u = self.usage(url, user_agent=user_agent, vocabulary=vocabulary)
+            for k, col in cats:
+                got = u[k]
+                if got is not None:
+                    col[i] = got
+        return cols
 
     def _with_preferences(self, v: Verdict) -> Verdict:
         """``v`` with the AI usage preferences that apply added to its detail (robotrules.aipref;
@@ -292,32 +418,14 @@ class RobotsTxt(_Base):
         extra = explain_detail(self, v)
         return replace(v, detail=f"{v.detail}; {extra}") if extra else v
 
-    def _facts_of(self, groups: tuple[int, ...]
-                  ) -> tuple[tuple[str, ...], Rule | None, int, str]:
-        """What explain says about a group selection (its agents, empty rule, rule count and
-        first lines), worked out once per selection: each costs a walk of the groups' lines,
-        which a caller explaining many paths (``robotrules diff``) must not pay per path.
-        At most one entry per distinct selection, so bounded by the file's groups."""
-        memo: dict[tuple[int, ...], tuple[tuple[str, ...], Rule | None, int, str]] | None = \
-            getattr(self, "_facts", None)
-        if memo is None:
-            memo = {}
-            self._facts = memo
-        facts = memo.get(groups)
-        if facts is None:
-            idx = self._idx
-            lines = ", ".join(str(self._line(idx.uas(g)[0])) for g in groups)
-            facts = memo[groups] = (self._agents_of(groups), self._empty_rule(groups),
-                                    self._rule_count(groups), lines)
-        return facts
-
-    def _where(self, groups: tuple[int, ...], user_agent: str, lines: str) -> str:
+    def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
         """Which group applies and why, in words for site owners."""
         idx = self._idx
+        lines = ", ".join(str(self._line(idx.uas(g)[0])) for g in groups)
         token = _token.product_token(user_agent)
         at = f"line {lines}" if len(groups) == 1 else f"lines {lines}, merged"
-        if groups == idx.global_ and (not self._spec.token_agents or token.lower() not in
-                                      idx.by_token):
+        if groups == idx.global_ and (not self._spec.token_agents or _token.query_key(
+                user_agent) not in idx.by_token):
             if token in ("", "*"):
                 return f"the '*' group ({at}) applies"
             return f"no group names '{token}', so the '*' group ({at}) applies"
@@ -338,7 +446,7 @@ class RobotsTxt(_Base):
         i = first.get(TAG_ALLOW, first.get(TAG_DISALLOW))
         return None if i is None else self._rule(i)
 
-    def _rule_count(self, groups: tuple[int, ...]) -> int:
+    def _rule_count(self, groups: Iterable[int]) -> int:
         idx = self._idx
         return sum(1 for g in groups for v in idx.block(g)
                    if v & 3 == TAG_ALLOW or v & 3 == TAG_DISALLOW)
@@ -348,9 +456,19 @@ class RobotsTxt(_Base):
         return tuple(T.display(self._value(i)) for g in groups for i in idx.uas(g))
 
     def _rule(self, i: int) -> Rule:
-        if self._kind(i) == T.ALLOW:
-            return Rule("allow", T.display(self._value(i)), self._line(i))
-        return Rule("disallow", T.display(self._value(i)), self._line(i))
+        """The rule of directive ``i`` (made once)."""
+        made: dict[int, Rule] | None = getattr(self, "_rules_", None)
+        if made is None:
+            made = {}
+            self._rules_ = made
+        rule = made.get(i)
+        if rule is None:
+            if self._kind(i) == T.ALLOW:
+                rule = Rule("allow", T.display(self._value(i)), self._line(i))
+            else:
+                rule = Rule("disallow", T.display(self._value(i)), self._line(i))
+            made[i] = rule
+        return rule
 
     def _first_valid(self, user_agent: str, kind: int, read: Callable[[str], _V | None]
                      ) -> _V | None:
@@ -553,6 +671,90 @@ class RobotsTxt(_Base):
     def __repr__(self) -> str:
         count = self._native_directives if self._native_on else len(self._dirs) // 3
         return f"<RobotsTxt dialect={self.dialect!r} size={self.size} directives={count}>"
+
+
+class _Selection:
+    """What the verdicts of one agent share: its groups, their agents, which group applies in
+    words, Google's empty rule and the rule count; per deciding key, the rule and its
+    sentence (made once, so that a verdict costs a lookup)."""
+
+    __slots__ = ("agents", "count", "empty", "groups", "said", "where")
+
+    def __init__(self, groups: tuple[int, ...], agents: tuple[str, ...], where: str,
+                 empty: Rule | None, count: int) -> None:
+        self.groups = groups
+        self.agents = agents
+        self.where = where
+        self.empty = empty
+        self.count = count
+        self.said: dict[int, tuple[Rule, bool, str]] = {}
+
+    def decided(self, rules: RobotsTxt, key: int) -> tuple[Rule, bool, str]:
+        """The rule a key names, its verdict and the sentence for it."""
+        hit = self.said.get(key)
+        if hit is None:
+            rule = rules._rule(key & INDEX_MASK)
+            allow = key_allows(key)
+            verb = "allows" if allow else "disallows"
+            hit = (rule, allow, f"line {rule.line} '{rule}' {verb} it ({self.where})")
+            if len(self.said) >= _SAID_MAX:
+                self.said.clear()
+            self.said[key] = hit
+        return hit
+
+
+_SAID_MAX: Final = 1024  # sentences kept per agent
+
+
+def usage_keys(vocabulary: str = "vocab-07") -> tuple[str, ...]:
+    """The columns of :meth:`RobotsTxt.usage_many`: ``crawl``, then every category a usage
+    answer has under ``vocabulary`` (:func:`robotrules.aipref.usage_keys`, their one home)."""
+    from . import aipref
+
+    return ("crawl", *aipref.usage_keys(vocabulary))
+
+
+def _str_arg(value: object, name: str) -> str:
+    """A query's text argument as an exact ``str`` (a subclass's text), or TypeError."""
+    if isinstance(value, str):
+        return str.__str__(value)
+    raise TypeError(f"{name} must be str, not {type(value).__name__}")
+
+
+def _py_distinct_keys(keys: array[int]) -> array[int]:
+    return array("q", sorted(set(keys)))
+
+
+def _py_fill_columns(keys: array[int], table: array[int], allowed: bytes, line: array[int],
+                     rule: array[int], reason: bytes
+                     ) -> tuple[array[int], array[int], array[int], array[int]]:
+    at = {k: i for i, k in enumerate(table)}
+    rows = [at[k] for k in keys]
+    return (array("B", [allowed[r] for r in rows]), array("q", [line[r] for r in rows]),
+            array("q", [rule[r] for r in rows]), array("B", [reason[r] for r in rows]))
+
+
+# the batch API's two loops over every URL: in C with the native kernels
+_distinct_keys: Callable[[array[int]], array[int]] = (
+    _native.distinct_keys if _native is not None else _py_distinct_keys)
+_fill_columns: Callable[[array[int], array[int], bytes, array[int], array[int], bytes],
+                        tuple[array[int], array[int], array[int], array[int]]] = (
+    _native.fill_columns if _native is not None else _py_fill_columns)
+
+# Decisions.reason: the index of each reason in robotrules._model.REASONS (the facade does
+# not import the model to answer; tests/core/test_decide_many.py checks they agree)
+_REASON_INDEX: Final = {"rule": 0, "no-matching-rule": 1, "no-group": 2, "robots-txt": 3}
+
+
+def _check_urls(urls: Sequence[str], user_agent: str) -> None:
+    """The batch APIs' arguments: a sequence (not one ``str``) and a ``str`` (each URL is
+    checked where it is read: ``_keys``)."""
+    if type(urls) is not list and type(urls) is not tuple and (
+            isinstance(urls, (str, bytes, bytearray, memoryview))
+            or not isinstance(urls, Sequence)):
+        raise TypeError(f"urls must be a sequence of str, not {type(urls).__name__}")
+    if not isinstance(user_agent, str):
+        raise TypeError(f"user_agent must be str, not {type(user_agent).__name__}")
 
 
 def _restore(body: bytes, dialect: Dialect, url: str | None, size: int, pure: bool
