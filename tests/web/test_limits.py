@@ -160,20 +160,33 @@ def test_cheap_checks_are_answered_while_every_worker_is_busy() -> None:
     assert not is_cheap(costly["robots_txt"], check_cost(costly["robots_txt"], costly["urls"],
                                                           costly["agents"]))
     with running(app) as base:
-        slow = threading.Thread(target=lambda: httpx.post(
-            base + "/api/lint", json=lint_bomb(), timeout=30), daemon=True)
+        done: list[float] = []
+
+        def bomb() -> None:
+            httpx.post(base + "/api/lint", json=lint_bomb(), timeout=30)
+            done.append(time.monotonic())
+
+        slow = threading.Thread(target=bomb, daemon=True)
         slow.start()
-        time.sleep(1.0)  # the bomb has the only worker by now
         with httpx.Client(timeout=10) as http:
+            # The bomb holds the only worker once a small lint (which needs a worker) is
+            # refused: polled, not slept, so a fast machine cannot finish the bomb unseen.
+            deadline = time.monotonic() + 10
+            while http.post(base + "/api/lint", json={"robots_txt": "User-agent: *\n"}
+                            ).status_code != 429:
+                assert time.monotonic() < deadline, "the lint bomb never took the worker"
+                time.sleep(0.02)
+            refused = http.post(base + "/api/check", json=costly)
             answers = [http.post(base + "/api/check", json=cheap) for _ in range(20)]
             usage = http.post(base + "/api/usage", json=cheap)
-            refused = http.post(base + "/api/check", json=costly)
+            answered = time.monotonic()
+        assert refused.status_code == 429, refused.text
         assert [a.status_code for a in answers] == [200] * 20
         assert answers[0].json()["results"][0]["verdict"]["allowed"] is False  # line 2
         assert usage.status_code == 200, usage.text
-        assert refused.status_code == 429, refused.text
         slow.join(timeout=30)
         assert not slow.is_alive()
+        assert done and done[0] > answered  # the worker was busy the whole time
 
 
 _WATCHER = """
