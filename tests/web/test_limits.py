@@ -177,16 +177,20 @@ def test_cheap_checks_are_answered_while_every_worker_is_busy() -> None:
                 assert time.monotonic() < deadline, "the lint bomb never took the worker"
                 time.sleep(0.02)
             refused = http.post(base + "/api/check", json=costly)
-            answers = [http.post(base + "/api/check", json=cheap) for _ in range(20)]
+            answers, times = [], []
+            for _ in range(20):
+                answers.append(http.post(base + "/api/check", json=cheap))
+                times.append(time.monotonic())
             usage = http.post(base + "/api/usage", json=cheap)
-            answered = time.monotonic()
         assert refused.status_code == 429, refused.text
         assert [a.status_code for a in answers] == [200] * 20
         assert answers[0].json()["results"][0]["verdict"]["allowed"] is False  # line 2
         assert usage.status_code == 200, usage.text
         slow.join(timeout=30)
         assert not slow.is_alive()
-        assert done and done[0] > answered  # the worker was busy the whole time
+        # the worker was still busy when the first cheap answers came (a loaded machine may
+        # finish the bomb before the twentieth)
+        assert done and done[0] > times[4]
 
 
 _WATCHER = """
