@@ -46,7 +46,7 @@ def test_three_commands(tmp_path: Path, warc: Path) -> None:
     out = tmp_path / "v.parquet"
     code, _, err = _run("verdicts", "--robots", str(robots), "--urls", str(urls),
                         "--agent", "GPTBot", "--agent", "Googlebot", "-o", str(out),
-                        "--column", "link", "--workers", "1", "--no-usage")
+                        "--column", "link", "--threads", "1", "--no-usage")
     assert code == 0, err
     rows = {r["link"]: r for r in pq.read_table(out).to_pylist()}
     assert rows["https://a.example/x"]["GPTBot__allowed"] is False  # RFC 9309 2.2.2

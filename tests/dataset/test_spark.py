@@ -36,7 +36,7 @@ def test_spark_and_local_give_the_same_verdicts(spark: Any, corpus_crawl: Crawl,
     pq.write_table(table.take(list(range(0, table.num_rows, 3))), urls)
     local, remote = tmp_path / "local.parquet", tmp_path / "spark.parquet"
     run_verdicts([str(corpus_crawl.robots)], str(urls), str(local), list(AGENTS),
-                 workers=1, usage=False)
+                 threads=1, usage=False)
     run_verdicts([str(corpus_crawl.robots)], str(urls), str(remote), list(AGENTS),
                  engine="spark", spark=spark, usage=False)
     a, b = pq.read_table(local), pq.read_table(remote)
@@ -64,13 +64,13 @@ def test_spark_csv_duplicates_and_missing_origins(spark: Any, tmp_path: Path) ->
     urls.write_text("n,url\n0,https://d.example/old\n1,https://d.example/new\n"
                     "2,http://d.example/new\n3,https://nowhere.example/\n4,not a url\n")
     outs = {}
-    for engine in ("local", "spark"):
+    for engine in ("duckdb", "spark"):
         out = tmp_path / f"{engine}.parquet"
         run_verdicts([str(robots)], str(urls), str(out), ["*"], engine=engine,  # type: ignore[arg-type]
-                     spark=spark, workers=1, usage=False)
+                     spark=spark, threads=1, usage=False)
         outs[engine] = {r["n"]: (r["*__allowed"], r["*__reason"])
                         for r in pq.read_table(out).to_pylist()}
     # the 503 of 09-03 falls back to the 09-02 copy (RFC 9309 2.3.1.4); http is its own origin
-    assert outs["local"] == outs["spark"] == {
+    assert outs["duckdb"] == outs["spark"] == {
         0: (True, "no-matching-rule"), 1: (False, "rule"), 2: (True, "allow-all"),
         3: (None, "no-capture"), 4: (None, "invalid-url")}
