@@ -20,7 +20,17 @@ from .errors import FetchError, InvalidURL, RobotrulesError, StoreError
 from .lint import lint
 
 if _typing.TYPE_CHECKING:
-    from ._model import Finding, Group, Record, RequestRate, Rule, Verdict, VisitTime
+    from ._model import (
+        REASONS,
+        Decisions,
+        Finding,
+        Group,
+        Record,
+        RequestRate,
+        Rule,
+        Verdict,
+        VisitTime,
+    )
     from .aipref import Statement, Usage
 
 __version__ = "0.1.0"
@@ -33,12 +43,14 @@ COMPILED: bool = NATIVE
 
 __all__ = [  # noqa: RUF022 - plain sorted order, as tests/core/test_api.py checks
     "COMPILED",
+    "Decisions",
     "Dialect",
     "FetchError",
     "Finding",
     "Group",
     "InvalidURL",
     "NATIVE",
+    "REASONS",
     "Record",
     "RequestRate",
     "RobotrulesError",
@@ -60,6 +72,8 @@ __all__ = [  # noqa: RUF022 - plain sorted order, as tests/core/test_api.py chec
 # the parser; tests/core/test_import_cost.py keeps it so. The submodules listed were bound by
 # `import robotrules` before, as a side effect.
 _LAZY: dict[str, tuple[str, str | None]] = {
+    "Decisions": ("._model", "Decisions"),
+    "REASONS": ("._model", "REASONS"),
     "Finding": ("._model", "Finding"),
     "Group": ("._model", "Group"),
     "Record": ("._model", "Record"),

@@ -10,13 +10,16 @@ live in :mod:`robotrules._types` and are re-exported here.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from datetime import time
-from typing import Literal, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 from ._types import Dialect, Severity
 
 __all__ = [
+    "REASONS",
+    "Decisions",
     "Dialect",
     "Finding",
     "Group",
@@ -180,3 +183,41 @@ class Verdict:
             "dialect": self.dialect,
             "detail": self.detail,
         }
+
+
+#: The reasons a robots.txt itself gives for a verdict (``Verdict.reason`` without the fetch
+#: outcomes): ``Decisions.reason`` holds an index into this tuple.
+REASONS: Final[tuple[VerdictReason, ...]] = ("rule", "no-matching-rule", "no-group",
+                                             "robots-txt")
+
+
+@dataclass(frozen=True, slots=True)
+class Decisions:
+    """The verdicts of many URLs for one agent (:meth:`robotrules.RobotsTxt.decide_many`), as
+    columns with one entry per URL in input order, each equal to ``explain(url)``'s field:
+
+    ``allowed`` (``array('B')``: 1 allowed, 0 disallowed), ``line`` (``array('q')``: the
+    deciding line, 0 where ``Verdict.line`` is None), ``rule`` (``array('q')``: an index into
+    ``rules``, -1 where no rule decided), ``reason`` (``array('B')``: an index into
+    :data:`REASONS`); ``rules``: the rules referenced, each once. The columns are fresh
+    arrays owned by the caller; the value itself never changes.
+    """
+
+    allowed: array[int]
+    line: array[int]
+    rule: array[int]
+    reason: array[int]
+    rules: tuple[Rule, ...]
+    user_agent: str = "*"
+
+    def __len__(self) -> int:
+        return len(self.allowed)
+
+    def reason_of(self, i: int) -> VerdictReason:
+        """``REASONS[self.reason[i]]``: the reason of the ``i``-th URL's verdict."""
+        return REASONS[self.reason[i]]
+
+    def rule_of(self, i: int) -> Rule | None:
+        """The rule that decided the ``i``-th URL (None where no rule did)."""
+        r = self.rule[i]
+        return None if r < 0 else self.rules[r]

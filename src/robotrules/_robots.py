@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -34,7 +34,16 @@ from ._match import (
 )
 
 if TYPE_CHECKING:
-    from ._model import Finding, Group, Record, RequestRate, Rule, Verdict, VisitTime
+    from ._model import (
+        Decisions,
+        Finding,
+        Group,
+        Record,
+        RequestRate,
+        Rule,
+        Verdict,
+        VisitTime,
+    )
     from ._types import Dialect
     from .aipref import Scope, Usage
 else:  # stand-ins that import the model on first use (issue 15: import robotrules stays light)
@@ -280,6 +289,48 @@ class RobotsTxt(_Base):
         v = Verdict(allow, rule.line, rule, agents, "rule", user_agent, path, dialect,
                     f"line {rule.line} '{rule}' {verb} it ({where})")
         return self._with_preferences(v)
+
+    def decide_many(self, urls: Sequence[str], *, user_agent: str = "*") -> Decisions:
+        """The verdicts of many ``urls`` for one ``user_agent``, as columns
+        (:class:`robotrules.Decisions`): entry ``i`` equals ``explain(urls[i])`` field by
+        field (allowed, line, rule, reason)."""
+        from ._model import REASONS, Decisions
+
+        _check_urls(urls, user_agent)
+        reasons = {r: i for i, r in enumerate(REASONS)}
+        allowed = array("B", bytes(len(urls)))
+        line = array("q", bytes(8 * len(urls)))
+        rule = array("q", [-1]) * len(urls)
+        reason = array("B", bytes(len(urls)))
+        rules: dict[Rule, int] = {}
+        for i, url in enumerate(urls):
+            v = self.explain(url, user_agent=user_agent)
+            allowed[i] = v.allowed
+            line[i] = v.line or 0
+            if v.rule is not None:
+                rule[i] = rules.setdefault(v.rule, len(rules))
+            reason[i] = reasons[v.reason]
+        return Decisions(allowed, line, rule, reason, tuple(rules), user_agent)
+
+    def usage_many(self, urls: Sequence[str], *, user_agent: str = "*"
+                   ) -> dict[str, array[int]]:
+        """:meth:`usage` of many ``urls`` for one ``user_agent``, as columns: per key of
+        :func:`usage_keys` (``crawl`` and every category a robots.txt can
+        state) an ``array('b')`` of 1 (allowed, y), 0 (disallowed, n) or -1 (unstated), one
+        entry per URL in input order, equal to ``usage(urls[i])[key]``."""
+        keys = usage_keys()
+        _check_urls(urls, user_agent)
+        cols = {k: array("b", [-1]) * len(urls) for k in keys}
+        crawl = cols["crawl"]
+        cats = [(k, cols[k]) for k in keys if k != "crawl"]
+        for i, url in enumerate(urls):
+            u = self.usage(url, user_agent=user_agent)
+            crawl[i] = u.crawl
+            for k, col in cats:
+                got = u[k]
+                if got is not None:
+                    col[i] = got
+        return cols
 
     def _with_preferences(self, v: Verdict) -> Verdict:
         """``v`` with the AI usage preferences that apply added to its detail (robotrules.aipref;
@@ -533,6 +584,25 @@ class RobotsTxt(_Base):
     def __repr__(self) -> str:
         count = self._native_directives if self._native_on else len(self._dirs) // 3
         return f"<RobotsTxt dialect={self.dialect!r} size={self.size} directives={count}>"
+
+
+def usage_keys() -> tuple[str, ...]:
+    """The columns of :meth:`RobotsTxt.usage_many`: ``crawl``, then every category a
+    robots.txt's own lines can state (read off :mod:`robotrules.aipref`, their one home)."""
+    from . import aipref
+
+    return ("crawl", *dict.fromkeys((*aipref.AIPREF_LABELS, *aipref.CONTENT_SIGNAL_KEYS)))
+
+
+def _check_urls(urls: Sequence[str], user_agent: str) -> None:
+    """The batch APIs' arguments: a sequence of ``str`` (not one ``str``) and a ``str``."""
+    if isinstance(urls, (str, bytes, bytearray, memoryview)) or not isinstance(urls, Sequence):
+        raise TypeError(f"urls must be a sequence of str, not {type(urls).__name__}")
+    if not isinstance(user_agent, str):
+        raise TypeError(f"user_agent must be str, not {type(user_agent).__name__}")
+    for url in urls:
+        if not isinstance(url, str):
+            raise TypeError(f"urls must hold str, not {type(url).__name__}")
 
 
 def _restore(body: bytes, dialect: Dialect, url: str | None, size: int, pure: bool

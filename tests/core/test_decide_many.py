@@ -1,0 +1,137 @@
+"""``RobotsTxt.decide_many`` and ``usage_many``: the batch answers, column by column.
+
+Their contract (docs/architecture.md, the batch API) is equality with the per-URL answers:
+entry ``i`` of ``decide_many(urls)`` equals ``explain(urls[i])`` field by field (allowed,
+line, rule, reason, Google's empty-rule report included), and ``usage_many(urls)[key][i]``
+equals ``usage(urls[i])[key]`` (``crawl`` for the crawl verdict). The per-URL answers are the
+named source; both peers are checked (:func:`robotrules.parse`, native where built, and
+:func:`robotrules._robots.reference`, the pure core), on the shared corpus and on generated
+files.
+"""
+
+from __future__ import annotations
+
+import random
+from array import array
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import robotrules
+from robotrules import REASONS, Decisions, _robots
+from tests.conftest import SHARED
+from tests.core.gen import QUERY_AGENTS, rand_body, rand_url
+
+CORPUS = sorted(Path(SHARED, "corpus", "sites").glob("*.txt"))
+DIALECTS = ("rfc9309", "google", "1994")
+PEERS = {"parse": robotrules.parse, "reference": _robots.reference}
+AIPREF_LINES = [
+    "Content-Usage: train-ai=n", "Content-Usage: /docs/ train-ai=y, search=n",
+    "Content-Usage: /a*b$ search=y", "Content-Signal: search=yes, ai-train=no",
+    "Content-Signal: ai-input=yes", "Content-Usage: bogus",
+]
+
+
+def _agree(rules: robotrules.RobotsTxt, urls: list[str], agent: str) -> None:
+    got = rules.decide_many(urls, user_agent=agent)
+    assert isinstance(got, Decisions)
+    assert len(got) == len(urls)
+    assert (got.allowed.typecode, got.line.typecode, got.rule.typecode,
+            got.reason.typecode) == ("B", "q", "q", "B")
+    assert len(set(got.rules)) == len(got.rules)  # each rule once
+    for i, url in enumerate(urls):
+        v = rules.explain(url, user_agent=agent)
+        assert bool(got.allowed[i]) == v.allowed, (url, agent)
+        assert got.line[i] == (v.line or 0), (url, agent)
+        assert got.rule_of(i) == v.rule, (url, agent)
+        assert REASONS[got.reason[i]] == v.reason, (url, agent)
+    cols = rules.usage_many(urls, user_agent=agent)
+    assert set(cols) == set(_robots.usage_keys())
+    for col in cols.values():
+        assert col.typecode == "b"
+        assert len(col) == len(urls)
+    for i, url in enumerate(urls):
+        u = rules.usage(url, user_agent=agent)
+        assert cols["crawl"][i] == int(u.crawl), (url, agent)
+        for key in cols:
+            if key != "crawl":
+                want = u[key]
+                assert cols[key][i] == (-1 if want is None else int(want)), (url, agent, key)
+
+
+def _body(rng: random.Random) -> bytes:
+    lines = rand_body(rng).split("\n")
+    for _ in range(rng.randint(0, 3)):
+        lines.insert(rng.randint(0, len(lines)), rng.choice(AIPREF_LINES))
+    return "\n".join(lines).encode("utf-8", "surrogatepass")
+
+
+@pytest.mark.parametrize("peer", PEERS)
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_generated_files_agree_with_explain_and_usage(peer: str, seed: int) -> None:
+    rng = random.Random(seed)
+    body = _body(rng)
+    urls = [rand_url(rng) for _ in range(10)] + ["/robots.txt", "/docs/x", "/aXb"]
+    for dialect in DIALECTS:
+        rules = PEERS[peer](body, dialect)  # type: ignore[operator]
+        for agent in QUERY_AGENTS[:5]:
+            _agree(rules, urls, agent)
+
+
+@pytest.mark.parametrize("peer", PEERS)
+def test_corpus_agrees_with_explain_and_usage(peer: str) -> None:
+    assert CORPUS, f"the shared corpus is missing at {SHARED}"
+    rng = random.Random(20)
+    for f in CORPUS[::25]:
+        body = f.read_bytes()
+        for dialect in DIALECTS:
+            rules = PEERS[peer](body, dialect)  # type: ignore[operator]
+            patterns = [r.pattern for g in rules.groups for r in g.rules][:20]
+            urls = ["/", "/robots.txt", *(p.replace("*", "x").rstrip("$") or "/"
+                                          for p in patterns)]
+            urls += [rand_url(rng) for _ in range(5)]
+            for agent in ("*", "Googlebot", "GPTBot"):
+                _agree(rules, urls, agent)
+
+
+def test_google_empty_rule_report() -> None:
+    """robots.cc reports an empty rule's line though it decides nothing (explain's case)."""
+    for peer in PEERS.values():
+        rules = peer(b"User-agent: *\nDisallow:\nAllow: /x$\n", "google")  # type: ignore[operator]
+        got = rules.decide_many(["/a", "/x"])
+        assert list(got.line) == [2, 3]
+        assert [got.reason_of(i) for i in range(2)] == ["rule", "rule"]
+        assert got.rules[got.rule[0]].pattern == ""
+
+
+def test_peers_give_equal_columns() -> None:
+    rng = random.Random(7)
+    for _ in range(20):
+        body = _body(rng)
+        urls = [rand_url(rng) for _ in range(15)]
+        for dialect in DIALECTS:
+            a = robotrules.parse(body, dialect)
+            b = _robots.reference(body, dialect)
+            for agent in QUERY_AGENTS[:4]:
+                assert a.decide_many(urls, user_agent=agent) == b.decide_many(
+                    urls, user_agent=agent)
+                assert a.usage_many(urls, user_agent=agent) == b.usage_many(
+                    urls, user_agent=agent)
+
+
+def test_arguments_are_checked() -> None:
+    rules = robotrules.parse(b"User-agent: *\nDisallow: /a\n")
+    for bad in ("/a", b"/a", None, 3, ["/a", None], [b"/a"]):
+        with pytest.raises(TypeError):
+            rules.decide_many(bad)  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            rules.usage_many(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        rules.decide_many(["/a"], user_agent=None)  # type: ignore[arg-type]
+    empty = rules.decide_many([])
+    assert len(empty) == 0
+    assert empty.rules == ()
+    assert rules.decide_many(("/a", "/b")).allowed == array("B", [0, 1])
