@@ -66,41 +66,7 @@ _PREFIX = r"^(?P<p>[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s\\]*)(?:[/?#]|$)"
 
 
 def _reasons() -> tuple[str, ...]:
-    return (*getattr(robotrules, "REASONS", _SHIM_REASONS), *EXTRA_REASONS)
-
-
-# TEMPORARY until the kernel branch's batch API is merged (then these go)
-_SHIM_REASONS = ("rule", "no-matching-rule", "no-group", "robots-txt")
-
-
-def _decide_many(rules: Any, urls: list[str], agent: str) -> Any:
-    if hasattr(rules, "decide_many"):
-        return rules.decide_many(urls, user_agent=agent)
-    from array import array
-    from types import SimpleNamespace
-    allowed, line, rule, reason = array("B"), array("q"), array("q"), array("B")
-    seen: dict[Any, int] = {}
-    for url in urls:
-        v = rules.explain(url, user_agent=agent)
-        allowed.append(v.allowed)
-        line.append(v.line or 0)
-        rule.append(seen.setdefault(v.rule, len(seen)) if v.rule is not None else -1)
-        reason.append(_SHIM_REASONS.index(v.reason))
-    return SimpleNamespace(allowed=allowed, line=line, rule=rule, reason=reason,
-                           rules=tuple(seen))
-
-
-def _usage_many(rules: Any, urls: list[str], agent: str) -> dict[str, Any]:
-    if hasattr(rules, "usage_many"):
-        return rules.usage_many(urls, user_agent=agent)  # type: ignore[no-any-return]
-    from array import array
-    out = {k: array("b") for k in USAGE_KEYS}
-    for url in urls:
-        u = rules.usage(url, user_agent=agent)
-        for k in USAGE_KEYS:
-            value = u.crawl if k == "crawl" else u[k]
-            out[k].append(-1 if value is None else int(bool(value)))
-    return out
+    return (*robotrules.REASONS, *EXTRA_REASONS)
 
 
 class RulesCache:
@@ -240,7 +206,7 @@ def evaluate(
         rules = cache.get(origins[g], times[first].value, bodies[first].as_py)
         group_urls = urls.take(pa_.array(rows)).to_pylist()
         for agent, c in zip(agents, cols, strict=True):
-            d = _decide_many(rules, group_urls, agent)
+            d = rules.decide_many(group_urls, user_agent=agent)
             c.known[rows] = True
             c.allowed[rows] = np.frombuffer(d.allowed, np.uint8)
             c.line[rows] = np.frombuffer(d.line, np.int64)
@@ -251,7 +217,7 @@ def evaluate(
                                   for r in d.rules] + [-1], np.int64)
                 c.rule[rows] = remap[local]  # -1 (no rule) picks the appended -1
             if usage:
-                got = _usage_many(rules, group_urls, agent)
+                got = rules.usage_many(group_urls, user_agent=agent)
                 for key in USAGE_KEYS:
                     if key in got:
                         c.usage[key][rows] = np.frombuffer(got[key], np.int8)
