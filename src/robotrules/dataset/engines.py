@@ -45,7 +45,7 @@ from robotrules import Dialect
 
 from ._deps import DatasetError, require
 from ._io import check_robots, url_format
-from .captures import chosen_sql
+from .captures import choose, chosen_sql
 from .kernel import RulesCache, evaluate, output_schema, url_origins
 
 if TYPE_CHECKING:
