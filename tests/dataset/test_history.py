@@ -22,7 +22,8 @@ from ._warcs import Capture, write_warc
 
 SEPT, OCT = "2026-09-01T00:00:00Z", "2026-10-01T00:00:00Z"
 CRAWL_1 = [
-    Capture("https://a.example/robots.txt", 200, b"User-agent: *\nDisallow: /private/\n", when=SEPT),
+    Capture("https://a.example/robots.txt", 200, b"User-agent: *\nDisallow: /private/\n",
+            when=SEPT),
     Capture("https://b.example/robots.txt", 200, b"User-agent: GPTBot\nDisallow: /\n", when=SEPT),
     Capture("https://c.example/robots.txt", 404, when=SEPT),
     Capture("https://d.example/robots.txt", 200, b"User-agent: *\nDisallow:\n", when=SEPT),

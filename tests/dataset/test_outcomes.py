@@ -19,8 +19,7 @@ from click.testing import CliRunner
 
 from robotrules.dataset import DatasetError, read_warcs
 from robotrules.dataset.cli import dataset
-from robotrules.dataset.outcomes import (CATEGORIES, COLUMNS, parse_top, run_outcomes,
-                                         stratum_label)
+from robotrules.dataset.outcomes import CATEGORIES, COLUMNS, parse_top, run_outcomes, stratum_label
 
 from ._warcs import Capture, write_warc
 
@@ -77,7 +76,8 @@ def test_every_category_counted(crawl: tuple[Path, Path], tmp_path: Path) -> Non
     assert list(rows[0])[:len(COLUMNS)] == list(COLUMNS)
     top5, top13 = ({c: int(r[c]) for c in CATEGORIES} for r in rows)
     assert [r["top-k"] for r in rows] == ["5", "13"]
-    assert rows[0]["dt"] == "2026-09-01" and rows[0]["crawl"] == "CC-TEST"
+    assert rows[0]["dt"] == "2026-09-01"
+    assert rows[0]["crawl"] == "CC-TEST"
     assert top5 == {"No robots.txt capture": 0, "HTTP forbidden": 1, "HTTP defer visits": 1,
                     "HTTP allow all": 0, "HTTP redirect not resolved": 0,
                     "MIME not a robots.txt": 1, "Robots.txt no rules": 1,

@@ -97,6 +97,6 @@ def choose(table: pa.Table) -> pa.Table:
     try:
         con.register("captures", table)
         result = con.sql(chosen_sql("captures")).to_arrow_table()
-        return result.cast(table.schema)  # type: ignore[no-any-return]
+        return result.cast(table.schema)
     finally:
         con.close()

@@ -142,7 +142,7 @@ def signals_of(rules: RobotsTxt, policy: frozenset[str] | None = None
     if named:
         from robotrules.lint import access_of
         out["policy-token"] = {"*": True, "disallow": any(
-            access_of(rules, g) == "blocked" for g in named)}
+            access_of(g.rules, rules.dialect)[0] == "blocked" for g in named)}
     return out
 
 

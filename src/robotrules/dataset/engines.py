@@ -151,7 +151,8 @@ def _name(files: Sequence[str]) -> str:
     return files[0] if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more)"
 
 
-def _origin_udf(con: Any, progress: Progress | None, total: int | None) -> None:
+def _origin_udf(con: Any, progress: Progress | None, total: int | None) -> list[int]:
+    """Registers ``rr_origin``; the list returned counts the URLs it has seen."""
     seen = [0]
 
     def origins(urls: Any) -> Any:
@@ -163,6 +164,7 @@ def _origin_udf(con: Any, progress: Progress | None, total: int | None) -> None:
 
     con.create_function("rr_origin", origins, ["VARCHAR"], "VARCHAR", type="arrow",
                         null_handling="special", side_effects=True)
+    return seen
 
 
 def _q(name: str) -> str:
@@ -189,7 +191,7 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             source = f"(SELECT {', '.join(_ROBOTS_READ)} FROM read_parquet(?))"
             con.execute("CREATE TABLE chosen AS SELECT row_number() OVER (ORDER BY origin) "
                         f"AS rid, * FROM ({chosen_sql(source)}) ORDER BY origin", [list(robots)])
-            _origin_udf(con, progress, total)
+            seen = _origin_udf(con, progress, total)
             cols = ", ".join(f"u.{_q(c)}" for c in rel.columns)
             stream = con.sql(
                 f"SELECT {cols}, u.origin, c.outcome AS robots_outcome, "
@@ -224,7 +226,8 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
                 writer.write_batch(result)
                 done += batch.num_rows
                 if progress is not None:
-                    progress("verdicts", done, total if total is not None else None)
+                    # the sort has read every URL before the first batch: the count is whole
+                    progress("verdicts", done, total if total is not None else seen[0])
             if writer is None:  # no URL at all: an empty table with the right columns
                 schema = output_schema(_joined_schema(rel, con), agents, usage=usage)
                 writer = pq.ParquetWriter(partial, schema, compression="zstd")

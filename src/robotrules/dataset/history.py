@@ -111,7 +111,7 @@ def _groups(rules: RobotsTxt | None) -> dict[tuple[str, ...], tuple[str, int]]:
             for g in rules.groups}
 
 
-def _said(value: bool | None | str) -> str:
+def _said(value: bool | str | None) -> str:
     return {True: "yes", False: "no", None: "unknown"}.get(value, str(value))  # type: ignore[arg-type]
 
 
@@ -230,7 +230,7 @@ def run_history(robots: Sequence[str], out_dir: str | os.PathLike[str], *,
                 "origins": n, "blocked": blocked[(label, agent)],
                 "blocked_share": blocked[(label, agent)] / n if n else 0.0,
                 "gained": moved[(label, agent, "gained")], "lost": moved[(label, agent, "lost")]})
-    groups = sorted({g for a in tokens if (k := by_token.get(a)) for g in purposes_of(k)})
+    groups = sorted({g for a in tokens if (ka := by_token.get(a)) for g in purposes_of(ka)})
     purpose_rows = [{"crawl": label, "purpose": g, "origins": origins[label],
                      "blocked": purpose_blocked[(label, g)],
                      "blocked_share": (purpose_blocked[(label, g)] / origins[label]

@@ -38,6 +38,7 @@ import hashlib
 import os
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -130,7 +131,7 @@ def read_ranks(path: str) -> list[tuple[int, str]]:
         raise DatasetError(f"no such ranks file: {path}")
     out: list[tuple[int, str]] = []
     with open(path, newline="", encoding="utf-8", errors="replace") as f:
-        rows = csv.reader(f)
+        rows: Iterator[list[str]] = csv.reader(f)
         first = next(rows, None)
         if first is None:
             raise DatasetError(f"{path}: empty ranks file")
