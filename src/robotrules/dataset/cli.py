@@ -95,7 +95,7 @@ def dataset(ctx: click.Context) -> None:
         click.echo(ctx.get_help())
 
 
-@dataset.command("robots")
+@dataset.command("robots", short_help="robots.txt captures of WARC files into robots.parquet")
 @click.argument("warcs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="robots.parquet to write")
@@ -118,7 +118,7 @@ def robots_cmd(warcs: tuple[str, ...], output: str) -> None:
         click.echo(line, err=True)
 
 
-@dataset.command("verdicts")
+@dataset.command("verdicts", short_help="per-agent verdicts for every URL of URL files")
 @click.option("--robots", "robots", required=True, multiple=True,
               help="robots.parquet or a glob (repeatable: one crawl)")
 @click.option("--urls", "urls", required=True, multiple=True,
@@ -158,7 +158,7 @@ def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[s
         click.echo(f"verdicts -> {output} (spark)", err=True)
 
 
-@dataset.command("census")
+@dataset.command("census", short_help="per crawler and purpose: who blocks it; usage signals")
 @click.option("--robots", "robots", required=True, multiple=True,
               help="robots.parquet of a crawl, as PATH or LABEL=PATH (repeat for a trend)")
 @click.option("--purpose", default=None, help="only the crawlers of this purpose (e.g. training)")
@@ -186,7 +186,7 @@ def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
         click.echo(str(path))
 
 
-@dataset.command("outcomes")
+@dataset.command("outcomes", short_help="Common Crawl's outcome table, with RFC 9309's")
 @click.option("--robots", "robots", required=True, multiple=True,
               help="robots.parquet of a crawl, as PATH or LABEL=PATH (repeatable)")
 @click.option("--ranks", required=True, type=click.Path(dir_okay=False),
@@ -211,7 +211,7 @@ def outcomes_cmd(robots: tuple[str, ...], ranks: str, top: str, dates: tuple[str
         click.echo(str(path))
 
 
-@dataset.command("history")
+@dataset.command("history", short_help="what changed per origin between crawls")
 @click.option("--robots", "robots", required=True, multiple=True,
               help="robots.parquet of a crawl, LABEL=PATH, oldest first (two or more)")
 @click.option("--agent", "agents", multiple=True,

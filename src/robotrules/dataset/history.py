@@ -83,7 +83,7 @@ class _Reader:
         """(parsed file or None, {agent: [(allowed, line, rule) per path]}) of one capture."""
         if outcome != "rules":
             allowed = outcome == "allow-all"
-            fixed = {a: [(allowed, None, outcome)] * len(self.paths) for a in self.agents}
+            fixed = {a: [(allowed, None, None)] * len(self.paths) for a in self.agents}
             return None, fixed
         digest = hashlib.blake2b(origin.encode() + b"\0" + (body or b""),
                                  digest_size=16).digest()
