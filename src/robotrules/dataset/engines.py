@@ -182,6 +182,8 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
     run = VerdictRun("duckdb", files=len(urls))
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
+    if scratch_dir:
+        os.makedirs(scratch_dir, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="robotrules-verdicts-", dir=scratch_dir) as tmp:
         con = connect(threads, memory_limit, os.path.join(tmp, "spill"))
         partial = target.parent / f".{target.name}.{os.getpid()}.partial"
