@@ -46,7 +46,7 @@ def test_local_engine_agrees_with_parse_on_thousands_of_verdicts(
         corpus_crawl: Crawl, tmp_path: Path) -> None:
     out = tmp_path / "verdicts.parquet"
     run = run_verdicts([str(corpus_crawl.robots)], str(corpus_crawl.urls), str(out),
-                       list(AGENTS), threads=2, usage=False)
+                       list(AGENTS), threads=2, workers=2, usage=False)
     table = pq.read_table(out)
     assert table.num_rows == pq.read_metadata(corpus_crawl.urls).num_rows == run.urls
     assert sorted(table.column("n").to_pylist()) == list(range(table.num_rows))

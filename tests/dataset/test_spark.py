@@ -1,4 +1,5 @@
-"""The Spark engine on a real local Spark (``local[2]``): the same output as the local engine.
+"""The Spark engine on a real local Spark (``local[2]``): the same output as the DuckDB engine,
+verdict and usage columns included.
 
 One SparkSession for the module (starting the JVM is most of the cost). Skipped, with the
 reason, only where java or pyspark is missing.
@@ -13,10 +14,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from robotrules.dataset import run_verdicts
+from robotrules.dataset.kernel import USAGE_KEYS
 
 from .conftest import AGENTS, Crawl
 
-_VERDICT_COLUMNS = ("allowed", "line", "rule", "reason")
+_VERDICT_COLUMNS = ("allowed", "line", "rule", "reason", *USAGE_KEYS)
 
 
 def _normal(table: pa.Table) -> list[tuple[Any, ...]]:
@@ -28,17 +30,17 @@ def _normal(table: pa.Table) -> list[tuple[Any, ...]]:
     return sorted(zip(*(cols[n] for n in names), times, strict=True))
 
 
-def test_spark_and_local_give_the_same_verdicts(spark: Any, corpus_crawl: Crawl,
+def test_spark_and_duckdb_give_the_same_verdicts(spark: Any, corpus_crawl: Crawl,
                                                 tmp_path: Path) -> None:
     # every 3rd URL: all 80 origins, ~1,100 URLs x 5 agents (the JVM round trips cost the time)
     urls = tmp_path / "urls.parquet"
     table = pq.read_table(corpus_crawl.urls)
     pq.write_table(table.take(list(range(0, table.num_rows, 3))), urls)
-    local, remote = tmp_path / "local.parquet", tmp_path / "spark.parquet"
+    local, remote = tmp_path / "duckdb.parquet", tmp_path / "spark.parquet"
     run_verdicts([str(corpus_crawl.robots)], str(urls), str(local), list(AGENTS),
-                 threads=1, usage=False)
+                 threads=2, usage=True)
     run_verdicts([str(corpus_crawl.robots)], str(urls), str(remote), list(AGENTS),
-                 engine="spark", spark=spark, usage=False)
+                 engine="spark", spark=spark, usage=True)
     a, b = pq.read_table(local), pq.read_table(remote)
     assert a.num_rows == b.num_rows
     assert set(a.schema.names) == set(b.schema.names)

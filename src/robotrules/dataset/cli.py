@@ -132,6 +132,8 @@ def robots_cmd(warcs: tuple[str, ...], output: str) -> None:
 @click.option("--threads", type=click.IntRange(1), default=None,
               help="DuckDB threads (default: CPU count)")
 @click.option("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB (spills beyond)")
+@click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
+              help="processes running the kernel (DuckDB's threads read, join and sort)")
 @click.option("--scratch-dir", type=click.Path(file_okay=False), default=None,
               help="where DuckDB spills (default: the system's temporary directory)")
 @click.option("--dialect", type=click.Choice(["rfc9309", "google", "1994"]), default="rfc9309",
@@ -140,8 +142,8 @@ def robots_cmd(warcs: tuple[str, ...], output: str) -> None:
               help="add the AI usage-preference columns (default: on)")
 def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[str, ...],
                  output: str, engine: str, column: str, threads: int | None,
-                 memory_limit: str | None, scratch_dir: str | None, dialect: str,
-                 usage: bool | None) -> None:
+                 memory_limit: str | None, workers: int, scratch_dir: str | None,
+                 dialect: str, usage: bool | None) -> None:
     """Per-agent verdicts (allowed, deciding line, rule, reason) for every URL of URL files."""
     with _errors():
         from .engines import run_verdicts
@@ -149,7 +151,7 @@ def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[s
             run = run_verdicts(list(robots), list(urls), output, list(agents),
                                engine=engine, url_column=column,  # type: ignore[arg-type]
                                usage=usage, dialect=dialect,  # type: ignore[arg-type]
-                               threads=threads, memory_limit=memory_limit,
+                               threads=threads, memory_limit=memory_limit, workers=workers,
                                scratch_dir=scratch_dir, progress=progress)
     if run.engine == "duckdb":
         click.echo(f"{run.urls} URLs x {len(agents)} agents -> {output} "

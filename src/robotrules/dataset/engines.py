@@ -174,10 +174,8 @@ def _q(name: str) -> str:
 def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequence[str],
             column: str, usage: bool, dialect: Dialect, threads: int | None,
             memory_limit: str | None, progress: Progress | None,
-            scratch_dir: str | None) -> VerdictRun:
-    pa_ = require("pyarrow")
+            scratch_dir: str | None, workers: int) -> VerdictRun:
     pq = require("pyarrow.parquet")
-    np = require("numpy")
     duckdb = require("duckdb")
     run = VerdictRun("duckdb", files=len(urls))
     target = Path(out)
@@ -205,28 +203,23 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             cache = RulesCache(dialect, size=64)
             writer = None
             done = 0
-            for batch in stream:
-                rid = batch.column("__rid")
-                ids = rid.drop_null()
-                if len(ids):
-                    lo, hi = int(ids[0].as_py()), int(ids[-1].as_py())
-                    got = bodies.sql("SELECT rid, body FROM chosen WHERE rid BETWEEN ? AND ? "
-                                     "ORDER BY rid", params=[lo, hi]).to_arrow_table()
-                    where = np.searchsorted(got.column("rid").to_numpy(),
-                                            rid.fill_null(lo).to_numpy(zero_copy_only=False))
-                    body = pa_.DictionaryArray.from_arrays(
-                        pa_.array(where.astype(np.int32), mask=rid.is_null().to_numpy(
-                            zero_copy_only=False)), got.column("body").combine_chunks())
-                else:
-                    body = pa_.nulls(batch.num_rows, pa_.binary())
-                joined = pa_.RecordBatch.from_arrays(
-                    [*batch.columns[:-1], body],
-                    names=[*batch.schema.names[:-1], "robots_body"])
-                result = evaluate(joined, agents, url_column=column, usage=usage, cache=cache)
+
+            def joined_batches() -> Iterator[pa.RecordBatch]:
+                for batch in stream:
+                    yield _with_bodies(batch, bodies)
+
+            pool_parses = [0]
+            if workers > 1:
+                results = _pool_evaluate(joined_batches(), workers, agents, column, usage,
+                                         dialect, pool_parses)
+            else:
+                results = (evaluate(b, agents, url_column=column, usage=usage, cache=cache)
+                           for b in joined_batches())
+            for result in results:
                 if writer is None:
                     writer = pq.ParquetWriter(partial, result.schema, compression="zstd")
                 writer.write_batch(result)
-                done += batch.num_rows
+                done += result.num_rows
                 if progress is not None:
                     # the sort has read every URL before the first batch: the count is whole
                     progress("verdicts", done, total if total is not None else seen[0])
@@ -235,7 +228,7 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
                 writer = pq.ParquetWriter(partial, schema, compression="zstd")
             writer.close()
             os.replace(partial, target)
-            run.urls, run.parses = done, cache.parses
+            run.urls, run.parses = done, cache.parses + pool_parses[0]
         except duckdb.Error as exc:
             raise DatasetError(_one_line(exc)) from exc
         finally:
@@ -243,6 +236,67 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
                 partial.unlink()
             con.close()
     return run
+
+
+def _with_bodies(batch: pa.RecordBatch, bodies: Any) -> pa.RecordBatch:
+    """A joined batch (``__rid`` last) with its ``robots_body`` read from ``chosen``: one range
+    read (the batch is in origin order, ``rid`` numbers origins in that order), the bodies a
+    dictionary column (each file once per batch)."""
+    pa_ = require("pyarrow")
+    np = require("numpy")
+    rid = batch.column("__rid")
+    ids = rid.drop_null()
+    if len(ids):
+        lo, hi = int(ids[0].as_py()), int(ids[-1].as_py())
+        got = bodies.sql("SELECT rid, body FROM chosen WHERE rid BETWEEN ? AND ? ORDER BY rid",
+                         params=[lo, hi]).to_arrow_table()
+        where = np.searchsorted(got.column("rid").to_numpy(),
+                                rid.fill_null(lo).to_numpy(zero_copy_only=False))
+        body = pa_.DictionaryArray.from_arrays(
+            pa_.array(where.astype(np.int32), mask=rid.is_null().to_numpy(zero_copy_only=False)),
+            got.column("body").combine_chunks())
+    else:
+        body = pa_.nulls(batch.num_rows, pa_.binary())
+    return pa_.RecordBatch.from_arrays([*batch.columns[:-1], body],
+                                       names=[*batch.schema.names[:-1], "robots_body"])
+
+
+_WORKER_CACHE: dict[str, RulesCache] = {}
+
+
+def _evaluate_task(batch: pa.RecordBatch, agents: Sequence[str], column: str, usage: bool,
+                   dialect: Dialect) -> tuple[pa.RecordBatch, int]:
+    """Worker process: the kernel on one batch with the process's parse cache; the batch and
+    the files parsed for it."""
+    cache = _WORKER_CACHE.setdefault(dialect, RulesCache(dialect, size=64))
+    before = cache.parses
+    return evaluate(batch, agents, url_column=column, usage=usage, cache=cache), \
+        cache.parses - before
+
+
+def _pool_evaluate(batches: Iterator[pa.RecordBatch], workers: int, agents: Sequence[str],
+                   column: str, usage: bool, dialect: Dialect, parses: list[int]
+                   ) -> Iterator[pa.RecordBatch]:
+    """The kernel over ``batches`` in ``workers`` processes, results in input order, at most
+    2 x workers batches in flight (Arrow batches pickle as their buffers)."""
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        pending: list[Future[tuple[pa.RecordBatch, int]]] = []
+
+        def take(f: Future[tuple[pa.RecordBatch, int]]) -> pa.RecordBatch:
+            batch, parsed = f.result()
+            parses[0] += parsed
+            return batch
+
+        for batch in batches:
+            pending.append(pool.submit(_evaluate_task, batch, list(agents), column, usage,
+                                       dialect))
+            if len(pending) >= 2 * workers:
+                yield take(pending.pop(0))
+        for f in pending:
+            yield take(f)
 
 
 def _joined_schema(rel: Any, con: Any) -> pa.Schema:
@@ -266,6 +320,7 @@ def run_verdicts(
     dialect: Dialect = "rfc9309",
     threads: int | None = None,
     memory_limit: str | None = None,
+    workers: int = 1,
     spark: Any = None,
     progress: Progress | None = None,
     scratch_dir: str | None = None,
@@ -274,8 +329,10 @@ def run_verdicts(
 
     ``urls``: one or more files or globs (Parquet, CSV with a header line, JSON Lines).
     ``usage=None`` adds the usage-preference columns. ``threads`` and ``memory_limit`` (e.g.
-    ``"4GB"``) are DuckDB's; ``spark`` is a SparkSession (one on ``local[*]`` is made when
-    None). ``progress`` is called as ``progress(phase, rows_done, total_or_None)``.
+    ``"4GB"``) are DuckDB's; ``workers`` > 1 runs the kernel in that many processes (DuckDB's
+    threads read, join and sort; the kernel is Python); ``spark`` is a SparkSession (one on
+    ``local[*]`` is made when None). ``progress`` is called as
+    ``progress(phase, rows_done, total_or_None)``.
     """
     if not agents:
         raise DatasetError("give at least one --agent")
@@ -285,7 +342,7 @@ def run_verdicts(
     url_files = expand([urls] if isinstance(urls, str) else list(urls), "URL file")
     if engine == "duckdb":
         return _duckdb(robot_files, url_files, out, agents, url_column, use, dialect, threads,
-                       memory_limit, progress, scratch_dir)
+                       memory_limit, progress, scratch_dir, workers)
     if engine == "spark":
         con = connect()
         try:
