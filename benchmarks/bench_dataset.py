@@ -8,9 +8,9 @@ Measures, on data generated here from the shared corpus of real robots.txt files
   verdicts per second with line, rule and reason; with the usage columns too; the core's plain
   loop (``is_allowed`` per URL and agent) and its batch API alone (``decide_many``) in the same
   run, for the ratios;
-* the DuckDB engine end to end (read, origins, join, sort, kernel, Parquet) on 1 and 2 threads,
-  each run in its own process for its peak RSS; with ``--spark``, Spark ``local[1]`` and
-  ``local[2]``;
+* the DuckDB engine end to end (read, origins, join, sort, kernel, Parquet) on 1 and 2 threads
+  (with as many kernel processes), each run in its own process for its peak RSS and its kernel
+  processes' peak; with ``--spark``, Spark ``local[1]`` and ``local[2]``;
 * census: origins per second per core (every crawler of the registry assessed per origin);
 * extrapolations: a 50-million-capture crawl and a 3-billion-URL verdict run.
 
@@ -239,9 +239,11 @@ from robotrules.dataset import run_verdicts
 robots, urls, out, threads = sys.argv[1:5]
 t = time.perf_counter()
 run = run_verdicts([robots], urls, out, {agents!r}, threads=int(threads), usage=False,
-                   scratch_dir={scratch!r})
+                   workers=int(threads), scratch_dir={scratch!r})
 print(json.dumps({{"seconds": time.perf_counter() - t, "parses": run.parses,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "workers_peak_rss_mb":
+                      resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}}))
 """
 
 
@@ -394,9 +396,11 @@ def main() -> None:
             r = json.loads(done.stdout.strip().splitlines()[-1])
             r["verdicts_per_s"] = verdicts / r["seconds"]
             res["duckdb"][threads] = r
-            print(f"duckdb, {threads} thread(s): {verdicts:,} verdicts in {r['seconds']:.1f} s "
+            print(f"duckdb, {threads} thread(s) and kernel process(es): {verdicts:,} verdicts in "
+                  f"{r['seconds']:.1f} s "
                   f"= {r['verdicts_per_s']:,.0f}/s end to end; {r['parses']} parses; "
-                  f"peak RSS {r['peak_rss_mb']:.0f} MB", flush=True)
+                  f"peak RSS {r['peak_rss_mb']:.0f} MB (kernel processes: "
+                  f"{r['workers_peak_rss_mb']:.0f} MB each at most)", flush=True)
 
         if not args.no_census:
             secs_c, census = timed(run_census, [str(robots)], tmp / "census", workers=1)
