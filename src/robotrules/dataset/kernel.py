@@ -190,8 +190,10 @@ def evaluate(
         g = int(group_of[order[s]])
         if g < 0:
             continue
-        rows = order[s:e]
-        first = int(rows[0])
+        rows: Any = order[s:e]
+        first, last = int(rows[0]), int(rows[-1])
+        if last - first == e - s - 1:  # one run of rows (batches come sorted by origin)
+            rows = slice(first, last + 1)
         outcome = outcomes[first].as_py()
         if outcome is None or outcome != "rules":
             why = "no-capture" if outcome is None else outcome
@@ -204,7 +206,8 @@ def evaluate(
                         c.usage["crawl"][rows] = int(why == "allow-all")
             continue
         rules = cache.get(origins[g], times[first].value, bodies[first].as_py)
-        group_urls = urls.take(pa_.array(rows)).to_pylist()
+        group_urls = (urls.slice(first, e - s) if isinstance(rows, slice)
+                      else urls.take(pa_.array(rows))).to_pylist()
         for agent, c in zip(agents, cols, strict=True):
             d = rules.decide_many(group_urls, user_agent=agent)
             c.known[rows] = True
