@@ -319,6 +319,8 @@ def main() -> None:
     ap.add_argument("--kernel-sample", type=int, default=300_000,
                     help="URLs of the one-core kernel measurement (default 300,000)")
     ap.add_argument("--spark", action="store_true", help="also Spark local[1] vs local[2]")
+    ap.add_argument("--spark-only", action="store_true",
+                    help="only the Spark runs (after the ingest), e.g. to add them to a run")
     ap.add_argument("--price", type=float, default=0.05,
                     help="USD per vCPU-hour for the extrapolation (default: 0.05, on-demand "
                          "general-purpose cloud instances are ~0.04-0.05)")
@@ -377,19 +379,23 @@ def main() -> None:
         build_urls(urls, args.urls, args.origins, rng)
         verdicts = args.urls * len(AGENTS)
 
-        k = kernel_rates(robots, urls, min(args.kernel_sample, args.urls))
+        if args.spark_only:
+            args.spark, args.no_census = True, True
+        k = ({} if args.spark_only
+             else kernel_rates(robots, urls, min(args.kernel_sample, args.urls)))
         res["kernel"] = k
-        print(f"kernel, 1 core, {k['verdicts']:,} verdicts (native core: {k['native']}): "
-              f"{k['kernel']:,.0f}/s with line, rule, reason; {k['kernel_usage']:,.0f}/s with "
-              f"usage columns; core plain loop (is_allowed) {k['plain_loop']:,.0f}/s, "
-              f"decide_many alone {k['decide_many']:,.0f}/s, usage_many alone "
-              f"{k['usage_many']:,.0f}/s; kernel / plain loop = "
-              f"1/{k['plain_loop'] / k['kernel']:.1f}, with usage "
-              f"1/{k['plain_loop'] / k['kernel_usage']:.1f}", flush=True)
+        if k:
+            print(f"kernel, 1 core, {k['verdicts']:,} verdicts (native core: {k['native']}): "
+                  f"{k['kernel']:,.0f}/s with line, rule, reason; {k['kernel_usage']:,.0f}/s "
+                  f"with usage columns; core plain loop (is_allowed) {k['plain_loop']:,.0f}/s, "
+                  f"decide_many alone {k['decide_many']:,.0f}/s, usage_many alone "
+                  f"{k['usage_many']:,.0f}/s; kernel / plain loop = "
+                  f"1/{k['plain_loop'] / k['kernel']:.1f}, with usage "
+                  f"1/{k['plain_loop'] / k['kernel_usage']:.1f}", flush=True)
 
         res["duckdb"] = {}
         code = _ENGINE_RUN.format(agents=list(AGENTS), scratch=str(tmp))
-        for threads in (1, 2):
+        for threads in () if args.spark_only else (1, 2):
             out = tmp / f"d{threads}.parquet"
             done = subprocess.run([sys.executable, "-c", code, str(robots), str(urls), str(out),
                                    str(threads)], capture_output=True, text=True, check=True)
@@ -397,9 +403,8 @@ def main() -> None:
             r["verdicts_per_s"] = verdicts / r["seconds"]
             res["duckdb"][threads] = r
             print(f"duckdb, {threads} thread(s) and kernel process(es): {verdicts:,} verdicts in "
-                  f"{r['seconds']:.1f} s "
-                  f"= {r['verdicts_per_s']:,.0f}/s end to end; {r['parses']} parses; "
-                  f"peak RSS {r['peak_rss_mb']:.0f} MB (kernel processes: "
+                  f"{r['seconds']:.1f} s = {r['verdicts_per_s']:,.0f}/s end to end; "
+                  f"{r['parses']} parses; peak RSS {r['peak_rss_mb']:.0f} MB (kernel processes: "
                   f"{r['workers_peak_rss_mb']:.0f} MB each at most)", flush=True)
 
         if not args.no_census:
@@ -427,6 +432,10 @@ def main() -> None:
                       "start-up)", flush=True)
 
     # --- extrapolations ----------------------------------------------------------------
+    if args.spark_only:
+        if args.json:
+            args.json.write_text(json.dumps(res, indent=2, default=str))
+        return
     captures = 50_000_000
     ingest_ch = captures / res["ingest"]["records_per_s_core"] / 3600
     census_ch = (captures / res["census"]["origins_per_s_core"] / 3600

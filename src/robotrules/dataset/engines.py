@@ -26,7 +26,8 @@ Python thread. Memory: DuckDB's limit, plus one batch and its bodies. Output row
 order, not the input's: keep an id column if order matters.
 
 ``spark`` joins with Spark SQL and runs the kernel through ``mapInArrow``; the duplicate rule
-runs per origin through ``groupBy("origin").applyInArrow`` (the same query on each group).
+runs once per partition of the robots rows repartitioned by origin (``mapInArrow``, the same
+DuckDB query on the partition's rows: every capture of an origin is in one partition).
 Nothing is collected on the driver: the executors write a Parquet directory at ``out``.
 """
 
@@ -386,8 +387,12 @@ def _python() -> str:
     return sys.executable
 
 
-def _choose_group(table: pa.Table) -> pa.Table:
-    return choose(table)
+def _choose_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The duplicate rule over one partition (all captures of its origins)."""
+    pa_ = require("pyarrow")
+    parts = list(batches)
+    if parts:
+        yield from choose(pa_.Table.from_batches(parts)).to_batches()
 
 
 def _add_origin(column: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
@@ -435,7 +440,7 @@ def _spark(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequenc
 
     session = spark if spark is not None else spark_session()
     raw = session.read.parquet(*robots).select(*_ROBOTS_READ)
-    chosen = raw.groupBy("origin").applyInArrow(_choose_group, raw.schema)
+    chosen = raw.repartition("origin").mapInArrow(_choose_partition, raw.schema)
     right = chosen.select(
         "origin", F.col("outcome").alias("robots_outcome"),
         F.col("fetch_time").alias("robots_fetch_time"), F.col("body").alias("robots_body"))
@@ -451,7 +456,8 @@ def _spark(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequenc
     joined = with_origin.join(right, on="origin", how="left").select(
         *left.columns, "origin", "robots_outcome", "robots_fetch_time", "robots_body")
     schema = output_schema(to_arrow_schema(joined.schema, timezone="UTC"), agents, usage=usage)
-    result = joined.mapInArrow(_kernel(agents, column, usage, dialect), from_arrow_schema(schema))
+    result = joined.sortWithinPartitions("origin").mapInArrow(
+        _kernel(agents, column, usage, dialect), from_arrow_schema(schema))
     partial = f"{out.rstrip(os.sep)}.partial"
     if os.path.isdir(partial):
         shutil.rmtree(partial)
