@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-# cython: initializedcheck=False, nonecheck=False, infer_types=False, legacy_implicit_noexcept=True
+# cython: initializedcheck=False, nonecheck=False, infer_types=False
 """The native kernels (Cython): tokenizer, group index, matcher build and match, in C.
 
 The pure-Python core is the reference: this module gives the same answers, faster, for the
@@ -37,13 +37,13 @@ under their rarest run of 4, 2 or 1 literal bytes (:c:type:`LitIndex`): the same
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.ref cimport Py_DECREF, Py_INCREF, PyObject
-from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memchr, memcmp, memcpy, memset
 
 from array import array
 
-from . import _compile, _dialects, _directives, _token, _tokenize, _url
+from . import _compile, _dialects, _directives, _match, _token, _tokenize, _url
 
 cdef extern from "string.h":
     void* memmem(const void* hay, size_t hn, const void* needle, size_t nn) nogil
@@ -70,7 +70,8 @@ cdef enum:
     STAR = 2
     WILD = 3
     LINEAR_MAX = 16
-    NATIVE_MAX = 1 << 28  # bodies up to 256 MiB (offsets in 32 bits, directives in 28)
+    NATIVE_MAX = 1 << 28  # bodies up to 256 MiB (offsets in 32 bits, directives in 28);
+                          # a longer body is read by the pure peer
     LIT_MIN = 48      # longer lists of wildcard rules get a literal index:
     LIT_NOW = 512     # at once when this long, or on a path this long,
     LIT_PATH = 256
@@ -97,7 +98,20 @@ cdef enum:
 assert KIND_SHIFT == _tokenize.KIND_SHIFT and MAX_LINE == _tokenize.MAX_LINE
 assert INDEX_BITS == _compile.INDEX_MASK.bit_length()
 
+# Integer widths (issue 20, "safe by construction"): a body holds at most NATIVE_MAX bytes, so
+# every offset into it, every directive index (< NATIVE_MAX / 3 < 2 ** INDEX_BITS) and every
+# line number fits 32 bits; a value is at most MAX_LINE bytes (robots.cc's line cap), and its
+# normal form at most PATTERN_GROWTH times that (measured off the dialects' normalisers by
+# _init_fast_patterns), so every pattern length, literal-prefix length and priority fits 32
+# bits too (priorities are clamped as robotrules._match clamps them). Each distinct rule is
+# normalised once per file (Doc.pat_memo), so the normalised bodies of a file (Pats) hold at
+# most (2 * PATTERN_GROWTH + 1) * NATIVE_MAX bytes (a companion rule each): below 2 ** 32,
+# checked at start-up and again by pats_commit. Counts of rules, entries and nodes are below
+# the number of directives. Lengths handed in from Python (paths, agents) are Py_ssize_t.
 cdef int64_t RANKS = 1 << 24
+cdef uint32_t MAX_PRIO = _match._MAX_PRIORITY
+assert RANKS == _match._RANKS
+cdef Py_ssize_t PATTERN_GROWTH = 0  # measured on first use (_init_fast_patterns)
 cdef int64_t NO_MATCH = (<int64_t>1 << 60) | (<int64_t>1 << INDEX_BITS)
 cdef int64_t ALLOW_BIT = <int64_t>1 << INDEX_BITS
 cdef uint32_t NO_PLAIN = 0xFFFFFFFFu
@@ -108,13 +122,33 @@ cdef tuple _NAMES = ("rfc9309", "google", "1994")
 
 cdef const char* _HEX = b"0123456789ABCDEF"
 
+# the bytes the kernels look for, by name (ASCII; checked against the characters below)
+cdef enum:
+    C_NUL = 0
+    C_TAB = 9          # '\t'
+    C_LF = 10          # '\n'
+    C_CR = 13          # '\r'
+    C_SPACE = 32       # ' '
+    C_HASH = 35        # '#'
+    C_DOLLAR = 36      # '$'
+    C_PERCENT = 37     # '%'
+    C_STAR = 42        # '*'
+    C_SLASH = 47       # '/'
+    C_COLON = 58       # ':'
+    C_SEMICOLON = 59   # ';'
+    C_QUESTION = 63    # '?'
+    ASCII_CASE = 0x20  # the bit that makes an ASCII letter lower-case
 
-cdef inline int hexval(unsigned char c) nogil:
-    if 48 <= c <= 57:
-        return c - 48
-    c |= 32
-    if 97 <= c <= 102:
-        return c - 87
+assert [C_NUL, C_TAB, C_LF, C_CR, C_SPACE, C_HASH, C_DOLLAR, C_PERCENT, C_STAR, C_SLASH,
+        C_COLON, C_SEMICOLON, C_QUESTION] == [ord(c) for c in "\0\t\n\r #$%*/:;?"]
+
+
+cdef inline int hexval(unsigned char c) noexcept nogil:
+    if c'0' <= c <= c'9':
+        return c - c'0'
+    c |= ASCII_CASE
+    if c'a' <= c <= c'f':
+        return c - c'a' + 10
     return -1
 
 
@@ -228,13 +262,13 @@ cdef int vec_push(U32Vec* v, uint32_t x) except -1:
     return 0
 
 
-cdef inline void vec_move(U32Vec* dst, U32Vec* src):
+cdef inline void vec_move(U32Vec* dst, U32Vec* src) noexcept:
     """Hand ``src``'s buffer over to ``dst`` (``src`` is left empty: freeing it is a no-op)."""
     dst[0] = src[0]
     memset(src, 0, sizeof(U32Vec))
 
 
-cdef inline void vec_free(U32Vec* v):
+cdef inline void vec_free(U32Vec* v) noexcept:
     PyMem_Free(v.data)
     v.data = NULL
     v.n = v.cap = 0
@@ -278,7 +312,7 @@ clear_caches()
 _compile.CLEAR_HOOKS.append(clear_caches)
 
 
-cdef inline uint32_t fnv(const unsigned char* p, Py_ssize_t n):
+cdef inline uint32_t fnv(const unsigned char* p, Py_ssize_t n) noexcept:
     cdef uint32_t h = 2166136261u
     cdef Py_ssize_t i
     for i in range(n):
@@ -286,7 +320,7 @@ cdef inline uint32_t fnv(const unsigned char* p, Py_ssize_t n):
     return h
 
 
-cdef inline uint64_t hash_bytes(const unsigned char* p, Py_ssize_t n) nogil:
+cdef inline uint64_t hash_bytes(const unsigned char* p, Py_ssize_t n) noexcept nogil:
     """A fast 64-bit hash: eight bytes a step."""
     cdef uint64_t h = 0x9E3779B97F4A7C15ull ^ <uint64_t>n, w
     cdef Py_ssize_t i = 0
@@ -306,12 +340,12 @@ cdef inline uint64_t hash_bytes(const unsigned char* p, Py_ssize_t n) nogil:
 cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read_leniently
                   ) except -1:
     """Stream kind of the field name ``p[:n]`` (as written), memoised per distinct name."""
-    cdef uint32_t h
-    cdef int slot, probe
+    cdef uint32_t h = 0
+    cdef int slot = 0, probe = 0
     cdef KeySlot* s
     cdef int m = 1 if lenient else 0
-    cdef unsigned char c0 = p[0] | 32 if 65 <= p[0] <= 90 else p[0]
-    cdef unsigned char c1 = (p[1] | 32 if 65 <= p[1] <= 90 else p[1]) if n > 1 else 0
+    cdef unsigned char c0 = p[0] | ASCII_CASE if c'A' <= p[0] <= c'Z' else p[0]
+    cdef unsigned char c1 = (p[1] | ASCII_CASE if c'A' <= p[1] <= c'Z' else p[1]) if n > 1 else 0
     if c0 < 128 and c1 < 128 and not (_starts2[c0][c1] if n > 1 else _starts1[c0]):
         read_leniently[0] = False
         return UNKNOWN_KIND  # no directive starts so (robotrules._directives.key_starts)
@@ -339,7 +373,7 @@ cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read
 # -- the tokenizer: robotrules._tokenize.tokenize, byte for byte --------------------------------
 
 
-cdef inline Py_ssize_t find(const unsigned char* p, Py_ssize_t n, unsigned char c):
+cdef inline Py_ssize_t find(const unsigned char* p, Py_ssize_t n, unsigned char c) noexcept:
     cdef const void* at = memchr(p, c, n)
     return -1 if at == NULL else <const unsigned char*>at - p
 
@@ -369,7 +403,7 @@ cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uin
     at = find(p, seg, 0)
     if at >= 0:
         seg = at
-    h = find(p, seg, 35)  # '#'
+    h = find(p, seg, C_HASH)
     if h >= 0:
         seg = h
     lead = 0
@@ -379,18 +413,18 @@ cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uin
         if _legacy[d] and h < 0:
             emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
         return 0
-    colon = find(p + lead, e - lead, 58)  # ':'
+    colon = find(p + lead, e - lead, C_COLON)
     if colon < 0:
-        sp = find(p + lead, e - lead, 32)
-        tab = find(p + lead, e - lead, 9)
+        sp = find(p + lead, e - lead, C_SPACE)
+        tab = find(p + lead, e - lead, C_TAB)
         if tab >= 0 and (sp < 0 or tab < sp):
             sp = tab
         if sp < 0 or not _lenient[d]:
             return 0
         i = lead + sp
-        while i < e and (p[i] == 32 or p[i] == 9):
+        while i < e and (p[i] == C_SPACE or p[i] == C_TAB):
             i += 1
-        if find(p + i, e - i, 32) >= 0 or find(p + i, e - i, 9) >= 0:
+        if find(p + i, e - i, C_SPACE) >= 0 or find(p + i, e - i, C_TAB) >= 0:
             return 0
         colon = sp
         missing = True
@@ -412,9 +446,9 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
     CRLF end lines too, as in robotrules._tokenize.to_text (offsets are then into ``t``)."""
     cdef Py_ssize_t pos = 0, n, colon, hsh, a, b, end, k0, k1, i, vl, vs
     cdef const unsigned char* p
-    cdef const void* nl
     cdef const void* cr
-    cdef bint crs = memchr(t, 13, size) != NULL, at_cr = False
+    cdef Py_ssize_t next_lf = -2  # the next LF at or after pos; -1: none left, -2: not known
+    cdef bint crs = memchr(t, C_CR, size) != NULL, at_cr = False
     cdef const unsigned char* last_key = NULL
     cdef Py_ssize_t last_n = -1
     cdef int last_kind = 0
@@ -424,19 +458,22 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
     cdef bint legacy = _legacy[d], lenient = _lenient[d], longnul, lenient_read
     cdef int kind
     while True:
-        nl = memchr(t + pos, 10, size - pos)
-        n = (size - pos) if nl == NULL else (<const unsigned char*>nl - (t + pos))
+        # the LF is looked for again only once passed (CR-only bodies stay linear)
+        if next_lf == -2 or (next_lf >= 0 and next_lf < pos):
+            cr = memchr(t + pos, C_LF, size - pos)
+            next_lf = -1 if cr == NULL else <const unsigned char*>cr - t
+        n = (size - pos) if next_lf < 0 else next_lf - pos
         p = t + pos
         if crs:
-            cr = memchr(p, 13, n)
+            cr = memchr(p, C_CR, n)
             at_cr = cr != NULL
             if at_cr:
                 n = <const unsigned char*>cr - p
         start = <uint32_t>pos
         if lineno < LINE_MASK:
             lineno += 1
-        colon = find(p, n, 58)
-        hsh = find(p, n, 35)
+        colon = find(p, n, C_COLON)
+        hsh = find(p, n, C_HASH)
         longnul = rare and (n > MAX_LINE or memchr(p, 0, n) != NULL)
         if colon < 0 or (0 <= hsh < colon) or longnul:
             if longnul or (colon >= 0 and hsh != 0):  # very long, NUL, or '#' before ':'
@@ -453,7 +490,7 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
                 else:
                     if odd != NULL:
                         vec_push(odd, start)
-                    if find(p + a, b - a, 32) >= 0 or find(p + a, b - a, 9) >= 0:
+                    if find(p + a, b - a, C_SPACE) >= 0 or find(p + a, b - a, C_TAB) >= 0:
                         careful_line(p, n, lineno, start, d, out)  # Google's "key value"
         else:
             k0 = 0
@@ -475,7 +512,7 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
                 if lenient_read and odd != NULL:
                     vec_push(odd, start)
                 end = n if hsh < 0 else hsh
-                if (colon + 2 < n and p[colon + 1] == 32 and not _ws[p[colon + 2]]
+                if (colon + 2 < n and p[colon + 1] == C_SPACE and not _ws[p[colon + 2]]
                         and not _ws[p[end - 1]]):
                     emit(out, <uint32_t>kind << KIND_SHIFT | lineno,
                          start + <uint32_t>(colon + 2), <uint32_t>(end - colon - 2))
@@ -487,12 +524,22 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
                     vs = i if vl else colon + 1
                     emit(out, <uint32_t>kind << KIND_SHIFT | lineno, start + <uint32_t>vs,
                          <uint32_t>vl)
-        if nl == NULL and not at_cr:
+        if next_lf < 0 and not at_cr:
             break
         pos += n + 1
-        if at_cr and pos < size and t[pos] == 10:
+        if at_cr and pos < size and t[pos] == C_LF:
             pos += 1  # CRLF
     return 0
+
+
+cdef str exact_str(object value, str name):
+    """``value`` as an exact ``str`` (a subclass's text copied), or TypeError: checked before
+    any of its memory is read."""
+    if type(value) is str:
+        return <str>value
+    if isinstance(value, str):
+        return str.__str__(value)
+    raise TypeError(f"{name} must be str, not {type(value).__name__}")
 
 
 cdef inline const unsigned char* latin1_data(str text) except NULL:
@@ -501,11 +548,16 @@ cdef inline const unsigned char* latin1_data(str text) except NULL:
     return <const unsigned char*>PyUnicode_DATA(text)
 
 
-def tokenize(str text, str dialect):
+def tokenize(text, dialect):
     """``robotrules._tokenize.tokenize(text, dialect, odd=odd)``: the directive stream (an
     ``array('I')`` of ``(kind << 25 | line, vstart, vlen)``) and the noted line starts."""
     cdef U32Vec out, odd
-    cdef const unsigned char* t = latin1_data(text)
+    cdef const unsigned char* t
+    text = exact_str(text, "text")
+    dialect = exact_str(dialect, "dialect")
+    if PyUnicode_GET_LENGTH(text) > NATIVE_MAX:
+        raise ValueError("longer than the native kernels read (the pure tokenizer reads it)")
+    t = latin1_data(text)
     ready()
     memset(&out, 0, sizeof(U32Vec))
     memset(&odd, 0, sizeof(U32Vec))
@@ -524,23 +576,26 @@ def tokenize(str text, str dialect):
 
 # -- matching ----------------------------------------------------------------------------------
 
-cdef struct Entry:
+cdef struct Entry:  # 24 bytes (six words of a U32Vec, see ENTRY_WORDS)
     uint32_t off      # offset of the pattern body in the text, or in the pats (F_PATS)
-    uint16_t len      # body length in bytes
-    uint16_t plen     # literal prefix length (up to the first '*')
-    uint16_t prio     # priority: the pattern's length as counted (RFC 9309 2.2.2)
-    uint8_t flags     # kind | F_ANCHORED | F_ALLOW | F_PATS
-    uint8_t pad
+    uint32_t len      # body length in bytes
+    uint32_t plen     # literal prefix length (up to the first '*')
+    uint32_t prio     # priority: the pattern's length as counted (RFC 9309 2.2.2), clamped
     uint32_t index    # directive index (the earliest line wins ties)
+    uint8_t flags     # kind | F_ANCHORED | F_ALLOW | F_PATS
+    uint8_t pad[3]
+
+cdef enum:
+    ENTRY_WORDS = 6   # sizeof(Entry) // sizeof(uint32_t), checked below
 
 
-cdef inline int64_t entry_key(const Entry* e) nogil:
+cdef inline int64_t entry_key(const Entry* e) noexcept nogil:
     return ((RANKS - (2 * <int64_t>e.prio + ((e.flags & F_ALLOW) != 0))) << INDEX_BITS) + e.index
 
 
 cdef struct Node:
     uint32_t off      # the prefix (offset, F_PATS in flags)
-    uint16_t len
+    uint32_t len
     uint8_t flags     # F_ALLOW (of the plain rule) | F_PATS
     uint8_t scans     # queries that scanned its other rules while they wait for an index
     uint32_t plain    # directive index of the best plain rule with exactly this prefix
@@ -587,12 +642,12 @@ cdef struct Matcher:
 
 
 cdef inline const unsigned char* base_of(uint8_t flags, const unsigned char* text,
-                                         const unsigned char* pats) nogil:
+                                         const unsigned char* pats) noexcept nogil:
     return pats if flags & F_PATS else text
 
 
 cdef bint entry_matches(const Entry* e, const unsigned char* path, Py_ssize_t n,
-                        const unsigned char* text, const unsigned char* pats) nogil:
+                        const unsigned char* text, const unsigned char* pats) noexcept nogil:
     cdef const unsigned char* pat = base_of(e.flags, text, pats) + e.off
     cdef Py_ssize_t plen = e.plen, blen = e.len, pos, i, j, seglen
     cdef int kind = e.flags & F_KIND
@@ -606,7 +661,7 @@ cdef bint entry_matches(const Entry* e, const unsigned char* path, Py_ssize_t n,
     pos = plen
     i = plen + 1  # past the first '*'
     while True:
-        hit = memchr(pat + i, 42, blen - i)
+        hit = memchr(pat + i, C_STAR, blen - i)
         j = blen if hit == NULL else <const unsigned char*>hit - pat
         seglen = j - i
         if j == blen:  # the last segment
@@ -625,7 +680,7 @@ cdef bint entry_matches(const Entry* e, const unsigned char* path, Py_ssize_t n,
 
 cdef inline int64_t scan_entries(const Entry* es, uint32_t count, const unsigned char* path,
                                  Py_ssize_t n, int64_t best, const unsigned char* text,
-                                 const unsigned char* pats) nogil:
+                                 const unsigned char* pats) noexcept nogil:
     """The key of the first of best-first ``es`` that matches and beats ``best``."""
     cdef uint32_t k
     cdef int64_t key
@@ -640,7 +695,7 @@ cdef inline int64_t scan_entries(const Entry* es, uint32_t count, const unsigned
 
 cdef inline int64_t try_bucket(LitIndex* li, uint32_t b, uint32_t gen, const Entry* es,
                                const unsigned char* path, Py_ssize_t n, int64_t best,
-                               const unsigned char* text, const unsigned char* pats) nogil:
+                               const unsigned char* text, const unsigned char* pats) noexcept nogil:
     """Bucket ``b``'s best rule that matches and beats ``best`` (once per query)."""
     cdef uint32_t m, e
     cdef int64_t key
@@ -658,7 +713,7 @@ cdef inline int64_t try_bucket(LitIndex* li, uint32_t b, uint32_t gen, const Ent
 
 
 cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, Py_ssize_t n,
-                      int64_t best, const unsigned char* text, const unsigned char* pats) nogil:
+                      int64_t best, const unsigned char* text, const unsigned char* pats) noexcept nogil:
     """The best rule of ``li`` that matches ``path`` and beats ``best``: only the buckets
     whose key occurs in the path are tried, each once, best first within a bucket."""
     cdef int w, wi
@@ -702,7 +757,7 @@ cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, 
 
 
 cdef inline int cmp_bytes(const unsigned char* a, Py_ssize_t an, const unsigned char* b,
-                          Py_ssize_t bn) nogil:
+                          Py_ssize_t bn) noexcept nogil:
     cdef int c = memcmp(a, b, an if an < bn else bn)
     if c:
         return c
@@ -710,7 +765,7 @@ cdef inline int cmp_bytes(const unsigned char* a, Py_ssize_t an, const unsigned 
 
 
 cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
-                          const unsigned char* text, const unsigned char* pats) nogil:
+                          const unsigned char* text, const unsigned char* pats) noexcept nogil:
     cdef int64_t best = NO_MATCH, key
     cdef Py_ssize_t lo, hi, mid
     cdef int32_t k
@@ -752,7 +807,7 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
 cdef inline int64_t list_best(Matcher* m, int32_t* lit, uint8_t* scans, uint32_t first,
                               uint32_t end, const unsigned char* path, Py_ssize_t n,
                               int64_t best, const unsigned char* text,
-                              const unsigned char* pats) nogil:
+                              const unsigned char* pats) noexcept nogil:
     """The best of the best-first ``m.entries[first:end]`` that matches and beats ``best``:
     through its literal index ``lit`` when it has one, else a scan, or NEED_INDEX when the
     list should get its index first (long, on a long path, or scanned LIT_AFTER times)."""
@@ -783,7 +838,7 @@ cdef int index_wanted(Matcher* m, const unsigned char* text, const unsigned char
     return 0
 
 
-cdef void matcher_free(Matcher* m):
+cdef void matcher_free(Matcher* m) noexcept:
     cdef uint32_t i
     cdef LitIndex* li
     for i in range(m.nlits):
@@ -801,10 +856,6 @@ cdef void matcher_free(Matcher* m):
     memset(m, 0, sizeof(Matcher))
 
 # -- building a matcher ------------------------------------------------------------------------
-
-# qsort has no context argument: the build sets these module globals (the GIL is held)
-cdef const unsigned char* _sort_text
-cdef const unsigned char* _sort_pats
 
 
 cdef int cmp_entry_key(const void* a, const void* b) noexcept nogil:
@@ -830,7 +881,7 @@ cdef void sort_small(Entry* es, uint32_t n) noexcept nogil:
 cdef struct PrefixRef:
     uint64_t head     # the first eight bytes, big-endian (zero-padded): compared first
     uint32_t off
-    uint16_t len
+    uint32_t len
     uint8_t flags
     uint8_t pad
     uint32_t entry    # index into the entries being built, or 0xFFFFFFFFu for a plain rule
@@ -856,7 +907,7 @@ cdef extern from *:
     uint64_t robotrules_be64(const unsigned char* p) nogil
 
 
-cdef inline uint64_t head8(const unsigned char* p, Py_ssize_t n) nogil:
+cdef inline uint64_t head8(const unsigned char* p, Py_ssize_t n) noexcept nogil:
     """The first eight bytes as a big-endian number, zero-padded."""
     cdef uint64_t h = 0
     cdef Py_ssize_t i
@@ -867,15 +918,16 @@ cdef inline uint64_t head8(const unsigned char* p, Py_ssize_t n) nogil:
     return h
 
 
-cdef inline int cmp_prefix(const PrefixRef* x, const PrefixRef* y) nogil:
+cdef inline int cmp_prefix(const PrefixRef* x, const PrefixRef* y, const unsigned char* text,
+                           const unsigned char* pats) noexcept nogil:
     """Prefix bytes (values hold no NUL, so zero padding orders a shorter prefix first),
     then entry index."""
     cdef int c
     if x.head != y.head:
         return -1 if x.head < y.head else 1
     if x.len > 8 or y.len > 8:
-        c = cmp_bytes(base_of(x.flags, _sort_text, _sort_pats) + x.off, x.len,
-                      base_of(y.flags, _sort_text, _sort_pats) + y.off, y.len)
+        c = cmp_bytes(base_of(x.flags, text, pats) + x.off, x.len,
+                      base_of(y.flags, text, pats) + y.off, y.len)
         if c:
             return c
     elif x.len != y.len:
@@ -884,14 +936,15 @@ cdef inline int cmp_prefix(const PrefixRef* x, const PrefixRef* y) nogil:
 
 
 cdef inline bint same_prefix(const PrefixRef* a, const PrefixRef* b, const unsigned char* text,
-                             const unsigned char* pats) nogil:
+                             const unsigned char* pats) noexcept nogil:
     return a.head == b.head and a.len == b.len and (a.len <= 8 or memcmp(
         base_of(a.flags, text, pats) + a.off, base_of(b.flags, text, pats) + b.off, a.len) == 0)
 
 
-cdef void sort_refs(PrefixRef* a, Py_ssize_t n) noexcept nogil:
+cdef void sort_refs(PrefixRef* a, Py_ssize_t n, const unsigned char* text,
+                    const unsigned char* pats) noexcept nogil:
     """Quicksort (Hoare's partition around the middle element) with insertion sort for
-    short runs, by cmp_prefix."""
+    short runs, by cmp_prefix (the bytes they point at passed along: no global state)."""
     cdef Py_ssize_t i, j
     cdef PrefixRef t, pivot
     while n > 12:
@@ -900,10 +953,10 @@ cdef void sort_refs(PrefixRef* a, Py_ssize_t n) noexcept nogil:
         j = n
         while True:
             i += 1
-            while cmp_prefix(&a[i], &pivot) < 0:
+            while cmp_prefix(&a[i], &pivot, text, pats) < 0:
                 i += 1
             j -= 1
-            while cmp_prefix(&pivot, &a[j]) < 0:
+            while cmp_prefix(&pivot, &a[j], text, pats) < 0:
                 j -= 1
             if i >= j:
                 break
@@ -912,16 +965,16 @@ cdef void sort_refs(PrefixRef* a, Py_ssize_t n) noexcept nogil:
             a[j] = t
         # a[0 .. j] and a[j + 1 .. n - 1]: recurse on the smaller, loop on the larger
         if j + 1 < n - j - 1:
-            sort_refs(a, j + 1)
+            sort_refs(a, j + 1, text, pats)
             a += j + 1
             n -= j + 1
         else:
-            sort_refs(a + j + 1, n - j - 1)
+            sort_refs(a + j + 1, n - j - 1, text, pats)
             n = j + 1
     for i in range(1, n):
         t = a[i]
         j = i
-        while j > 0 and cmp_prefix(&t, &a[j - 1]) < 0:
+        while j > 0 and cmp_prefix(&t, &a[j - 1], text, pats) < 0:
             a[j] = a[j - 1]
             j -= 1
         a[j] = t
@@ -939,7 +992,7 @@ cdef int map_init(HashMap* h, Py_ssize_t items) except -1:
     return 0
 
 
-cdef inline uint32_t map_get(const HashMap* h, uint64_t key, uint32_t absent) nogil:
+cdef inline uint32_t map_get(const HashMap* h, uint64_t key, uint32_t absent) noexcept nogil:
     """``key``'s value, or ``absent`` (never inserts)."""
     cdef uint64_t hh = (key + 1) * 0x9E3779B97F4A7C15ull
     cdef uint32_t mask = h.cap - 1, slot = <uint32_t>(hh >> 32) & mask
@@ -971,7 +1024,7 @@ cdef int map_count(HashMap* h, uint64_t key) except -1:
     return 0
 
 
-cdef inline uint32_t* map_slot(HashMap* h, uint64_t key, bint* fresh) nogil:
+cdef inline uint32_t* map_slot(HashMap* h, uint64_t key, bint* fresh) noexcept nogil:
     cdef uint64_t hh = (key + 1) * 0x9E3779B97F4A7C15ull
     cdef uint32_t mask = h.cap - 1, slot = <uint32_t>(hh >> 32) & mask
     while h.keys[slot]:
@@ -985,14 +1038,14 @@ cdef inline uint32_t* map_slot(HashMap* h, uint64_t key, bint* fresh) nogil:
     return &h.vals[slot]
 
 
-cdef void map_free(HashMap* h):
+cdef void map_free(HashMap* h) noexcept:
     PyMem_Free(h.keys)
     PyMem_Free(h.vals)
     h.keys = NULL
     h.vals = NULL
 
 
-cdef inline uint64_t window(const unsigned char* p, int w) nogil:
+cdef inline uint64_t window(const unsigned char* p, int w) noexcept nogil:
     """The key of the ``w`` bytes at ``p`` (1 to 4): the bytes, and the width above them."""
     cdef uint32_t v = p[0]
     if w > 1:
@@ -1041,7 +1094,7 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
             pat = base_of(es[e].flags, text, pats) + es[e].off
             i = es[e].plen + 1
             while i <= es[e].len:
-                hit = memchr(pat + i, 42, es[e].len - i)
+                hit = memchr(pat + i, C_STAR, es[e].len - i)
                 j = es[e].len if hit == NULL else <const unsigned char*>hit - pat
                 for w in range(1, 5):
                     for x in range(i, j - w + 1):
@@ -1059,7 +1112,7 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                 chosen = 0
                 i = es[e].plen + 1
                 while i <= es[e].len:
-                    hit = memchr(pat + i, 42, es[e].len - i)
+                    hit = memchr(pat + i, C_STAR, es[e].len - i)
                     j = es[e].len if hit == NULL else <const unsigned char*>hit - pat
                     for w in range(4, 0, -1):
                         for x in range(i, j - w + 1):
@@ -1129,13 +1182,13 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
 cdef struct RawRule:
     uint32_t vstart
     uint32_t index    # directive index
-    uint16_t vlen
+    uint32_t vlen
+    uint32_t rid      # the rule's number in the file (Doc.pat_memo)
     uint8_t allow
-    uint8_t pad
 
 
 cdef inline bint same_body(const Entry* a, const Entry* b, const unsigned char* text,
-                           const unsigned char* pats) nogil:
+                           const unsigned char* pats) noexcept nogil:
     return (a.len == b.len and (a.flags & (F_KIND | F_ANCHORED)) == (b.flags & (F_KIND | F_ANCHORED))
             and memcmp(base_of(a.flags, text, pats) + a.off, base_of(b.flags, text, pats) + b.off,
                        a.len) == 0)
@@ -1163,11 +1216,14 @@ cdef unsigned char* pats_reserve(Pats* pats, Py_ssize_t size) except NULL:
     return pats.data + pats.n
 
 
-cdef inline uint32_t pats_commit(Pats* pats, Py_ssize_t size):
-    """Keep ``size`` bytes written at pats_reserve(); their offset."""
-    cdef uint32_t at = <uint32_t>pats.n
+cdef inline uint32_t pats_commit(Pats* pats, Py_ssize_t size) except? 0xFFFFFFFFu:
+    """Keep ``size`` bytes written at pats_reserve(); their offset (below 2 ** 32 by the
+    bound at the top of this module; checked)."""
+    cdef Py_ssize_t at = pats.n
+    if at + size >= <Py_ssize_t>0xFFFFFFFFu:
+        raise OverflowError("normalised patterns past 4 GiB")  # unreachable: see the top
     pats.n += size
-    return at
+    return <uint32_t>at
 
 
 cdef uint32_t pats_add(Pats* pats, bytes body) except? 0xFFFFFFFFu:
@@ -1177,11 +1233,14 @@ cdef uint32_t pats_add(Pats* pats, bytes body) except? 0xFFFFFFFFu:
     return pats_commit(pats, size)
 
 
-cdef int add_entry(U32Vec* v, Entry* e) except -1:
-    """Append an Entry (16 bytes: four words) to a vector of uint32 words."""
-    vec_reserve(v, 4)
+assert sizeof(Entry) == ENTRY_WORDS * sizeof(uint32_t)
+
+
+cdef int add_entry(U32Vec* v, const Entry* e) except -1:
+    """Append an Entry (ENTRY_WORDS words) to a vector of uint32 words."""
+    vec_reserve(v, ENTRY_WORDS)
     memcpy(v.data + v.n, e, sizeof(Entry))
-    v.n += 4
+    v.n += ENTRY_WORDS
     return 0
 
 
@@ -1194,14 +1253,24 @@ def _init_fast_patterns():
     """What the C reading of patterns below may do, asked of each dialect's pure normaliser
     (``DialectSpec.pattern``) byte by byte: the bytes it keeps as they are (never '%', nor
     bytes above 127), and the ``%XX`` escapes it decodes (the others it upper-cases)."""
+    global PATTERN_GROWTH
     cdef int d, c
+    cdef Py_ssize_t grown
     for d in range(2):
         pattern = _dialects.SPECS[_NAMES[d]].pattern
+        # the most bytes one byte of a value becomes in its normal form (a byte above 127
+        # of a value that is not UTF-8: "%C3%BF", 6, in rfc9309)
+        for c in range(256):
+            grown = len(pattern("/" + chr(c)).encode("utf-8", "surrogatepass")) - 1
+            if grown > PATTERN_GROWTH:
+                PATTERN_GROWTH = grown
+        assert (2 * PATTERN_GROWTH + 1) * <uint64_t>NATIVE_MAX < 0xFFFFFFFFu, \
+            "normalised patterns must stay addressable in 32 bits (see the top)"
         for c in range(256):
             probe = "/a" + chr(c) + "b"
             _fast_pattern[d][c] = 1 if (c < 128 and chr(c) != "%"
                                         and pattern(probe) == probe) else 0
-            _pattern_slow[d][c] = 0 if _fast_pattern[d][c] or c == 37 else 1
+            _pattern_slow[d][c] = 0 if _fast_pattern[d][c] or c == C_PERCENT else 1
             decoded = pattern(f"/%{c:02x}") == "/" + chr(c)
             if decoded:
                 assert chr(c) not in "%*$", "a decoded escape must stay a literal"
@@ -1218,7 +1287,7 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     bytes the dialect keeps and ``%XX`` escapes: False when the rule needs the pure reading
     (robotrules._compile.native_pattern) instead."""
     cdef Py_ssize_t i, body = n, out = 0, plen = -1, stars = 0, norm
-    cdef bint anchored = raw[n - 1] == 36  # '$'
+    cdef bint anchored = raw[n - 1] == C_DOLLAR
     cdef unsigned char* w
     cdef unsigned char c
     cdef int k
@@ -1235,12 +1304,12 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     w = pats_reserve(pats, body)
     # the normal form: escapes decoded or upper-cased (a '%' that starts none is kept)
     i = 0
-    if memchr(raw, 37, body) == NULL:
+    if memchr(raw, C_PERCENT, body) == NULL:
         memcpy(w, raw, body)
         i = out = body
     while i < body:
         c = raw[i]
-        if c == 37:
+        if c == C_PERCENT:
             k = escape_at(raw, i, body, _pattern_decodes[d], w, &out)
             if k:
                 i += k
@@ -1253,31 +1322,30 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     # "/a*$" are "/a"); then the kind
     body = out
     out = 0
-    if memchr(w, 42, body) == NULL:
+    if memchr(w, C_STAR, body) == NULL:
         out = body
     for i in range(out, body):
-        if w[i] == 42:
-            if out and w[out - 1] == 42:
+        if w[i] == C_STAR:
+            if out and w[out - 1] == C_STAR:
                 continue
             if plen < 0:
                 plen = out
             stars += 1
         w[out] = w[i]
         out += 1
-    if out and w[out - 1] == 42:
+    if out and w[out - 1] == C_STAR:
         out -= 1
         stars -= 1
         anchored = False
         if stars == 0:
             plen = -1
     e.off = pats_commit(pats, out)
-    e.len = <uint16_t>out
-    e.plen = <uint16_t>(out if plen < 0 else plen)
-    e.prio = <uint16_t>(norm if norm < 65535 else 65535)
+    e.len = <uint32_t>out  # out <= norm <= PATTERN_GROWTH * MAX_LINE: see the top
+    e.plen = <uint32_t>(out if plen < 0 else plen)
+    e.prio = <uint32_t>norm if norm < MAX_PRIO else MAX_PRIO
     e.flags = <uint8_t>((PREFIX if stars == 0 and not anchored else EXACT if stars == 0
                          else STAR if stars == 1 else WILD)
                         | (F_ANCHORED if anchored else 0) | (F_ALLOW if allow else 0) | F_PATS)
-    e.pad = 0
     e.index = index
     return True
 
@@ -1289,26 +1357,64 @@ cdef tuple pattern_of(const unsigned char* raw, Py_ssize_t n, int d, bint allow)
 
 
 cdef int fill_entry(Entry* e, tuple form, uint32_t index, Pats* pats) except -1:
+    """An Entry from robotrules._compile.native_pattern's form (body, kind, anchored, prefix
+    length, priority); every number range-checked as it is narrowed."""
     cdef bytes body = <bytes>form[0]
-    cdef Py_ssize_t prio = <Py_ssize_t>form[4]
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(body), plen = form[3], prio = form[4]
+    cdef int kind = form[1]
+    if not (0 <= plen <= size < 0xFFFFFFFF and 0 <= prio and PREFIX <= kind <= WILD):
+        raise OverflowError("a pattern form out of range")  # unreachable: see the top
     e.off = pats_add(pats, body)
-    e.len = <uint16_t>PyBytes_GET_SIZE(body)
-    e.plen = <uint16_t>form[3]
-    e.prio = <uint16_t>(prio if prio < 65535 else 65535)
-    e.flags = <uint8_t>(<int>form[1] | (F_ANCHORED if form[2] else 0) | F_PATS)
-    e.pad = 0
+    e.len = <uint32_t>size
+    e.plen = <uint32_t>plen
+    e.prio = <uint32_t>prio if prio < MAX_PRIO else MAX_PRIO
+    e.flags = <uint8_t>(kind | (F_ANCHORED if form[2] else 0) | F_PATS)
     e.index = index
     return 0
 
 
+cdef enum:
+    MEMO_NONE = 0xFFFFFFFF  # pat_memo: the rule is not read yet
+    MEMO_PAIR = 0x80000000  # pat_memo: its entry has a companion (the next pool entry)
+
+
+cdef int pattern_entries(const RawRule* rule, const unsigned char* text, int d, Pats* pats,
+                         uint32_t* memo, U32Vec* pool) except -1:
+    """Read a non-plain rule into ``pool`` once per file (its entry, and its companion's),
+    ``memo[rule.rid]`` pointing at them: every selection that holds the rule shares the
+    normalised body in ``pats``, so what a file keeps does not grow with its agents."""
+    cdef Entry e
+    cdef uint32_t at = <uint32_t>(pool.n // ENTRY_WORDS)  # < 2 * rules: see the top
+    cdef const unsigned char* raw = text + rule.vstart
+    cdef bint allow = rule.allow
+    if fast_entry(&e, raw, rule.vlen, d, allow, rule.index, pats):
+        add_entry(pool, &e)
+        memo[rule.rid] = at
+        return 0
+    main, comp = pattern_of(raw, rule.vlen, d, allow)
+    fill_entry(&e, main, rule.index, pats)
+    if allow:
+        e.flags |= F_ALLOW
+    add_entry(pool, &e)
+    if comp is not None:
+        fill_entry(&e, comp, rule.index, pats)
+        e.flags |= F_ALLOW
+        add_entry(pool, &e)
+        at |= MEMO_PAIR
+    memo[rule.rid] = at
+    return 0
+
+
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
-                       const unsigned char* text, int d, Pats* pats) except -1:
-    """Compile ``rules`` (of the selected groups) into ``m``."""
+                       const unsigned char* text, int d, Pats* pats, uint32_t* memo,
+                       U32Vec* pool) except -1:
+    """Compile ``rules`` (of the selected groups) into ``m`` (their patterns read once per
+    file: see pattern_entries)."""
     cdef U32Vec plain_words, other_words
     cdef Entry e
     cdef Entry* es = NULL
     cdef Entry* plains
-    cdef uint32_t k, n, i, kept, nplain, nother, nref, special, always
+    cdef uint32_t k, n, i, kept, nplain, nother, nref, special, always, at
     cdef const unsigned char* raw
     cdef bint plain, allow
     cdef PrefixRef* refs = NULL
@@ -1322,7 +1428,6 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     cdef uint64_t h
     cdef uint8_t bad
     cdef const uint8_t* tbl = _not_plain[d]
-    global _sort_text, _sort_pats
     memset(m, 0, sizeof(Matcher))
     memset(&plain_words, 0, sizeof(U32Vec))
     memset(&other_words, 0, sizeof(U32Vec))
@@ -1331,9 +1436,9 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     try:
         # room for every rule (and a companion each) up front: no regrowth while filling
         plain_words.data = <uint32_t*>xmalloc((count + 1) * sizeof(Entry))
-        plain_words.cap = (count + 1) * 4
+        plain_words.cap = (count + 1) * ENTRY_WORDS
         other_words.data = <uint32_t*>xmalloc((2 * count + 1) * sizeof(Entry))
-        other_words.cap = (2 * count + 1) * 4
+        other_words.cap = (2 * count + 1) * ENTRY_WORDS
         for k in range(count):
             n = rules[k].vlen
             if n == 0:
@@ -1348,28 +1453,21 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                 plain = False
             if plain:
                 e.off = rules[k].vstart
-                e.len = <uint16_t>n
-                e.plen = <uint16_t>n
-                e.prio = <uint16_t>n
+                e.len = n  # a raw value: at most MAX_LINE bytes
+                e.plen = n
+                e.prio = n
                 e.flags = PREFIX | (F_ALLOW if allow else 0)
-                e.pad = 0
                 e.index = rules[k].index
                 add_entry(&plain_words, &e)
                 continue
-            if fast_entry(&e, raw, n, d, allow, rules[k].index, pats):
-                add_entry(&other_words, &e)
-                continue
-            main, comp = pattern_of(raw, n, d, allow)
-            fill_entry(&e, main, rules[k].index, pats)
-            if allow:
-                e.flags |= F_ALLOW
-            add_entry(&other_words, &e)
-            if comp is not None:
-                fill_entry(&e, comp, rules[k].index, pats)
-                e.flags |= F_ALLOW
-                add_entry(&other_words, &e)
-        nplain = <uint32_t>(plain_words.n // 4)
-        nother = <uint32_t>(other_words.n // 4)
+            if memo[rules[k].rid] == MEMO_NONE:
+                pattern_entries(&rules[k], text, d, pats, memo, pool)
+            at = memo[rules[k].rid]
+            add_entry(&other_words, &(<Entry*>pool.data)[at & ~MEMO_PAIR])
+            if at & MEMO_PAIR:
+                add_entry(&other_words, &(<Entry*>pool.data)[(at & ~MEMO_PAIR) + 1])
+        nplain = <uint32_t>(plain_words.n // ENTRY_WORDS)
+        nother = <uint32_t>(other_words.n // ENTRY_WORDS)
         es = <Entry*>other_words.data
         if nother > 1:
             # of the other rules that match exactly the same paths, only the best can decide
@@ -1395,7 +1493,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             # small: every rule in one best-first list
             for k in range(nother):
                 add_entry(&plain_words, &es[k])
-            n = <uint32_t>(plain_words.n // 4)
+            n = <uint32_t>(plain_words.n // ENTRY_WORDS)
             m.entries = <Entry*>plain_words.data
             plain_words.data = NULL
             m.nentries = n
@@ -1423,12 +1521,10 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                 r.entry = 0xFFFFFFFFu if plain_node(&es[k]) else k
                 r.plain = es[k].index
                 nref += 1
-        _sort_text = text
-        _sort_pats = pats.data
         for k in range(nref):
             refs[k].head = head8(base_of(refs[k].flags, text, pats.data) + refs[k].off,
                                  refs[k].len)
-        sort_refs(refs, nref)
+        sort_refs(refs, nref, text, pats.data)
         # nodes: one per distinct prefix
         m.nodes = <Node*>xmalloc(nref * sizeof(Node))
         i = 0
@@ -1486,7 +1582,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     return 0
 
 
-cdef inline bint plain_node(const Entry* e) nogil:
+cdef inline bint plain_node(const Entry* e) noexcept nogil:
     """A plain prefix whose priority is its length: kept as a node's own rule."""
     return (e.flags & F_KIND) == PREFIX and e.prio == e.len
 
@@ -1503,7 +1599,7 @@ cdef int32_t _add_lit(Matcher* m, uint32_t first, uint32_t count, const unsigned
 
 
 cdef inline bint _starts(const Node* a, const Node* b, const unsigned char* text,
-                         const unsigned char* pats) nogil:
+                         const unsigned char* pats) noexcept nogil:
     """Whether node ``a``'s prefix starts with node ``b``'s."""
     return b.len <= a.len and memcmp(base_of(a.flags, text, pats) + a.off,
                                      base_of(b.flags, text, pats) + b.off, b.len) == 0
@@ -1543,31 +1639,78 @@ cdef int _place_specials(Matcher* m, Entry* es, uint32_t n, PrefixRef* refs, uin
 
 cdef struct Token:
     uint32_t off      # into Doc.tokbuf (lower-cased)
-    uint16_t len
-    uint16_t pad
+    uint32_t len
     uint32_t sel      # the selection (compiled matcher) this token picks
 
 
 cdef enum:
     MEMO = 4
+    RULE_ALLOW = 0x80000000  # rule_words: the allow bit beside a value length (< MAX_LINE)
+    RULE_LEN = 0x7FFFFFFF
+    BUDGET_MIN = 1 << 16     # the entries and nodes a file's compiled matchers may hold: this
+    BUDGET_PER_RULE = 4      # plus this many per rule of the file (see Doc._compile)
 
-cdef const unsigned char* _sort_tokbuf
-cdef const Token* _sort_tokens
 
 
-cdef inline int token_cmp(const unsigned char* buf, const Token* a, const Token* b) nogil:
+cdef inline int token_cmp(const unsigned char* buf, const Token* a, const Token* b) noexcept nogil:
     return cmp_bytes(buf + a.off, a.len, buf + b.off, b.len)
 
 
-cdef int cmp_token(const void* a, const void* b) noexcept nogil:
-    cdef uint32_t x = (<const uint32_t*>a)[0], y = (<const uint32_t*>b)[0]
-    cdef int c = token_cmp(_sort_tokbuf, &_sort_tokens[x], &_sort_tokens[y])
-    if c:
-        return c
-    return (x > y) - (x < y)  # then file order (the groups ascend with it)
+cdef inline bint token_before(const unsigned char* buf, const Token* tokens, uint32_t x,
+                             uint32_t y) noexcept nogil:
+    """Token ``x`` sorts before token ``y``: by bytes, then file order (the groups ascend
+    with it)."""
+    cdef int c = token_cmp(buf, &tokens[x], &tokens[y])
+    return c < 0 or (c == 0 and x < y)
 
 
-cdef Py_ssize_t value_bytes(U32Vec* uas):
+cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const Token* tokens
+                     ) except -1:
+    """Sort the token numbers ``idx`` by token_before: a bottom-up merge sort (stable,
+    O(n log n), its context passed along: no global state)."""
+    cdef uint32_t* tmp = <uint32_t*>xmalloc((n if n else 1) * sizeof(uint32_t))
+    cdef uint32_t* src = idx
+    cdef uint32_t* dst = tmp
+    cdef uint32_t* swap
+    cdef Py_ssize_t width = 1, lo, mid, hi, i, j, k
+    try:
+        while width < n:
+            lo = 0
+            while lo < n:
+                mid = lo + width if lo + width < n else n
+                hi = lo + 2 * width if lo + 2 * width < n else n
+                i = lo
+                j = mid
+                k = lo
+                while i < mid and j < hi:
+                    if token_before(buf, tokens, src[j], src[i]):
+                        dst[k] = src[j]
+                        j += 1
+                    else:
+                        dst[k] = src[i]
+                        i += 1
+                    k += 1
+                while i < mid:
+                    dst[k] = src[i]
+                    i += 1
+                    k += 1
+                while j < hi:
+                    dst[k] = src[j]
+                    j += 1
+                    k += 1
+                lo = hi
+            swap = src
+            src = dst
+            dst = swap
+            width *= 2
+        if src != idx:
+            memcpy(idx, src, n * sizeof(uint32_t))
+    finally:
+        PyMem_Free(tmp)
+    return 0
+
+
+cdef Py_ssize_t value_bytes(U32Vec* uas) noexcept:
     """The bytes of every user-agent value (room for all their tokens)."""
     cdef Py_ssize_t u, total = 0
     for u in range(uas.n // 3):
@@ -1596,10 +1739,18 @@ cdef class Doc:
     cdef uint32_t memo_next
     cdef readonly uint32_t _native_directives
     cdef readonly bint _native_on
-    # until every selection is compiled: each rule (vstart, index, vlen | allow << 16), where
-    # each group's rules start, each selection's groups and where they start
-    cdef U32Vec rule_words, gstart, sel_groups, sel_start
+    # until every selection is compiled: each rule (vstart, index, vlen | RULE_ALLOW), where
+    # each group's rules start, each selection's groups and where they start; per rule, its
+    # entries in the pool (MEMO_NONE until read; see pattern_entries)
+    cdef U32Vec rule_words, gstart, sel_groups, sel_start, pool
+    cdef uint32_t* pat_memo
+    cdef uint32_t nrules
+    cdef Py_ssize_t tokbuf_size
     cdef uint32_t compiled
+    # entries and nodes of the compiled matchers, and the most they may hold together (past
+    # it, the others are dropped before one more is compiled: see _compile)
+    cdef uint64_t live, budget
+    cdef readonly uint64_t evictions  # how often the compiled matchers were dropped
 
     def __cinit__(self, body, dialect, base_url=None, bint pure=False):
         cdef int d
@@ -1641,6 +1792,8 @@ cdef class Doc:
         PyMem_Free(self.tokens)
         PyMem_Free(self.tokbuf)
         PyMem_Free(self.pats.data)
+        PyMem_Free(self.pat_memo)
+        vec_free(&self.pool)
         vec_free(&self.rule_words)
         vec_free(&self.gstart)
         vec_free(&self.sel_groups)
@@ -1681,7 +1834,7 @@ cdef class Doc:
                         vec_push(&rule_words, dirs.data[3 * i + 1])
                         vec_push(&rule_words, <uint32_t>i)
                         vec_push(&rule_words, dirs.data[3 * i + 2] | (
-                            (1 << 16) if role == R_ALLOW else 0))
+                            RULE_ALLOW if role == R_ALLOW else 0))
                         has_rules = True
                 elif role == R_ENDS:
                     if in_group:
@@ -1689,6 +1842,10 @@ cdef class Doc:
             vec_push(&gstart, <uint32_t>(rule_words.n // 3))
             vec_free(&dirs)
             self._index_agents(&ua_words, &gstart)
+            self.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
+            self.pat_memo = <uint32_t*>xmalloc((rule_words.n // 3) * sizeof(uint32_t))
+            memset(self.pat_memo, 0xFF, (rule_words.n // 3) * sizeof(uint32_t))  # MEMO_NONE
+            self.budget = BUDGET_MIN + BUDGET_PER_RULE * <uint64_t>(rule_words.n // 3)
             vec_move(&self.rule_words, &rule_words)
             vec_move(&self.gstart, &gstart)
         finally:
@@ -1715,12 +1872,12 @@ cdef class Doc:
         cdef HashMap lists
         cdef uint32_t* slot
         cdef bint fresh
-        global _sort_tokbuf, _sort_tokens
         memset(&sels, 0, sizeof(U32Vec))
         memset(&sel_start, 0, sizeof(U32Vec))
         memset(&lists, 0, sizeof(HashMap))
         try:
-            self.tokbuf = <unsigned char*>xmalloc(1 + value_bytes(uas))
+            self.tokbuf_size = 1 + value_bytes(uas)
+            self.tokbuf = <unsigned char*>xmalloc(self.tokbuf_size)
             self.tokens = <Token*>xmalloc((nua if nua else 1) * sizeof(Token))
             # the global selection first: the groups with a '*' line (in file order, once)
             vec_push(&sel_start, 0)
@@ -1729,7 +1886,7 @@ cdef class Doc:
                 vlen = uas.data[3 * u + 1]
                 g = uas.data[3 * u + 2]
                 v = self.t + vstart
-                if vlen >= 1 and v[0] == 42 and (vlen == 1 or _ws[v[1]]):
+                if vlen >= 1 and v[0] == C_STAR and (vlen == 1 or _ws[v[1]]):
                     if sels.n == 0 or sels.data[sels.n - 1] != g:
                         vec_push(&sels, g)
                     continue
@@ -1738,10 +1895,10 @@ cdef class Doc:
                     tlen += 1
                 tok = &self.tokens[ntok]
                 tok.off = off
-                tok.len = <uint16_t>tlen
+                tok.len = <uint32_t>tlen  # a value: at most MAX_LINE bytes
                 tok.sel = g  # the group, until the selections are known
                 for x in range(tlen):  # token bytes are ASCII: lower-case them here
-                    self.tokbuf[off + x] = v[x] | 32 if 65 <= v[x] <= 90 else v[x]
+                    self.tokbuf[off + x] = v[x] | ASCII_CASE if c'A' <= v[x] <= c'Z' else v[x]
                 off += <uint32_t>tlen
                 ntok += 1
             vec_push(&sel_start, <uint32_t>sels.n)
@@ -1749,9 +1906,7 @@ cdef class Doc:
             idx = <uint32_t*>xmalloc((ntok if ntok else 1) * sizeof(uint32_t))
             for k in range(ntok):
                 idx[k] = k
-            _sort_tokbuf = self.tokbuf
-            _sort_tokens = self.tokens
-            qsort(idx, ntok, sizeof(uint32_t), cmp_token)
+            sort_tokens(idx, ntok, self.tokbuf, self.tokens)
             single = <int32_t*>xmalloc((ngroups if ngroups else 1) * sizeof(int32_t))
             for k in range(ngroups):
                 single[k] = -1
@@ -1821,10 +1976,20 @@ cdef class Doc:
     cdef int _compile(self, uint32_t k) except -1:
         """Compile selection ``k`` (its groups' rules) into ``self.sels[k]``. Built aside
         and then published, so that a thread that ran meanwhile (a Python callback may let
-        one run) leaves one matcher, not a torn one."""
+        one run) leaves one matcher, not a torn one.
+
+        Memory stays bounded whatever number of agents query the file: the patterns are read
+        once per rule (pattern_entries), and when the matchers compiled so far and this one
+        would hold more than ``budget`` entries and nodes (BUDGET_MIN + BUDGET_PER_RULE per
+        rule of the file), the others are dropped first (they are compiled again when asked).
+        A matcher with E entries and N nodes holds at most 24 E + 40 N bytes plus its literal
+        indexes (built only over lists of more than LIT_MIN entries: at most 9.3 KiB + 40
+        bytes an entry each), so all of them together stay within about 300 bytes a unit of
+        the budget."""
         cdef Matcher m
         cdef RawRule* rules = NULL
-        cdef uint32_t count = 0, j, g, lo, hi, r, cap = 0
+        cdef uint32_t count = 0, j, g, lo, hi, r, cap = 0, i
+        cdef uint64_t cost
         cdef U32Vec* words = &self.rule_words
         try:
             for j in range(self.sel_start.data[k], self.sel_start.data[k + 1]):
@@ -1838,23 +2003,37 @@ cdef class Doc:
                 for r in range(lo, hi):
                     rules[count].vstart = words.data[3 * r]
                     rules[count].index = words.data[3 * r + 1]
-                    rules[count].vlen = <uint16_t>(words.data[3 * r + 2] & 0xFFFF)
-                    rules[count].allow = (words.data[3 * r + 2] >> 16) & 1
+                    rules[count].vlen = words.data[3 * r + 2] & RULE_LEN
+                    rules[count].allow = (words.data[3 * r + 2] & RULE_ALLOW) != 0
+                    rules[count].rid = r
                     count += 1
-            compile_rules(&m, rules, count, self.t, self.d, &self.pats)
+            compile_rules(&m, rules, count, self.t, self.d, &self.pats, self.pat_memo,
+                          &self.pool)
         finally:
             PyMem_Free(rules)
         if self.sels[k].ready:
             matcher_free(&m)
             return 0
+        cost = <uint64_t>m.nentries + m.nnodes
+        if self.live + cost > self.budget:
+            for i in range(self.nsels):
+                if self.sels[i].ready:
+                    matcher_free(&self.sels[i])
+            self.live = 0
+            self.compiled = 0
+            self.evictions += 1
         m.ready = 1
         self.sels[k] = m
+        self.live += cost
         self.compiled += 1
         if self.compiled == self.nsels:  # every selection compiled: the groups are not needed
             vec_free(&self.rule_words)
             vec_free(&self.gstart)
             vec_free(&self.sel_groups)
             vec_free(&self.sel_start)
+            vec_free(&self.pool)
+            PyMem_Free(self.pat_memo)
+            self.pat_memo = NULL
         return 0
 
     cdef uint32_t _select(self, str user_agent) except 0xFFFFFFFFu:
@@ -1912,9 +2091,13 @@ cdef class Doc:
             key = matcher_best(&self.sels[s], p, n, self.t, self.pats.data)
         return key
 
-    def _native_best(self, str path, str user_agent):
+    def _native_best(self, path, user_agent):
         """The key of the rule that decides ``path`` (a matchable path, as the dialect's
         spec gives it) for ``user_agent``, or NO_MATCH: robotrules._match's keys."""
+        path = exact_str(path, "path")
+        user_agent = exact_str(user_agent, "user_agent")
+        if not self._native_on:
+            raise ValueError("this file is not read by the native kernels")
         if PyUnicode_IS_ASCII(path):
             return self._best(<const unsigned char*>PyUnicode_DATA(path),
                               PyUnicode_GET_LENGTH(path), user_agent)
@@ -1922,7 +2105,7 @@ cdef class Doc:
         return self._best(<const unsigned char*>PyBytes_AS_STRING(data),
                           PyBytes_GET_SIZE(data), user_agent)
 
-    def is_allowed(self, str url, *, str user_agent="*"):
+    def is_allowed(self, url, *, user_agent="*"):
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
         cdef const unsigned char* u
         cdef Py_ssize_t n, start, end
@@ -1934,6 +2117,10 @@ cdef class Doc:
         cdef Py_ssize_t plen, i, k
         cdef unsigned char* tmp
         cdef int64_t key
+        if type(url) is not str:
+            url = exact_str(url, "url")
+        if type(user_agent) is not str:
+            user_agent = exact_str(user_agent, "user_agent")
         if not self._native_on:
             return self._pure_is_allowed(url, user_agent)
         if PyUnicode_IS_ASCII(url):
@@ -1953,7 +2140,7 @@ cdef class Doc:
                 buf = &small[0]
             else:
                 buf = <unsigned char*>xmalloc(plen)
-            buf[0] = 47
+            buf[0] = C_SLASH
             memcpy(buf + 1, u + start, plen - 1)
             p = buf
         else:
@@ -1992,16 +2179,29 @@ cdef class Doc:
                 PyMem_Free(buf)
 
     def __sizeof__(self):
+        """What the native part keeps (the body given is the caller's): every C array."""
         cdef Py_ssize_t size = sizeof(Doc) + self.ntokens * sizeof(Token) + self.pats.cap
-        cdef uint32_t i
+        cdef uint32_t i, j
+        cdef Matcher* m
+        cdef LitIndex* li
+        size += self.tokbuf_size + self.nsels * sizeof(Matcher)
+        size += (self.pool.cap + self.rule_words.cap + self.gstart.cap + self.sel_groups.cap
+                 + self.sel_start.cap) * sizeof(uint32_t)
+        if self.pat_memo != NULL:
+            size += self.nrules * sizeof(uint32_t)
         for i in range(self.nsels):
-            size += sizeof(Matcher) + self.sels[i].nentries * sizeof(Entry) + \
-                self.sels[i].nnodes * sizeof(Node)
+            m = &self.sels[i]
+            size += m.nentries * sizeof(Entry) + m.nnodes * sizeof(Node)
+            for j in range(m.nlits):
+                li = &m.lits[j]
+                size += sizeof(LitIndex) + 8192 + 256 * sizeof(int32_t) + (
+                    2 * (li.nbuckets + 1) + li.bstart[li.nbuckets] + 1 + li.nrest
+                ) * sizeof(uint32_t) + li.table.cap * (sizeof(uint64_t) + sizeof(uint32_t))
         return size
 
 
 cdef inline int escape_at(const unsigned char* p, Py_ssize_t i, Py_ssize_t n,
-                          const uint8_t* decodes, unsigned char* out, Py_ssize_t* o) nogil:
+                          const uint8_t* decodes, unsigned char* out, Py_ssize_t* o) noexcept nogil:
     """At the '%' of ``p[i]``: write the normal form of its ``%XX`` escape at ``out[o]``
     (the byte, where ``decodes`` says the normaliser decodes it; else the escape upper-cased)
     and return 3, or return 0 where no escape starts (a bare '%' is kept by the caller)."""
@@ -2015,21 +2215,21 @@ cdef inline int escape_at(const unsigned char* p, Py_ssize_t i, Py_ssize_t n,
         out[o[0]] = <unsigned char>v
         o[0] += 1
     else:
-        out[o[0]] = 37
+        out[o[0]] = C_PERCENT
         out[o[0] + 1] = _HEX[hi]
         out[o[0] + 2] = _HEX[lo]
         o[0] += 3
     return 3
 
 
-cdef Py_ssize_t fix_escapes(const unsigned char* p, Py_ssize_t n, unsigned char* out) nogil:
+cdef Py_ssize_t fix_escapes(const unsigned char* p, Py_ssize_t n, unsigned char* out) noexcept nogil:
     """robotrules._url.rfc_normalize of a path whose only bytes needing work are '%': each
     ``%XX`` of an unreserved character decoded, every other escape upper-cased, a '%' that
     starts no escape kept. The length written, or -1 if another byte needs work."""
     cdef Py_ssize_t i = 0, o = 0
     cdef int k
     while i < n:
-        if p[i] == 37:  # '%'
+        if p[i] == C_PERCENT:
             k = escape_at(p, i, n, _decoded, out, &o)
             if k:
                 i += k
@@ -2042,19 +2242,19 @@ cdef Py_ssize_t fix_escapes(const unsigned char* p, Py_ssize_t n, unsigned char*
     return o
 
 
-cdef inline Py_ssize_t first_of3(const unsigned char* u, Py_ssize_t n, Py_ssize_t start):
+cdef inline Py_ssize_t first_of3(const unsigned char* u, Py_ssize_t n, Py_ssize_t start) noexcept:
     """The first of '/', '?', ';' at or after ``start``, or -1."""
     cdef Py_ssize_t i
     cdef unsigned char c
     for i in range(start, n):
         c = u[i]
-        if c == 47 or c == 63 or c == 59:
+        if c == C_SLASH or c == C_QUESTION or c == C_SEMICOLON:
             return i
     return -1
 
 
 cdef void path_span(const unsigned char* u, Py_ssize_t n, Py_ssize_t* start, Py_ssize_t* end,
-                    bint* slash):
+                    bint* slash) noexcept:
     """robotrules._url.path_of: ``u[start:end]`` is the path, params and query of the URL
     (``slash``: a '/' goes in front), or ``start`` is -1 for "/" (robots.cc
     GetPathParamsQuery)."""
@@ -2064,18 +2264,18 @@ cdef void path_span(const unsigned char* u, Py_ssize_t n, Py_ssize_t* start, Py_
     # the common http(s)://host/... form
     if n >= 7 and memcmp(u, b"http", 4) == 0 and (
             memcmp(u + 4, b"://", 3) == 0 or (n >= 8 and memcmp(u + 4, b"s://", 4) == 0)):
-        i = 7 if u[4] == 58 else 8
-        while i < n and u[i] != 47 and u[i] != 63 and u[i] != 59 and u[i] != 35:
+        i = 7 if u[4] == C_COLON else 8
+        while i < n and u[i] != C_SLASH and u[i] != C_QUESTION and u[i] != C_SEMICOLON and u[i] != C_HASH:
             i += 1
-        if i >= n or u[i] == 35:
+        if i >= n or u[i] == C_HASH:
             start[0] = -1
             return
         start[0] = i
-        hit = memchr(u + i, 35, n - i)
+        hit = memchr(u + i, C_HASH, n - i)
         end[0] = n if hit == NULL else <const unsigned char*>hit - u
-        slash[0] = u[i] != 47
+        slash[0] = u[i] != C_SLASH
         return
-    search_start = 2 if n >= 2 and u[0] == 47 and u[1] == 47 else 0
+    search_start = 2 if n >= 2 and u[0] == C_SLASH and u[1] == C_SLASH else 0
     early = first_of3(u, n, search_start)
     hit = memmem(u + search_start, n - search_start, b"://", 3) if n > search_start else NULL
     proto = -1 if hit == NULL else <const unsigned char*>hit - u
@@ -2087,17 +2287,17 @@ cdef void path_span(const unsigned char* u, Py_ssize_t n, Py_ssize_t* start, Py_
     if ps < 0:
         start[0] = -1
         return
-    hit = memchr(u + search_start, 35, n - search_start) if n > search_start else NULL
+    hit = memchr(u + search_start, C_HASH, n - search_start) if n > search_start else NULL
     h = -1 if hit == NULL else <const unsigned char*>hit - u
     if 0 <= h < ps:
         start[0] = -1
         return
     start[0] = ps
     end[0] = n if h < 0 else h
-    slash[0] = u[ps] != 47
+    slash[0] = u[ps] != C_SLASH
 
 
-def pattern_form(bytes raw, str dialect, bint allow):
+def pattern_form(bytes raw not None, str dialect not None, bint allow):
     """The C reading of a raw rule value (for tests: it must equal the pure reading,
     ``robotrules._compile.native_pattern(raw)[0]``), or None where it defers to that."""
     cdef Entry e

@@ -74,6 +74,10 @@ class _PureBase:
 
     def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
+        if type(url) is not str:
+            url = _str_arg(url, "url")
+        if type(user_agent) is not str:
+            user_agent = _str_arg(user_agent, "user_agent")
         return self._pure_is_allowed(url, user_agent)
 
     def _pure_is_allowed(self, url: str, user_agent: str) -> bool:
@@ -86,6 +90,10 @@ else:
     _Base = _native.Doc if _native is not None else _PureBase
 
 _AGENT_MEMO: Final = 256
+# the rules the compiled matchers of one file may hold together: this, plus this many per rule
+# of the file (as the native Doc's budget)
+_BUDGET_MIN: Final = 1 << 16
+_BUDGET_PER_RULE: Final = 4
 # matchers per group selection ("\0" + key) and per agent string
 _Compiled = dict[str, tuple[Matcher, tuple[int, ...]]]
 _V = TypeVar("_V")
@@ -103,12 +111,14 @@ class RobotsTxt(_Base):
         "_all_records",
         "_body",
         "_bom_",
+        "_budget",
         "_columns",
         "_compiled",
         "_dirs_",
         "_findings",
         "_groups",
         "_index",
+        "_live",
         "_odd_",
         "_records",
         "_starts",
@@ -209,6 +219,18 @@ class RobotsTxt(_Base):
         hit = compiled.get("\0" + ck)
         if hit is None:
             m = compile_groups(idx, groups, self._text, self._dirs, self.dialect)
+            # what the matchers keep stays bounded whatever number of agents ask (the
+            # native Doc's budget, docs/architecture.md): past it the others are dropped
+            cost = self._rule_count(groups)
+            live: int = getattr(self, "_live", 0) + cost
+            budget: int | None = getattr(self, "_budget", None)
+            if budget is None:
+                budget = self._budget = _BUDGET_MIN + _BUDGET_PER_RULE * self._rule_count(
+                    range(idx.count))
+            if live > budget:
+                compiled.clear()
+                live = cost
+            self._live = live
             hit = compiled.setdefault("\0" + ck, (m, groups))
         return hit
 
@@ -256,6 +278,10 @@ class RobotsTxt(_Base):
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
+        if type(url) is not str:
+            url = _str_arg(url, "url")
+        if type(user_agent) is not str:
+            user_agent = _str_arg(user_agent, "user_agent")
         dialect = self.dialect
         path = self._path(url)
         if path == "/robots.txt" and self._spec.robots_txt_allowed:
@@ -372,7 +398,7 @@ class RobotsTxt(_Base):
         i = first.get(TAG_ALLOW, first.get(TAG_DISALLOW))
         return None if i is None else self._rule(i)
 
-    def _rule_count(self, groups: tuple[int, ...]) -> int:
+    def _rule_count(self, groups: Iterable[int]) -> int:
         idx = self._idx
         return sum(1 for g in groups for v in idx.block(g)
                    if v & 3 == TAG_ALLOW or v & 3 == TAG_DISALLOW)
@@ -592,6 +618,13 @@ def usage_keys() -> tuple[str, ...]:
     from . import aipref
 
     return ("crawl", *dict.fromkeys((*aipref.AIPREF_LABELS, *aipref.CONTENT_SIGNAL_KEYS)))
+
+
+def _str_arg(value: object, name: str) -> str:
+    """A query's text argument as an exact ``str`` (a subclass's text), or TypeError."""
+    if isinstance(value, str):
+        return str.__str__(value)
+    raise TypeError(f"{name} must be str, not {type(value).__name__}")
 
 
 def _check_urls(urls: Sequence[str], user_agent: str) -> None:
