@@ -80,7 +80,12 @@ def test_history_of_two_crawls(tmp_path: Path) -> None:
     assert (crawlers[("2026-10", "GPTBot")]["gained"],
             crawlers[("2026-10", "GPTBot")]["lost"]) == (1, 2)
     assert crawlers[("2026-10", "Googlebot")]["blocked"] == 1  # c
-    assert (tmp_path / "h" / "history.png").stat().st_size > 1000
+    purposes = {(r["crawl"], r["purpose"]): r["blocked"] for r in
+                pq.read_table(tmp_path / "h" / "purposes.parquet").to_pylist()}
+    # the registry: GPTBot's purpose is training, Googlebot's search
+    assert purposes[("2026-10", "training")] == 2
+    assert purposes[("2026-10", "search")] == 1
+    assert (tmp_path / "h" / "history.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_cli_and_errors(tmp_path: Path) -> None:
