@@ -128,6 +128,12 @@ def test_only_unreadable_warcs_exit_2_and_write_nothing(tmp_path: Path) -> None:
     assert err.count("\n") == 1
     assert not out.exists()
     assert list(tmp_path.iterdir()) == [bad]
+    empty = tmp_path / "empty.warc"
+    empty.write_bytes(b"")
+    code, _, err = _run("robots", str(empty), "-o", str(out))
+    assert code == 2
+    assert f"no WARC record could be read: {empty} is empty" in err
+    assert not out.exists()
 
 
 def test_skipped_summary_is_readable(tmp_path: Path) -> None:

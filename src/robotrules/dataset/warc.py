@@ -303,9 +303,12 @@ def read_warcs(
         db = _scratch(tmp)
         try:
             _pass1(names, db, stats, raw_limit, progress)
-            if stats.records == 0 and stats.broken_files:
-                raise DatasetError("no WARC record could be read: " + "; ".join(
-                    stats.broken_files[:3]) + (" ..." if len(stats.broken_files) > 3 else ""))
+            if stats.records == 0:  # nothing could be read: no output, exit 2 in the CLI
+                why = "; ".join(stats.broken_files[:3]) + (
+                    " ..." if len(stats.broken_files) > 3 else "")
+                raise DatasetError("no WARC record could be read: " + (
+                    why or ", ".join(names[:3]) + (" ..." if len(names) > 3 else "") +
+                    (" is empty" if len(names) == 1 else " are empty")))
             target.parent.mkdir(parents=True, exist_ok=True)
             with pq.ParquetWriter(os.fspath(partial), schema, compression="zstd") as writer:
                 rows: list[dict[str, Any]] = []
