@@ -12,6 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from robotrules.dataset import run_verdicts
 from robotrules.dataset.kernel import USAGE_KEYS
@@ -76,3 +77,18 @@ def test_spark_csv_duplicates_and_missing_origins(spark: Any, tmp_path: Path) ->
     assert outs["duckdb"] == outs["spark"] == {
         0: (True, "no-matching-rule"), 1: (False, "rule"), 2: (True, "allow-all"),
         3: (None, "no-capture"), 4: (None, "invalid-url")}
+
+
+@pytest.mark.slow  # two Spark jobs per crawl (minutes on a loaded machine); CI runs -m slow
+def test_census_on_spark_equals_duckdb(spark: Any, corpus_crawl: Crawl, tmp_path: Path) -> None:
+    from robotrules.dataset import run_census
+
+    tables = {}
+    for engine in ("duckdb", "spark"):
+        out = tmp_path / engine
+        run_census([f"corpus={corpus_crawl.robots}"], out, purpose="training", workers=1,
+                   engine=engine, spark=spark)
+        tables[engine] = {name: pq.read_table(out / f"{name}.parquet").to_pylist()
+                          for name in ("agents", "groups", "outcomes", "signals")}
+    assert tables["duckdb"] == tables["spark"]
+    assert tables["duckdb"]["outcomes"][0]["origins"] == len(corpus_crawl.bodies)

@@ -235,6 +235,36 @@ def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
     return total
 
 
+_SEP = "\x1f"  # joins a counter key's parts into one string column on Spark
+
+
+def _spark_counter(tokens: Sequence[str], usage: bool
+                   ) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    def fn(batches: Iterator[Any]) -> Iterator[Any]:
+        pa = require("pyarrow")
+        total: Counter[tuple[str, ...]] = Counter()
+        for batch in batches:
+            total.update(_count_batch(batch, tokens, usage))
+        yield pa.RecordBatch.from_arrays(
+            [pa.array([_SEP.join(k) for k in total], pa.string()),
+             pa.array(list(total.values()), pa.int64())], names=["key", "n"])
+    return fn
+
+
+def _count_crawl_spark(session: Any, path: str, tokens: Sequence[str], usage: bool
+                       ) -> Counter[tuple[str, ...]]:
+    """The counters of one crawl on Spark: the duplicate rule per partition of the rows
+    repartitioned by origin (:func:`.engines._choose_partition`), the counting per partition,
+    the counters (a few thousand keys) summed by Spark and collected."""
+    from .engines import _ROBOTS_READ, _choose_partition
+    raw = session.read.parquet(path).select(*_ROBOTS_READ)
+    chosen = raw.repartition("origin").mapInArrow(_choose_partition, raw.schema)
+    parts = chosen.select("origin", "outcome", "body").mapInArrow(
+        _spark_counter(tokens, usage), "key string, n long")
+    rows = parts.groupBy("key").sum("n").collect()
+    return Counter({tuple(r[0].split(_SEP)): int(r[1]) for r in rows})
+
+
 def _share(n: int, d: int) -> float:
     return n / d if d else 0.0
 
@@ -398,10 +428,14 @@ def run_census(
     top: int = 25,
     progress: Callable[[int], None] | None = None,
     scratch_dir: str | None = None,
+    engine: str = "duckdb",
+    spark: Any = None,
 ) -> CensusResult:
     """The census of each crawl in ``robots`` (``LABEL=PATH`` or ``PATH``) into ``out_dir``.
 
-    ``progress`` is called with 1 after each crawl.
+    ``progress`` is called with 1 after each crawl. ``engine="spark"`` counts on Spark
+    (``spark``: a SparkSession; one on ``local[*]`` when None): the same counts, the tables and
+    charts written by the driver.
     """
     pq = require("pyarrow.parquet")
     labelled = [crawl_label(r) for r in robots]
@@ -414,8 +448,16 @@ def run_census(
     usage = True
     n = workers or os.cpu_count() or 1
     counts: dict[str, Counter[tuple[str, ...]]] = {}
+    session = None
+    if engine == "spark":
+        from .engines import spark_session
+        require("pyspark", "spark")
+        session = spark if spark is not None else spark_session()
+    elif engine != "duckdb":
+        raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
     for label, path in labelled:
-        counts[label] = _count_crawl(path, tokens, usage, n, scratch_dir)
+        counts[label] = (_count_crawl_spark(session, path, tokens, usage) if session is not None
+                         else _count_crawl(path, tokens, usage, n, scratch_dir))
         if progress is not None:
             progress(1)
     out = Path(out_dir)

@@ -168,8 +168,10 @@ def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[s
               help="directory for the Parquet tables and PNG charts")
 @click.option("--workers", type=click.IntRange(1), default=None,
               help="processes assessing files (default: CPU count)")
+@click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
+              show_default=True)
 def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
-               workers: int | None) -> None:
+               workers: int | None, engine: str) -> None:
     """Per crawler and purpose: origins blocking it fully, partly or not at all; usage signals."""
     with _errors():
         from .census import run_census
@@ -181,7 +183,7 @@ def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
                 progress("crawls", done[0], len(robots))
 
             result = run_census(list(robots), output, purpose=purpose, workers=workers,
-                                progress=step)
+                                progress=step, engine=engine)
     for line in result.headline():
         click.echo(line, err=True)
     for path in result.files:
