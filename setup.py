@@ -5,6 +5,9 @@
 the install goes on without it and robotrules runs its pure-Python core, which gives the same
 answers (it is the reference the native kernels are tested against). ``ROBOTRULES_PURE=1``
 at build time skips the compile; at run time it makes an installed build use the pure core.
+``ROBOTRULES_SANITIZE=1`` builds it with AddressSanitizer and UBSan instead (for a separate
+build directory: ``.ci/run`` runs ``tests/core`` and ``tools/fuzz_native.py`` on it), and
+fails rather than falling back.
 """
 
 from __future__ import annotations
@@ -46,6 +49,15 @@ def _extensions() -> list[Extension]:
     except ImportError:
         print("robotrules: Cython not found; the pure-Python core is used", file=sys.stderr)
         return []
+    # -- sanitizer build switch (issue 20): begin
+    if os.environ.get("ROBOTRULES_SANITIZE") == "1":
+        os.environ["ROBOTRULES_REQUIRE_NATIVE"] = "1"
+        flags = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
+                 "-fno-omit-frame-pointer", "-O1", "-g"]
+        ext = Extension("robotrules._native", ["src/robotrules/_native.pyx"],
+                        extra_compile_args=flags, extra_link_args=flags[:2])
+        return list(cythonize([ext], language_level=3, quiet=True))
+    # -- sanitizer build switch: end
     ext = Extension("robotrules._native", ["src/robotrules/_native.pyx"],
                     extra_compile_args=["-O3"] if os.name != "nt" else [])
     return list(cythonize([ext], language_level=3, quiet=True))

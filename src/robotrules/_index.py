@@ -199,7 +199,9 @@ def _index_agents(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect
                     if not global_groups:
                         global_groups.append(g)
                 elif value:
-                    gs = by_token.setdefault(value.lower(), [])
+                    # the agent as written (a non-ASCII name read from bytes is UTF-8 here, as
+                    # the query's is), compared case-insensitively in ASCII (_token.query_key)
+                    gs = by_token.setdefault(_token.ascii_lower(T.display(value)), [])
                     if not gs or gs[-1] != g:
                         gs.append(g)
             elif _token.is_global_agent(value):
@@ -212,7 +214,7 @@ def _index_agents(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect
                         "User-agent: *"))
             else:
                 token = _token.line_token(value, dialect)
-                gs = by_token.setdefault(token.lower(), [])
+                gs = by_token.setdefault(_token.ascii_lower(token), [])
                 if not gs or gs[-1] != g:
                     gs.append(g)
                 if findings is not None:

@@ -114,6 +114,7 @@ assert RANKS == _match._RANKS
 cdef Py_ssize_t PATTERN_GROWTH = 0  # measured on first use (_init_fast_patterns)
 cdef int64_t NO_MATCH = (<int64_t>1 << 60) | (<int64_t>1 << INDEX_BITS)
 cdef int64_t ALLOW_BIT = <int64_t>1 << INDEX_BITS
+cdef int64_t ROBOTS_TXT = -1  # _url_key: RFC 9309's /robots.txt (all bits set: allowed)
 cdef uint32_t NO_PLAIN = 0xFFFFFFFFu
 assert NO_MATCH == _compile.NO_MATCH
 
@@ -2105,8 +2106,10 @@ cdef class Doc:
         return self._best(<const unsigned char*>PyBytes_AS_STRING(data),
                           PyBytes_GET_SIZE(data), user_agent)
 
-    def is_allowed(self, url, *, user_agent="*"):
-        """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
+    cdef int64_t _url_key(self, str url, str user_agent) except -3:  # -3: never a key
+        """The key of the rule that decides ``url`` for ``user_agent`` (NO_MATCH when none
+        does), or ROBOTS_TXT for RFC 9309's /robots.txt: the path as the dialect's spec reads
+        it (robotrules._url), found in C."""
         cdef const unsigned char* u
         cdef Py_ssize_t n, start, end
         cdef bint slash
@@ -2116,13 +2119,7 @@ cdef class Doc:
         cdef const unsigned char* p
         cdef Py_ssize_t plen, i, k
         cdef unsigned char* tmp
-        cdef int64_t key
-        if type(url) is not str:
-            url = exact_str(url, "url")
-        if type(user_agent) is not str:
-            user_agent = exact_str(user_agent, "user_agent")
-        if not self._native_on:
-            return self._pure_is_allowed(url, user_agent)
+        cdef const unsigned char* nul
         if PyUnicode_IS_ASCII(url):
             u = <const unsigned char*>PyUnicode_DATA(url)
             n = PyUnicode_GET_LENGTH(url)
@@ -2146,6 +2143,11 @@ cdef class Doc:
         else:
             p = u + start
             plen = end - start
+        if self.d == 1:
+            # robotrules._url.path_of: Google's matcher reads the path as a C string
+            nul = <const unsigned char*>memchr(p, C_NUL, plen)
+            if nul != NULL:
+                plen = nul - p
         try:
             if self.d == 0:
                 for i in range(plen):
@@ -2171,12 +2173,42 @@ cdef class Doc:
                         plen = PyBytes_GET_SIZE(norm)
                         break
                 if plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
-                    return True  # RFC 9309 2.2.2
-            key = self._best(p, plen, user_agent)
-            return (key & ALLOW_BIT) != 0
+                    return ROBOTS_TXT  # RFC 9309 2.2.2
+            return self._best(p, plen, user_agent)
         finally:
             if buf != NULL and buf != &small[0]:
                 PyMem_Free(buf)
+
+    def is_allowed(self, url, *, user_agent="*"):
+        """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
+        if type(url) is not str:
+            url = exact_str(url, "url")
+        if type(user_agent) is not str:
+            user_agent = exact_str(user_agent, "user_agent")
+        if not self._native_on:
+            return self._pure_is_allowed(url, user_agent)
+        return (self._url_key(url, user_agent) & ALLOW_BIT) != 0  # ROBOTS_TXT has the bit
+
+    def _native_keys(self, urls, user_agent):
+        """``array('q')`` of the deciding keys of ``urls`` (a list or tuple of ``str``) for
+        ``user_agent``: robotrules._match's keys, NO_MATCH, or -1 for RFC 9309's
+        /robots.txt (the batch APIs: one C loop, no Python frame per URL)."""
+        cdef Py_ssize_t i, n
+        cdef int64_t[::1] view
+        user_agent = exact_str(user_agent, "user_agent")
+        if not self._native_on:
+            raise ValueError("this file is not read by the native kernels")
+        if type(urls) is not list and type(urls) is not tuple:
+            urls = list(urls)
+        n = len(urls)
+        out = array("q", bytes(8 * n))
+        view = out
+        for i in range(n):
+            url = urls[i]
+            if type(url) is not str:
+                url = exact_str(url, "url")
+            view[i] = self._url_key(url, user_agent)
+        return out
 
     def __sizeof__(self):
         """What the native part keeps (the body given is the caller's): every C array."""

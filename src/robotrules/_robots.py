@@ -121,6 +121,8 @@ class RobotsTxt(_Base):
         "_live",
         "_odd_",
         "_records",
+        "_rules_",
+        "_sels",
         "_starts",
         "_text_",
         "_url",
@@ -282,61 +284,105 @@ class RobotsTxt(_Base):
             url = _str_arg(url, "url")
         if type(user_agent) is not str:
             user_agent = _str_arg(user_agent, "user_agent")
-        dialect = self.dialect
         path = self._path(url)
         if path == "/robots.txt" and self._spec.robots_txt_allowed:
-            return Verdict(True, None, None, (), "robots-txt", user_agent, path, dialect,
+            return Verdict(True, None, None, (), "robots-txt", user_agent, path, self.dialect,
                            "/robots.txt is always allowed (RFC 9309 2.2.2)")
-        groups = self._groups_for(user_agent)
-        if not groups:
-            return Verdict(True, None, None, (), "no-group", user_agent, path, dialect,
+        sel = self._selection(user_agent)
+        if not sel.groups:
+            return Verdict(True, None, None, (), "no-group", user_agent, path, self.dialect,
                            "no group applies to this user agent: everything is allowed")
-        agents = self._agents_of(groups)
         key = self._native_best(path, user_agent) if self._native_on else \
             self._for_agent(user_agent)[0].best(path)
-        where = self._where(groups, user_agent)
         if key == NO_MATCH:
-            empty = self._empty_rule(groups)
+            empty = sel.empty
             if empty is not None:
                 # compat(google): robots.cc matches an empty pattern at priority 0 and reports
                 # its line (matching_line()), though it decides nothing: everything allowed
                 return self._with_preferences(Verdict(
-                    True, empty.line, empty, agents, "rule", user_agent, path, dialect,
-                    f"{where}; no rule with a pattern matches {path!r}, and line "
-                    f"{empty.line} '{empty}' is empty: it allows everything (RFC 9309 2.2.2)"))
-            n = self._rule_count(groups)
+                    True, empty.line, empty, sel.agents, "rule", user_agent, path,
+                    self.dialect, f"{sel.where}; no rule with a pattern matches {path!r}, and "
+                    f"line {empty.line} '{empty}' is empty: it allows everything "
+                    "(RFC 9309 2.2.2)"))
             return self._with_preferences(Verdict(
-                True, None, None, agents, "no-matching-rule", user_agent, path, dialect,
-                f"{where}; none of its {n} rule(s) matches {path!r}, so it is allowed (a "
-                "path no rule matches is allowed, RFC 9309 2.2.2)"))
-        rule = self._rule(key & INDEX_MASK)
-        allow = key_allows(key)
-        verb = "allows" if allow else "disallows"
-        v = Verdict(allow, rule.line, rule, agents, "rule", user_agent, path, dialect,
-                    f"line {rule.line} '{rule}' {verb} it ({where})")
-        return self._with_preferences(v)
+                True, None, None, sel.agents, "no-matching-rule", user_agent, path,
+                self.dialect, f"{sel.where}; none of its {sel.count} rule(s) matches "
+                f"{path!r}, so it is allowed (a path no rule matches is allowed, RFC 9309 "
+                "2.2.2)"))
+        rule, allow, detail = sel.decided(self, key)
+        v = Verdict(allow, rule.line, rule, sel.agents, "rule", user_agent, path, self.dialect,
+                    detail)
+        return self._with_preferences(v) if allow else v
+
+    def _selection(self, user_agent: str) -> _Selection:
+        """What every verdict for ``user_agent`` shares (its groups, their agents, which group
+        applies in words, Google's empty rule, the wording per deciding rule), memoised for
+        at most ``_AGENT_MEMO`` agents."""
+        sels: dict[str, _Selection] | None = getattr(self, "_sels", None)
+        if sels is None:
+            sels = {}
+            self._sels = sels
+        sel = sels.get(user_agent)
+        if sel is None:
+            groups = self._groups_for(user_agent)
+            if not groups:
+                sel = _Selection(groups, (), "", None, 0)
+            else:
+                sel = _Selection(groups, self._agents_of(groups),
+                                 self._where(groups, user_agent), self._empty_rule(groups),
+                                 self._rule_count(groups))
+            if len(sels) >= _AGENT_MEMO:
+                sels.clear()
+            sels[user_agent] = sel
+        return sel
+
+    def _keys(self, urls: Sequence[str], user_agent: str) -> Sequence[int]:
+        """The deciding key of each URL (robotrules._match's keys, NO_MATCH, or -1 for RFC
+        9309's /robots.txt): in one C loop on the native kernels."""
+        if self._native_on:
+            keys: Sequence[int] = self._native_keys(urls, user_agent)
+            return keys
+        sp = self._spec
+        best = self._for_agent(user_agent)[0].best
+        robots = sp.robots_txt_allowed
+        out = array("q", bytes(8 * len(urls)))
+        for i, url in enumerate(urls):
+            if type(url) is not str:
+                url = _str_arg(url, "url")
+            path = sp.path(url)
+            out[i] = -1 if robots and path == "/robots.txt" else best(path)
+        return out
 
     def decide_many(self, urls: Sequence[str], *, user_agent: str = "*") -> Decisions:
         """The verdicts of many ``urls`` for one ``user_agent``, as columns
         (:class:`robotrules.Decisions`): entry ``i`` equals ``explain(urls[i])`` field by
         field (allowed, line, rule, reason)."""
-        from ._model import REASONS, Decisions
+        from ._model import Decisions
 
         _check_urls(urls, user_agent)
-        reasons = {r: i for i, r in enumerate(REASONS)}
-        allowed = array("B", bytes(len(urls)))
-        line = array("q", bytes(8 * len(urls)))
-        rule = array("q", [-1]) * len(urls)
-        reason = array("B", bytes(len(urls)))
+        sel = self._selection(user_agent)
+        keys = self._keys(urls, user_agent)
+        reasons = _REASON_INDEX
         rules: dict[Rule, int] = {}
-        for i, url in enumerate(urls):
-            v = self.explain(url, user_agent=user_agent)
-            allowed[i] = v.allowed
-            line[i] = v.line or 0
-            if v.rule is not None:
-                rule[i] = rules.setdefault(v.rule, len(rules))
-            reason[i] = reasons[v.reason]
-        return Decisions(allowed, line, rule, reason, tuple(rules), user_agent)
+        facts: dict[int, tuple[int, int, int, int]] = {}
+        for key in set(keys):  # each distinct deciding key once
+            if key == -1:
+                facts[key] = (1, 0, -1, reasons["robots-txt"])
+            elif not sel.groups:
+                facts[key] = (1, 0, -1, reasons["no-group"])
+            elif key == NO_MATCH:
+                empty = sel.empty
+                facts[key] = (1, 0, -1, reasons["no-matching-rule"]) if empty is None else (
+                    1, empty.line, rules.setdefault(empty, len(rules)), reasons["rule"])
+            else:
+                rule, allow, _ = sel.decided(self, key)
+                facts[key] = (int(allow), rule.line, rules.setdefault(rule, len(rules)),
+                              reasons["rule"])
+        if not keys:
+            return Decisions(array("B"), array("q"), array("q"), array("B"), (), user_agent)
+        allowed, line, index, reason = zip(*map(facts.__getitem__, keys), strict=True)
+        return Decisions(array("B", allowed), array("q", line), array("q", index),
+                         array("B", reason), tuple(rules), user_agent)
 
     def usage_many(self, urls: Sequence[str], *, user_agent: str = "*"
                    ) -> dict[str, array[int]]:
@@ -345,13 +391,16 @@ class RobotsTxt(_Base):
         state) an ``array('b')`` of 1 (allowed, y), 0 (disallowed, n) or -1 (unstated), one
         entry per URL in input order, equal to ``usage(urls[i])[key]``."""
         keys = usage_keys()
-        _check_urls(urls, user_agent)
+        decided = self.decide_many(urls, user_agent=user_agent)
         cols = {k: array("b", [-1]) * len(urls) for k in keys}
-        crawl = cols["crawl"]
+        cols["crawl"] = array("b", decided.allowed)
+        if not self._idx.preferences:  # no line states a preference: the crawl verdict only
+            return cols
         cats = [(k, cols[k]) for k in keys if k != "crawl"]
         for i, url in enumerate(urls):
+            if not decided.allowed[i]:
+                continue  # no preferences attach to a URL that may not be fetched
             u = self.usage(url, user_agent=user_agent)
-            crawl[i] = u.crawl
             for k, col in cats:
                 got = u[k]
                 if got is not None:
@@ -408,9 +457,19 @@ class RobotsTxt(_Base):
         return tuple(T.display(self._value(i)) for g in groups for i in idx.uas(g))
 
     def _rule(self, i: int) -> Rule:
-        if self._kind(i) == T.ALLOW:
-            return Rule("allow", T.display(self._value(i)), self._line(i))
-        return Rule("disallow", T.display(self._value(i)), self._line(i))
+        """The rule of directive ``i`` (made once)."""
+        made: dict[int, Rule] | None = getattr(self, "_rules_", None)
+        if made is None:
+            made = {}
+            self._rules_ = made
+        rule = made.get(i)
+        if rule is None:
+            if self._kind(i) == T.ALLOW:
+                rule = Rule("allow", T.display(self._value(i)), self._line(i))
+            else:
+                rule = Rule("disallow", T.display(self._value(i)), self._line(i))
+            made[i] = rule
+        return rule
 
     def _first_valid(self, user_agent: str, kind: int, read: Callable[[str], _V | None]
                      ) -> _V | None:
@@ -612,6 +671,39 @@ class RobotsTxt(_Base):
         return f"<RobotsTxt dialect={self.dialect!r} size={self.size} directives={count}>"
 
 
+class _Selection:
+    """What the verdicts of one agent share: its groups, their agents, which group applies in
+    words, Google's empty rule and the rule count; per deciding key, the rule and its
+    sentence (made once, so that a verdict costs a lookup)."""
+
+    __slots__ = ("agents", "count", "empty", "groups", "said", "where")
+
+    def __init__(self, groups: tuple[int, ...], agents: tuple[str, ...], where: str,
+                 empty: Rule | None, count: int) -> None:
+        self.groups = groups
+        self.agents = agents
+        self.where = where
+        self.empty = empty
+        self.count = count
+        self.said: dict[int, tuple[Rule, bool, str]] = {}
+
+    def decided(self, rules: RobotsTxt, key: int) -> tuple[Rule, bool, str]:
+        """The rule a key names, its verdict and the sentence for it."""
+        hit = self.said.get(key)
+        if hit is None:
+            rule = rules._rule(key & INDEX_MASK)
+            allow = key_allows(key)
+            verb = "allows" if allow else "disallows"
+            hit = (rule, allow, f"line {rule.line} '{rule}' {verb} it ({self.where})")
+            if len(self.said) >= _SAID_MAX:
+                self.said.clear()
+            self.said[key] = hit
+        return hit
+
+
+_SAID_MAX: Final = 1024  # sentences kept per agent
+
+
 def usage_keys() -> tuple[str, ...]:
     """The columns of :meth:`RobotsTxt.usage_many`: ``crawl``, then every category a
     robots.txt's own lines can state (read off :mod:`robotrules.aipref`, their one home)."""
@@ -627,15 +719,20 @@ def _str_arg(value: object, name: str) -> str:
     raise TypeError(f"{name} must be str, not {type(value).__name__}")
 
 
+# Decisions.reason: the index of each reason in robotrules._model.REASONS (the facade does
+# not import the model to answer; tests/core/test_decide_many.py checks they agree)
+_REASON_INDEX: Final = {"rule": 0, "no-matching-rule": 1, "no-group": 2, "robots-txt": 3}
+
+
 def _check_urls(urls: Sequence[str], user_agent: str) -> None:
-    """The batch APIs' arguments: a sequence of ``str`` (not one ``str``) and a ``str``."""
-    if isinstance(urls, (str, bytes, bytearray, memoryview)) or not isinstance(urls, Sequence):
+    """The batch APIs' arguments: a sequence (not one ``str``) and a ``str`` (each URL is
+    checked where it is read: ``_keys``)."""
+    if type(urls) is not list and type(urls) is not tuple and (
+            isinstance(urls, (str, bytes, bytearray, memoryview))
+            or not isinstance(urls, Sequence)):
         raise TypeError(f"urls must be a sequence of str, not {type(urls).__name__}")
     if not isinstance(user_agent, str):
         raise TypeError(f"user_agent must be str, not {type(user_agent).__name__}")
-    for url in urls:
-        if not isinstance(url, str):
-            raise TypeError(f"urls must hold str, not {type(url).__name__}")
 
 
 def _restore(body: bytes, dialect: Dialect, url: str | None, size: int, pure: bool

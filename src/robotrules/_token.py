@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ._types import Dialect
 
 
-__all__ = ["is_global_agent", "line_token", "product_token", "query_key"]
+__all__ = ["ascii_lower", "is_global_agent", "line_token", "product_token", "query_key"]
 
 _WS: Final = " \t\n\v\f\r"
 _GOOGLE_LINE: Final = re.compile(r"[A-Za-z_-]*")
@@ -137,10 +137,20 @@ def _name(word: str, *, whole: bool = False) -> str:
     return m.group(0)
 
 
+def ascii_lower(text: str) -> str:
+    """``text`` with ASCII letters lower-cased and every other character kept: agents are
+    compared the way Google compares them (robots.cc ``absl::EqualsIgnoreCase``, ASCII only),
+    so U+212A KELVIN SIGN is not a ``k`` (``str.lower`` would make it one)."""
+    if text.isascii():
+        return text.lower()
+    return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
+
+
 def query_key(user_agent: str) -> str:
     """The lower-cased key a query's user agent selects groups by (in every dialect: the
-    1994 dialect then looks for it inside each record's agent values)."""
-    return product_token(user_agent).lower()
+    1994 dialect then looks for it inside each record's agent values); ASCII case only
+    (:func:`ascii_lower`)."""
+    return ascii_lower(product_token(user_agent))
 
 
 def clear_caches() -> None:

@@ -1,8 +1,10 @@
 """URL to matchable path, and the percent-encoding normalisations of each dialect.
 
-- ``path_of``: Google's ``GetPathParamsQuery`` (robots.cc): path, params and query of a URL,
-  fragment dropped, ``/`` when there is none; a URL without a scheme takes its first segment
-  as the host. Used by every dialect so that a URL is cut into a path one way only.
+- ``path_params_query``: Google's ``GetPathParamsQuery`` (robots.cc): path, params and query of
+  a URL, fragment dropped, ``/`` when there is none; a URL without a scheme takes its first
+  segment as the host. Used by every dialect so that a URL is cut into a path one way only;
+  ``path_of`` (the google and 1994 dialects) then ends it at a NUL, as Google's matcher reads
+  it as a C string.
 - ``rfc_normalize``: RFC 9309 2.2.2: decode ``%xx`` of unreserved characters, upper-case the
   other escapes, percent-encode octets outside ASCII (as UTF-8); reserved characters stay as
   they are, raw or encoded. Characters that are neither reserved nor unreserved (space, ``"``,
@@ -17,7 +19,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["legacy_normalize", "path_of", "rfc_normalize", "rfc_normalize_pattern", "rfc_path"]
+__all__ = ["legacy_normalize", "path_of", "path_params_query", "rfc_normalize",
+           "rfc_normalize_pattern", "rfc_path"]
 
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _RESERVED = ":/?#[]@!$&'()*+,;="
@@ -41,10 +44,11 @@ _PLAIN_HTTP_URL = re.compile(
 
 
 def rfc_path(url: str) -> str:
-    """``rfc_normalize(path_of(url))``, in one regex call for the common plain URL."""
+    """``rfc_normalize(path_params_query(url))``, in one regex call for the common plain
+    URL."""
     m = _PLAIN_HTTP_URL.match(url)
     if m is None:
-        return rfc_normalize(path_of(url))
+        return rfc_normalize(path_params_query(url))
     path = m.group(1)
     if path is None:
         return "/"
@@ -52,7 +56,16 @@ def rfc_path(url: str) -> str:
 
 
 def path_of(url: str) -> str:
-    """Path, params and query of ``url`` exactly as Google's matcher extracts them."""
+    """Path, params and query of ``url`` exactly as Google's matcher reads them: as
+    :func:`path_params_query` extracts them, up to a NUL (robots.cc keeps the path as a C
+    string, ``InitUserAgentsAndPath(path.c_str())``: ``/\0x`` is ``/``)."""
+    path = path_params_query(url)
+    nul = path.find("\0")
+    return path if nul < 0 else path[:nul]
+
+
+def path_params_query(url: str) -> str:
+    """Path, params and query of ``url`` as robots.cc ``GetPathParamsQuery`` extracts them."""
     # Fast path for the common http(s)://host/... form; the general code below gives the
     # same answer for it (robots.cc GetPathParamsQuery): from the first "/?;" after the
     # authority up to "#", "/" when a "#" comes first.

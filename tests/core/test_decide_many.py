@@ -135,3 +135,8 @@ def test_arguments_are_checked() -> None:
     assert len(empty) == 0
     assert empty.rules == ()
     assert rules.decide_many(("/a", "/b")).allowed == array("B", [0, 1])
+
+
+def test_reason_indexes_are_the_model_order() -> None:
+    """``Decisions.reason`` indexes ``REASONS``: the facade's table agrees with it."""
+    assert {r: i for i, r in enumerate(REASONS)} == _robots._REASON_INDEX

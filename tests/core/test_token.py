@@ -1,0 +1,61 @@
+"""``robotrules._token``: how a query's agent and a line's agent are compared (issue 21's two
+agent fixes), on both peers (:func:`robotrules.parse`, native where built, and
+:func:`robotrules._robots.reference`)."""
+
+from __future__ import annotations
+
+import pytest
+
+import robotrules
+from robotrules import _robots, _token
+
+PEERS = {"parse": robotrules.parse, "reference": _robots.reference}
+SCRAPY_BODY = """User-Agent: *
+Disallow: /admin/
+Disallow: /static/
+
+User-Agent: UnicödeBöt
+Disallow: /some/randome/page.html
+""".encode()
+
+
+@pytest.mark.parametrize("peer", PEERS)
+@pytest.mark.parametrize("body", [SCRAPY_BODY, SCRAPY_BODY.decode()])
+def test_1994_non_ascii_agent_finds_its_own_record(peer: str, body: bytes | str) -> None:
+    """Source: Scrapy's ``BaseRobotParserTest.test_unicode_url_and_useragent`` (run for the
+    1994 dialect: ``UnicödeBöt`` is refused /some/randome/page.html), and the 1994 standard
+    (seeds/000): "A case insensitive substring match of the name without version information
+    is recommended" — the record's name read from bytes is the caller's name."""
+    rules = PEERS[peer](body, "1994")  # type: ignore[operator]
+    assert not rules.is_allowed("https://site.local/some/randome/page.html",
+                                user_agent="UnicödeBöt")
+    assert not rules.is_allowed("/some/randome/page.html", user_agent="unicödeböt")
+    assert rules.is_allowed("https://site.local/admin/", user_agent="UnicödeBöt")
+    assert not rules.is_allowed("https://site.local/admin/", user_agent="*")
+    assert rules.explain("/some/randome/page.html", user_agent="UnicödeBöt").line == 6
+
+
+@pytest.mark.parametrize("peer", PEERS)
+@pytest.mark.parametrize("dialect", ["google", "rfc9309", "1994"])
+def test_kelvin_sign_is_not_k(peer: str, dialect: str) -> None:
+    """Source: Google's matcher (robots.cc compares agents with ``absl::EqualsIgnoreCase``,
+    ASCII only; checked with the jwm-robotstxt oracle below): U+212A KELVIN SIGN does not
+    lower-case to ``k``, so ``\u212aelvinBot`` is not ``KelvinBot`` (``str.lower`` made it)."""
+    body = b"User-agent: KelvinBot\nDisallow: /\n"
+    rules = PEERS[peer](body, dialect)  # type: ignore[operator]
+    assert rules.is_allowed("/x", user_agent="\u212aelvinBot")
+    assert not rules.is_allowed("/x", user_agent="KELVINBOT")
+    assert _token.query_key("\u212aelvinBot") == "\u212aelvinbot"
+
+
+def test_kelvin_sign_against_google() -> None:
+    oracle = pytest.importorskip("tests.core.oracle")
+    body = b"User-agent: KelvinBot\nDisallow: /\n"
+    assert oracle.google_allowed(body, "\u212aelvinBot", "/x") is True
+    assert oracle.google_allowed(body, "kelvinbot", "/x") is False
+
+
+def test_ascii_lower_keeps_every_other_character() -> None:
+    assert _token.ascii_lower("ÄBC\u212a\u0130x") == "Äbc\u212a\u0130x"
+    assert _token.ascii_lower("FooBot") == "foobot"
+    assert _token.ascii_lower("\ud800A") == "\ud800a"  # lone surrogates survive

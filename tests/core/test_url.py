@@ -1,0 +1,48 @@
+"""``robotrules._url``: a URL's path as each dialect reads it (issue 21's NUL fix)."""
+
+from __future__ import annotations
+
+import pytest
+
+import robotrules
+from robotrules import _robots, _url
+
+PEERS = {"parse": robotrules.parse, "reference": _robots.reference}
+RULES = [b"/$", b"/a$", b"/a", b"/ab", b"/a*$", b"*$", b"/"]
+URLS = ["/\x00x", "/a\x00", "/a\x00b", "/ab", "http://x.com/a\x00b", "x\x00/a", "/?\x00",
+        "//\x00/a", "https://h.com/\x00"]
+
+
+def test_path_of_ends_at_a_nul() -> None:
+    """robots.cc keeps the path as a C string (``InitUserAgentsAndPath(path.c_str())``):
+    Google's matcher stops the path at a NUL, after cutting it out of the URL."""
+    assert _url.path_of("/\x00x") == "/"
+    assert _url.path_of("http://x.com/a\x00b?q") == "/a"
+    assert _url.path_of("x\x00/a") == "/a"
+    assert _url.path_params_query("/a\x00b") == "/a\x00b"
+
+
+@pytest.mark.parametrize("peer", PEERS)
+def test_nul_in_url_as_google_reads_it(peer: str) -> None:
+    """Source: Google's matcher through the jwm-robotstxt oracle: ``Disallow: /$`` and
+    ``/\\x00x``: Google disallows; every rule and URL below, as Google answers."""
+    oracle = pytest.importorskip("tests.core.oracle")
+    for rule in RULES:
+        body = b"User-agent: *\nDisallow: " + rule + b"\n"
+        rules = PEERS[peer](body, "google")  # type: ignore[operator]
+        for url in URLS:
+            want = oracle.google_allowed(body, "foo", url)
+            assert rules.is_allowed(url, user_agent="foo") == want, (rule, url)
+            assert rules.explain(url, user_agent="foo").allowed == want, (rule, url)
+    body = b"User-agent: *\nDisallow: /$\n"
+    assert not PEERS[peer](body, "google").is_allowed("/\x00x")  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("peer", PEERS)
+def test_rfc9309_keeps_the_nul_percent_encoded(peer: str) -> None:
+    """RFC 9309 2.2.2 normalises the path (a NUL octet is percent-encoded, ``%00``): the
+    rfc9309 dialect does not cut it."""
+    body = b"User-agent: *\nDisallow: /$\nDisallow: /a%00b\n"
+    rules = PEERS[peer](body, "rfc9309")  # type: ignore[operator]
+    assert rules.is_allowed("/\x00x")
+    assert not rules.is_allowed("/a\x00b")
