@@ -155,9 +155,10 @@ def _name(files: Sequence[str]) -> str:
 def _origin_udf(con: Any, progress: Progress | None, total: int | None) -> list[int]:
     """Registers ``rr_origin``; the list returned counts the URLs it has seen."""
     seen = [0]
+    memo: dict[str, str | None] = {}  # prefix -> origin, across the calls of one run
 
     def origins(urls: Any) -> Any:
-        out = url_origins(urls)
+        out = url_origins(urls, memo)
         if progress is not None:
             seen[0] += len(out)
             progress("reading URLs", seen[0], total)

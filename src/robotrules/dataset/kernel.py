@@ -114,9 +114,15 @@ def output_schema(input_schema: pa.Schema, agents: Sequence[str], *, usage: bool
     return pa_.schema(kept + verdict_fields(agents, usage=usage))
 
 
-def url_origins(urls: pa.Array | pa.ChunkedArray) -> pa.Array:
+_MEMO_MAX = 1 << 20  # prefixes a caller's memo keeps before it starts over
+
+
+def url_origins(urls: pa.Array | pa.ChunkedArray, memo: dict[str, str | None] | None = None
+                ) -> pa.Array:
     """The origin (``scheme://host[:port]``, RFC 9309 2.3) of each URL; null when a URL is null
-    or not an http(s) URL with a host. ``origin_of`` runs once per distinct prefix."""
+    or not an http(s) URL with a host. ``origin_of`` runs once per distinct prefix of the
+    array, or, with ``memo`` (a dict the caller keeps across calls), once per distinct prefix
+    seen while the memo lasts (it starts over past a million prefixes)."""
     pa_ = require("pyarrow")
     pc = require("pyarrow.compute")
     if isinstance(urls, pa_.ChunkedArray):
@@ -125,7 +131,18 @@ def url_origins(urls: pa.Array | pa.ChunkedArray) -> pa.Array:
         urls = urls.cast(pa_.string())
     prefix = pc.extract_regex(urls, _PREFIX).field("p")
     codes = pc.dictionary_encode(prefix)
-    distinct = [origin_or_none(p) for p in codes.dictionary.to_pylist()]
+    if memo is None:
+        distinct = [origin_or_none(p) for p in codes.dictionary.to_pylist()]
+    else:
+        distinct = []
+        for p in codes.dictionary.to_pylist():
+            if p in memo:
+                distinct.append(memo[p])
+                continue
+            if len(memo) >= _MEMO_MAX:
+                memo.clear()
+            memo[p] = found = origin_or_none(p)
+            distinct.append(found)
     out = pa_.array(distinct, pa_.string()).take(codes.indices)
     # URLs the prefix pattern did not take: origin_of on the whole URL (it knows the rest)
     left = pc.and_(pc.is_null(prefix), pc.is_valid(urls))
@@ -144,7 +161,6 @@ class _Columns:
 
     def __init__(self, np: Any, n: int, usage: bool) -> None:
         self.allowed = np.zeros(n, np.uint8)
-        self.known = np.zeros(n, np.bool_)
         self.line = np.zeros(n, np.int64)
         self.rule = np.full(n, -1, np.int64)
         self.reason = np.zeros(n, np.int8)
@@ -179,46 +195,58 @@ def evaluate(
     bodies = batch.column("robots_body")
     times = batch.column("robots_fetch_time")
     invalid = np.asarray(pc.is_null(urls).to_numpy(zero_copy_only=False)) | (group_of < 0)
+    # the fetch outcome of each row, as a code: 0 rules, 1 allow-all, 2 disallow-all, -1 none
+    kind = pc.index_in(outcomes, value_set=pa_.array(["rules", "allow-all", "disallow-all"])
+                       ).fill_null(-1).to_numpy(zero_copy_only=False)
+    kind = np.where(invalid, -2, kind)
+    known = kind >= 0  # the same for every agent: a capture decided the row
+    fixed_reason = np.select(
+        [kind == -2, kind == -1, kind == 1, kind == 2],
+        [code["invalid-url"], code["no-capture"], code["allow-all"], code["disallow-all"]], 0)
     cols = [_Columns(np, n, usage) for _ in agents]
-    rule_text: dict[Any, int] = {}  # rendered rule -> dictionary index of this batch
     for c in cols:
-        c.reason[invalid] = code["invalid-url"]
-    order = np.argsort(group_of, kind="stable")
-    starts = np.flatnonzero(np.diff(group_of[order], prepend=-2))
+        c.reason[:] = fixed_reason
+        c.allowed[kind == 1] = 1
+        if usage:
+            c.usage["crawl"][kind == 1] = 1
+            c.usage["crawl"][kind == 2] = 0
+    rule_text: dict[str, int] = {}  # rendered rule -> dictionary index of this batch
+    rule_ids: dict[int, int] = {}  # id(Rule) -> dictionary index (rules kept alive below)
+    alive: list[Any] = []
+    parsed = group_of.copy()
+    parsed[kind != 0] = -1  # only rows whose capture has rules go to the core
+    order = np.argsort(parsed, kind="stable")
+    starts = np.flatnonzero(np.diff(parsed[order], prepend=-2))
     ends = np.append(starts[1:], n)
-    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
-        g = int(group_of[order[s]])
+    firsts = order[starts]
+    gids = parsed[firsts].tolist()
+    times_of = times.take(pa_.array(firsts)).cast(pa_.int64()).to_pylist()
+    for i, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        g = gids[i]
         if g < 0:
             continue
         rows: Any = order[s:e]
         first, last = int(rows[0]), int(rows[-1])
         if last - first == e - s - 1:  # one run of rows (batches come sorted by origin)
             rows = slice(first, last + 1)
-        outcome = outcomes[first].as_py()
-        if outcome is None or outcome != "rules":
-            why = "no-capture" if outcome is None else outcome
-            for c in cols:
-                c.reason[rows] = code[why]
-                if why != "no-capture":
-                    c.known[rows] = True
-                    c.allowed[rows] = why == "allow-all"
-                    if usage:
-                        c.usage["crawl"][rows] = int(why == "allow-all")
-            continue
-        rules = cache.get(origins[g], times[first].value, bodies[first].as_py)
+        rules = cache.get(origins[g], times_of[i], bodies[first].as_py)
         group_urls = (urls.slice(first, e - s) if isinstance(rows, slice)
                       else urls.take(pa_.array(rows))).to_pylist()
         for agent, c in zip(agents, cols, strict=True):
             d = rules.decide_many(group_urls, user_agent=agent)
-            c.known[rows] = True
             c.allowed[rows] = np.frombuffer(d.allowed, np.uint8)
             c.line[rows] = np.frombuffer(d.line, np.int64)
             c.reason[rows] = np.frombuffer(d.reason, np.uint8)
-            local = np.frombuffer(d.rule, np.int64)
             if d.rules:
-                remap = np.array([rule_text.setdefault(str(r), len(rule_text))
-                                  for r in d.rules] + [-1], np.int64)
-                c.rule[rows] = remap[local]  # -1 (no rule) picks the appended -1
+                remap = []
+                for r in d.rules:
+                    at = rule_ids.get(id(r))
+                    if at is None:
+                        at = rule_ids[id(r)] = rule_text.setdefault(str(r), len(rule_text))
+                        alive.append(r)
+                    remap.append(at)
+                remap.append(-1)  # index -1 (no rule) picks this
+                c.rule[rows] = np.array(remap, np.int64)[np.frombuffer(d.rule, np.int64)]
             if usage:
                 got = rules.usage_many(group_urls, user_agent=agent)
                 for key in USAGE_KEYS:
@@ -228,7 +256,7 @@ def evaluate(
     reason_dict = pa_.array(list(reasons), pa_.string())
     arrays: list[Any] = []
     for c in cols:
-        arrays.append(pa_.array(c.allowed.astype(np.bool_), mask=~c.known))
+        arrays.append(pa_.array(c.allowed.astype(np.bool_), mask=~known))
         arrays.append(pa_.array(c.line.astype(np.int32), mask=c.line == 0))
         arrays.append(pa_.DictionaryArray.from_arrays(
             pa_.array(c.rule.astype(np.int32), mask=c.rule < 0), rule_dict).dictionary_decode())
