@@ -404,7 +404,7 @@ def main() -> None:
             done = subprocess.run([sys.executable, "-c", code, str(robots), str(urls), str(out),
                                    str(threads)], capture_output=True, text=True, check=True)
             r = json.loads(next(line for line in done.stdout.splitlines()
-                                if line.startswith("BENCH "))[6:])
+                                if "BENCH " in line).split("BENCH ", 1)[1])
             r["verdicts_per_s"] = verdicts / r["seconds"]
             res["duckdb"][threads] = r
             print(f"duckdb, {threads} thread(s) and kernel process(es): {verdicts:,} verdicts in "

@@ -99,7 +99,9 @@ def connect(threads: int | None = None, memory_limit: str | None = None,
             spill_dir: str | None = None) -> Any:
     """A DuckDB connection with the run's threads, memory limit and spill directory."""
     duckdb = require("duckdb")
+    # DuckDB's own progress bar writes to stdout: progress is ours, on stderr, or none
     con = duckdb.connect(config={"preserve_insertion_order": False})
+    con.execute("SET enable_progress_bar = false")
     if threads:
         con.execute(f"SET threads = {int(threads)}")
     if memory_limit:
