@@ -87,3 +87,16 @@ def test_empty_url_file_gives_an_empty_table_with_the_columns(robots: Path,
     assert table.schema.names == ["url", "origin", "robots_outcome", "robots_fetch_time",
                                   "GPTBot__allowed", "GPTBot__line", "GPTBot__rule",
                                   "GPTBot__reason"]
+
+
+def test_duckdb_writes_nothing_to_stdout() -> None:
+    # the CLI's stdout carries file paths only; DuckDB's own progress bar would write there
+    from robotrules.dataset.engines import connect
+    con = connect(threads=1)
+    try:
+        assert con.execute("SELECT current_setting('enable_progress_bar')").fetchall() == [
+            (False,)]
+        assert con.cursor().execute(
+            "SELECT current_setting('enable_progress_bar')").fetchall() == [(False,)]
+    finally:
+        con.close()

@@ -35,6 +35,7 @@ distinct prefix; a URL the prefix pattern does not take goes through ``origin_of
 
 from __future__ import annotations
 
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -156,6 +157,18 @@ def url_origins(urls: pa.Array | pa.ChunkedArray, memo: dict[str, str | None] | 
     return out
 
 
+class _Answers:
+    """The core's answers for one agent, appended group after group (machine arrays)."""
+
+    def __init__(self, usage: bool) -> None:
+        self.allowed = array("B")
+        self.line = array("q")
+        self.reason = array("B")
+        self.rule = array("q")
+        self.offsets: list[int] = []
+        self.usage = {k: array("b") for k in USAGE_KEYS} if usage else {}
+
+
 class _Columns:
     """The output columns of one agent while a batch is evaluated (NumPy, filled per group)."""
 
@@ -210,48 +223,60 @@ def evaluate(
         if usage:
             c.usage["crawl"][kind == 1] = 1
             c.usage["crawl"][kind == 2] = 0
-    rule_text: dict[str, int] = {}  # rendered rule -> dictionary index of this batch
-    rule_ids: dict[int, int] = {}  # id(Rule) -> dictionary index (rules kept alive below)
-    alive: list[Any] = []
     parsed = group_of.copy()
     parsed[kind != 0] = -1  # only rows whose capture has rules go to the core
-    order = np.argsort(parsed, kind="stable")
+    order = np.argsort(parsed, kind="stable")  # rows without rules (-1) first
     starts = np.flatnonzero(np.diff(parsed[order], prepend=-2))
     ends = np.append(starts[1:], n)
     firsts = order[starts]
     gids = parsed[firsts].tolist()
     times_of = times.take(pa_.array(firsts)).cast(pa_.int64()).to_pylist()
+    # the core's answers are appended group after group (C-level array.extend) and scattered
+    # once per batch to their rows, order[skip:]; a rule index is local to its group's
+    # Decisions.rules and becomes global by adding the group's offset into `found`
+    bufs = [_Answers(usage) for _ in agents]
+    found: list[Any] = []  # Decisions.rules of each (group, agent), concatenated
+    sizes: list[int] = []
+    skip = n
     for i, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
         g = gids[i]
         if g < 0:
             continue
-        rows: Any = order[s:e]
-        first, last = int(rows[0]), int(rows[-1])
-        if last - first == e - s - 1:  # one run of rows (batches come sorted by origin)
-            rows = slice(first, last + 1)
+        skip = min(skip, s)
+        sizes.append(e - s)
+        first, last = int(order[s]), int(order[e - 1])
+        run = last - first == e - s - 1  # one run of rows (batches come sorted by origin)
         rules = cache.get(origins[g], times_of[i], bodies[first].as_py)
-        group_urls = (urls.slice(first, e - s) if isinstance(rows, slice)
-                      else urls.take(pa_.array(rows))).to_pylist()
-        for agent, c in zip(agents, cols, strict=True):
+        group_urls = (urls.slice(first, e - s) if run
+                      else urls.take(pa_.array(order[s:e]))).to_pylist()
+        for agent, b in zip(agents, bufs, strict=True):
             d = rules.decide_many(group_urls, user_agent=agent)
-            c.allowed[rows] = np.frombuffer(d.allowed, np.uint8)
-            c.line[rows] = np.frombuffer(d.line, np.int64)
-            c.reason[rows] = np.frombuffer(d.reason, np.uint8)
-            if d.rules:
-                remap = []
-                for r in d.rules:
-                    at = rule_ids.get(id(r))
-                    if at is None:
-                        at = rule_ids[id(r)] = rule_text.setdefault(str(r), len(rule_text))
-                        alive.append(r)
-                    remap.append(at)
-                remap.append(-1)  # index -1 (no rule) picks this
-                c.rule[rows] = np.array(remap, np.int64)[np.frombuffer(d.rule, np.int64)]
+            b.allowed.extend(d.allowed)
+            b.line.extend(d.line)
+            b.reason.extend(d.reason)
+            b.rule.extend(d.rule)
+            b.offsets.append(len(found))
+            found.extend(d.rules)
             if usage:
                 got = rules.usage_many(group_urls, user_agent=agent)
                 for key in USAGE_KEYS:
-                    if key in got:
-                        c.usage[key][rows] = np.frombuffer(got[key], np.int8)
+                    b.usage[key].extend(got[key] if key in got else array("b", [-1]) * (e - s))
+    rule_text: dict[str, int] = {}  # rendered rule -> dictionary index of this batch
+    by_id: dict[int, int] = {}  # id(rule) -> dictionary index (found keeps the rules alive)
+    text_of = np.array([by_id[id(r)] if id(r) in by_id else by_id.setdefault(
+        id(r), rule_text.setdefault(str(r), len(rule_text))) for r in found] + [-1], np.int64)
+    if sizes:
+        rows = order[skip:]
+        counts = np.array(sizes, np.int64)
+        for b, c in zip(bufs, cols, strict=True):
+            c.allowed[rows] = np.frombuffer(b.allowed, np.uint8)
+            c.line[rows] = np.frombuffer(b.line, np.int64)
+            c.reason[rows] = np.frombuffer(b.reason, np.uint8)
+            local = np.frombuffer(b.rule, np.int64)
+            glob = local + np.repeat(np.array(b.offsets, np.int64), counts)
+            c.rule[rows] = text_of[np.where(local >= 0, glob, -1)]  # -1 picks the final -1
+            for key, values in b.usage.items():
+                c.usage[key][rows] = np.frombuffer(values, np.int8)
     rule_dict = pa_.array(list(rule_text), pa_.string())
     reason_dict = pa_.array(list(reasons), pa_.string())
     arrays: list[Any] = []
