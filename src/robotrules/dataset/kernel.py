@@ -17,15 +17,17 @@ origin, ``invalid-url``), and, with ``usage=True``, the AI usage preferences
 The input's ``robots_body`` column is dropped from the output.
 
 Theory of operation: columns, not rows. A batch's rows are grouped by origin (a join gives one
-capture per origin) with one stable ``argsort`` of the origin's dictionary code; each group's URLs
-go to the core's batch API in one call per agent, ``RobotsTxt.decide_many`` (and
-``usage_many``), whose answers are machine arrays (``array('B')``/``array('q')``) that are
-scattered into the output columns by NumPy fancy indexing. The deciding rule is an index into
-``Decisions.rules``: the kernel renders each distinct rule once per batch (a dictionary) and
-the reason is an index into :data:`robotrules.REASONS` extended with the fetch outcomes. No
-Python code runs per row; Python runs per (origin, agent) of a batch. Each body is parsed once
-per origin and capture while it stays in the :class:`RulesCache` (LRU, ``size`` files; the
-engines feed batches grouped by origin, so a file is parsed once per run).
+capture per origin) with one stable ``argsort`` of the origin's dictionary code; rows without
+rules (no capture, allow-all, disallow-all, invalid URL) are filled by vectorised masks. Each
+group's URLs go to the core's batch API in one call per agent, ``RobotsTxt.decide_many`` (and
+``usage_many``), whose answers are machine arrays (``array('B')``/``array('q')``) appended
+group after group with ``array.extend`` and scattered to their rows once per batch by NumPy.
+The deciding rule is an index into the group's ``Decisions.rules``, made global by the
+group's offset and rendered once per batch (a dictionary); the reason is an index into
+:data:`robotrules.REASONS` extended with the fetch outcomes. No Python code runs per row;
+Python runs per (origin, agent) of a batch. Each body is parsed once per origin and capture
+while it stays in the :class:`RulesCache` (LRU, ``size`` files; the engines feed batches
+grouped by origin, so a file is parsed once per run).
 
 :func:`url_origins` computes the origin column of a URL array the same way: the
 ``scheme://authority`` prefix of each URL is cut by Arrow's regex kernel, dictionary-encoded,
