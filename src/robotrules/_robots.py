@@ -336,12 +336,11 @@ class RobotsTxt(_Base):
             sels[user_agent] = sel
         return sel
 
-    def _keys(self, urls: Sequence[str], user_agent: str) -> Sequence[int]:
+    def _keys(self, urls: Sequence[str], user_agent: str) -> array[int]:
         """The deciding key of each URL (robotrules._match's keys, NO_MATCH, or -1 for RFC
         9309's /robots.txt): in one C loop on the native kernels."""
         if self._native_on:
-            keys: Sequence[int] = self._native_keys(urls, user_agent)
-            return keys
+            return self._native_keys(urls, user_agent)
         sp = self._spec
         best = self._for_agent(user_agent)[0].best
         robots = sp.robots_txt_allowed
@@ -364,25 +363,25 @@ class RobotsTxt(_Base):
         keys = self._keys(urls, user_agent)
         reasons = _REASON_INDEX
         rules: dict[Rule, int] = {}
-        facts: dict[int, tuple[int, int, int, int]] = {}
-        for key in set(keys):  # each distinct deciding key once
+        table = _distinct_keys(keys)
+        facts: list[tuple[int, int, int, int]] = []
+        for key in table:  # each distinct deciding key once
             if key == -1:
-                facts[key] = (1, 0, -1, reasons["robots-txt"])
+                facts.append((1, 0, -1, reasons["robots-txt"]))
             elif not sel.groups:
-                facts[key] = (1, 0, -1, reasons["no-group"])
+                facts.append((1, 0, -1, reasons["no-group"]))
             elif key == NO_MATCH:
                 empty = sel.empty
-                facts[key] = (1, 0, -1, reasons["no-matching-rule"]) if empty is None else (
-                    1, empty.line, rules.setdefault(empty, len(rules)), reasons["rule"])
+                facts.append((1, 0, -1, reasons["no-matching-rule"]) if empty is None else (
+                    1, empty.line, rules.setdefault(empty, len(rules)), reasons["rule"]))
             else:
                 rule, allow, _ = sel.decided(self, key)
-                facts[key] = (int(allow), rule.line, rules.setdefault(rule, len(rules)),
-                              reasons["rule"])
-        if not keys:
-            return Decisions(array("B"), array("q"), array("q"), array("B"), (), user_agent)
-        allowed, line, index, reason = zip(*map(facts.__getitem__, keys), strict=True)
-        return Decisions(array("B", allowed), array("q", line), array("q", index),
-                         array("B", reason), tuple(rules), user_agent)
+                facts.append((int(allow), rule.line, rules.setdefault(rule, len(rules)),
+                              reasons["rule"]))
+        allowed, line, index, reason = _fill_columns(
+            keys, table, bytes(f[0] for f in facts), array("q", [f[1] for f in facts]),
+            array("q", [f[2] for f in facts]), bytes(f[3] for f in facts))
+        return Decisions(allowed, line, index, reason, tuple(rules), user_agent)
 
     def usage_many(self, urls: Sequence[str], *, user_agent: str = "*"
                    ) -> dict[str, array[int]]:
@@ -425,8 +424,8 @@ class RobotsTxt(_Base):
         lines = ", ".join(str(self._line(idx.uas(g)[0])) for g in groups)
         token = _token.product_token(user_agent)
         at = f"line {lines}" if len(groups) == 1 else f"lines {lines}, merged"
-        if groups == idx.global_ and (not self._spec.token_agents or token.lower() not in
-                                      idx.by_token):
+        if groups == idx.global_ and (not self._spec.token_agents or _token.query_key(
+                user_agent) not in idx.by_token):
             if token in ("", "*"):
                 return f"the '*' group ({at}) applies"
             return f"no group names '{token}', so the '*' group ({at}) applies"
@@ -718,6 +717,26 @@ def _str_arg(value: object, name: str) -> str:
         return str.__str__(value)
     raise TypeError(f"{name} must be str, not {type(value).__name__}")
 
+
+def _py_distinct_keys(keys: array[int]) -> array[int]:
+    return array("q", sorted(set(keys)))
+
+
+def _py_fill_columns(keys: array[int], table: array[int], allowed: bytes, line: array[int],
+                     rule: array[int], reason: bytes
+                     ) -> tuple[array[int], array[int], array[int], array[int]]:
+    at = {k: i for i, k in enumerate(table)}
+    rows = [at[k] for k in keys]
+    return (array("B", [allowed[r] for r in rows]), array("q", [line[r] for r in rows]),
+            array("q", [rule[r] for r in rows]), array("B", [reason[r] for r in rows]))
+
+
+# the batch API's two loops over every URL: in C with the native kernels
+_distinct_keys: Callable[[array[int]], array[int]] = (
+    _native.distinct_keys if _native is not None else _py_distinct_keys)
+_fill_columns: Callable[[array[int], array[int], bytes, array[int], array[int], bytes],
+                        tuple[array[int], array[int], array[int], array[int]]] = (
+    _native.fill_columns if _native is not None else _py_fill_columns)
 
 # Decisions.reason: the index of each reason in robotrules._model.REASONS (the facade does
 # not import the model to answer; tests/core/test_decide_many.py checks they agree)

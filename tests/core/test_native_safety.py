@@ -142,7 +142,8 @@ def test_memory_stays_bounded_whatever_the_number_of_agents() -> None:
         tracemalloc.stop()
     assert got == [(slow.is_allowed("/p7/ax7", user_agent=a.decode()),
                     slow.is_allowed("/s3", user_agent=a.decode())) for a in agents * 2]
-    assert grown <= 16 * len(body), grown / len(body)
+    # the native bound (docs/architecture.md); the pure peer's matchers weigh more per rule
+    assert grown <= (16 if NATIVE else 128) * len(body), grown / len(body)
     if NATIVE:
         assert fast.evictions > 0  # the budget was reached, and answers stayed equal
     assert grown_pure <= 128 * len(body), grown_pure / len(body)
