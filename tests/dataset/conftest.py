@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("pyarrow", reason="needs robotrules[dataset] (pyarrow)")
 pytest.importorskip("fastwarc", reason="needs robotrules[dataset] (fastwarc)")
+pytest.importorskip("duckdb", reason="needs robotrules[dataset] (duckdb)")
 
 from tests.conftest import SHARED
 

@@ -99,3 +99,40 @@ def test_purpose_filter_and_unknown_purpose(tmp_path: Path) -> None:
     assert all("training" in p.split(", ") for p in purposes)
     with pytest.raises(DatasetError, match="no crawler has purpose 'nope'"):
         run_census([str(robots)], tmp_path / "x", purpose="nope", workers=1)
+
+
+SIGNAL_CRAWL = [
+    # Content-Usage (draft-ietf-aipref-attach): train-ai=n; Content-Signal (Cloudflare's
+    # policy): search=yes, ai-train=no; RSL 1.0: a License: line; Google-Extended: a policy
+    # token group (the registry: "Not a crawler"), here disallowing the whole site
+    Capture("https://cu.example/robots.txt", 200,
+            b"User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n"),
+    Capture("https://cs.example/robots.txt", 200,
+            b"User-agent: *\nAllow: /\nContent-Signal: search=yes, ai-train=no\n"),
+    Capture("https://rsl.example/robots.txt", 200,
+            b"License: https://rsl.example/license.xml\nUser-agent: *\nAllow: /\n"),
+    Capture("https://ext.example/robots.txt", 200,
+            b"User-agent: Google-Extended\nDisallow: /\n\nUser-agent: *\nAllow: /\n"),
+    Capture("https://plain.example/robots.txt", 200, b"User-agent: *\nDisallow: /x\n"),
+]
+
+
+def test_usage_signal_census(tmp_path: Path) -> None:
+    robots = _robots(tmp_path, "s", SIGNAL_CRAWL)
+    result = run_census([f"S={robots}"], tmp_path / "out", workers=1, purpose="training")
+    rows = {(r["signal"], r["category"]): r for r in
+            pq.read_table(tmp_path / "out" / "signals.parquet").to_pylist()}
+    assert rows[("content-usage", "*")]["files"] == 1
+    assert (rows[("content-usage", "train-ai")]["no"], rows[("content-usage", "train-ai")]["yes"]
+            ) == (1, 0)
+    assert rows[("content-signal", "*")]["files"] == 1
+    assert rows[("content-signal", "search")]["yes"] == 1
+    assert rows[("content-signal", "ai-train")]["no"] == 1
+    assert rows[("license", "*")]["files"] == 1
+    assert rows[("policy-token", "*")]["files"] == 1
+    assert rows[("policy-token", "disallow")]["yes"] == 1
+    assert all(r["files_with_rules"] == 5 for r in rows.values())
+    (line,) = result.headline()
+    assert line.startswith("S: 5 origins; most blocked: ")
+    assert "content-usage 1" in line
+    assert "license 1" in line

@@ -46,7 +46,7 @@ def test_three_commands(tmp_path: Path, warc: Path) -> None:
     out = tmp_path / "v.parquet"
     code, _, err = _run("verdicts", "--robots", str(robots), "--urls", str(urls),
                         "--agent", "GPTBot", "--agent", "Googlebot", "-o", str(out),
-                        "--column", "link", "--workers", "1", "--no-usage")
+                        "--column", "link", "--threads", "1", "--no-usage")
     assert code == 0, err
     rows = {r["link"]: r for r in pq.read_table(out).to_pylist()}
     assert rows["https://a.example/x"]["GPTBot__allowed"] is False  # RFC 9309 2.2.2
@@ -108,3 +108,60 @@ def test_python_dash_m(tmp_path: Path) -> None:
     assert bad.returncode == 2
     assert bad.stderr.strip().count("\n") == 0
     assert "no such WARC file" in bad.stderr
+
+
+def test_group_without_subcommand_prints_multi_line_help() -> None:
+    code, stdout, _ = _run()
+    assert code == 0
+    assert stdout.count("\n") > 10
+    for name in ("robots", "verdicts", "census", "outcomes", "history"):
+        assert f"\n  {name} " in stdout
+
+
+def test_only_unreadable_warcs_exit_2_and_write_nothing(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.warc.gz"
+    bad.write_bytes(b"\x1f\x8b\x08garbage, not a WARC file at all" * 10)
+    out = tmp_path / "robots.parquet"
+    code, _, err = _run("robots", str(bad), "-o", str(out))
+    assert code == 2
+    assert "no WARC record could be read" in err
+    assert err.count("\n") == 1
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [bad]
+    empty = tmp_path / "empty.warc"
+    empty.write_bytes(b"")
+    code, _, err = _run("robots", str(empty), "-o", str(out))
+    assert code == 2
+    assert f"no WARC record could be read: {empty} is empty" in err
+    assert not out.exists()
+
+
+def test_skipped_summary_is_readable(tmp_path: Path) -> None:
+    warc = write_warc(tmp_path / "s.warc.gz", [
+        Capture("https://a.example/robots.txt", 200, b"User-agent: *\nDisallow: /\n"),
+        Capture("ftp://files.example/robots.txt", 200, b""),
+    ])
+    code, _, err = _run("robots", str(warc), "-o", str(tmp_path / "r.parquet"))
+    assert code == 0, err
+    assert "skipped 1 record: 1 target URI not http(s)" in err
+    assert "{" not in err
+
+
+def test_progress_for_every_input_kind(tmp_path: Path, warc: Path) -> None:
+    from robotrules.dataset import read_warcs, run_verdicts
+    robots = tmp_path / "robots.parquet"
+    read_warcs([warc], robots)
+    lines = [f"https://a.example/{i}" for i in range(5000)]
+    inputs = {"u.csv": "url\n" + "\n".join(lines) + "\n",
+              "u.jsonl": "".join(f'{{"url": "{u}"}}\n' for u in lines)}
+    for name, text in inputs.items():
+        (tmp_path / name).write_text(text)
+    pq.write_table(pa.table({"url": lines}), tmp_path / "u.parquet")
+    for name in ("u.csv", "u.jsonl", "u.parquet"):
+        calls: list[tuple[str, int, int | None]] = []
+        run_verdicts([str(robots)], str(tmp_path / name), str(tmp_path / f"{name}.out"),
+                     ["GPTBot"], progress=lambda *a: calls.append(a))  # noqa: B023
+        phases = {c[0] for c in calls}
+        assert phases == {"reading URLs", "verdicts"}, name
+        assert max(c[1] for c in calls if c[0] == "verdicts") == 5000
+        assert calls[-1] == ("verdicts", 5000, 5000)

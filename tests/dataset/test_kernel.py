@@ -46,7 +46,7 @@ def test_local_engine_agrees_with_parse_on_thousands_of_verdicts(
         corpus_crawl: Crawl, tmp_path: Path) -> None:
     out = tmp_path / "verdicts.parquet"
     run = run_verdicts([str(corpus_crawl.robots)], str(corpus_crawl.urls), str(out),
-                       list(AGENTS), workers=2, usage=False)
+                       list(AGENTS), threads=2, workers=2, usage=False)
     table = pq.read_table(out)
     assert table.num_rows == pq.read_metadata(corpus_crawl.urls).num_rows == run.urls
     assert sorted(table.column("n").to_pylist()) == list(range(table.num_rows))
@@ -123,7 +123,7 @@ def test_url_inputs_csv_and_jsonl_give_the_same_verdicts(corpus_crawl: Crawl,
     results = []
     for src in (csv_path, jsonl):
         out = tmp_path / f"{src.suffix}.parquet"
-        run_verdicts([str(corpus_crawl.robots)], str(src), str(out), ["CCBot"], workers=1,
+        run_verdicts([str(corpus_crawl.robots)], str(src), str(out), ["CCBot"], threads=1,
                      usage=False)
         results.append(pq.read_table(out).sort_by("n").select(["url", "CCBot__allowed"]))
     assert results[0].equals(results[1])

@@ -4,8 +4,11 @@
   robots.parquet, one row per capture, with the RFC 9309 outcome of each;
 * :mod:`.captures`: the robots.parquet schema and the duplicate rule (one capture per origin);
 * :mod:`.kernel`: the batch kernel adding per-agent verdict columns to Arrow record batches;
-* :mod:`.engines`: the ``local`` (processes) and ``spark`` engines that run the kernel;
-* :mod:`.census`: per crawler and purpose, how many origins block it, over one or more crawls;
+* :mod:`.engines`: the ``duckdb`` (one machine, default) and ``spark`` engines that run it;
+* :mod:`.census`: per crawler and purpose, how many origins block it, and the usage signals
+  the files carry, over one or more crawls;
+* :mod:`.outcomes`: Common Crawl's robots.txt outcome table per top-k stratum, with RFC 9309's;
+* :mod:`.history`: what changed per origin between consecutive crawls;
 * :mod:`.cli`: the ``robotrules dataset`` Click group.
 
 Importing this package needs no optional dependency; each function imports what it needs and

@@ -13,13 +13,13 @@ through an outage (RFC 9309 2.3.1.4, 2.4). Equal fetch times: the row with the l
 ``warc_offset`` (written later) wins, then the larger ``robots_url``, so the choice never depends
 on input order.
 
-Cost: O(n log n) over the (origin, fetch_time, outcome) columns of the rows given; bodies are not
-touched until the chosen rows are taken.
+Cost: one DuckDB window query (sort by origin and time, out of core when needed); bodies are not
+carried along (DuckDB spills to disk under its memory limit).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from robotrules._policy import LONG_OUTAGE
 
@@ -62,42 +62,41 @@ OUTCOME_OF_KIND = {"ok": "rules", "unavailable": "allow-all", "auth-disallow": "
                    "unreachable": "disallow-all"}
 
 
-def _unreachable(outcome: str) -> bool:
-    # disallow-all only ever comes from 2.3.1.4: the archive is replayed with the default
-    # auth_failure="allow", so 401/403 are allow-all like every 4xx
-    return outcome == "disallow-all"
+def chosen_sql(source: str) -> str:
+    """The duplicate rule as one DuckDB query over the relation ``source`` (a table or view
+    with at least the robots.parquet columns ``origin``, ``fetch_time``, ``outcome``,
+    ``warc_offset``, ``robots_url``): every column of the chosen row per origin, origin order.
+
+    ``disallow-all`` only ever comes from RFC 9309 2.3.1.4 (the archive is replayed with the
+    default ``auth_failure="allow"``, so 401/403 are allow-all like every 4xx): it is the
+    outcome that may give way to an earlier reachable capture.
+    """
+    outage = int(LONG_OUTAGE)
+    return f"""
+WITH ranked AS (
+  SELECT *, row_number() OVER (PARTITION BY origin ORDER BY fetch_time DESC NULLS LAST,
+         coalesce(warc_offset, 0) DESC, robots_url DESC) AS __pos
+  FROM {source}
+), latest AS (
+  SELECT origin, fetch_time AS __t, outcome AS __o FROM ranked WHERE __pos = 1
+), picked AS (
+  SELECT r.origin, coalesce(min(r.__pos) FILTER (WHERE r.__pos > 1), 1) AS __pos
+  FROM ranked r JOIN latest l USING (origin)
+  WHERE r.__pos = 1 OR (l.__o = 'disallow-all' AND r.outcome <> 'disallow-all'
+        AND (l.__t IS NULL OR r.fetch_time >= l.__t - to_seconds({outage})))
+  GROUP BY r.origin
+)
+SELECT ranked.* EXCLUDE (__pos) FROM ranked JOIN picked USING (origin, __pos)
+ORDER BY origin"""
 
 
 def choose(table: pa.Table) -> pa.Table:
     """One row per origin of ``table`` by the duplicate rule above (origin order)."""
-    cols = table.select(["origin", "fetch_time", "outcome", "warc_offset",
-                         "robots_url"]).to_pydict()
-    n = table.num_rows
-    order = sorted(range(n), key=lambda i: (
-        cols["origin"][i], _ts(cols["fetch_time"][i]), cols["warc_offset"][i] or 0,
-        cols["robots_url"][i]))
-    keep: list[int] = []
-    start = 0
-    while start < n:
-        origin = cols["origin"][order[start]]
-        end = start
-        while end < n and cols["origin"][order[end]] == origin:
-            end += 1
-        latest = order[end - 1]
-        pick = latest
-        if _unreachable(cols["outcome"][latest]):
-            horizon = _ts(cols["fetch_time"][latest]) - LONG_OUTAGE
-            for j in range(end - 2, start - 1, -1):
-                i = order[j]
-                if _ts(cols["fetch_time"][i]) < horizon:
-                    break
-                if not _unreachable(cols["outcome"][i]):
-                    pick = i
-                    break
-        keep.append(pick)
-        start = end
-    return table.take(keep)
-
-
-def _ts(value: Any) -> float:
-    return value.timestamp() if value is not None else float("-inf")
+    duckdb = require("duckdb")
+    con = duckdb.connect()
+    try:
+        con.register("captures", table)
+        result = con.sql(chosen_sql("captures")).to_arrow_table()
+        return result.cast(table.schema)
+    finally:
+        con.close()

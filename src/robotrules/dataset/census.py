@@ -34,8 +34,8 @@ import os
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -47,10 +47,9 @@ from robotrules.agents import KnownAgent, assess_many, known_agents, purposes_of
 
 from ._deps import DatasetError, require
 from ._io import check_robots
-from .captures import choose
-from .engines import _n_buckets, _split_robots
 
-__all__ = ["ACCESS", "USAGE_COUNTED", "CensusResult", "crawl_label", "run_census"]
+__all__ = ["ACCESS", "SIGNALS", "USAGE_COUNTED", "CensusResult", "chosen_batches", "crawl_label",
+           "policy_tokens", "run_census", "signals_of"]
 
 ACCESS = ("blocked", "partial", "allowed")
 USAGE_COUNTED = ("train-ai", "ai-train", "ai-input", "search")
@@ -66,6 +65,21 @@ class CensusResult:
     crawls: list[str]
     origins: dict[str, int] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
+    agents: list[dict[str, Any]] = field(default_factory=list)
+    signals: list[dict[str, Any]] = field(default_factory=list)
+
+    def headline(self) -> list[str]:
+        """One line per crawl: origins, the most blocked crawlers, the usage signals found."""
+        lines = []
+        for crawl in self.crawls:
+            mine = sorted((r for r in self.agents if r["crawl"] == crawl),
+                          key=lambda r: (-r["blocked_share"], r["token"]))[:3]
+            top = ", ".join(f"{r['token']} {100 * r['blocked_share']:.1f} %" for r in mine)
+            sig = [r for r in self.signals if r["crawl"] == crawl and r["category"] == "*"]
+            said = ", ".join(f"{r['signal']} {r['files']}" for r in sig) or "none"
+            lines.append(f"{crawl}: {self.origins.get(crawl, 0)} origins; most blocked: "
+                         f"{top or '-'}; files with usage signals: {said}")
+        return lines
 
 
 def crawl_label(arg: str) -> tuple[str, str]:
@@ -90,35 +104,78 @@ def agents_for(purpose: str | None) -> list[KnownAgent]:
     return chosen
 
 
-def _count_bucket(tmp: str, b: int, tokens: Sequence[str], usage: bool
-                  ) -> tuple[Counter[tuple[str, ...]], int]:
-    """Worker task: counters of one bucket. Keys: ("agent", token, access),
-    ("group", purpose, access), ("usage", token, key, yes|no), ("outcome", outcome)."""
-    pq = require("pyarrow.parquet")
-    path = Path(tmp) / f"robots-{b}.parquet"
+def policy_tokens() -> frozenset[str]:
+    """Registry tokens that name a usage policy rather than a fetching crawler (Google-Extended,
+    Applebot-Extended): a group naming one is a usage signal (AI-PREFERENCES.md 7.1)."""
+    return frozenset(t.lower() for a in known_agents() if a.user_agent is None
+                     and a.description.lower().startswith("not a crawler") for t in a.tokens)
+
+
+#: The signals the census counts, in table order (:func:`signals_of` says what each holds).
+SIGNALS = ("content-usage", "content-signal", "license", "llm-policy", "policy-token")
+
+
+def signals_of(rules: RobotsTxt, policy: frozenset[str] | None = None
+               ) -> dict[str, dict[str, bool | None]]:
+    """The usage signals one robots.txt carries: per signal, the categories it states for the
+    file (``True`` yes / ``False`` no / ``None`` stated but unreadable; ``"*"``: present).
+
+    The one place the census reads signals (through :func:`robotrules.aipref.records`): a new
+    signal of :mod:`robotrules.aipref` is counted by adding it here. A category stated by
+    several lines of one signal is combined most-restrictively (:func:`aipref.combine`).
+    A policy-token group's category is ``disallow``: ``True`` when it disallows the whole site.
+    """
+    from robotrules import aipref
+
+    found: dict[str, list[aipref.Statement]] = {}
+    for statement in aipref.records(rules):
+        found.setdefault(statement.source, []).append(statement)
+    out: dict[str, dict[str, bool | None]] = {}
+    for source, statements in found.items():
+        if source not in SIGNALS:
+            continue
+        values: dict[str, bool | None] = {"*": True}
+        values.update(aipref.combine(*statements))
+        out[source] = values
+    tokens = policy if policy is not None else policy_tokens()
+    named = [g for g in rules.groups if any(t.lower() in tokens for t in g.tokens)]
+    if named:
+        from robotrules.lint import access_of
+        out["policy-token"] = {"*": True, "disallow": any(
+            access_of(g.rules, rules.dialect)[0] == "blocked" for g in named)}
+    return out
+
+
+def _count_rows(rows: dict[str, list[Any]], tokens: Sequence[str], usage: bool
+                ) -> Counter[tuple[str, ...]]:
+    """Counters of chosen robots rows (origin, outcome, body). Keys: ("agent", token, access),
+    ("group", purpose, access), ("usage", token, key, yes|no), ("outcome", outcome),
+    ("signal", signal, category, yes|no|unknown)."""
     counts: Counter[tuple[str, ...]] = Counter()
-    if not path.exists():
-        return counts, 0
-    chosen = choose(pq.read_table(path))
     by_token = {a.token: a for a in known_agents()}
     agents = [by_token[t] for t in tokens]
-    cols = chosen.select(["origin", "outcome", "body"]).to_pydict()
+    policy = policy_tokens()
     # identical files are common (CMS defaults, hosting templates): assess each once
-    seen: dict[bytes, tuple[RobotsTxt, list[str]]] = {}
-    for origin, outcome, body in zip(cols["origin"], cols["outcome"], cols["body"], strict=True):
+    seen: dict[bytes, tuple[RobotsTxt, list[str], dict[str, dict[str, bool | None]]]] = {}
+    for origin, outcome, body in zip(rows["origin"], rows["outcome"], rows["body"], strict=True):
         counts[("outcome", outcome)] += 1
         rules: RobotsTxt | None = None
         verdicts: list[str] | None = None
         if outcome == "rules":
             digest = hashlib.blake2b(body or b"", digest_size=16).digest()
             if digest in seen:
-                rules, verdicts = seen[digest]
+                rules, verdicts, signals = seen[digest]
             else:
                 rules = robotrules.parse(body or b"", url=origin + "/robots.txt")
                 verdicts = [a.access for a in assess_many(rules, agents)]
+                signals = signals_of(rules, policy)
                 if len(seen) >= _MEMO:
                     seen.clear()
-                seen[digest] = (rules, verdicts)
+                seen[digest] = (rules, verdicts, signals)
+            for signal, values in signals.items():
+                for category, value in values.items():
+                    said = "yes" if value is True else "no" if value is False else "unknown"
+                    counts[("signal", signal, category, said)] += 1
         strictest: dict[str, str] = {}
         for k, agent in enumerate(agents):
             if verdicts is None:
@@ -137,25 +194,75 @@ def _count_bucket(tmp: str, b: int, tokens: Sequence[str], usage: bool
                         counts[("usage", agent.token, key, "yes" if value else "no")] += 1
         for group, access in strictest.items():
             counts[("group", group, access)] += 1
-    return counts, chosen.num_rows
+    return counts
+
+
+def _count_batch(batch: Any, tokens: Sequence[str], usage: bool) -> Counter[tuple[str, ...]]:
+    """Worker task: the counters of one batch of chosen rows."""
+    return _count_rows(batch.to_pydict(), tokens, usage)
+
+
+def chosen_batches(path: str, con: Any, rows: int = 2048) -> Iterator[Any]:
+    """The chosen capture of each origin of a robots.parquet (``origin``, ``outcome``,
+    ``body`` and the rest), as Arrow batches in origin order (DuckDB, out of core)."""
+    from .captures import chosen_sql
+    source = "(SELECT * FROM read_parquet(?))"
+    yield from con.sql(chosen_sql(source), params=[path]).to_arrow_reader(rows)
 
 
 def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
                  scratch_dir: str | None) -> Counter[tuple[str, ...]]:
+    from .engines import connect
     total: Counter[tuple[str, ...]] = Counter()
     with tempfile.TemporaryDirectory(prefix="robotrules-census-", dir=scratch_dir) as tmp:
-        buckets = _n_buckets([path], workers)
-        _split_robots([path], buckets, Path(tmp))
-        if workers > 1:
-            with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-                futures = [pool.submit(_count_bucket, tmp, b, tokens, usage)
-                           for b in range(buckets)]
-                parts = [f.result()[0] for f in futures]
-        else:
-            parts = [_count_bucket(tmp, b, tokens, usage)[0] for b in range(buckets)]
-    for part in parts:
-        total.update(part)
+        con = connect(spill_dir=tmp)
+        try:
+            batches = (b.select(["origin", "outcome", "body"]) for b in chosen_batches(path, con))
+            if workers > 1:
+                with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+                    pending: list[Future[Counter[tuple[str, ...]]]] = []
+                    for batch in batches:
+                        pending.append(pool.submit(_count_batch, batch, tokens, usage))
+                        if len(pending) > 2 * workers:  # bounded in-flight work
+                            total.update(pending.pop(0).result())
+                    for f in pending:
+                        total.update(f.result())
+            else:
+                for batch in batches:
+                    total.update(_count_batch(batch, tokens, usage))
+        finally:
+            con.close()
     return total
+
+
+_SEP = "\x1f"  # joins a counter key's parts into one string column on Spark
+
+
+def _spark_counter(tokens: Sequence[str], usage: bool
+                   ) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    def fn(batches: Iterator[Any]) -> Iterator[Any]:
+        pa = require("pyarrow")
+        total: Counter[tuple[str, ...]] = Counter()
+        for batch in batches:
+            total.update(_count_batch(batch, tokens, usage))
+        yield pa.RecordBatch.from_arrays(
+            [pa.array([_SEP.join(k) for k in total], pa.string()),
+             pa.array(list(total.values()), pa.int64())], names=["key", "n"])
+    return fn
+
+
+def _count_crawl_spark(session: Any, path: str, tokens: Sequence[str], usage: bool
+                       ) -> Counter[tuple[str, ...]]:
+    """The counters of one crawl on Spark: the duplicate rule per partition of the rows
+    repartitioned by origin (:func:`.engines._choose_partition`), the counting per partition,
+    the counters (a few thousand keys) summed by Spark and collected."""
+    from .engines import _ROBOTS_READ, _choose_partition
+    raw = session.read.parquet(path).select(*_ROBOTS_READ)
+    chosen = raw.repartition("origin").mapInArrow(_choose_partition, raw.schema)
+    parts = chosen.select("origin", "outcome", "body").mapInArrow(
+        _spark_counter(tokens, usage), "key string, n long")
+    rows = parts.groupBy("key").sum("n").collect()
+    return Counter({tuple(r[0].split(_SEP)): int(r[1]) for r in rows})
 
 
 def _share(n: int, d: int) -> float:
@@ -214,6 +321,32 @@ def _tables(crawls: Sequence[str], counts: dict[str, Counter[tuple[str, ...]]],
     return (pa.Table.from_pylist(agent_rows, schema=agent_schema),
             pa.Table.from_pylist(group_rows, schema=group_schema),
             pa.Table.from_pylist(outcome_rows, schema=outcome_schema))
+
+
+def _signal_table(crawls: Sequence[str], counts: dict[str, Counter[tuple[str, ...]]]) -> Any:
+    """Per crawl, signal and category (``*``: the signal is present): files saying yes, no,
+    or something unreadable, and the files with rules they are counted among."""
+    pa = require("pyarrow")
+    rows: list[dict[str, Any]] = []
+    for crawl in crawls:
+        c = counts[crawl]
+        files = c[("outcome", "rules")]
+        keys = sorted({(k[1], k[2]) for k in c if k[0] == "signal"},
+                      key=lambda k: (SIGNALS.index(k[0]) if k[0] in SIGNALS else 99,
+                                     k[1] != "*", k[1]))
+        for signal, category in keys:
+            yes, no = c[("signal", signal, category, "yes")], c[("signal", signal, category, "no")]
+            unknown = c[("signal", signal, category, "unknown")]
+            rows.append({"crawl": crawl, "signal": signal, "category": category,
+                         "files": yes + no + unknown, "yes": yes, "no": no,
+                         "unknown": unknown, "files_with_rules": files,
+                         "share": _share(yes + no + unknown, files)})
+    schema = pa.schema([pa.field("crawl", pa.string()), pa.field("signal", pa.string()),
+                        pa.field("category", pa.string()), pa.field("files", pa.int64()),
+                        pa.field("yes", pa.int64()), pa.field("no", pa.int64()),
+                        pa.field("unknown", pa.int64()), pa.field("files_with_rules", pa.int64()),
+                        pa.field("share", pa.float64())])
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def _slug(label: str) -> str:
@@ -295,10 +428,14 @@ def run_census(
     top: int = 25,
     progress: Callable[[int], None] | None = None,
     scratch_dir: str | None = None,
+    engine: str = "duckdb",
+    spark: Any = None,
 ) -> CensusResult:
     """The census of each crawl in ``robots`` (``LABEL=PATH`` or ``PATH``) into ``out_dir``.
 
-    ``progress`` is called with 1 after each crawl.
+    ``progress`` is called with 1 after each crawl. ``engine="spark"`` counts on Spark
+    (``spark``: a SparkSession; one on ``local[*]`` when None): the same counts, the tables and
+    charts written by the driver.
     """
     pq = require("pyarrow.parquet")
     labelled = [crawl_label(r) for r in robots]
@@ -311,15 +448,27 @@ def run_census(
     usage = True
     n = workers or os.cpu_count() or 1
     counts: dict[str, Counter[tuple[str, ...]]] = {}
+    session = None
+    if engine == "spark":
+        from .engines import spark_session
+        require("pyspark", "spark")
+        session = spark if spark is not None else spark_session()
+    elif engine != "duckdb":
+        raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
     for label, path in labelled:
-        counts[label] = _count_crawl(path, tokens, usage, n, scratch_dir)
+        counts[label] = (_count_crawl_spark(session, path, tokens, usage) if session is not None
+                         else _count_crawl(path, tokens, usage, n, scratch_dir))
         if progress is not None:
             progress(1)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     agent_t, group_t, outcome_t = _tables(labels, counts, agents, usage)
     result = CensusResult(out, labels)
-    for name, table in (("agents", agent_t), ("groups", group_t), ("outcomes", outcome_t)):
+    signal_t = _signal_table(labels, counts)
+    result.signals = signal_t.to_pylist()
+    result.agents = agent_t.to_pylist()
+    for name, table in (("agents", agent_t), ("groups", group_t), ("outcomes", outcome_t),
+                        ("signals", signal_t)):
         target = out / f"{name}.parquet"
         pq.write_table(table, target)
         result.files.append(target)

@@ -1,18 +1,18 @@
-"""The ``dataset`` command group (Click): ``robots``, ``verdicts`` and ``census``.
+"""The ``dataset`` command group (Click): ``robots``, ``verdicts``, ``census``, ``outcomes``
+and ``history``.
 
 The main ``robotrules`` CLI attaches :data:`dataset` as a sub-command; ``python -m
 robotrules.dataset.cli`` runs it alone. Errors (a bad or missing file, a missing column, a
-missing extra) are one line on stderr and exit status 2, never a traceback. Progress bars are
-drawn on stderr when it is a terminal and nowhere otherwise (for ``verdicts``, when the URL
-file is Parquet, whose footer gives the total).
+missing extra) are one line on stderr and exit status 2, never a traceback, and no output file
+is left behind. Progress is drawn on stderr when it is a terminal (rich), for every input kind:
+a bar when the total is known (Parquet footers, WARC sizes), a running count otherwise.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
@@ -38,32 +38,64 @@ def _errors() -> Iterator[None]:
         _fail(f"{exc.filename or ''}{': ' if exc.filename else ''}{exc.strerror or exc}")
 
 
-@contextmanager
-def _progress(total: int | None, label: str) -> Iterator[Callable[[int], None] | None]:
-    """A click progress bar on a terminal (stderr), nothing otherwise."""
-    if not sys.stderr.isatty() or total is None:
-        yield None
-        return
-    bar: Any
-    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
-        yield bar.update
+class _Progress:
+    """``progress(phase, done, total)`` drawn with rich on a terminal; nothing otherwise."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> _Progress:
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                                MofNCompleteColumn(), TimeElapsedColumn(),
+                                console=Console(stderr=True), transient=True)
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def __call__(self, phase: str, done: int, total: int | None) -> None:
+        if self.bar is None:
+            return
+        if phase not in self.tasks:
+            self.tasks[phase] = self.bar.add_task(phase, total=total)
+        self.bar.update(self.tasks[phase], completed=done, total=total)
 
 
-@click.group(name="dataset", context_settings={"help_option_names": ["-h", "--help"]})
-def dataset() -> None:
-    """robots.txt at dataset scale: web-archive captures, URL verdicts, crawler census.
+@click.group(name="dataset", invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.pass_context
+def dataset(ctx: click.Context) -> None:
+    """robots.txt at dataset scale: web-archive captures, URL verdicts, census, Common Crawl's
+    outcome table, history per origin.
 
     \b
     examples:
-      robotrules dataset robots CC-MAIN-*.warc.gz -o robots.parquet
-      robotrules dataset verdicts --robots robots.parquet --urls urls.parquet \\
-          --agent GPTBot --agent Googlebot -o verdicts.parquet
-      robotrules dataset census --robots 2025=robots-2025.parquet \\
-          --robots 2026=robots-2026.parquet -o census/
+      robotrules dataset robots examples/dataset/crawl-1.warc.gz -o robots-1.parquet
+      robotrules dataset verdicts --robots robots-1.parquet \\
+          --urls examples/dataset/urls.csv --agent GPTBot --agent Googlebot -o verdicts.parquet
+      robotrules dataset census --robots 2026-09=robots-1.parquet -o census/
+      robotrules dataset outcomes --robots robots-1.parquet \\
+          --ranks examples/dataset/ranks.csv --top 3,10 -o outcomes.csv
+      robotrules dataset history --robots 2026-09=robots-1.parquet \\
+          --robots 2026-10=robots-2.parquet -o history/
     """
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
 
 
-@dataset.command("robots")
+@dataset.command("robots", short_help="robots.txt captures of WARC files into robots.parquet")
 @click.argument("warcs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="robots.parquet to write")
@@ -72,81 +104,138 @@ def robots_cmd(warcs: tuple[str, ...], output: str) -> None:
     with _errors():
         from .warc import read_warcs
         total = sum(os.path.getsize(w) for w in warcs if os.path.isfile(w))
-        with _progress(total, "reading WARC files") as progress:
-            stats = read_warcs(warcs, output, progress=progress)
-    summary = stats.to_dict()
+        with _Progress() as progress:
+            done = [0]
+
+            def step(size: int) -> None:
+                done[0] += size
+                progress("reading WARC files (bytes)", done[0], total)
+
+            stats = read_warcs(warcs, output, progress=step)
     click.echo(f"{stats.rows} robots.txt captures ({stats.error_rows} with errors) from "
                f"{stats.records} records -> {output}", err=True)
-    if stats.skipped or stats.broken_files:
-        click.echo("skipped: " + json.dumps({"records": summary["skipped"],
-                                             "broken_files": summary["broken_files"]}), err=True)
+    for line in stats.summary():
+        click.echo(line, err=True)
 
 
-@dataset.command("verdicts")
+@dataset.command("verdicts", short_help="per-agent verdicts for every URL of URL files")
 @click.option("--robots", "robots", required=True, multiple=True,
-              type=click.Path(dir_okay=False), help="robots.parquet (repeatable: one crawl)")
-@click.option("--urls", required=True, type=click.Path(dir_okay=False),
-              help="URLs: .parquet, .csv (header line) or .jsonl")
+              help="robots.parquet or a glob (repeatable: one crawl)")
+@click.option("--urls", "urls", required=True, multiple=True,
+              help="URLs: .parquet, .csv (header line) or .jsonl, or a glob (repeatable)")
 @click.option("--agent", "agents", required=True, multiple=True, help="user agent (repeatable)")
 @click.option("-o", "--output", required=True, type=click.Path(),
               help="verdicts.parquet to write (a Parquet directory with --engine spark)")
-@click.option("--engine", type=click.Choice(["local", "spark"]), default="local",
+@click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
               show_default=True)
 @click.option("--column", default="url", show_default=True, help="the URL column")
-@click.option("--workers", type=click.IntRange(1), default=None,
-              help="local engine: worker processes (default: CPU count)")
+@click.option("--threads", type=click.IntRange(1), default=None,
+              help="DuckDB threads (default: CPU count)")
+@click.option("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB (spills beyond)")
+@click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
+              help="processes running the kernel (DuckDB's threads read, join and sort)")
+@click.option("--scratch-dir", type=click.Path(file_okay=False), default=None,
+              help="where DuckDB spills (default: the system's temporary directory)")
 @click.option("--dialect", type=click.Choice(["rfc9309", "google", "1994"]), default="rfc9309",
               show_default=True)
 @click.option("--usage/--no-usage", default=None,
-              help="add the AI usage-preference columns (default: when available)")
-def verdicts_cmd(robots: tuple[str, ...], urls: str, agents: tuple[str, ...], output: str,
-                 engine: str, column: str, workers: int | None, dialect: str,
-                 usage: bool | None) -> None:
-    """Per-agent verdicts (allowed, deciding line, rule) for every URL of a URL file."""
+              help="add the AI usage-preference columns (default: on)")
+def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[str, ...],
+                 output: str, engine: str, column: str, threads: int | None,
+                 memory_limit: str | None, workers: int, scratch_dir: str | None,
+                 dialect: str, usage: bool | None) -> None:
+    """Per-agent verdicts (allowed, deciding line, rule, reason) for every URL of URL files."""
     with _errors():
         from .engines import run_verdicts
-        with _progress(_rows(urls), "URLs") as progress:
-            run = run_verdicts(list(robots), urls, output, list(agents),
+        with _Progress() as progress:
+            run = run_verdicts(list(robots), list(urls), output, list(agents),
                                engine=engine, url_column=column,  # type: ignore[arg-type]
                                usage=usage, dialect=dialect,  # type: ignore[arg-type]
-                               workers=workers, progress=progress)
-    if run.engine == "local":
+                               threads=threads, memory_limit=memory_limit, workers=workers,
+                               scratch_dir=scratch_dir, progress=progress)
+    if run.engine == "duckdb":
         click.echo(f"{run.urls} URLs x {len(agents)} agents -> {output} "
                    f"({run.parses} robots.txt parsed)", err=True)
     else:
         click.echo(f"verdicts -> {output} (spark)", err=True)
 
 
-@dataset.command("census")
+@dataset.command("census", short_help="per crawler and purpose: who blocks it; usage signals")
 @click.option("--robots", "robots", required=True, multiple=True,
               help="robots.parquet of a crawl, as PATH or LABEL=PATH (repeat for a trend)")
-@click.option("--purpose", default=None, help="only the crawlers of this purpose (e.g. ai)")
+@click.option("--purpose", default=None, help="only the crawlers of this purpose (e.g. training)")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
               help="directory for the Parquet tables and PNG charts")
-@click.option("--workers", type=click.IntRange(1), default=None)
+@click.option("--workers", type=click.IntRange(1), default=None,
+              help="processes assessing files (default: CPU count)")
+@click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
+              show_default=True)
 def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
-               workers: int | None) -> None:
-    """Per crawler and per purpose: origins blocking it fully, partly or not at all."""
+               workers: int | None, engine: str) -> None:
+    """Per crawler and purpose: origins blocking it fully, partly or not at all; usage signals."""
     with _errors():
         from .census import run_census
-        with _progress(len(robots), "crawls") as progress:
+        with _Progress() as progress:
+            done = [0]
+
+            def step(n: int) -> None:
+                done[0] += n
+                progress("crawls", done[0], len(robots))
+
             result = run_census(list(robots), output, purpose=purpose, workers=workers,
-                                progress=progress)
-    for crawl in result.crawls:
-        click.echo(f"{crawl}: {result.origins.get(crawl, 0)} origins", err=True)
+                                progress=step, engine=engine)
+    for line in result.headline():
+        click.echo(line, err=True)
     for path in result.files:
         click.echo(str(path))
 
 
-def _rows(path: str) -> int | None:
-    """Rows of a Parquet URL file from its footer (a bar needs a total); None otherwise."""
-    if not path.lower().endswith((".parquet", ".pq")):
-        return None
-    try:
-        import pyarrow.parquet as pq
-        return int(pq.read_metadata(path).num_rows)
-    except Exception:  # the command itself reports an unreadable file
-        return None
+@dataset.command("outcomes", short_help="Common Crawl's outcome table, with RFC 9309's")
+@click.option("--robots", "robots", required=True, multiple=True,
+              help="robots.parquet of a crawl, as PATH or LABEL=PATH (repeatable)")
+@click.option("--ranks", required=True, type=click.Path(dir_okay=False),
+              help="ranked host list: CSV 'rank,host' (Tranco's format, no header) or with a "
+                   "header naming rank and host/site/domain")
+@click.option("--top", default="1000,10000,50000,100000,1000000", show_default=True,
+              help="strata: comma-separated k (1k, 10k, 1M also read)")
+@click.option("--date", "dates", multiple=True,
+              help="LABEL=YYYY-MM-DD for the dt column (default: the crawl's latest fetch date)")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="CSV to write (with a -rfc9309.csv companion)")
+def outcomes_cmd(robots: tuple[str, ...], ranks: str, top: str, dates: tuple[str, ...],
+                 output: str) -> None:
+    """Common Crawl's robots.txt outcome table per top-k stratum, with RFC 9309's outcome."""
+    with _errors():
+        from .outcomes import parse_top, run_outcomes
+        result = run_outcomes(list(robots), ranks, output, top=parse_top(top),
+                              dates=dict(d.partition("=")[::2] for d in dates))
+    for line in result.headline():
+        click.echo(line, err=True)
+    for path in result.files:
+        click.echo(str(path))
+
+
+@dataset.command("history", short_help="what changed per origin between crawls")
+@click.option("--robots", "robots", required=True, multiple=True,
+              help="robots.parquet of a crawl, LABEL=PATH, oldest first (two or more)")
+@click.option("--agent", "agents", multiple=True,
+              help="crawlers to follow (default: the registry's, or those of --purpose)")
+@click.option("--purpose", default=None, help="only the registry's crawlers of this purpose")
+@click.option("--paths", default="/,/search,/api/,/wp-admin/,/private/,/cart",
+              show_default=True, help="the path sample checked on every origin")
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
+              help="directory for the tables (Parquet) and the chart (PNG)")
+def history_cmd(robots: tuple[str, ...], agents: tuple[str, ...], purpose: str | None,
+                paths: str, output: str) -> None:
+    """What changed per origin between consecutive crawls: access, groups, usage signals."""
+    with _errors():
+        from .history import run_history
+        result = run_history(list(robots), output, agents=list(agents) or None,
+                             purpose=purpose, paths=[p for p in paths.split(",") if p])
+    for line in result.headline():
+        click.echo(line, err=True)
+    for path in result.files:
+        click.echo(str(path))
 
 
 def main(argv: list[str] | None = None) -> Any:

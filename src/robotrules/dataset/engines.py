@@ -1,298 +1,361 @@
-"""The engines that run the batch kernel: ``local`` (processes on one machine) and ``spark``.
+"""The engines that run the batch kernel: ``duckdb`` (one machine, the default) and ``spark``.
 
-Both compute the same thing: each URL's origin (RFC 9309 2.3), the origin's robots.parquet row
-chosen by the duplicate rule (:func:`.captures.choose`), a left join of URLs with those rows by
-origin, and :func:`.kernel.evaluate` over the joined batches. Output columns: the URL file's
-columns, ``origin``, ``robots_outcome``, ``robots_fetch_time``, then the verdict columns.
+Both compute the same thing: each URL's origin (RFC 9309 2.3, :func:`.kernel.url_origins`), the
+origin's robots.parquet row chosen by the duplicate rule (:func:`.captures.chosen_sql`), a left
+join of URLs with those rows by origin, and :func:`.kernel.evaluate` over the joined batches.
+Output columns: the URL file's columns, ``origin``, ``robots_outcome``, ``robots_fetch_time``,
+then the verdict columns.
 
-``local`` is a grace hash join. Theory of operation:
+``duckdb``. Theory of operation:
 
-1. robots rows are split into B buckets by ``crc32(origin) % B`` (B grows with the robots
-   files so a bucket's bodies stay near 128 MiB and its origins fit the 4096-file parse
-   cache), written to scratch Parquet files;
-2. URL batches are streamed from the input; a pool of worker processes computes their origins
-   and buckets (the Python part), the driver appends each bucket's rows to its scratch file;
-3. one task per bucket: the worker loads the bucket's robots rows, applies the duplicate rule,
-   joins each URL batch of the bucket by origin (the body column dictionary-encoded, so a
-   batch holds each body once) and runs the kernel with one parse cache for the bucket;
-4. the driver concatenates the per-bucket outputs into ``out``.
+1. the robots.parquet files are read by DuckDB and the duplicate rule runs as one window query
+   into a table ``chosen`` numbered in origin order (``rid``);
+2. the URL files (Parquet, CSV with a header line, JSON Lines; globs of them) are read by
+   DuckDB's own readers; the origin of each URL is an Arrow UDF (:func:`.kernel.url_origins`,
+   2,048 URLs a call); the URLs are left-joined with ``chosen`` by origin and sorted by origin,
+   so each origin's URLs arrive together and each robots.txt is parsed once;
+3. the joined rows stream out as Arrow record batches *without* bodies; for each batch the
+   bodies of its ``rid`` range are read from ``chosen`` (a range scan, the table being in
+   ``rid`` order) and handed to the kernel as a dictionary column;
+4. the kernel's batches are written to a temporary Parquet file next to ``out``, renamed to
+   ``out`` only when the run succeeded (nothing is ever written half).
 
-Memory: the driver holds one URL batch and the Parquet writers' buffers; a worker one bucket of
-robots rows plus one URL batch. Disk: about the size of the inputs, removed at the end.
-Output row order is by bucket, not the input's.
+DuckDB runs the reading, the join and the sort on its threads (``threads``), out of core under
+``memory_limit`` with a spill directory in the scratch directory; the kernel runs in the calling
+Python thread. Memory: DuckDB's limit, plus one batch and its bodies. Output rows are in origin
+order, not the input's: keep an id column if order matters.
 
 ``spark`` joins with Spark SQL and runs the kernel through ``mapInArrow``; the duplicate rule
-runs per origin through ``groupBy("origin").applyInArrow`` (Spark 4). Nothing is collected on
-the driver: the result is written by the executors as a Parquet directory at ``out``.
+runs once per partition of the robots rows repartitioned by origin (``mapInArrow``, the same
+DuckDB query on the partition's rows: every capture of an origin is in one partition).
+Nothing is collected on the driver: the executors write a Parquet directory at ``out``.
 """
 
 from __future__ import annotations
 
-import math
+import glob
 import os
 import shutil
 import tempfile
-import zlib
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from robotrules import Dialect
-from robotrules._origin import origin_of
-from robotrules.errors import InvalidURL
 
 from ._deps import DatasetError, require
-from ._io import check_robots, url_reader
-from .captures import choose
-from .kernel import RulesCache, evaluate, output_schema
+from ._io import check_robots, url_format
+from .captures import choose, chosen_sql
+from .kernel import RulesCache, evaluate, output_schema, url_origins
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Engine", "VerdictRun", "run_verdicts"]
+__all__ = ["Engine", "Progress", "VerdictRun", "connect", "run_verdicts", "spark_session"]
 
-Engine = Literal["local", "spark"]
+Engine = Literal["duckdb", "spark"]
 
-_BUCKET_BYTES = 128 << 20
-_CACHE = 4096  # parsed files a worker keeps (RulesCache's default size)
+#: ``progress(phase, done, total)``: rows done so far in a phase; ``total`` None when unknown.
+Progress = Callable[[str, int, "int | None"], None]
+
 _ROBOTS_READ = ("origin", "robots_url", "fetch_time", "outcome", "body", "warc_offset")
 _JOINED = ("origin", "robots_outcome", "robots_fetch_time")
+_BATCH = 65_536
 
 
 @dataclass
 class VerdictRun:
-    """What a run did: URL rows in and out, buckets, robots parses, engine."""
+    """What a run did: URL rows in and out, robots parses, engine, inputs."""
 
     engine: str
     urls: int = 0
-    buckets: int = 0
     parses: int = 0
+    files: int = 0
 
 
-def _origin_or_none(url: Any) -> str | None:
-    if not isinstance(url, str):
-        return None
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def expand(paths: Sequence[str], what: str) -> list[str]:
+    """Each path, a glob expanded (sorted); an error names a path or pattern matching nothing."""
+    out: list[str] = []
+    for path in paths:
+        if glob.has_magic(path):
+            found = sorted(p for p in glob.glob(path) if os.path.isfile(p))
+            if not found:
+                raise DatasetError(f"no {what} matches {path}")
+            out += found
+        elif not os.path.isfile(path):
+            raise DatasetError(f"no such {what}: {path}")
+        else:
+            out.append(path)
+    return out
+
+
+def connect(threads: int | None = None, memory_limit: str | None = None,
+            spill_dir: str | None = None) -> Any:
+    """A DuckDB connection with the run's threads, memory limit and spill directory."""
+    duckdb = require("duckdb")
+    # DuckDB's own progress bar writes to stdout: progress is ours, on stderr, or none
+    con = duckdb.connect(config={"preserve_insertion_order": False})
+    con.execute("SET enable_progress_bar = false")
+    if threads:
+        con.execute(f"SET threads = {int(threads)}")
+    if memory_limit:
+        try:
+            con.execute("SET memory_limit = ?", [memory_limit])
+        except duckdb.Error as exc:
+            con.close()
+            raise DatasetError(f"bad memory limit {memory_limit!r}: {_one_line(exc)}") from exc
+    if spill_dir:
+        con.execute("SET temp_directory = ?", [spill_dir])
+    return con
+
+
+def url_relation(con: Any, paths: Sequence[str], column: str) -> tuple[Any, int | None]:
+    """The URL files as one DuckDB relation, checked (files readable, ``column`` there and
+    text), and their row count when the files tell it without a scan (Parquet)."""
+    duckdb = require("duckdb")
+    kinds = {url_format(p) for p in paths}
+    if len(kinds) > 1:
+        raise DatasetError("URL files of different kinds (" + ", ".join(sorted(kinds)) +
+                           "); give one kind per run")
+    kind = kinds.pop()
+    files = list(paths)
+    total: int | None = None
     try:
-        return origin_of(url)
-    except InvalidURL:
-        return None
-
-
-def _bucket_of(origin: str, buckets: int) -> int:
-    return zlib.crc32(origin.encode("utf-8", "surrogatepass")) % buckets
-
-
-def _route(urls: list[Any], buckets: int) -> tuple[list[str | None], list[int]]:
-    """Worker task: origin and bucket of each URL (an invalid URL goes to bucket 0)."""
-    origins = [_origin_or_none(u) for u in urls]
-    return origins, [_bucket_of(o, buckets) if o is not None else 0 for o in origins]
-
-
-def _n_buckets(robots: Sequence[str], workers: int) -> int:
-    """Enough buckets that one holds ~128 MiB of bodies and no more captures than a worker's
-    parse cache keeps (URLs arrive in any order: a bucket with more origins than the cache
-    would parse the same file again and again)."""
-    pq = require("pyarrow.parquet")
-    # compressed size x 4 approximates the bodies in memory; zstd shrinks text about that much
-    total = sum(os.path.getsize(p) for p in robots) * 4
-    rows = sum(pq.read_metadata(p).num_rows for p in robots)
-    return int(max(workers, math.ceil(total / _BUCKET_BYTES), math.ceil(rows / _CACHE)))
-
-
-def _split_robots(robots: Sequence[str], buckets: int, tmp: Path) -> None:
-    pa_ = require("pyarrow")
-    pq = require("pyarrow.parquet")
-    pc = require("pyarrow.compute")
-    writers: dict[int, Any] = {}
-    try:
-        for path in robots:
-            pf = pq.ParquetFile(path)
-            for batch in pf.iter_batches(batch_size=4096, columns=list(_ROBOTS_READ)):
-                ids = pa_.array([_bucket_of(o, buckets) for o in batch.column(0).to_pylist()],
-                                pa_.int32())
-                for b in set(ids.to_pylist()):
-                    part = batch.filter(pc.equal(ids, b))
-                    if b not in writers:
-                        writers[b] = pq.ParquetWriter(tmp / f"robots-{b}.parquet", part.schema)
-                    writers[b].write_batch(part)
-    finally:
-        for w in writers.values():
-            w.close()
-
-
-def _split_urls(urls: str, column: str, buckets: int, tmp: Path, pool: ProcessPoolExecutor | None,
-                workers: int, progress: Callable[[int], None] | None) -> tuple[pa.Schema, int]:
-    pa_ = require("pyarrow")
-    pq = require("pyarrow.parquet")
-    pc = require("pyarrow.compute")
-    schema, batches = url_reader(urls, column)
+        if kind == "parquet":
+            rel = con.read_parquet(files)
+            rows = con.execute("SELECT sum(num_rows) FROM parquet_file_metadata(?)",
+                               [files]).fetchall()
+            total = int(rows[0][0] or 0)
+        elif kind == "csv":
+            rel = con.read_csv(files, header=True, union_by_name=True)
+        else:
+            rel = con.read_json(files, format="newline_delimited")
+    except duckdb.Error as exc:
+        raise DatasetError(f"cannot read {_name(files)}: {_one_line(exc)}") from exc
+    if column not in rel.columns:
+        raise DatasetError(f"{_name(files)} has no column {column!r} "
+                           f"(columns: {', '.join(rel.columns) or 'none'})")
+    kind_of = dict(zip(rel.columns, (str(t) for t in rel.types), strict=True))
+    if kind_of[column] != "VARCHAR":
+        raise DatasetError(f"{_name(files)}: column {column!r} is {kind_of[column]}, not text")
     for name in (*_JOINED, "robots_body"):
-        if name in schema.names:
-            raise DatasetError(f"{urls} already has a column {name!r}; rename it")
-    out_schema = schema.append(pa_.field("origin", pa_.string()))
-    writers: dict[int, Any] = {}
-    total = 0
+        if name in rel.columns:
+            raise DatasetError(f"{_name(files)} already has a column {name!r}; rename it")
+    return rel, total
 
-    def flush(batch: pa.RecordBatch, routed: tuple[list[str | None], list[int]]) -> None:
-        nonlocal total
-        origins, ids_list = routed
-        ids = pa_.array(ids_list, pa_.int32())
-        full = pa_.RecordBatch.from_arrays([*batch.columns, pa_.array(origins, pa_.string())],
-                                           schema=out_schema)
-        for b in set(ids_list):
-            if b not in writers:
-                writers[b] = pq.ParquetWriter(tmp / f"urls-{b}.parquet", out_schema)
-            writers[b].write_batch(full.filter(pc.equal(ids, b)))
-        total += batch.num_rows
+
+def _name(files: Sequence[str]) -> str:
+    return files[0] if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more)"
+
+
+def _origin_udf(con: Any, progress: Progress | None, total: int | None) -> list[int]:
+    """Registers ``rr_origin``; the list returned counts the URLs it has seen."""
+    seen = [0]
+    memo: dict[str, str | None] = {}  # prefix -> origin, across the calls of one run
+
+    def origins(urls: Any) -> Any:
+        out = url_origins(urls, memo)
         if progress is not None:
-            progress(batch.num_rows)
+            seen[0] += len(out)
+            progress("reading URLs", seen[0], total)
+        return out
 
-    try:
-        pending: list[tuple[pa.RecordBatch, Future[Any]]] = []
-        for batch in batches:
-            batch = batch.cast(schema) if batch.schema != schema else batch
-            values = batch.column(column).to_pylist()
-            if pool is None:
-                flush(batch, _route(values, buckets))
-                continue
-            pending.append((batch, pool.submit(_route, values, buckets)))
-            if len(pending) > 2 * workers:  # bounded in-flight work
-                b0, f0 = pending.pop(0)
-                flush(b0, f0.result())
-        for b0, f0 in pending:
-            flush(b0, f0.result())
-    finally:
-        for w in writers.values():
-            w.close()
-    return out_schema, total
+    con.create_function("rr_origin", origins, ["VARCHAR"], "VARCHAR", type="arrow",
+                        null_handling="special", side_effects=True)
+    return seen
 
 
-def _join(batch: pa.RecordBatch, chosen: pa.Table) -> pa.RecordBatch:
-    """``batch`` (with ``origin``) left-joined with one-row-per-origin ``chosen``."""
-    pa_ = require("pyarrow")
-    pc = require("pyarrow.compute")
-    idx = pc.index_in(batch.column("origin"), value_set=chosen.column("origin"))
-    bodies = chosen.column("body").combine_chunks()
-    outcome = chosen.column("outcome").combine_chunks().take(idx)
-    when = chosen.column("fetch_time").combine_chunks().take(idx)
-    body = pa_.DictionaryArray.from_arrays(idx, bodies)  # each body once per batch
-    return pa_.RecordBatch.from_arrays(
-        [*batch.columns, outcome, when, body],
-        names=[*batch.schema.names, "robots_outcome", "robots_fetch_time", "robots_body"])
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
-def _empty_robots() -> pa.Table:
-    from .captures import robots_schema
-    schema = robots_schema()
-    return schema.empty_table().select(list(_ROBOTS_READ))
-
-
-def _bucket_task(tmp: str, b: int, agents: Sequence[str], column: str, usage: bool,
-                 dialect: Dialect) -> tuple[int, int]:
-    """Worker task: verdicts of bucket ``b`` into ``out-b.parquet``; (rows, parses)."""
+def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequence[str],
+            column: str, usage: bool, dialect: Dialect, threads: int | None,
+            memory_limit: str | None, progress: Progress | None,
+            scratch_dir: str | None, workers: int) -> VerdictRun:
     pq = require("pyarrow.parquet")
-    base = Path(tmp)
-    urls = base / f"urls-{b}.parquet"
-    if not urls.exists():
-        return 0, 0
-    robots = base / f"robots-{b}.parquet"
-    chosen = choose(pq.read_table(robots)) if robots.exists() else _empty_robots()
-    cache = RulesCache(dialect, size=_CACHE)
-    rows = 0
-    writer = None
-    try:
-        for batch in pq.ParquetFile(urls).iter_batches(batch_size=8192):
-            joined = _join(batch, chosen)
-            result = evaluate(joined, agents, url_column=column, usage=usage, cache=cache)
-            if writer is None:
-                writer = pq.ParquetWriter(base / f"out-{b}.parquet", result.schema)
-            writer.write_batch(result)
-            rows += result.num_rows
-    finally:
-        if writer is not None:
+    duckdb = require("duckdb")
+    run = VerdictRun("duckdb", files=len(urls))
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if scratch_dir:
+        os.makedirs(scratch_dir, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="robotrules-verdicts-", dir=scratch_dir) as tmp:
+        con = connect(threads, memory_limit, os.path.join(tmp, "spill"))
+        partial = target.parent / f".{target.name}.{os.getpid()}.partial"
+        try:
+            rel, total = url_relation(con, urls, column)
+            con.register("url_rel", rel)
+            source = f"(SELECT {', '.join(_ROBOTS_READ)} FROM read_parquet(?))"
+            con.execute("CREATE TABLE chosen AS SELECT row_number() OVER (ORDER BY origin) "
+                        f"AS rid, * FROM ({chosen_sql(source)}) ORDER BY origin", [list(robots)])
+            seen = _origin_udf(con, progress, total)
+            cols = ", ".join(f"u.{_q(c)}" for c in rel.columns)
+            stream = con.sql(
+                f"SELECT {cols}, u.origin, c.outcome AS robots_outcome, "
+                f"c.fetch_time AS robots_fetch_time, c.rid AS __rid "
+                f"FROM (SELECT *, rr_origin({_q(column)}) AS origin FROM url_rel) u "
+                f"LEFT JOIN chosen c USING (origin) ORDER BY u.origin NULLS LAST"
+            ).to_arrow_reader(_BATCH)
+            bodies = con.cursor()
+            cache = RulesCache(dialect, size=64)
+            writer = None
+            done = 0
+
+            def joined_batches() -> Iterator[pa.RecordBatch]:
+                for batch in stream:
+                    yield _with_bodies(batch, bodies)
+
+            pool_parses = [0]
+            if workers > 1:
+                results = _pool_evaluate(joined_batches(), workers, agents, column, usage,
+                                         dialect, pool_parses)
+            else:
+                results = (evaluate(b, agents, url_column=column, usage=usage, cache=cache)
+                           for b in joined_batches())
+            for result in results:
+                if writer is None:
+                    writer = pq.ParquetWriter(partial, result.schema, compression="zstd")
+                writer.write_batch(result)
+                done += result.num_rows
+                if progress is not None:
+                    # the sort has read every URL before the first batch: the count is whole
+                    progress("verdicts", done, total if total is not None else seen[0])
+            if writer is None:  # no URL at all: an empty table with the right columns
+                schema = output_schema(_joined_schema(rel, con), agents, usage=usage)
+                writer = pq.ParquetWriter(partial, schema, compression="zstd")
             writer.close()
-    return rows, cache.parses
+            os.replace(partial, target)
+            run.urls, run.parses = done, cache.parses + pool_parses[0]
+        except duckdb.Error as exc:
+            raise DatasetError(_one_line(exc)) from exc
+        finally:
+            if partial.exists():
+                partial.unlink()
+            con.close()
+    return run
 
 
-def _joined_schema(url_schema: pa.Schema) -> pa.Schema:
+def _with_bodies(batch: pa.RecordBatch, bodies: Any) -> pa.RecordBatch:
+    """A joined batch (``__rid`` last) with its ``robots_body`` read from ``chosen``: one range
+    read (the batch is in origin order, ``rid`` numbers origins in that order), the bodies a
+    dictionary column (each file once per batch)."""
     pa_ = require("pyarrow")
-    return pa_.schema([*url_schema, pa_.field("robots_outcome", pa_.string()),
+    np = require("numpy")
+    rid = batch.column("__rid")
+    ids = rid.drop_null()
+    if len(ids):
+        lo, hi = int(ids[0].as_py()), int(ids[-1].as_py())
+        got = bodies.sql("SELECT rid, body FROM chosen WHERE rid BETWEEN ? AND ? ORDER BY rid",
+                         params=[lo, hi]).to_arrow_table()
+        where = np.searchsorted(got.column("rid").to_numpy(),
+                                rid.fill_null(lo).to_numpy(zero_copy_only=False))
+        body = pa_.DictionaryArray.from_arrays(
+            pa_.array(where.astype(np.int32), mask=rid.is_null().to_numpy(zero_copy_only=False)),
+            got.column("body").combine_chunks())
+    else:
+        body = pa_.nulls(batch.num_rows, pa_.binary())
+    return pa_.RecordBatch.from_arrays([*batch.columns[:-1], body],
+                                       names=[*batch.schema.names[:-1], "robots_body"])
+
+
+_WORKER_CACHE: dict[str, RulesCache] = {}
+
+
+def _evaluate_task(batch: pa.RecordBatch, agents: Sequence[str], column: str, usage: bool,
+                   dialect: Dialect) -> tuple[pa.RecordBatch, int]:
+    """Worker process: the kernel on one batch with the process's parse cache; the batch and
+    the files parsed for it."""
+    cache = _WORKER_CACHE.setdefault(dialect, RulesCache(dialect, size=64))
+    before = cache.parses
+    return evaluate(batch, agents, url_column=column, usage=usage, cache=cache), \
+        cache.parses - before
+
+
+def _pool_evaluate(batches: Iterator[pa.RecordBatch], workers: int, agents: Sequence[str],
+                   column: str, usage: bool, dialect: Dialect, parses: list[int]
+                   ) -> Iterator[pa.RecordBatch]:
+    """The kernel over ``batches`` in ``workers`` processes, results in input order, at most
+    2 x workers batches in flight (Arrow batches pickle as their buffers)."""
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        pending: list[Future[tuple[pa.RecordBatch, int]]] = []
+
+        def take(f: Future[tuple[pa.RecordBatch, int]]) -> pa.RecordBatch:
+            batch, parsed = f.result()
+            parses[0] += parsed
+            return batch
+
+        for batch in batches:
+            pending.append(pool.submit(_evaluate_task, batch, list(agents), column, usage,
+                                       dialect))
+            if len(pending) >= 2 * workers:
+                yield take(pending.pop(0))
+        for f in pending:
+            yield take(f)
+
+
+def _joined_schema(rel: Any, con: Any) -> pa.Schema:
+    pa_ = require("pyarrow")
+    base = rel.limit(0).to_arrow_table().schema
+    return pa_.schema([*base, pa_.field("origin", pa_.string()),
+                       pa_.field("robots_outcome", pa_.string()),
                        pa_.field("robots_fetch_time", pa_.timestamp("us", tz="UTC")),
                        pa_.field("robots_body", pa_.binary())])
 
 
-def _local(robots: Sequence[str], urls: str, out: str, agents: Sequence[str], column: str,
-           usage: bool, dialect: Dialect, workers: int,
-           progress: Callable[[int], None] | None, scratch_dir: str | None) -> VerdictRun:
-    pq = require("pyarrow.parquet")
-    run = VerdictRun("local")
-    with tempfile.TemporaryDirectory(prefix="robotrules-verdicts-", dir=scratch_dir) as name:
-        tmp = Path(name)
-        buckets = _n_buckets(robots, workers)
-        run.buckets = buckets
-        pool = (ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
-                if workers > 1 else None)
-        try:
-            _split_robots(robots, buckets, tmp)
-            url_schema, run.urls = _split_urls(urls, column, buckets, tmp, pool, workers,
-                                               progress)
-            args = (agents, column, usage, dialect)
-            if pool is None:
-                results = [_bucket_task(name, b, *args) for b in range(buckets)]
-            else:
-                futures = [pool.submit(_bucket_task, name, b, *args) for b in range(buckets)]
-                results = [f.result() for f in futures]
-        finally:
-            if pool is not None:
-                pool.shutdown(cancel_futures=True)
-        run.parses = sum(p for _, p in results)
-        schema = output_schema(_joined_schema(url_schema), agents, usage=usage)
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        with pq.ParquetWriter(out, schema, compression="zstd") as writer:
-            for b in range(buckets):
-                part = tmp / f"out-{b}.parquet"
-                if part.exists():
-                    for batch in pq.ParquetFile(part).iter_batches(batch_size=65_536):
-                        writer.write_batch(batch)
-    return run
-
-
 def run_verdicts(
     robots: Sequence[str],
-    urls: str,
+    urls: str | Sequence[str],
     out: str,
     agents: Sequence[str],
     *,
-    engine: Engine = "local",
+    engine: Engine = "duckdb",
     url_column: str = "url",
     usage: bool | None = None,
     dialect: Dialect = "rfc9309",
-    workers: int | None = None,
+    threads: int | None = None,
+    memory_limit: str | None = None,
+    workers: int = 1,
     spark: Any = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
     scratch_dir: str | None = None,
 ) -> VerdictRun:
     """Verdicts of ``agents`` for every URL of ``urls`` against ``robots`` into ``out``.
 
-    ``usage=None`` adds the usage-preference columns when this robotrules has them. ``workers``
-    (local engine) defaults to the CPU count; ``spark`` is a SparkSession (one on ``local[*]``
-    is made when None). ``progress`` is called with the number of URL rows read (local).
+    ``urls``: one or more files or globs (Parquet, CSV with a header line, JSON Lines).
+    ``usage=None`` adds the usage-preference columns. ``threads`` and ``memory_limit`` (e.g.
+    ``"4GB"``) are DuckDB's; ``workers`` > 1 runs the kernel in that many processes (DuckDB's
+    threads read, join and sort; the kernel is Python); ``spark`` is a SparkSession (one on
+    ``local[*]`` is made when None). ``progress`` is called as
+    ``progress(phase, rows_done, total_or_None)``.
     """
     if not agents:
         raise DatasetError("give at least one --agent")
     use = True if usage is None else usage
-    check_robots(robots)
-    if engine == "local":
-        return _local(robots, urls, out, agents, url_column, use, dialect,
-                      workers or os.cpu_count() or 1, progress, scratch_dir)
+    robot_files = expand(robots, "robots file")
+    check_robots(robot_files)
+    url_files = expand([urls] if isinstance(urls, str) else list(urls), "URL file")
+    if engine == "duckdb":
+        return _duckdb(robot_files, url_files, out, agents, url_column, use, dialect, threads,
+                       memory_limit, progress, scratch_dir, workers)
     if engine == "spark":
-        url_reader(urls, url_column)  # the same checks and errors as the local engine
+        con = connect()
+        try:
+            url_relation(con, url_files, url_column)  # the same checks and errors as duckdb
+        finally:
+            con.close()
         require("pyspark", "spark")
-        return _spark(robots, urls, out, agents, url_column, use, dialect, spark)
-    raise DatasetError(f"unknown engine {engine!r}; choose local or spark")
+        return _spark(robot_files, url_files, out, agents, url_column, use, dialect, spark)
+    raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
 
 
 # --- spark ------------------------------------------------------------------------------------
@@ -327,17 +390,20 @@ def _python() -> str:
     return sys.executable
 
 
-def _choose_group(table: pa.Table) -> pa.Table:
-    return choose(table)
+def _choose_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The duplicate rule over one partition (all captures of its origins)."""
+    pa_ = require("pyarrow")
+    parts = list(batches)
+    if parts:
+        yield from choose(pa_.Table.from_batches(parts)).to_batches()
 
 
 def _add_origin(column: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     def fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         pa_ = require("pyarrow")
         for batch in batches:
-            origins = [_origin_or_none(u) for u in batch.column(column).to_pylist()]
             yield pa_.RecordBatch.from_arrays(
-                [*batch.columns, pa_.array(origins, pa_.string())],
+                [*batch.columns, url_origins(batch.column(column))],
                 names=[*batch.schema.names, "origin"])
     return fn
 
@@ -351,21 +417,25 @@ def _kernel(agents: Sequence[str], column: str, usage: bool, dialect: Dialect
     return fn
 
 
-def _spark_urls(spark: Any, path: str, column: str) -> Any:
-    """The URL file as a DataFrame, typed as the local engine reads it (same output)."""
+def _spark_urls(spark: Any, paths: Sequence[str], column: str) -> Any:
+    """The URL files as a DataFrame, typed as DuckDB reads them (the same output)."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    from ._io import url_format
-    kind = url_format(path)
+    kind = url_format(paths[0])
     if kind == "parquet":
-        return spark.read.parquet(path)
-    schema = from_arrow_schema(url_reader(path, column)[0])
+        return spark.read.parquet(*paths)
+    con = connect()
+    try:
+        rel, _ = url_relation(con, paths, column)
+        schema = from_arrow_schema(rel.limit(0).to_arrow_table().schema)
+    finally:
+        con.close()
     if kind == "csv":
-        return spark.read.option("header", True).schema(schema).csv(path)
-    return spark.read.schema(schema).json(path)
+        return spark.read.option("header", True).schema(schema).csv(list(paths))
+    return spark.read.schema(schema).json(list(paths))
 
 
-def _spark(robots: Sequence[str], urls: str, out: str, agents: Sequence[str], column: str,
+def _spark(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequence[str], column: str,
            usage: bool, dialect: Dialect, spark: Any) -> VerdictRun:
     require("pyspark", "spark")
     from pyspark.sql import functions as F
@@ -373,14 +443,14 @@ def _spark(robots: Sequence[str], urls: str, out: str, agents: Sequence[str], co
 
     session = spark if spark is not None else spark_session()
     raw = session.read.parquet(*robots).select(*_ROBOTS_READ)
-    chosen = raw.groupBy("origin").applyInArrow(_choose_group, raw.schema)
+    chosen = raw.repartition("origin").mapInArrow(_choose_partition, raw.schema)
     right = chosen.select(
         "origin", F.col("outcome").alias("robots_outcome"),
         F.col("fetch_time").alias("robots_fetch_time"), F.col("body").alias("robots_body"))
     left = _spark_urls(session, urls, column)
     for name in (*_JOINED, "robots_body"):
         if name in left.columns:
-            raise DatasetError(f"{urls} already has a column {name!r}; rename it")
+            raise DatasetError(f"{urls[0]} already has a column {name!r}; rename it")
     pa_ = require("pyarrow")
     left_arrow = to_arrow_schema(left.schema, timezone="UTC")
     with_origin = left.mapInArrow(
@@ -389,10 +459,15 @@ def _spark(robots: Sequence[str], urls: str, out: str, agents: Sequence[str], co
     joined = with_origin.join(right, on="origin", how="left").select(
         *left.columns, "origin", "robots_outcome", "robots_fetch_time", "robots_body")
     schema = output_schema(to_arrow_schema(joined.schema, timezone="UTC"), agents, usage=usage)
-    result = joined.mapInArrow(_kernel(agents, column, usage, dialect), from_arrow_schema(schema))
+    result = joined.sortWithinPartitions("origin").mapInArrow(
+        _kernel(agents, column, usage, dialect), from_arrow_schema(schema))
+    partial = f"{out.rstrip(os.sep)}.partial"
+    if os.path.isdir(partial):
+        shutil.rmtree(partial)
+    result.write.parquet(partial)
     if os.path.isdir(out):
         shutil.rmtree(out)
     elif os.path.exists(out):
         os.remove(out)
-    result.write.parquet(out)
-    return VerdictRun("spark")
+    os.replace(partial, out)
+    return VerdictRun("spark", files=len(urls))

@@ -1,11 +1,10 @@
 """The batch kernel: verdict columns for Arrow record batches of URLs joined with robots rows.
 
-Every engine (local processes, Spark's ``mapInArrow``) calls :func:`evaluate` on batches whose
-rows are one URL each, joined by origin with that origin's chosen robots.parquet row
-(``origin``, ``robots_outcome``, ``robots_body``, ``robots_fetch_time``: null when the archive
-has no capture of the origin; ``robots_body`` may be dictionary-encoded so that a batch holds
-each body once).
-For each agent it adds, in this order:
+Every engine (DuckDB, Spark's ``mapInArrow``) calls :func:`evaluate` on batches whose rows are
+one URL each, joined by origin with that origin's chosen robots.parquet row (``origin``,
+``robots_outcome``, ``robots_body``, ``robots_fetch_time``: null when the archive has no
+capture of the origin; ``robots_body`` may be dictionary-encoded so that a batch holds each body
+once). For each agent it adds, in this order:
 
 ``{agent}__allowed`` (bool), ``{agent}__line`` (int32, the deciding line), ``{agent}__rule``
 (the deciding rule as written, e.g. ``Disallow: /private``), ``{agent}__reason`` (the
@@ -17,36 +16,60 @@ origin, ``invalid-url``), and, with ``usage=True``, the AI usage preferences
 
 The input's ``robots_body`` column is dropped from the output.
 
-Theory of operation: only the public API is used, ``robotrules.parse(body, dialect, url=...)``
-then ``rules.explain(url, user_agent=A)``; each body is parsed once per origin and capture, and
-the parsed :class:`~robotrules.RobotsTxt` is kept in a :class:`RulesCache` that lives as long as
-the caller wants (a whole partition for the engines). Cost per batch: O(rows x agents) verdicts
-plus one parse per origin not yet cached; memory: the batch, its output and the cache (LRU,
-``RulesCache.size`` parsed files).
+Theory of operation: columns, not rows. A batch's rows are grouped by origin (a join gives one
+capture per origin) with one stable ``argsort`` of the origin's dictionary code; rows without
+rules (no capture, allow-all, disallow-all, invalid URL) are filled by vectorised masks. Each
+group's URLs go to the core's batch API in one call per agent, ``RobotsTxt.decide_many`` (and
+``usage_many``), whose answers are machine arrays (``array('B')``/``array('q')``) appended
+group after group with ``array.extend`` and scattered to their rows once per batch by NumPy.
+The deciding rule is an index into the group's ``Decisions.rules``, made global by the
+group's offset and rendered once per batch (a dictionary); the reason is an index into
+:data:`robotrules.REASONS` extended with the fetch outcomes. No Python code runs per row;
+Python runs per (origin, agent) of a batch. Each body is parsed once per origin and capture
+while it stays in the :class:`RulesCache` (LRU, ``size`` files; the engines feed batches
+grouped by origin, so a file is parsed once per run).
+
+:func:`url_origins` computes the origin column of a URL array the same way: the
+``scheme://authority`` prefix of each URL is cut by Arrow's regex kernel, dictionary-encoded,
+and :func:`robotrules._origin.origin_of` (the one home of RFC 9309 2.3's origin) runs once per
+distinct prefix; a URL the prefix pattern does not take goes through ``origin_of`` whole.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import robotrules
 from robotrules import Dialect, RobotsTxt
+from robotrules._origin import origin_or_none
 
 from ._deps import DatasetError, require
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["USAGE_KEYS", "RulesCache", "evaluate", "evaluate_batches",
-           "output_schema", "verdict_fields"]
+__all__ = ["EXTRA_REASONS", "USAGE_KEYS", "RulesCache", "evaluate", "evaluate_batches",
+           "output_schema", "url_origins", "verdict_fields"]
 
-#: The usage preferences, in column order (AI-preferences issue: ``rules.usage(...)``).
+#: The usage preferences, in column order (``RobotsTxt.usage_many``'s keys).
 USAGE_KEYS = ("crawl", "train-ai", "search", "ai-train", "ai-input")
+
+#: Reasons the kernel gives besides the robots.txt's own (:data:`robotrules.REASONS`).
+EXTRA_REASONS = ("allow-all", "disallow-all", "no-capture", "invalid-url")
 
 #: Columns of a joined batch the kernel reads besides the URL column.
 ROBOTS_COLUMNS = ("origin", "robots_outcome", "robots_body", "robots_fetch_time")
+
+# scheme://authority followed by the end or a path, query or fragment: the prefix origin_of
+# canonicalises (a URL with white space or a backslash in it goes to origin_of whole)
+_PREFIX = r"^(?P<p>[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s\\]*)(?:[/?#]|$)"
+
+
+def _reasons() -> tuple[str, ...]:
+    return (*robotrules.REASONS, *EXTRA_REASONS)
 
 
 class RulesCache:
@@ -94,17 +117,69 @@ def output_schema(input_schema: pa.Schema, agents: Sequence[str], *, usage: bool
     return pa_.schema(kept + verdict_fields(agents, usage=usage))
 
 
-def _usage_columns(rules: RobotsTxt | None, allowed: bool | None, url: str,
-                   agent: str) -> tuple[bool | None, ...]:
-    """The usage preferences of ``agent`` for ``url`` (the one place that knows the Usage API).
+_MEMO_MAX = 1 << 20  # prefixes a caller's memo keeps before it starts over
 
-    Without rules (allow-all, disallow-all, no capture) only ``crawl`` is known: it is the
-    verdict; the file states no other preference.
-    """
-    if rules is None:
-        return (allowed, None, None, None, None)
-    u = rules.usage(url, user_agent=agent)
-    return (bool(u.crawl), u["train-ai"], u["search"], u["ai-train"], u["ai-input"])
+
+def url_origins(urls: pa.Array | pa.ChunkedArray, memo: dict[str, str | None] | None = None
+                ) -> pa.Array:
+    """The origin (``scheme://host[:port]``, RFC 9309 2.3) of each URL; null when a URL is null
+    or not an http(s) URL with a host. ``origin_of`` runs once per distinct prefix of the
+    array, or, with ``memo`` (a dict the caller keeps across calls), once per distinct prefix
+    seen while the memo lasts (it starts over past a million prefixes)."""
+    pa_ = require("pyarrow")
+    pc = require("pyarrow.compute")
+    if isinstance(urls, pa_.ChunkedArray):
+        urls = urls.combine_chunks()
+    if not (pa_.types.is_string(urls.type) or pa_.types.is_large_string(urls.type)):
+        urls = urls.cast(pa_.string())
+    prefix = pc.extract_regex(urls, _PREFIX).field("p")
+    codes = pc.dictionary_encode(prefix)
+    if memo is None:
+        distinct = [origin_or_none(p) for p in codes.dictionary.to_pylist()]
+    else:
+        distinct = []
+        for p in codes.dictionary.to_pylist():
+            if p in memo:
+                distinct.append(memo[p])
+                continue
+            if len(memo) >= _MEMO_MAX:
+                memo.clear()
+            memo[p] = found = origin_or_none(p)
+            distinct.append(found)
+    out = pa_.array(distinct, pa_.string()).take(codes.indices)
+    # URLs the prefix pattern did not take: origin_of on the whole URL (it knows the rest)
+    left = pc.and_(pc.is_null(prefix), pc.is_valid(urls))
+    if pc.any(left).as_py():
+        np = require("numpy")
+        rows = np.flatnonzero(left.to_numpy(zero_copy_only=False))
+        values = out.to_pylist()
+        for i, url in zip(rows.tolist(), urls.take(pa_.array(rows)).to_pylist(), strict=True):
+            values[i] = origin_or_none(url)
+        out = pa_.array(values, pa_.string())
+    return out
+
+
+class _Answers:
+    """The core's answers for one agent, appended group after group (machine arrays)."""
+
+    def __init__(self, usage: bool) -> None:
+        self.allowed = array("B")
+        self.line = array("q")
+        self.reason = array("B")
+        self.rule = array("q")
+        self.offsets: list[int] = []
+        self.usage = {k: array("b") for k in USAGE_KEYS} if usage else {}
+
+
+class _Columns:
+    """The output columns of one agent while a batch is evaluated (NumPy, filled per group)."""
+
+    def __init__(self, np: Any, n: int, usage: bool) -> None:
+        self.allowed = np.zeros(n, np.uint8)
+        self.line = np.zeros(n, np.int64)
+        self.rule = np.full(n, -1, np.int64)
+        self.reason = np.zeros(n, np.int8)
+        self.usage = {k: np.full(n, -1, np.int8) for k in USAGE_KEYS} if usage else {}
 
 
 def evaluate(
@@ -117,58 +192,110 @@ def evaluate(
 ) -> pa.RecordBatch:
     """``batch`` with the verdict columns of each agent appended (see the module docstring)."""
     pa_ = require("pyarrow")
+    pc = require("pyarrow.compute")
+    np = require("numpy")
     names = batch.schema.names
     for column in (url_column, *ROBOTS_COLUMNS):
         if column not in names:
             raise DatasetError(f"joined batch has no column {column!r}")
     cache = cache if cache is not None else RulesCache()
-    urls = batch.column(url_column).to_pylist()
-    origins = batch.column("origin").to_pylist()
-    outcomes = batch.column("robots_outcome").to_pylist()
+    n = batch.num_rows
+    reasons = _reasons()
+    code = {r: i for i, r in enumerate(reasons)}
+    urls = batch.column(url_column)
+    origin_codes = pc.dictionary_encode(batch.column("origin"))
+    group_of = origin_codes.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    origins = origin_codes.dictionary.to_pylist()
+    outcomes = batch.column("robots_outcome")
     bodies = batch.column("robots_body")
-    times = batch.column("robots_fetch_time").to_pylist()
-    width = 4 + (len(USAGE_KEYS) if usage else 0)
-    columns: list[list[Any]] = [[] for _ in range(width * len(agents))]
-    for i, url in enumerate(urls):
-        origin, outcome = origins[i], outcomes[i]
-        rules: RobotsTxt | None = None
-        fixed: tuple[bool | None, str] | None = None
-        if url is None or origin is None:
-            fixed = (None, "invalid-url")
-        elif outcome is None:
-            fixed = (None, "no-capture")
-        elif outcome == "rules":
-            rules = cache.get(origin, times[i], bodies[i].as_py)
-        else:
-            fixed = (outcome == "allow-all", outcome)
-        for a, agent in enumerate(agents):
-            base = a * width
-            if rules is not None:
-                v = rules.explain(url, user_agent=agent)
-                allowed: bool | None = v.allowed
-                columns[base].append(allowed)
-                columns[base + 1].append(v.line)
-                columns[base + 2].append(str(v.rule) if v.rule is not None else None)
-                columns[base + 3].append(v.reason)
-            else:
-                assert fixed is not None
-                allowed = fixed[0]
-                columns[base].append(allowed)
-                columns[base + 1].append(None)
-                columns[base + 2].append(None)
-                columns[base + 3].append(fixed[1])
+    times = batch.column("robots_fetch_time")
+    invalid = np.asarray(pc.is_null(urls).to_numpy(zero_copy_only=False)) | (group_of < 0)
+    # the fetch outcome of each row, as a code: 0 rules, 1 allow-all, 2 disallow-all, -1 none
+    kind = pc.index_in(outcomes, value_set=pa_.array(["rules", "allow-all", "disallow-all"])
+                       ).fill_null(-1).to_numpy(zero_copy_only=False)
+    kind = np.where(invalid, -2, kind)
+    known = kind >= 0  # the same for every agent: a capture decided the row
+    fixed_reason = np.select(
+        [kind == -2, kind == -1, kind == 1, kind == 2],
+        [code["invalid-url"], code["no-capture"], code["allow-all"], code["disallow-all"]], 0)
+    cols = [_Columns(np, n, usage) for _ in agents]
+    for c in cols:
+        c.reason[:] = fixed_reason
+        c.allowed[kind == 1] = 1
+        if usage:
+            c.usage["crawl"][kind == 1] = 1
+            c.usage["crawl"][kind == 2] = 0
+    parsed = group_of.copy()
+    parsed[kind != 0] = -1  # only rows whose capture has rules go to the core
+    order = np.argsort(parsed, kind="stable")  # rows without rules (-1) first
+    starts = np.flatnonzero(np.diff(parsed[order], prepend=-2))
+    ends = np.append(starts[1:], n)
+    firsts = order[starts]
+    gids = parsed[firsts].tolist()
+    times_of = times.take(pa_.array(firsts)).cast(pa_.int64()).to_pylist()
+    # the core's answers are appended group after group (C-level array.extend) and scattered
+    # once per batch to their rows, order[skip:]; a rule index is local to its group's
+    # Decisions.rules and becomes global by adding the group's offset into `found`
+    bufs = [_Answers(usage) for _ in agents]
+    found: list[Any] = []  # Decisions.rules of each (group, agent), concatenated
+    sizes: list[int] = []
+    skip = n
+    for i, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        g = gids[i]
+        if g < 0:
+            continue
+        skip = min(skip, s)
+        sizes.append(e - s)
+        first, last = int(order[s]), int(order[e - 1])
+        run = last - first == e - s - 1  # one run of rows (batches come sorted by origin)
+        rules = cache.get(origins[g], times_of[i], bodies[first].as_py)
+        group_urls = (urls.slice(first, e - s) if run
+                      else urls.take(pa_.array(order[s:e]))).to_pylist()
+        for agent, b in zip(agents, bufs, strict=True):
+            d = rules.decide_many(group_urls, user_agent=agent)
+            b.allowed.extend(d.allowed)
+            b.line.extend(d.line)
+            b.reason.extend(d.reason)
+            b.rule.extend(d.rule)
+            b.offsets.append(len(found))
+            found.extend(d.rules)
             if usage:
-                prefs = (_usage_columns(rules, allowed, url, agent) if fixed is None
-                         or fixed[1] in ("allow-all", "disallow-all")
-                         else (None,) * len(USAGE_KEYS))
-                for k, value in enumerate(prefs):
-                    columns[base + 4 + k].append(value)
+                got = rules.usage_many(group_urls, user_agent=agent)
+                for key in USAGE_KEYS:
+                    b.usage[key].extend(got[key] if key in got else array("b", [-1]) * (e - s))
+    rule_text: dict[str, int] = {}  # rendered rule -> dictionary index of this batch
+    by_id: dict[int, int] = {}  # id(rule) -> dictionary index (found keeps the rules alive)
+    text_of = np.array([by_id[id(r)] if id(r) in by_id else by_id.setdefault(
+        id(r), rule_text.setdefault(str(r), len(rule_text))) for r in found] + [-1], np.int64)
+    if sizes:
+        rows = order[skip:]
+        counts = np.array(sizes, np.int64)
+        for b, c in zip(bufs, cols, strict=True):
+            c.allowed[rows] = np.frombuffer(b.allowed, np.uint8)
+            c.line[rows] = np.frombuffer(b.line, np.int64)
+            c.reason[rows] = np.frombuffer(b.reason, np.uint8)
+            local = np.frombuffer(b.rule, np.int64)
+            glob = local + np.repeat(np.array(b.offsets, np.int64), counts)
+            c.rule[rows] = text_of[np.where(local >= 0, glob, -1)]  # -1 picks the final -1
+            for key, values in b.usage.items():
+                c.usage[key][rows] = np.frombuffer(values, np.int8)
+    rule_dict = pa_.array(list(rule_text), pa_.string())
+    reason_dict = pa_.array(list(reasons), pa_.string())
+    arrays: list[Any] = []
+    for c in cols:
+        arrays.append(pa_.array(c.allowed.astype(np.bool_), mask=~known))
+        arrays.append(pa_.array(c.line.astype(np.int32), mask=c.line == 0))
+        arrays.append(pa_.DictionaryArray.from_arrays(
+            pa_.array(c.rule.astype(np.int32), mask=c.rule < 0), rule_dict).dictionary_decode())
+        arrays.append(pa_.DictionaryArray.from_arrays(
+            pa_.array(c.reason.astype(np.int32)), reason_dict).dictionary_decode())
+        for key in c.usage:
+            values = c.usage[key]
+            arrays.append(pa_.array(values == 1, mask=values < 0))
     fields = verdict_fields(agents, usage=usage)
-    keep = [j for j, n in enumerate(names) if n != "robots_body"]
-    arrays = [batch.column(j) for j in keep]
-    arrays += [pa_.array(values, type=f.type) for values, f in zip(columns, fields, strict=True)]
+    keep = [j for j, name in enumerate(names) if name != "robots_body"]
     schema = pa_.schema([batch.schema.field(j) for j in keep] + fields)
-    return pa_.RecordBatch.from_arrays(arrays, schema=schema)
+    return pa_.RecordBatch.from_arrays([batch.column(j) for j in keep] + arrays, schema=schema)
 
 
 def evaluate_batches(

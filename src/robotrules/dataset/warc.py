@@ -69,6 +69,16 @@ class IngestStats:
     skipped: Counter[str] = field(default_factory=Counter)
     broken_files: list[str] = field(default_factory=list)
 
+    def summary(self) -> list[str]:
+        """What was skipped, as lines for a person (none when nothing was)."""
+        lines = []
+        if self.skipped:
+            total = sum(self.skipped.values())
+            why = ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common())
+            lines.append(f"skipped {total} record{'s' if total != 1 else ''}: {why}")
+        lines += [f"broken file (read up to the break): {b}" for b in self.broken_files]
+        return lines
+
     def to_dict(self) -> dict[str, Any]:
         return {"records": self.records, "responses": self.responses, "rows": self.rows,
                 "error_rows": self.error_rows, "skipped": dict(self.skipped),
@@ -275,8 +285,9 @@ def read_warcs(
     """Read WARC files (plain or gzip, per-record or whole) into robots.parquet at ``out``.
 
     ``progress`` is called with each file's size in bytes once that file is read. Raises
-    :class:`DatasetError` only for a file that cannot be opened; everything inside a file that
-    is wrong is counted in the returned :class:`IngestStats`.
+    :class:`DatasetError` for a file that cannot be opened, and when not one record of any file
+    could be read (then nothing is written); everything else that is wrong inside a file is
+    counted in the returned :class:`IngestStats`. ``out`` appears only when the run succeeded.
     """
     pa = require("pyarrow")
     pq = require("pyarrow.parquet")
@@ -287,12 +298,20 @@ def read_warcs(
     stats = IngestStats()
     schema = robots_schema()
     raw_limit = 2 * max_bytes + 65_536  # what the fetch policy's decoder reads at most
+    target = Path(out)
+    partial = target.parent / f".{target.name}.{os.getpid()}.partial"
     with tempfile.TemporaryDirectory(prefix="robotrules-warc-", dir=scratch_dir) as tmp:
         db = _scratch(tmp)
         try:
             _pass1(names, db, stats, raw_limit, progress)
-            Path(out).parent.mkdir(parents=True, exist_ok=True)
-            with pq.ParquetWriter(os.fspath(out), schema, compression="zstd") as writer:
+            if stats.records == 0:  # nothing could be read: no output, exit 2 in the CLI
+                why = "; ".join(stats.broken_files[:3]) + (
+                    " ..." if len(stats.broken_files) > 3 else "")
+                raise DatasetError("no WARC record could be read: " + (
+                    why or ", ".join(names[:3]) + (" ..." if len(names) > 3 else "") +
+                    (" is empty" if len(names) == 1 else " are empty")))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with pq.ParquetWriter(os.fspath(partial), schema, compression="zstd") as writer:
                 rows: list[dict[str, Any]] = []
                 cursor = db.execute(
                     f"SELECT {_COLUMNS} FROM cap WHERE robots = 1 ORDER BY origin, t, rowid")
@@ -306,6 +325,9 @@ def read_warcs(
                         rows.clear()
                 if rows or stats.rows == 0:
                     writer.write_batch(pa.RecordBatch.from_pylist(rows, schema=schema))
+            os.replace(partial, target)
         finally:
             db.close()
+            if partial.exists():
+                partial.unlink()
     return stats

@@ -1,0 +1,295 @@
+"""History per origin: what changed between consecutive crawls of the same origins.
+
+For crawls given oldest first (robots.parquet each, ``LABEL=PATH``), every origin's capture is
+picked by the duplicate rule (:mod:`.captures`) and read as RFC 9309 says (rules, allow-all,
+disallow-all). For each pair of consecutive crawls and each origin present in both:
+
+* **access** (``access.parquet``): per crawler and per URL of a path sample (the root ``/``
+  first), whether the crawler gained or lost access, with the deciding line and rule before and
+  after (``RobotsTxt.decide_many``; the fetch outcomes appear as ``allow-all``/``disallow-all``);
+* **groups** (``groups.parquet``): groups added or removed, a group being known by the product
+  tokens of its user-agent lines (RFC 9309 2.1, compared without regard to case);
+* **signals** (``signals.parquet``): usage signals that appeared, disappeared or changed, per
+  signal and category, as :func:`.census.signals_of` reads them.
+
+Per crawl (``crawlers.parquet``, ``purposes.parquet``): per crawler, how many origins disallow
+its root ``/`` (*blocked*), their share, and how many origins gained / lost access on the root
+since the previous crawl; per purpose of the registry, the share of origins blocking at least
+one of its crawlers. ``history.png`` charts the blocked share per crawler and per purpose over
+the crawls.
+
+Cost: one DuckDB full outer join by origin per pair (out of core), one parse per origin and
+crawl (identical files parsed once: a digest-keyed memo), O(agents x paths) verdicts per origin
+through the batch API. Memory: a batch of joined rows, the memo and the counters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import robotrules
+from robotrules import RobotsTxt
+from robotrules.agents import known_agents, purposes_of
+
+from ._deps import DatasetError, require
+from ._io import check_robots
+from .captures import chosen_sql
+from .census import agents_for, crawl_label, signals_of
+
+__all__ = ["HistoryResult", "run_history"]
+
+_MEMO = 4096
+
+
+@dataclass
+class HistoryResult:
+    """Where the history went and its headline counts."""
+
+    out_dir: Path
+    crawls: list[str]
+    files: list[Path] = field(default_factory=list)
+    changes: Counter[tuple[str, str]] = field(default_factory=Counter)  # (pair, kind) -> n
+    crawlers: list[dict[str, Any]] = field(default_factory=list)
+
+    def headline(self) -> list[str]:
+        lines = []
+        for a, b in zip(self.crawls, self.crawls[1:], strict=False):
+            pair = f"{a} -> {b}"
+            c = self.changes
+            lines.append(
+                f"{pair}: {c[(pair, 'origins')]} origins in both; access gained "
+                f"{c[(pair, 'gained')]}, lost {c[(pair, 'lost')]} (crawler x path); groups "
+                f"added {c[(pair, 'added')]}, removed {c[(pair, 'removed')]}; usage signals "
+                f"changed {c[(pair, 'signals')]}")
+        return lines
+
+
+class _Reader:
+    """Parsed files and their per-agent answers, memoised by body digest."""
+
+    def __init__(self, agents: Sequence[str], paths: Sequence[str]) -> None:
+        self.agents = list(agents)
+        self.paths = list(paths)
+        self.memo: dict[bytes, tuple[RobotsTxt, dict[str, Any]]] = {}
+
+    def read(self, origin: str, outcome: str | None, body: bytes | None
+             ) -> tuple[RobotsTxt | None, dict[str, Any]]:
+        """(parsed file or None, {agent: [(allowed, line, rule) per path]}) of one capture."""
+        if outcome != "rules":
+            allowed = outcome == "allow-all"
+            fixed = {a: [(allowed, None, None)] * len(self.paths) for a in self.agents}
+            return None, fixed
+        digest = hashlib.blake2b(origin.encode() + b"\0" + (body or b""),
+                                 digest_size=16).digest()
+        hit = self.memo.get(digest)
+        if hit is not None:
+            return hit
+        rules = robotrules.parse(body or b"", url=origin + "/robots.txt")
+        urls = [origin + p for p in self.paths]
+        answers: dict[str, Any] = {}
+        for agent in self.agents:
+            d = rules.decide_many(urls, user_agent=agent)
+            answers[agent] = [(bool(d.allowed[i]), d.line[i] or None,
+                               str(d.rules[d.rule[i]]) if d.rule[i] >= 0 else None)
+                              for i in range(len(urls))]
+        if len(self.memo) >= _MEMO:
+            self.memo.clear()
+        self.memo[digest] = (rules, answers)
+        return rules, answers
+
+
+def _groups(rules: RobotsTxt | None) -> dict[tuple[str, ...], tuple[str, int]]:
+    if rules is None:
+        return {}
+    return {tuple(sorted({t.lower() for t in g.tokens})): (", ".join(g.agents), g.line)
+            for g in rules.groups}
+
+
+def _said(value: bool | str | None) -> str:
+    return {True: "yes", False: "no", None: "unknown"}.get(value, str(value))  # type: ignore[arg-type]
+
+
+def run_history(robots: Sequence[str], out_dir: str | os.PathLike[str], *,
+                agents: Sequence[str] | None = None, purpose: str | None = None,
+                paths: Sequence[str] = ("/",)) -> HistoryResult:
+    """The history of the crawls in ``robots`` (oldest first) into ``out_dir``."""
+    pa = require("pyarrow")
+    pq = require("pyarrow.parquet")
+    from .engines import connect
+    labelled = [crawl_label(r) for r in robots]
+    if len(labelled) < 2:
+        raise DatasetError("history needs two or more crawls (--robots LABEL=PATH, oldest first)")
+    check_robots([p for _, p in labelled])
+    labels = [label for label, _ in labelled]
+    if len(set(labels)) != len(labels):
+        raise DatasetError("two crawls have the same label; name them LABEL=PATH")
+    sample = ["/", *[p for p in paths if p != "/"]]
+    for p in sample:
+        if not p.startswith("/"):
+            raise DatasetError(f"sample path {p!r} must start with '/'")
+    tokens = list(agents) if agents else [a.token for a in agents_for(purpose)]
+    reader = _Reader(tokens, sample)
+    by_token = {a.token: a for a in known_agents()}
+    access_rows: list[dict[str, Any]] = []
+    group_rows: list[dict[str, Any]] = []
+    signal_rows: list[dict[str, Any]] = []
+    blocked: Counter[tuple[str, str]] = Counter()  # (crawl, agent) -> origins blocking root
+    purpose_blocked: Counter[tuple[str, str]] = Counter()
+    origins: Counter[str] = Counter()
+    moved: Counter[tuple[str, str, str]] = Counter()  # (crawl, agent, gained|lost) on the root
+    result = HistoryResult(Path(out_dir), labels)
+    con = connect()
+    try:
+        for i, (label, path) in enumerate(labelled):
+            literal = "'" + path.replace("'", "''") + "'"
+            con.execute(f"CREATE TABLE c{i} AS {chosen_sql(f'read_parquet({literal})')}")
+            for batch in con.sql(f"SELECT origin, outcome, body FROM c{i}").to_arrow_reader(2048):
+                cols = batch.to_pydict()
+                for origin, outcome, body in zip(cols["origin"], cols["outcome"], cols["body"],
+                                                 strict=True):
+                    origins[label] += 1
+                    _, answers = reader.read(origin, outcome, body)
+                    strictest: set[str] = set()
+                    for agent in tokens:
+                        if not answers[agent][0][0]:
+                            blocked[(label, agent)] += 1
+                            known = by_token.get(agent)
+                            strictest.update(purposes_of(known) if known else ())
+                    for group in strictest:
+                        purpose_blocked[(label, group)] += 1
+        for i in range(len(labelled) - 1):
+            a, b = labels[i], labels[i + 1]
+            pair = f"{a} -> {b}"
+            query = (f"SELECT origin, x.outcome AS o1, x.body AS b1, y.outcome AS o2, "
+                     f"y.body AS b2 FROM c{i} x JOIN c{i + 1} y USING (origin)")
+            for batch in con.sql(query).to_arrow_reader(2048):
+                cols = batch.to_pydict()
+                for origin, o1, b1, o2, b2 in zip(cols["origin"], cols["o1"], cols["b1"],
+                                                  cols["o2"], cols["b2"], strict=True):
+                    result.changes[(pair, "origins")] += 1
+                    if o1 == o2 and b1 == b2:
+                        continue
+                    r1, ans1 = reader.read(origin, o1, b1)
+                    r2, ans2 = reader.read(origin, o2, b2)
+                    for agent in tokens:
+                        for k, p in enumerate(sample):
+                            (al1, l1, rule1), (al2, l2, rule2) = ans1[agent][k], ans2[agent][k]
+                            if al1 == al2:
+                                continue
+                            kind = "gained" if al2 else "lost"
+                            result.changes[(pair, kind)] += 1
+                            if k == 0:
+                                moved[(b, agent, kind)] += 1
+                            access_rows.append({
+                                "from": a, "to": b, "origin": origin, "agent": agent, "path": p,
+                                "change": kind, "line_before": l1, "rule_before": rule1,
+                                "line_after": l2, "rule_after": rule2,
+                                "outcome_before": o1, "outcome_after": o2})
+                    g1, g2 = _groups(r1), _groups(r2)
+                    for key in g1.keys() - g2.keys():
+                        result.changes[(pair, "removed")] += 1
+                        group_rows.append({"from": a, "to": b, "origin": origin,
+                                           "change": "removed", "agents": g1[key][0],
+                                           "line": g1[key][1]})
+                    for key in g2.keys() - g1.keys():
+                        result.changes[(pair, "added")] += 1
+                        group_rows.append({"from": a, "to": b, "origin": origin,
+                                           "change": "added", "agents": g2[key][0],
+                                           "line": g2[key][1]})
+                    s1 = signals_of(r1) if r1 is not None else {}
+                    s2 = signals_of(r2) if r2 is not None else {}
+                    for signal in sorted(s1.keys() | s2.keys()):
+                        v1, v2 = s1.get(signal, {}), s2.get(signal, {})
+                        for category in sorted(v1.keys() | v2.keys()):
+                            before = _said(v1[category]) if category in v1 else "absent"
+                            after = _said(v2[category]) if category in v2 else "absent"
+                            if before == after:
+                                continue
+                            result.changes[(pair, "signals")] += 1
+                            signal_rows.append({
+                                "from": a, "to": b, "origin": origin, "signal": signal,
+                                "category": category, "before": before, "after": after,
+                                "change": "appeared" if before == "absent" else
+                                "disappeared" if after == "absent" else "changed"})
+    finally:
+        con.close()
+    crawler_rows = []
+    for label in labels:
+        n = origins[label]
+        for agent in tokens:
+            known = by_token.get(agent)
+            crawler_rows.append({
+                "crawl": label, "agent": agent,
+                "purpose": ", ".join(purposes_of(known)) if known else "",
+                "origins": n, "blocked": blocked[(label, agent)],
+                "blocked_share": blocked[(label, agent)] / n if n else 0.0,
+                "gained": moved[(label, agent, "gained")], "lost": moved[(label, agent, "lost")]})
+    groups = sorted({g for a in tokens if (ka := by_token.get(a)) for g in purposes_of(ka)})
+    purpose_rows = [{"crawl": label, "purpose": g, "origins": origins[label],
+                     "blocked": purpose_blocked[(label, g)],
+                     "blocked_share": (purpose_blocked[(label, g)] / origins[label]
+                                       if origins[label] else 0.0)}
+                    for label in labels for g in groups]
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    schemas = {
+        "access": [("from", pa.string()), ("to", pa.string()), ("origin", pa.string()),
+                   ("agent", pa.string()), ("path", pa.string()), ("change", pa.string()),
+                   ("line_before", pa.int32()), ("rule_before", pa.string()),
+                   ("line_after", pa.int32()), ("rule_after", pa.string()),
+                   ("outcome_before", pa.string()), ("outcome_after", pa.string())],
+        "groups": [("from", pa.string()), ("to", pa.string()), ("origin", pa.string()),
+                   ("change", pa.string()), ("agents", pa.string()), ("line", pa.int32())],
+        "signals": [("from", pa.string()), ("to", pa.string()), ("origin", pa.string()),
+                    ("signal", pa.string()), ("category", pa.string()), ("before", pa.string()),
+                    ("after", pa.string()), ("change", pa.string())],
+        "crawlers": [("crawl", pa.string()), ("agent", pa.string()), ("purpose", pa.string()),
+                     ("origins", pa.int64()), ("blocked", pa.int64()),
+                     ("blocked_share", pa.float64()), ("gained", pa.int64()),
+                     ("lost", pa.int64())],
+        "purposes": [("crawl", pa.string()), ("purpose", pa.string()), ("origins", pa.int64()),
+                     ("blocked", pa.int64()), ("blocked_share", pa.float64())],
+    }
+    tables = {"access": access_rows, "groups": group_rows, "signals": signal_rows,
+              "crawlers": crawler_rows, "purposes": purpose_rows}
+    for name, rows in tables.items():
+        target = out / f"{name}.parquet"
+        pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema(schemas[name])), target)
+        result.files.append(target)
+    result.crawlers = crawler_rows
+    result.files.append(_chart(out, labels, crawler_rows, purpose_rows))
+    return result
+
+
+def _chart(out: Path, crawls: Sequence[str], crawlers: list[dict[str, Any]],
+           purposes: list[dict[str, Any]]) -> Path:
+    mpl = require("matplotlib")
+    mpl.use("Agg")  # no display: files only
+    plt = require("matplotlib.pyplot")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+    last = sorted((r for r in crawlers if r["crawl"] == crawls[-1]),
+                  key=lambda r: (-r["blocked_share"], r["agent"]))[:10]
+    for r in last:
+        series = {x["crawl"]: 100 * x["blocked_share"] for x in crawlers
+                  if x["agent"] == r["agent"]}
+        left.plot(list(crawls), [series.get(c, 0.0) for c in crawls], marker="o",
+                  label=r["agent"])
+    left.set_ylabel("% of origins disallowing the root")
+    left.set_title("Blocked share per crawler")
+    left.legend(fontsize="small", ncol=2)
+    for g in sorted({r["purpose"] for r in purposes}):
+        series = {x["crawl"]: 100 * x["blocked_share"] for x in purposes if x["purpose"] == g}
+        right.plot(list(crawls), [series.get(c, 0.0) for c in crawls], marker="o", label=g)
+    right.set_title("Blocked share per purpose (any crawler of it)")
+    right.legend(fontsize="small", ncol=2)
+    fig.tight_layout()
+    path = out / "history.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,103 @@
+"""``robotrules dataset history``: changes between two generated crawls, known by construction.
+
+Verdicts follow RFC 9309 (2.2.1: a crawler obeys the group naming it, else ``*``; 2.2.2: the
+longest match decides; 2.3.1.3 a 4xx allows all; 2.3.1.4 a 5xx disallows all); groups are
+known by their user-agent lines (2.1); usage signals as :mod:`robotrules.aipref` reads them
+(Content-Signal: Cloudflare's Content Signals Policy, AI-PREFERENCES.md 1.3).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from robotrules.dataset import DatasetError, read_warcs
+from robotrules.dataset.cli import dataset
+from robotrules.dataset.history import run_history
+
+from ._warcs import Capture, write_warc
+
+SEPT, OCT = "2026-09-01T00:00:00Z", "2026-10-01T00:00:00Z"
+CRAWL_1 = [
+    Capture("https://a.example/robots.txt", 200, b"User-agent: *\nDisallow: /private/\n",
+            when=SEPT),
+    Capture("https://b.example/robots.txt", 200, b"User-agent: GPTBot\nDisallow: /\n", when=SEPT),
+    Capture("https://c.example/robots.txt", 404, when=SEPT),
+    Capture("https://d.example/robots.txt", 200, b"User-agent: *\nDisallow:\n", when=SEPT),
+]
+CRAWL_2 = [
+    Capture("https://a.example/robots.txt", 200,
+            b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\n"
+            b"Content-Signal: ai-train=no\n", when=OCT),
+    Capture("https://b.example/robots.txt", 200, b"User-agent: *\nAllow: /\n", when=OCT),
+    Capture("https://c.example/robots.txt", 503, when=OCT),
+    Capture("https://e.example/robots.txt", 200, b"User-agent: *\nDisallow:\n", when=OCT),
+]
+
+
+def _crawls(tmp: Path) -> list[str]:
+    out = []
+    for name, caps in (("2026-09", CRAWL_1), ("2026-10", CRAWL_2)):
+        robots = tmp / f"{name}.parquet"
+        read_warcs([write_warc(tmp / f"{name}.warc.gz", caps)], robots)
+        out.append(f"{name}={robots}")
+    return out
+
+
+def test_history_of_two_crawls(tmp_path: Path) -> None:
+    result = run_history(_crawls(tmp_path), tmp_path / "h", agents=["GPTBot", "Googlebot"],
+                         paths=["/", "/search"])
+    pair = "2026-09 -> 2026-10"
+    # a: GPTBot gets its own group (lost / and /search); b: its group goes (gained both);
+    # c: 404 -> 503, allow-all -> disallow-all, both crawlers lose both paths
+    assert result.changes[(pair, "origins")] == 3
+    assert result.changes[(pair, "lost")] == 2 + 4
+    assert result.changes[(pair, "gained")] == 2
+    assert (result.changes[(pair, "added")], result.changes[(pair, "removed")]) == (2, 1)
+    access = pq.read_table(tmp_path / "h" / "access.parquet").to_pylist()
+    a_root = next(r for r in access if r["origin"] == "https://a.example" and r["path"] == "/"
+                  and r["agent"] == "GPTBot")
+    assert (a_root["change"], a_root["line_after"], a_root["rule_after"]) == (
+        "lost", 2, "Disallow: /")
+    c_rows = [r for r in access if r["origin"] == "https://c.example"]
+    assert {(r["outcome_before"], r["outcome_after"]) for r in c_rows} == {
+        ("allow-all", "disallow-all")}
+    groups = pq.read_table(tmp_path / "h" / "groups.parquet").to_pylist()
+    assert {(r["origin"], r["change"], r["agents"]) for r in groups} == {
+        ("https://a.example", "added", "GPTBot"), ("https://b.example", "removed", "GPTBot"),
+        ("https://b.example", "added", "*")}
+    signals = pq.read_table(tmp_path / "h" / "signals.parquet").to_pylist()
+    assert {(r["signal"], r["category"], r["change"], r["after"]) for r in signals} == {
+        ("content-signal", "*", "appeared", "yes"),
+        ("content-signal", "ai-train", "appeared", "no")}
+    crawlers = {(r["crawl"], r["agent"]): r for r in
+                pq.read_table(tmp_path / "h" / "crawlers.parquet").to_pylist()}
+    assert crawlers[("2026-09", "GPTBot")]["blocked"] == 1  # b
+    assert crawlers[("2026-10", "GPTBot")]["blocked"] == 2  # a, c
+    assert (crawlers[("2026-10", "GPTBot")]["gained"],
+            crawlers[("2026-10", "GPTBot")]["lost"]) == (1, 2)
+    assert crawlers[("2026-10", "Googlebot")]["blocked"] == 1  # c
+    purposes = {(r["crawl"], r["purpose"]): r["blocked"] for r in
+                pq.read_table(tmp_path / "h" / "purposes.parquet").to_pylist()}
+    # the registry: GPTBot's purpose is training, Googlebot's search
+    assert purposes[("2026-10", "training")] == 2
+    assert purposes[("2026-10", "search")] == 1
+    assert (tmp_path / "h" / "history.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_cli_and_errors(tmp_path: Path) -> None:
+    crawls = _crawls(tmp_path)
+    out = tmp_path / "h"
+    args = ["history", "--robots", crawls[0], "--robots", crawls[1], "--agent", "GPTBot",
+            "-o", str(out)]
+    result = CliRunner().invoke(dataset, args)
+    assert result.exit_code == 0, result.stderr
+    assert "2026-09 -> 2026-10: 3 origins in both" in result.stderr
+    result = CliRunner().invoke(dataset, ["history", "--robots", crawls[0], "-o", str(out)])
+    assert result.exit_code == 2
+    assert "two or more crawls" in result.stderr
+    with pytest.raises(DatasetError, match="must start with"):
+        run_history(crawls, out, agents=["GPTBot"], paths=["search"])
