@@ -12,6 +12,11 @@ an hour): the word ``no-run`` after the language, as in ```` ```console no-run `
 block is shown, not run; :data:`NO_RUN_AT_MOST` keeps them few. A fenced block without a
 language (usage synopses, sample output) is not a command block.
 
+A block whose commands build on each other (one writes a file the next reads) says
+``in-order`` after the language (```` ```sh in-order ````): its commands run one after the
+other, as one test, in a fresh working directory where the checkout's files are linked, so the
+files they write land there and not in the checkout.
+
 The commands run from the repository root through a ``robotrules`` on PATH that is the real
 entry point (``python -m robotrules.cli``), so the files they name must exist in the checkout.
 What is changed, and only that, because tests must not use the network:
@@ -103,8 +108,26 @@ def readme_commands() -> list[str]:
     return [c for _, c in page_commands([README]) if c.startswith("robotrules ")]
 
 
+IN_ORDER = "in-order"
+
+
+def in_order_blocks(pages: list[Path] = PAGES) -> list[tuple[str, list[str]]]:
+    """``(page, commands)`` of every ``in-order`` shell block (see the module docstring)."""
+    found = []
+    for page in pages:
+        text = page.read_text("utf-8")
+        for info, body in re.findall(r"^```([^\n`]*)\n(.*?)^```", text, re.S | re.M):
+            words = info.split()
+            if words and words[0] in SHELLS and IN_ORDER in words[1:]:
+                lines = [c for line in body.splitlines() for c in _commands(line)]
+                found.append((page.name, lines))
+    return found
+
+
+ORDERED = in_order_blocks()
+_ORDERED = {c for _, block in ORDERED for c in block}
 ALL = page_commands()
-RUN = [(page, c) for page, c in ALL if c.startswith("robotrules ")]
+RUN = [(page, c) for page, c in ALL if c.startswith("robotrules ") and c not in _ORDERED]
 COMMANDS = readme_commands()
 
 
@@ -227,6 +250,25 @@ def test_command_runs_as_written(page: str, command: str, site: Server, tmp_path
                 and "note:" not in x], p.stderr
     written = list(tmp_path.glob("*.csv"))
     assert p.stdout.strip() or any(f.stat().st_size for f in written), command
+
+
+@pytest.mark.parametrize(("page", "block"), ORDERED, ids=[p for p, _ in ORDERED])
+def test_block_runs_in_order(page: str, block: list[str], site: Server, tmp_path: Path,
+                             shell_env: dict[str, str]) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    for entry in ROOT.iterdir():
+        if entry.name != ".git":
+            (work / entry.name).symlink_to(entry)
+    for command in block:
+        if not command.startswith("robotrules "):
+            continue
+        p = subprocess.run(["sh", "-c", _local(command, site, tmp_path)], cwd=work,
+                           env=shell_env, capture_output=True, text=True, timeout=300,
+                           check=False)
+        assert p.returncode in (0, 1), (page, command, p.stderr)
+        assert "Traceback" not in p.stderr
+        assert p.stdout.strip() or p.stderr.strip(), command  # it says what it did
 
 
 @pytest.mark.parametrize("command", sorted({c for _, c in RUN if c.startswith("robotrules serve")}))
