@@ -61,6 +61,14 @@ if os.environ.get("ROBOTRULES_PURE") != "1":
         from . import _native
     except ImportError:  # pragma: no cover - a build without a C compiler
         _native = None
+        # Issue 26: an install without a compiler must not fall back silently. Said once, at
+        # import; ROBOTRULES_PURE=1 chooses the pure core on purpose and silences it.
+        import warnings
+
+        warnings.warn("robotrules: the native kernels are not built (no C compiler at install "
+                      "time?), so the pure-Python core answers, 10 to 20 times slower; "
+                      "reinstall with a compiler, or set ROBOTRULES_PURE=1 to choose it",
+                      RuntimeWarning, stacklevel=2)
 #: True when queries run on the native kernels (google and rfc9309 dialects).
 NATIVE: Final[bool] = _native is not None
 

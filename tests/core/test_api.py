@@ -6,6 +6,7 @@ Crawl-delay, and REFERENCE.md section 2b for Request-rate, Visit-time, Host and 
 
 from __future__ import annotations
 
+import os
 from datetime import time
 
 import robotrules
@@ -176,3 +177,24 @@ def test_the_build_under_test_is_the_expected_one() -> None:
         assert not robotrules.NATIVE
         assert not robotrules.parse(b"User-agent: *\nDisallow: /x")._native_on
     assert robotrules.COMPILED is robotrules.NATIVE
+
+
+def test_a_missing_kernel_is_said_not_silent() -> None:
+    """Issue 26: without the compiled kernel (an install with no C compiler) robotrules says
+    so once, at import, and answers on the pure core; ROBOTRULES_PURE=1, the choice made on
+    purpose, is silent."""
+    import subprocess
+    import sys
+
+    hide = ("import sys; sys.modules['robotrules._native'] = None; import robotrules; "
+            "print(robotrules.NATIVE)")
+    env = {k: v for k, v in os.environ.items() if k != "ROBOTRULES_PURE"}
+    run = subprocess.run([sys.executable, "-c", hide], capture_output=True, text=True,
+                         env=env, check=True)
+    assert run.stdout.strip() == "False"
+    assert "native kernels are not built" in run.stderr
+    assert run.stderr.count("RuntimeWarning") == 1
+    chosen = subprocess.run([sys.executable, "-c", hide], capture_output=True, text=True,
+                            env={**env, "ROBOTRULES_PURE": "1"}, check=True)
+    assert chosen.stdout.strip() == "False"
+    assert chosen.stderr == ""
