@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import SRC
+import robotrules
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE_DEPENDENCIES = ("http_sf", "idna")  # pyproject.toml [project] dependencies
@@ -33,13 +33,17 @@ def core_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    timeout=120)
     deps = home / "deps"
     deps.mkdir()
+    # the package the tests import (the checkout's, or under nox the installed build), linked
+    # alone: a path entry for its parent directory would bring that directory's other
+    # packages along (nox's site-packages holds click)
+    (deps / "robotrules").symlink_to(Path(robotrules.__file__).parent)
     for name in CORE_DEPENDENCIES:
         spec = importlib.util.find_spec(name)
         assert spec is not None, name
         assert spec.origin is not None, name
         (deps / name).symlink_to(Path(spec.origin).parent)
     site = next((venv / "lib").glob("python3*/site-packages"))
-    (site / "robotrules-checkout.pth").write_text(f"{SRC}\n{deps}\n")
+    (site / "robotrules-checkout.pth").write_text(f"{deps}\n")
     script = venv / "bin" / "robotrules"
     script.write_text(f"#!{venv / 'bin' / 'python'}\nimport sys\n"
                       "from robotrules.cli import main\nsys.exit(main())\n")

@@ -266,6 +266,10 @@ def test_block_runs_in_order(page: str, block: list[str], site: Server, tmp_path
         p = subprocess.run(["sh", "-c", _local(command, site, tmp_path)], cwd=work,
                            env=shell_env, capture_output=True, text=True, timeout=300,
                            check=False)
+        if p.returncode == 2 and "is not installed: pip install" in p.stderr:
+            # an install without this block's extra (nox's sessions install cli and fetch);
+            # CI's main run installs every extra, where the block runs
+            pytest.skip(p.stderr.strip())
         assert p.returncode in (0, 1), (page, command, p.stderr)
         assert "Traceback" not in p.stderr
         assert p.stdout.strip() or p.stderr.strip(), command  # it says what it did
