@@ -9,6 +9,7 @@ known by their user-agent lines (2.1); usage signals as :mod:`robotrules.aipref`
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -101,3 +102,23 @@ def test_cli_and_errors(tmp_path: Path) -> None:
     assert "two or more crawls" in result.stderr
     with pytest.raises(DatasetError, match="must start with"):
         run_history(crawls, out, agents=["GPTBot"], paths=["search"])
+
+
+def test_spark_gives_the_same_tables(spark: Any, tmp_path: Path) -> None:
+    # the same command on both engines (the CLI's Spark session is the fixture's local[2],
+    # getOrCreate): every table equal, row for row
+    crawls = _crawls(tmp_path)
+    tables = {}
+    for engine in ("duckdb", "spark"):
+        out = tmp_path / engine
+        args = ["history", *(x for c in crawls for x in ("--robots", c)), "--agent", "GPTBot",
+                "--agent", "Googlebot", "--paths", "/,/search", "--engine", engine,
+                "-o", str(out)]
+        result = CliRunner().invoke(dataset, args)
+        assert result.exit_code == 0, result.stderr
+        tables[engine] = {name: pq.read_table(out / f"{name}.parquet").to_pylist()
+                          for name in ("access", "groups", "signals", "crawlers", "purposes")}
+        tables[engine]["headline"] = result.stderr
+    assert tables["duckdb"] == tables["spark"]
+    # the counts of test_history_of_two_crawls: lost 2 + 4, gained 2 (crawler x path)
+    assert len(tables["spark"]["access"]) == 8

@@ -202,13 +202,15 @@ def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
               help="LABEL=YYYY-MM-DD for the dt column (default: the crawl's latest fetch date)")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="CSV to write (with a -rfc9309.csv companion)")
+@click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
+              show_default=True)
 def outcomes_cmd(robots: tuple[str, ...], ranks: str, top: str, dates: tuple[str, ...],
-                 output: str) -> None:
+                 output: str, engine: str) -> None:
     """Common Crawl's robots.txt outcome table per top-k stratum, with RFC 9309's outcome."""
     with _errors():
         from .outcomes import parse_top, run_outcomes
         result = run_outcomes(list(robots), ranks, output, top=parse_top(top),
-                              dates=dict(d.partition("=")[::2] for d in dates))
+                              dates=dict(d.partition("=")[::2] for d in dates), engine=engine)
     for line in result.headline():
         click.echo(line, err=True)
     for path in result.files:
@@ -225,13 +227,16 @@ def outcomes_cmd(robots: tuple[str, ...], ranks: str, top: str, dates: tuple[str
               show_default=True, help="the path sample checked on every origin")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
               help="directory for the tables (Parquet) and the chart (PNG)")
+@click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
+              show_default=True)
 def history_cmd(robots: tuple[str, ...], agents: tuple[str, ...], purpose: str | None,
-                paths: str, output: str) -> None:
+                paths: str, output: str, engine: str) -> None:
     """What changed per origin between consecutive crawls: access, groups, usage signals."""
     with _errors():
         from .history import run_history
         result = run_history(list(robots), output, agents=list(agents) or None,
-                             purpose=purpose, paths=[p for p in paths.split(",") if p])
+                             purpose=purpose, paths=[p for p in paths.split(",") if p],
+                             engine=engine)
     for line in result.headline():
         click.echo(line, err=True)
     for path in result.files:

@@ -21,14 +21,18 @@ the crawls.
 Cost: one DuckDB full outer join by origin per pair (out of core), one parse per origin and
 crawl (identical files parsed once: a digest-keyed memo), O(agents x paths) verdicts per origin
 through the batch API. Memory: a batch of joined rows, the memo and the counters.
+
+``engine="spark"``: Spark runs the duplicate rule and the joins; the same per-origin
+functions (:func:`_crawl_events`, :func:`_pair_events`) run in ``mapInArrow``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,13 +119,181 @@ def _said(value: bool | str | None) -> str:
     return {True: "yes", False: "no", None: "unknown"}.get(value, str(value))  # type: ignore[arg-type]
 
 
+#: An event of the per-origin comparison: ``("count", key, n)`` or ``("row", table, row)``.
+Event = tuple[Any, ...]
+
+
+def _crawl_events(label: str, tokens: Sequence[str], sample: Sequence[str],
+                  batches: Iterable[Any]) -> Iterator[Event]:
+    """Per chosen origin of one crawl (batches of ``origin, outcome, body``): the origin, and
+    which crawlers and purposes it blocks on the root."""
+    reader = _Reader(tokens, sample)
+    by_token = {a.token: a for a in known_agents()}
+    for batch in batches:
+        cols = batch.to_pydict()
+        for origin, outcome, body in zip(cols["origin"], cols["outcome"], cols["body"],
+                                         strict=True):
+            yield ("count", ("origins", label), 1)
+            _, answers = reader.read(origin, outcome, body)
+            strictest: set[str] = set()
+            for agent in tokens:
+                if not answers[agent][0][0]:
+                    yield ("count", ("blocked", label, agent), 1)
+                    known = by_token.get(agent)
+                    strictest.update(purposes_of(known) if known else ())
+            for group in sorted(strictest):
+                yield ("count", ("purpose", label, group), 1)
+
+
+def _pair_events(a: str, b: str, tokens: Sequence[str], sample: Sequence[str],
+                 batches: Iterable[Any]) -> Iterator[Event]:
+    """Per origin in both crawls (batches of ``origin, o1, b1, o2, b2``): access gained or
+    lost, groups added or removed, usage signals changed."""
+    reader = _Reader(tokens, sample)
+    pair = f"{a} -> {b}"
+    for batch in batches:
+        cols = batch.to_pydict()
+        for origin, o1, b1, o2, b2 in zip(cols["origin"], cols["o1"], cols["b1"],
+                                          cols["o2"], cols["b2"], strict=True):
+            yield ("count", ("changes", pair, "origins"), 1)
+            if o1 == o2 and b1 == b2:
+                continue
+            r1, ans1 = reader.read(origin, o1, b1)
+            r2, ans2 = reader.read(origin, o2, b2)
+            for agent in tokens:
+                for k, p in enumerate(sample):
+                    (al1, l1, rule1), (al2, l2, rule2) = ans1[agent][k], ans2[agent][k]
+                    if al1 == al2:
+                        continue
+                    kind = "gained" if al2 else "lost"
+                    yield ("count", ("changes", pair, kind), 1)
+                    if k == 0:
+                        yield ("count", ("moved", b, agent, kind), 1)
+                    yield ("row", "access", {
+                        "from": a, "to": b, "origin": origin, "agent": agent, "path": p,
+                        "change": kind, "line_before": l1, "rule_before": rule1,
+                        "line_after": l2, "rule_after": rule2,
+                        "outcome_before": o1, "outcome_after": o2})
+            g1, g2 = _groups(r1), _groups(r2)
+            for change, mine, other in (("removed", g1, g2), ("added", g2, g1)):
+                for key in sorted(mine.keys() - other.keys()):
+                    yield ("count", ("changes", pair, change), 1)
+                    yield ("row", "groups", {"from": a, "to": b, "origin": origin,
+                                             "change": change, "agents": mine[key][0],
+                                             "line": mine[key][1]})
+            s1 = signals_of(r1) if r1 is not None else {}
+            s2 = signals_of(r2) if r2 is not None else {}
+            for signal in sorted(s1.keys() | s2.keys()):
+                v1, v2 = s1.get(signal, {}), s2.get(signal, {})
+                for category in sorted(v1.keys() | v2.keys()):
+                    before = _said(v1[category]) if category in v1 else "absent"
+                    after = _said(v2[category]) if category in v2 else "absent"
+                    if before == after:
+                        continue
+                    yield ("count", ("changes", pair, "signals"), 1)
+                    yield ("row", "signals", {
+                        "from": a, "to": b, "origin": origin, "signal": signal,
+                        "category": category, "before": before, "after": after,
+                        "change": "appeared" if before == "absent" else
+                        "disappeared" if after == "absent" else "changed"})
+
+
+def _apply(events: Iterable[Event], counts: Counter[tuple[str, ...]],
+           tables: dict[str, list[dict[str, Any]]]) -> None:
+    for event in events:
+        if event[0] == "count":
+            counts[tuple(event[1])] += event[2]
+        else:
+            tables[event[1]].append(event[2])
+
+
+def _order(row: dict[str, Any]) -> tuple[str, ...]:
+    """Tables in one order whatever the engine's join order."""
+    return tuple("" if v is None else str(v) for v in row.values())
+
+
+def _duckdb_history(labelled: Sequence[tuple[str, str]], tokens: Sequence[str],
+                    sample: Sequence[str], counts: Counter[tuple[str, ...]],
+                    tables: dict[str, list[dict[str, Any]]]) -> None:
+    from .engines import connect
+    con = connect()
+    try:
+        for i, (label, path) in enumerate(labelled):
+            literal = "'" + path.replace("'", "''") + "'"
+            con.execute(f"CREATE TABLE c{i} AS {chosen_sql(f'read_parquet({literal})')}")
+            reader = con.sql(f"SELECT origin, outcome, body FROM c{i}").to_arrow_reader(2048)
+            _apply(_crawl_events(label, tokens, sample, reader), counts, tables)
+        for i in range(len(labelled) - 1):
+            query = (f"SELECT origin, x.outcome AS o1, x.body AS b1, y.outcome AS o2, "
+                     f"y.body AS b2 FROM c{i} x JOIN c{i + 1} y USING (origin)")
+            _apply(_pair_events(labelled[i][0], labelled[i + 1][0], tokens, sample,
+                                con.sql(query).to_arrow_reader(2048)), counts, tables)
+    finally:
+        con.close()
+
+
+def _as_arrow(fn: Callable[..., Iterator[Event]], *args: Any
+              ) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """``fn(*args, batches)`` in a Spark task: its rows as JSON events, its counters summed
+    per partition (a few keys per crawler)."""
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        pa = require("pyarrow")
+        counts: Counter[tuple[str, ...]] = Counter()
+        rows: list[str] = []
+        for event in fn(*args, batches):
+            if event[0] == "count":
+                counts[tuple(event[1])] += event[2]
+            else:
+                rows.append(json.dumps(event))
+                if len(rows) >= 2048:
+                    yield pa.RecordBatch.from_pydict({"event": rows})
+                    rows = []
+        rows += [json.dumps(("count", key, n)) for key, n in counts.items()]
+        if rows:
+            yield pa.RecordBatch.from_pydict({"event": rows})
+    return run
+
+
+def _spark_history(spark: Any, labelled: Sequence[tuple[str, str]], tokens: Sequence[str],
+                   sample: Sequence[str], counts: Counter[tuple[str, ...]],
+                   tables: dict[str, list[dict[str, Any]]]) -> None:
+    require("pyspark", "spark")
+    from pyspark.sql import functions as F
+
+    from .engines import _ROBOTS_READ, _choose_partition, spark_session
+    session = spark if spark is not None else spark_session()
+    chosen = []
+    for label, path in labelled:
+        raw = session.read.parquet(path).select(*_ROBOTS_READ)
+        rows = raw.repartition("origin").mapInArrow(_choose_partition, raw.schema).select(
+            "origin", "outcome", "body")
+        chosen.append(rows)
+        found = rows.mapInArrow(_as_arrow(_crawl_events, label, list(tokens), list(sample)),
+                                "event string").collect()
+        _apply((json.loads(r[0]) for r in found), counts, tables)
+    for i in range(len(labelled) - 1):
+        x = chosen[i].select("origin", F.col("outcome").alias("o1"), F.col("body").alias("b1"))
+        y = chosen[i + 1].select("origin", F.col("outcome").alias("o2"),
+                                 F.col("body").alias("b2"))
+        joined = x.join(y, on="origin").select("origin", "o1", "b1", "o2", "b2")
+        found = joined.mapInArrow(_as_arrow(_pair_events, labelled[i][0], labelled[i + 1][0],
+                                            list(tokens), list(sample)),
+                                  "event string").collect()
+        _apply((json.loads(r[0]) for r in found), counts, tables)
+
+
 def run_history(robots: Sequence[str], out_dir: str | os.PathLike[str], *,
                 agents: Sequence[str] | None = None, purpose: str | None = None,
-                paths: Sequence[str] = ("/",)) -> HistoryResult:
-    """The history of the crawls in ``robots`` (oldest first) into ``out_dir``."""
+                paths: Sequence[str] = ("/",), engine: str = "duckdb",
+                spark: Any = None) -> HistoryResult:
+    """The history of the crawls in ``robots`` (oldest first) into ``out_dir``.
+
+    ``engine="spark"``: the duplicate rule and the join of consecutive crawls run on Spark
+    (``spark``: a SparkSession; one on ``local[*]`` when None), the per-origin comparison
+    (:func:`_crawl_events`, :func:`_pair_events`) in ``mapInArrow`` on the executors; only
+    its change rows and counters reach the driver. The same tables either way."""
     pa = require("pyarrow")
     pq = require("pyarrow.parquet")
-    from .engines import connect
     labelled = [crawl_label(r) for r in robots]
     if len(labelled) < 2:
         raise DatasetError("history needs two or more crawls (--robots LABEL=PATH, oldest first)")
@@ -134,91 +306,22 @@ def run_history(robots: Sequence[str], out_dir: str | os.PathLike[str], *,
         if not p.startswith("/"):
             raise DatasetError(f"sample path {p!r} must start with '/'")
     tokens = list(agents) if agents else [a.token for a in agents_for(purpose)]
-    reader = _Reader(tokens, sample)
     by_token = {a.token: a for a in known_agents()}
-    access_rows: list[dict[str, Any]] = []
-    group_rows: list[dict[str, Any]] = []
-    signal_rows: list[dict[str, Any]] = []
-    blocked: Counter[tuple[str, str]] = Counter()  # (crawl, agent) -> origins blocking root
-    purpose_blocked: Counter[tuple[str, str]] = Counter()
-    origins: Counter[str] = Counter()
-    moved: Counter[tuple[str, str, str]] = Counter()  # (crawl, agent, gained|lost) on the root
+    counts: Counter[tuple[str, ...]] = Counter()
+    tables: dict[str, list[dict[str, Any]]] = {"access": [], "groups": [], "signals": []}
     result = HistoryResult(Path(out_dir), labels)
-    con = connect()
-    try:
-        for i, (label, path) in enumerate(labelled):
-            literal = "'" + path.replace("'", "''") + "'"
-            con.execute(f"CREATE TABLE c{i} AS {chosen_sql(f'read_parquet({literal})')}")
-            for batch in con.sql(f"SELECT origin, outcome, body FROM c{i}").to_arrow_reader(2048):
-                cols = batch.to_pydict()
-                for origin, outcome, body in zip(cols["origin"], cols["outcome"], cols["body"],
-                                                 strict=True):
-                    origins[label] += 1
-                    _, answers = reader.read(origin, outcome, body)
-                    strictest: set[str] = set()
-                    for agent in tokens:
-                        if not answers[agent][0][0]:
-                            blocked[(label, agent)] += 1
-                            known = by_token.get(agent)
-                            strictest.update(purposes_of(known) if known else ())
-                    for group in strictest:
-                        purpose_blocked[(label, group)] += 1
-        for i in range(len(labelled) - 1):
-            a, b = labels[i], labels[i + 1]
-            pair = f"{a} -> {b}"
-            query = (f"SELECT origin, x.outcome AS o1, x.body AS b1, y.outcome AS o2, "
-                     f"y.body AS b2 FROM c{i} x JOIN c{i + 1} y USING (origin)")
-            for batch in con.sql(query).to_arrow_reader(2048):
-                cols = batch.to_pydict()
-                for origin, o1, b1, o2, b2 in zip(cols["origin"], cols["o1"], cols["b1"],
-                                                  cols["o2"], cols["b2"], strict=True):
-                    result.changes[(pair, "origins")] += 1
-                    if o1 == o2 and b1 == b2:
-                        continue
-                    r1, ans1 = reader.read(origin, o1, b1)
-                    r2, ans2 = reader.read(origin, o2, b2)
-                    for agent in tokens:
-                        for k, p in enumerate(sample):
-                            (al1, l1, rule1), (al2, l2, rule2) = ans1[agent][k], ans2[agent][k]
-                            if al1 == al2:
-                                continue
-                            kind = "gained" if al2 else "lost"
-                            result.changes[(pair, kind)] += 1
-                            if k == 0:
-                                moved[(b, agent, kind)] += 1
-                            access_rows.append({
-                                "from": a, "to": b, "origin": origin, "agent": agent, "path": p,
-                                "change": kind, "line_before": l1, "rule_before": rule1,
-                                "line_after": l2, "rule_after": rule2,
-                                "outcome_before": o1, "outcome_after": o2})
-                    g1, g2 = _groups(r1), _groups(r2)
-                    for key in g1.keys() - g2.keys():
-                        result.changes[(pair, "removed")] += 1
-                        group_rows.append({"from": a, "to": b, "origin": origin,
-                                           "change": "removed", "agents": g1[key][0],
-                                           "line": g1[key][1]})
-                    for key in g2.keys() - g1.keys():
-                        result.changes[(pair, "added")] += 1
-                        group_rows.append({"from": a, "to": b, "origin": origin,
-                                           "change": "added", "agents": g2[key][0],
-                                           "line": g2[key][1]})
-                    s1 = signals_of(r1) if r1 is not None else {}
-                    s2 = signals_of(r2) if r2 is not None else {}
-                    for signal in sorted(s1.keys() | s2.keys()):
-                        v1, v2 = s1.get(signal, {}), s2.get(signal, {})
-                        for category in sorted(v1.keys() | v2.keys()):
-                            before = _said(v1[category]) if category in v1 else "absent"
-                            after = _said(v2[category]) if category in v2 else "absent"
-                            if before == after:
-                                continue
-                            result.changes[(pair, "signals")] += 1
-                            signal_rows.append({
-                                "from": a, "to": b, "origin": origin, "signal": signal,
-                                "category": category, "before": before, "after": after,
-                                "change": "appeared" if before == "absent" else
-                                "disappeared" if after == "absent" else "changed"})
-    finally:
-        con.close()
+    if engine == "spark":
+        _spark_history(spark, labelled, tokens, sample, counts, tables)
+    elif engine == "duckdb":
+        _duckdb_history(labelled, tokens, sample, counts, tables)
+    else:
+        raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
+    for key, n in counts.items():
+        if key[0] == "changes":
+            result.changes[(key[1], key[2])] += n
+    access_rows, group_rows, signal_rows = (sorted(tables[t], key=_order)
+                                            for t in ("access", "groups", "signals"))
+    origins = Counter({k[1]: n for k, n in counts.items() if k[0] == "origins"})
     crawler_rows = []
     for label in labels:
         n = origins[label]
@@ -227,13 +330,14 @@ def run_history(robots: Sequence[str], out_dir: str | os.PathLike[str], *,
             crawler_rows.append({
                 "crawl": label, "agent": agent,
                 "purpose": ", ".join(purposes_of(known)) if known else "",
-                "origins": n, "blocked": blocked[(label, agent)],
-                "blocked_share": blocked[(label, agent)] / n if n else 0.0,
-                "gained": moved[(label, agent, "gained")], "lost": moved[(label, agent, "lost")]})
+                "origins": n, "blocked": counts[("blocked", label, agent)],
+                "blocked_share": counts[("blocked", label, agent)] / n if n else 0.0,
+                "gained": counts[("moved", label, agent, "gained")],
+                "lost": counts[("moved", label, agent, "lost")]})
     groups = sorted({g for a in tokens if (ka := by_token.get(a)) for g in purposes_of(ka)})
     purpose_rows = [{"crawl": label, "purpose": g, "origins": origins[label],
-                     "blocked": purpose_blocked[(label, g)],
-                     "blocked_share": (purpose_blocked[(label, g)] / origins[label]
+                     "blocked": counts[("purpose", label, g)],
+                     "blocked_share": (counts[("purpose", label, g)] / origins[label]
                                        if origins[label] else 0.0)}
                     for label in labels for g in groups]
     out = Path(out_dir)

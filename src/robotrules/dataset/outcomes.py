@@ -29,6 +29,9 @@ category, how many hosts RFC 9309 reads as rules, allow-all or disallow-all.
 
 Cost: DuckDB joins the ranked list with the captures' hosts; one parse per distinct success
 body (a digest-keyed memo); memory O(ranked hosts with a capture).
+
+``engine="spark"``: Spark joins and runs the duplicate rule; the captures are classed by the
+same :func:`_capture_facts` in ``mapInArrow``; the driver gets per host its classes and flags.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import hashlib
 import os
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -201,7 +204,46 @@ class OutcomesResult:
         return out
 
 
-_HOST = r"regexp_extract(origin, '^[a-z][a-z0-9+.-]*://(\[[^\]]*\]|[^:/]*)', 1)"
+_HOST_RE = r"^[a-z][a-z0-9+.-]*://(\[[^\]]*\]|[^:/]*)"
+_HOST = f"regexp_extract(origin, '{_HOST_RE}', 1)"
+
+
+def _capture_facts(batches: Iterable[Any]) -> Iterator[Any]:
+    """Per capture of a ranked host (batches of ``site, status, final_status, hops, error,
+    content_type, body``): ``site``, its class, whether it is a text success and one with
+    rules. One home for both engines (DuckDB in the caller, Spark in ``mapInArrow``)."""
+    pa = require("pyarrow")
+    memo: dict[bytes, bool] = {}
+    for batch in batches:
+        cols = batch.to_pydict()
+        classes, texts, rules = [], [], []
+        for status, final, hops, error, ctype, body in zip(
+                cols["status"], cols["final_status"], cols["hops"], cols["error"],
+                cols["content_type"], cols["body"], strict=True):
+            resolved = final if (hops or 0) > 0 and error is None and final is not None \
+                else status
+            cls = capture_class(resolved)
+            text = cls == "success" and _text_type(ctype)
+            classes.append(cls)
+            texts.append(text)
+            rules.append(text and _has_rules(body, memo))
+        yield pa.RecordBatch.from_pydict({"site": cols["site"], "cls": classes,
+                                          "text": texts, "rules": rules},
+                                         schema=pa.schema([
+                                             ("site", pa.string()), ("cls", pa.string()),
+                                             ("text", pa.bool_()), ("rules", pa.bool_())]))
+
+
+def _fold(hosts: dict[str, _Host], site: str, classes: Iterable[str], text: bool,
+          rules: bool) -> None:
+    h = hosts.setdefault(site, _Host())
+    h.classes.update(classes)
+    h.text_success = h.text_success or bool(text)
+    h.with_rules = h.with_rules or bool(rules)
+
+
+_FACTS_DDL = "site string, cls string, text boolean, rules boolean"
+_CAPTURE_COLUMNS = ("site", "status", "final_status", "hops", "error", "content_type", "body")
 
 
 def _hosts(path: str, ranks: list[tuple[int, str]], con: Any) -> tuple[dict[str, _Host], date]:
@@ -215,22 +257,12 @@ def _hosts(path: str, ranks: list[tuple[int, str]], con: Any) -> tuple[dict[str,
         UNION ALL
         SELECT r.site, c.* FROM caps c JOIN ranks r ON 'www.' || r.site = c.host""")
     hosts: dict[str, _Host] = {}
-    memo: dict[bytes, bool] = {}
-    query = ("SELECT site, status, final_status, hops, error, content_type, body FROM mine")
-    for batch in con.sql(query).to_arrow_reader(4096):
-        cols = batch.to_pydict()
-        for site, status, final, hops, error, ctype, body in zip(
-                cols["site"], cols["status"], cols["final_status"], cols["hops"],
-                cols["error"], cols["content_type"], cols["body"], strict=True):
-            h = hosts.setdefault(site, _Host())
-            resolved = final if (hops or 0) > 0 and error is None and final is not None \
-                else status
-            cls = capture_class(resolved)
-            h.classes.add(cls)
-            if cls == "success" and _text_type(ctype):
-                h.text_success = True
-                if not h.with_rules and _has_rules(body, memo):
-                    h.with_rules = True
+    query = f"SELECT {', '.join(_CAPTURE_COLUMNS)} FROM mine"
+    for facts in _capture_facts(con.sql(query).to_arrow_reader(4096)):
+        cols = facts.to_pydict()
+        for site, cls, text, rules in zip(cols["site"], cols["cls"], cols["text"],
+                                          cols["rules"], strict=True):
+            _fold(hosts, site, (cls,), text, rules)
     chosen = chosen_sql("(SELECT * EXCLUDE (site) FROM mine)")
     for site, origin, outcome in con.execute(
             f"SELECT DISTINCT m.site, c.origin, c.outcome FROM ({chosen}) c "
@@ -240,9 +272,37 @@ def _hosts(path: str, ranks: list[tuple[int, str]], con: Any) -> tuple[dict[str,
     return hosts, (first.date() if first is not None else date.today())
 
 
+def _hosts_spark(session: Any, path: str, ranks: list[tuple[int, str]]
+                 ) -> tuple[dict[str, _Host], date]:
+    """:func:`_hosts` on Spark: the join with the ranked list and the duplicate rule there, the
+    captures classed by :func:`_capture_facts` in ``mapInArrow``; per host only its classes
+    and two flags, and per origin its chosen outcome, reach the driver."""
+    from pyspark.sql import functions as F
+
+    from .engines import _ROBOTS_READ, _choose_partition
+    ranked = session.createDataFrame([(h,) for _, h in ranks], "site string")
+    caps = session.read.parquet(path).withColumn(
+        "host", F.regexp_extract("origin", _HOST_RE, 1))
+    mine = caps.join(ranked, caps.host == ranked.site).unionByName(
+        caps.join(ranked, caps.host == F.concat(F.lit("www."), ranked.site)))
+    facts = mine.select(*_CAPTURE_COLUMNS).mapInArrow(_capture_facts, _FACTS_DDL)
+    hosts: dict[str, _Host] = {}
+    for r in facts.groupBy("site").agg(F.collect_set("cls"), F.max("text"),
+                                       F.max("rules")).collect():
+        _fold(hosts, r[0], r[1], r[2], r[3])
+    raw = mine.select(*_ROBOTS_READ)
+    chosen = raw.repartition("origin").mapInArrow(_choose_partition, raw.schema)
+    pairs = mine.select("site", "origin").distinct().join(
+        chosen.select("origin", "outcome"), on="origin")
+    for r in pairs.select("site", "origin", "outcome").collect():
+        hosts[r[0]].origins[r[1]] = r[2]
+    first = mine.agg(F.date_format(F.min("fetch_time"), "yyyy-MM-dd")).collect()[0][0]
+    return hosts, (date.fromisoformat(first) if first is not None else date.today())
+
+
 def run_outcomes(robots: list[str], ranks_path: str, output: str, *,
-                 top: list[int] | None = None, dates: dict[str, str] | None = None
-                 ) -> OutcomesResult:
+                 top: list[int] | None = None, dates: dict[str, str] | None = None,
+                 engine: str = "duckdb", spark: Any = None) -> OutcomesResult:
     """Write the outcome table of each crawl (``LABEL=PATH`` or ``PATH``) to ``output`` (CSV)
     and the cross table to ``<output stem>-rfc9309.csv``; see the module docstring."""
     from .engines import connect
@@ -252,14 +312,24 @@ def run_outcomes(robots: list[str], ranks_path: str, output: str, *,
     if not ranks:
         raise DatasetError(f"{ranks_path}: no ranked hosts")
     strata = top or parse_top("1000,10000,50000,100000,1000000")
+    session = None
+    if engine == "spark":
+        from .engines import spark_session
+        require("pyspark", "spark")
+        session = spark if spark is not None else spark_session()
+    elif engine != "duckdb":
+        raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
     rows: list[dict[str, Any]] = []
     cross: list[dict[str, Any]] = []
     for label, path in labelled:
-        con = connect()
-        try:
-            hosts, first = _hosts(path, ranks, con)
-        finally:
-            con.close()
+        if session is not None:
+            hosts, first = _hosts_spark(session, path, ranks)
+        else:
+            con = connect()
+            try:
+                hosts, first = _hosts(path, ranks, con)
+            finally:
+                con.close()
         dt = (dates or {}).get(label) or first.isoformat()
         for k in strata:
             stratum = [site for rank, site in ranks if rank <= k]
