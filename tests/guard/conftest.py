@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import running
+
 ROOT = Path(__file__).resolve().parents[2]
 try:
     import robotrules  # noqa: F401
@@ -233,30 +235,11 @@ class Signer:
 
 @contextmanager
 def uvicorn_running(app: Any) -> Iterator[str]:
-    """``app`` under uvicorn on a free 127.0.0.1 port."""
-    import uvicorn
-
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    # proxy_headers=False: uvicorn would otherwise rewrite the client address from
-    # X-Forwarded-For itself for 127.0.0.1 peers; the guard reads those headers
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
-                                           lifespan="off", proxy_headers=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+    """``app`` under uvicorn on a free 127.0.0.1 port (the web tests' server), with
+    ``proxy_headers=False``: uvicorn would otherwise rewrite the client address from
+    X-Forwarded-For itself for 127.0.0.1 peers; the guard reads those headers."""
+    with running(app, lifespan="off", proxy_headers=False) as base:
+        yield base
 
 
 @contextmanager

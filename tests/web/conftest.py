@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import pytest
 
@@ -121,14 +122,16 @@ def sitemap_origin() -> Iterator[str]:
 
 
 @contextmanager
-def running(app: object) -> Iterator[str]:
-    """``app`` under uvicorn on a free 127.0.0.1 port: ``http://127.0.0.1:PORT``."""
+def running(app: object, **options: Any) -> Iterator[str]:
+    """``app`` under uvicorn on a free 127.0.0.1 port: ``http://127.0.0.1:PORT``. ``options``
+    go to ``uvicorn.Config`` over these defaults (warnings only, no access log, lifespan on)."""
     uvicorn = pytest.importorskip("uvicorn")
     from robotrules.web._serve import bind
 
     sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(app, **{"log_level": "warning", "access_log": False,
+                                    "lifespan": "on", **options})
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
