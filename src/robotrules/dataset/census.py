@@ -49,7 +49,7 @@ from ._deps import DatasetError, require
 from ._io import check_robots
 
 __all__ = ["ACCESS", "SIGNALS", "USAGE_COUNTED", "CensusResult", "chosen_batches", "crawl_label",
-           "policy_tokens", "run_census", "signals_of"]
+           "plot_share", "policy_tokens", "run_census", "signals_of"]
 
 ACCESS = ("blocked", "partial", "allowed")
 USAGE_COUNTED = ("train-ai", "ai-train", "ai-input", "search")
@@ -404,10 +404,7 @@ def _charts(out: Path, crawls: Sequence[str], agents: Any, groups: Any, top: int
         last.sort(key=lambda r: r["blocked_share"], reverse=True)
         fig, ax = plt.subplots(figsize=(8, 4.5))
         for r in last[: min(top, 10)]:
-            series = {x["crawl"]: 100 * x["blocked_share"] for x in rows
-                      if x["token"] == r["token"]}
-            ax.plot(list(crawls), [series.get(c, 0.0) for c in crawls], marker="o",
-                    label=r["token"])
+            plot_share(ax, rows, crawls, "token", r["token"])
         ax.set_ylabel("% of origins blocking the crawler")
         ax.set_title("Trend: share of origins blocking each crawler")
         ax.legend(fontsize="small", ncol=2)
@@ -475,3 +472,12 @@ def run_census(
     result.files += _charts(out, labels, agent_t, group_t, top)
     result.origins = {r["crawl"]: r["origins"] for r in outcome_t.to_pylist()}
     return result
+
+
+def plot_share(ax: Any, rows: Sequence[dict[str, Any]], crawls: Sequence[str], key: str,
+               value: str) -> None:
+    """One line of a trend chart: the blocked share (in %) of the rows whose ``key`` is
+    ``value``, per crawl in ``crawls`` order (0 where a crawl has no row), labelled ``value``.
+    The census's trend chart and the history's charts draw their lines with it."""
+    series = {x["crawl"]: 100 * x["blocked_share"] for x in rows if x[key] == value}
+    ax.plot(list(crawls), [series.get(c, 0.0) for c in crawls], marker="o", label=value)

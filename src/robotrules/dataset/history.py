@@ -44,7 +44,7 @@ from robotrules.agents import known_agents, purposes_of
 from ._deps import DatasetError, require
 from ._io import check_robots
 from .captures import chosen_sql
-from .census import agents_for, crawl_label, signals_of
+from .census import agents_for, crawl_label, plot_share, signals_of
 
 __all__ = ["HistoryResult", "run_history"]
 
@@ -380,16 +380,12 @@ def _chart(out: Path, crawls: Sequence[str], crawlers: list[dict[str, Any]],
     last = sorted((r for r in crawlers if r["crawl"] == crawls[-1]),
                   key=lambda r: (-r["blocked_share"], r["agent"]))[:10]
     for r in last:
-        series = {x["crawl"]: 100 * x["blocked_share"] for x in crawlers
-                  if x["agent"] == r["agent"]}
-        left.plot(list(crawls), [series.get(c, 0.0) for c in crawls], marker="o",
-                  label=r["agent"])
+        plot_share(left, crawlers, crawls, "agent", r["agent"])
     left.set_ylabel("% of origins disallowing the root")
     left.set_title("Blocked share per crawler")
     left.legend(fontsize="small", ncol=2)
     for g in sorted({r["purpose"] for r in purposes}):
-        series = {x["crawl"]: 100 * x["blocked_share"] for x in purposes if x["purpose"] == g}
-        right.plot(list(crawls), [series.get(c, 0.0) for c in crawls], marker="o", label=g)
+        plot_share(right, purposes, crawls, "purpose", g)
     right.set_title("Blocked share per purpose (any crawler of it)")
     right.legend(fontsize="small", ncol=2)
     fig.tight_layout()
