@@ -11,7 +11,7 @@ live in :mod:`robotrules._types` and are re-exported here.
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import time
 from typing import Final, Literal, NamedTuple
 
@@ -98,11 +98,18 @@ class VisitTime:
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """Any ``key: value`` line kept as data (extensions and unknown keys), with its line."""
+    """Any ``key: value`` line kept as data (extensions and unknown keys), with its line.
+
+    ``value`` is readable text (U+FFFD for bytes that are not UTF-8); ``octets`` the value's
+    bytes as the core keeps them (one Latin-1 character per octet) when they are not ASCII
+    (``None``: the value is ASCII, its own octets). A path written in such a line is read from
+    its octets, exactly as an Allow/Disallow pattern with the same bytes (AI preferences).
+    """
 
     key: str
     value: str
     line: int
+    octets: str | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -554,8 +554,8 @@ class RobotsTxt(_Base):
             out = self._records = tuple(
                 Record(T.display(CANONICAL.get(self._kind(i))
                                  or T.key_of(self._text, self._dirs[3 * i + 1])),
-                       T.display(self._value(i)), self._line(i))
-                for i in self._idx.outside)
+                       T.display(v), self._line(i), None if v.isascii() else v)
+                for i in self._idx.outside for v in (self._value(i),))
         return out
 
     def _every_record(self) -> tuple[Record, ...]:
@@ -623,7 +623,8 @@ class RobotsTxt(_Base):
             if k == T.ALLOW or k == T.DISALLOW:
                 rules.append(self._rule(i))
                 continue
-            value = T.display(self._value(i))
+            octets = self._value(i)
+            value = T.display(octets)
             if k == T.CRAWL_DELAY and crawl_delay is None:
                 crawl_delay = D.parse_crawl_delay(value)
             elif k == T.REQUEST_RATE and rate is None:
@@ -631,7 +632,8 @@ class RobotsTxt(_Base):
             elif k == T.VISIT_TIME and visit is None:
                 visit = D.parse_visit_time(value)
             key = CANONICAL.get(k) or T.display(T.key_of(self._text, self._dirs[3 * i + 1]))
-            records.append(Record(key, value, self._line(i)))
+            records.append(Record(key, value, self._line(i),
+                                  None if octets.isascii() else octets))
         return Group(agents, tokens, tuple(rules), self._line(uas[0]), crawl_delay, rate,
                      visit, tuple(records))
 

@@ -6,8 +6,12 @@ percent-encoding rules as used for Allow/Disallow rules". TDMRep locations and R
 url>`` paths follow the Robots Exclusion Protocol too. So every such path goes through the
 core's one pattern reader (:func:`robotrules._compile.new_pattern`, i.e. the dialect spec's
 ``pattern`` normaliser) from the same octets an Allow line with that text would hold: the
-UTF-8 bytes of the text, as the core keeps them (one Latin-1 character per octet). Any Unicode
-path is thus read as its UTF-8 percent-encoding in every dialect, never raising.
+bytes the core makes of the text (:func:`robotrules._tokenize.to_bytes`: UTF-8, lone
+surrogates ``U+DC80``-``U+DCFF`` back to the bytes they stand for), as the core keeps them (one
+Latin-1 character per octet). Any Unicode path is thus read as its UTF-8 percent-encoding in
+every dialect, never raising; a Content-Usage path read from bytes that are not UTF-8 carries
+those bytes as lone surrogates (``parse_content_usage(octets=...)``) and so reads exactly as
+an Allow/Disallow pattern with the same bytes.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from functools import lru_cache
 
 from .._compile import new_pattern
 from .._match import Pattern, pattern_matches
+from .._tokenize import to_bytes
 
 __all__ = ["path_length", "pattern"]
 
@@ -23,7 +28,7 @@ __all__ = ["path_length", "pattern"]
 @lru_cache(maxsize=4096)
 def pattern(text: str, dialect: str) -> Pattern:
     """``text`` (a path as people read it) as the core's matcher reads the same Allow rule."""
-    raw = text if text.isascii() else text.encode("utf-8", "surrogatepass").decode("latin-1")
+    raw = text if text.isascii() else to_bytes(text).decode("latin-1")
     # allow=False: Google's derived "/dir/$" companion of Allow rules is not wanted here
     return new_pattern(raw, dialect, False)
 

@@ -64,7 +64,7 @@ class Statement:
             "line": self.line,
             "key": self.key,
             "raw": self.raw,
-            "path": self.path,
+            "path": _readable(self.path),
             "values": self.values,
             "error": self.error,
             "ignored": list(self.ignored),
@@ -91,3 +91,15 @@ def combine(*statements: Statement | Mapping[str, Tri]) -> dict[str, Tri]:
             else:
                 out[k] = None
     return out
+
+
+def _readable(path: str | None) -> str | None:
+    """A path for people and JSON: bytes that are not UTF-8 (kept as lone surrogates, see
+    ``parse_content_usage``) shown as U+FFFD, like the rest of the line."""
+    if path is None or path.isascii():
+        return path
+    try:
+        data = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        data = path.encode("utf-8", "surrogatepass")
+    return data.decode("utf-8", "replace")

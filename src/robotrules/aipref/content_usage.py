@@ -101,14 +101,28 @@ def parse_preference(text: str, vocabulary_name: str = DEFAULT_VOCABULARY) -> Pa
 
 
 def parse_content_usage(value: str, *, line: int | None = None, key: str = "Content-Usage",
-                        vocabulary: str = DEFAULT_VOCABULARY) -> Statement:
-    """One robots.txt ``Content-Usage`` rule value as a :class:`Statement`."""
-    return _content_usage(value, line, key, vocabulary)
+                        vocabulary: str = DEFAULT_VOCABULARY, octets: str | None = None
+                        ) -> Statement:
+    """One robots.txt ``Content-Usage`` rule value as a :class:`Statement`.
+
+    ``octets``: the value's bytes as the core keeps them (``Record.octets``, one Latin-1
+    character per octet), for a value read from bytes that are not all UTF-8: the path is then
+    taken from those bytes, so that it reads exactly as an Allow/Disallow pattern with the same
+    bytes (attach-05 3.1). ``Statement.path`` keeps such bytes as lone surrogates (Python's
+    ``surrogateescape``, the core's reading of text: ``_tokenize.to_bytes``); the readable
+    value stays in ``Statement.raw``.
+    """
+    return _content_usage(value, line, key, vocabulary, octets)
 
 
 @lru_cache(maxsize=8192)  # statements are immutable: the lines of a file are read once
-def _content_usage(value: str, line: int | None, key: str, vocab: str) -> Statement:
+def _content_usage(value: str, line: int | None, key: str, vocab: str, octets: str | None
+                   ) -> Statement:
     path, pref = split_content_usage(value)
+    if octets is not None and path is not None:
+        raw_path = split_content_usage(octets)[0]
+        if raw_path is not None:
+            path = raw_path.encode("latin-1").decode("utf-8", "surrogateescape")
     prefs, ignored, error, dups = parse_preference(pref, vocab)
     return Statement(CONTENT_USAGE, line, value, prefs, path, error, ignored, (), dups, key)
 

@@ -127,7 +127,8 @@ def _lint_license(rec: Record, out: list[Finding]) -> None:
 def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
                         out: list[Finding], vocab: str) -> None:
     v = vocabulary(vocab)
-    s = parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocab)
+    s = parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocab,
+                            octets=rec.octets)
     path, pref = split_content_usage(rec.value)
     line = rec.line
     first, _, rest = rec.value.partition(" ")

@@ -58,7 +58,8 @@ def norm_key(key: str) -> str:
 def _statement(rec: Record, vocab: str) -> Statement | None:
     key = norm_key(rec.key)
     if key == CONTENT_USAGE:
-        return parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocab)
+        return parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocab,
+                                   octets=rec.octets)
     if key == CONTENT_SIGNAL:
         return parse_content_signal(rec.value, line=rec.line, key=rec.key)
     source = FILE_WIDE.get(key)
@@ -223,7 +224,8 @@ def usage_of_verdict(rules: RobotsTxt, verdict: Verdict, *,
     for rec in group.records if group is not None else ():
         key = norm_key(rec.key)
         if key == CONTENT_USAGE:
-            s = parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocabulary)
+            s = parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocabulary,
+                                    octets=rec.octets)
             n = path_length(s.path, path, dialect)
             if n > best:
                 best, deciding = n, [s]
