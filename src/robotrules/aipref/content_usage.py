@@ -2,11 +2,12 @@
 
 Rule value (attach-05 "Processing Content-Usage Rules"): ``[path WS] preference``; the value
 starts with a path iff its first character is ``/``; the path ends before the first SP or
-HTAB and the rest is the preference. The preference is an RFC 9651 Dictionary parsed by
-``http-sf`` (vocab-07 "Processing Algorithm"): the labels of the chosen vocabulary version are
-read (case-sensitive), a value is allowed only as the Token ``y``, disallowed only as ``n``,
-anything else unknown; parameters and unknown keys are ignored; the last duplicate wins; *any*
-parse failure makes every category unknown ("Multiple Preferences"). Superseded labels of
+HTAB and the rest is the preference. The preference is an RFC 9651 Dictionary read by the
+project's one Structured Fields parse, :mod:`robotrules._sf` (vocab-07 "Processing
+Algorithm"): the labels of the chosen vocabulary version are read (case-sensitive), a value
+is allowed only as the Token ``y``, disallowed only as ``n``, anything else unknown;
+parameters and unknown keys are ignored; the last duplicate wins; *any* parse failure makes
+every category unknown ("Multiple Preferences"). Superseded labels of
 earlier vocabulary revisions are kept in ``Statement.ignored`` for the linter.
 """
 
@@ -17,15 +18,9 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Final
 
+from .._sf import bare, parse_dictionary, token
 from ._values import Statement, Tri
 from .vocabulary import DEFAULT_VOCABULARY, vocabulary
-
-try:
-    import http_sf
-except ImportError as exc:  # pragma: no cover - http-sf is a core dependency
-    raise ImportError(
-        "robotrules.aipref needs the 'http-sf' package (RFC 9651 Structured Fields): "
-        "pip install http-sf") from exc
 
 __all__ = ["parse_content_usage", "parse_content_usage_header", "parse_preference",
            "raw_token", "split_content_usage"]
@@ -49,16 +44,10 @@ def split_content_usage(value: str) -> tuple[str | None, str]:
 
 @lru_cache(maxsize=2048)
 def _dictionary(text: str) -> tuple[Mapping[str, object] | None, str | None, tuple[str, ...]]:
-    """``text`` as an RFC 9651 Dictionary: ``(members, error, duplicate keys)``."""
-    dups: list[str] = []
-    try:
-        parsed = http_sf.parse(text.encode("utf-8"), tltype="dictionary",
-                               on_duplicate_key=lambda key, _ctx: dups.append(key))
-    except (http_sf.StructuredFieldError, ValueError, UnicodeError) as exc:
-        return None, str(exc) or "not a Structured Fields dictionary", ()
-    if not isinstance(parsed, dict):  # pragma: no cover - a dictionary was asked for
-        return None, "not a Structured Fields dictionary", ()
-    return parsed, None, tuple(dict.fromkeys(dups))
+    """``text`` as an RFC 9651 Dictionary: ``(members, error, duplicate keys)``, by the
+    project's one Structured Fields parse (:func:`robotrules._sf.parse_dictionary`),
+    memoised: the same preference texts recur across lines and files."""
+    return parse_dictionary(text)
 
 
 def raw_token(text: str, key: str) -> str | None:
@@ -67,9 +56,7 @@ def raw_token(text: str, key: str) -> str | None:
     members = _dictionary(text)[0]
     if members is None or key not in members:
         return None
-    member = members[key]
-    value = member[0] if isinstance(member, tuple) else member
-    return str(value) if isinstance(value, http_sf.Token) else None
+    return token(bare(members[key]))
 
 
 @lru_cache(maxsize=4096)
@@ -91,11 +78,8 @@ def parse_preference(text: str, vocabulary_name: str = DEFAULT_VOCABULARY) -> Pa
         if key not in labels:
             ignored.append(key)
             continue
-        value = member[0] if isinstance(member, tuple) else member  # parameters ignored
-        tri: Tri = None
-        if isinstance(value, http_sf.Token):
-            token = str(value)
-            tri = True if token == "y" else False if token == "n" else None
+        value = token(bare(member))  # parameters ignored
+        tri: Tri = True if value == "y" else False if value == "n" else None
         prefs.append((key, tri))
     return tuple(prefs), tuple(ignored), None, dups
 

@@ -93,19 +93,13 @@ def parse_signature_agent(value: str, label: str | None = None) -> str | None:
     (``sig1="https://agent.example"``, the protocol draft). ``None`` when it is neither."""
     if not value or len(value) > MAX_HEADER:
         return None
-    import http_sf
+    from .._sf import parse_dictionary, parse_item
 
-    try:
-        item = http_sf.parse(value.encode("latin-1"), tltype="item")
-        if isinstance(item, tuple) and isinstance(item[0], str):
-            return item[0]
-    except Exception:  # http-sf raises ValueError and friends on any bad input
-        pass
-    try:
-        d = http_sf.parse(value.encode("latin-1"), tltype="dictionary")
-    except Exception:
-        return None
-    if not isinstance(d, dict):
+    item = parse_item(value)
+    if item is not None and isinstance(item[0], str):
+        return item[0]
+    d = parse_dictionary(value).members
+    if d is None:
         return None
     members = [d[label]] if label is not None and label in d else list(d.values())
     for m in members:
@@ -320,14 +314,11 @@ class WebBotAuth:
                 ) -> str | tuple[str, int | None, int | None, str | None, set[str]]:
         """The web-bot-auth signature's keyid, created, expires, nonce and covered components,
         or why they cannot be read."""
-        import http_sf
+        from .._sf import parse_dictionary
 
         raw = ", ".join(v for n, v in pairs if n.lower() == "signature-input")
-        try:
-            d = http_sf.parse(raw.encode("latin-1"), tltype="dictionary")
-        except Exception:
-            return "malformed Signature-Input"
-        if not isinstance(d, dict):
+        d = parse_dictionary(raw).members
+        if d is None:
             return "malformed Signature-Input"
         for member in d.values():
             if not (isinstance(member, tuple) and isinstance(member[0], list)):
