@@ -19,7 +19,7 @@ and by which group.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -185,23 +185,29 @@ def _group(rules: RobotsTxt, agent: KnownAgent) -> tuple[Group | None, str]:
     return group, via
 
 
-def assess(rules: RobotsTxt, agent: KnownAgent | str) -> AgentAccess:
-    """Whether ``rules`` block ``agent`` entirely, partly or not at all, and by which group."""
-    return _assess(rules, agent, {})
+def assess(rules: RobotsTxt, agent: KnownAgent | str, *,
+           policy_tokens: Mapping[str, str] | None = None) -> AgentAccess:
+    """Whether ``rules`` block ``agent`` entirely, partly or not at all, and by which group.
+
+    ``policy_tokens`` (token -> usage category; default the built-in
+    :data:`robotrules.aipref.POLICY_TOKENS`): a policy token is never a blocked crawler."""
+    return _assess(rules, agent, {}, policy_tokens)
 
 
-def assess_many(rules: RobotsTxt, agents: Iterable[KnownAgent | str]) -> list[AgentAccess]:
+def assess_many(rules: RobotsTxt, agents: Iterable[KnownAgent | str], *,
+                policy_tokens: Mapping[str, str] | None = None) -> list[AgentAccess]:
     """:func:`assess` for each of ``agents``; a group shared by many crawlers (often ``*``) is
     judged once."""
     memo: dict[tuple[int, tuple[str, ...]], tuple[str, Rule | None]] = {}
-    return [_assess(rules, agent, memo) for agent in agents]
+    return [_assess(rules, agent, memo, policy_tokens) for agent in agents]
 
 
 def _assess(rules: RobotsTxt, agent: KnownAgent | str,
-            memo: dict[tuple[int, tuple[str, ...]], tuple[str, Rule | None]]) -> AgentAccess:
+            memo: dict[tuple[int, tuple[str, ...]], tuple[str, Rule | None]],
+            policy_tokens: Mapping[str, str] | None = None) -> AgentAccess:
     if isinstance(agent, str):
         agent = find_agent(agent) or KnownAgent(agent, agent, "", "other", "")
-    if is_policy_token(agent.token):
+    if is_policy_token(agent.token, policy_tokens):
         # draft-kelley-aipref-training-preference-signal-00: a usage statement, never a
         # crawler, so never counted as a blocked one (robotrules.aipref.policy_tokens)
         return AgentAccess(agent, "allowed", "none", None, (), None, None,

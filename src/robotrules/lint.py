@@ -31,7 +31,7 @@ import re
 import sys
 import types
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final, TypeAlias
 
@@ -70,6 +70,7 @@ def lint(
     status: int | None = None,
     size: int | None = None,
     truncated: bool = False,
+    policy_tokens: Mapping[str, str] | None = None,
 ) -> list[Finding]:
     """Every finding for ``body``, sorted by line: the parser's and the semantic checks'.
 
@@ -81,6 +82,10 @@ def lint(
     The partial last line of a truncated body is not parsed, as crawlers drop it (RFC 9309
     2.5), but it is looked at: NUL bytes anywhere are L048, a line that runs on past the
     500 KiB crawlers read is L049.
+
+    ``policy_tokens`` (token -> usage category) names the policy tokens whose groups are usage
+    statements (L045, :mod:`robotrules.aipref.policy_tokens`); by default the built-in table
+    :data:`robotrules.aipref.POLICY_TOKENS`.
     """
     # Imported late: parse because the linter is a consumer of the core; aipref because it
     # needs http_sf and json, which `import robotrules` (it binds lint()) must not pay for.
@@ -106,7 +111,7 @@ def lint(
     from ._ua_lint import agent_findings
 
     findings = aipref.without_core_noise(findings, rules)
-    findings.extend(aipref.lint_findings(rules))
+    findings.extend(aipref.lint_findings(rules, policy_tokens=policy_tokens))
     findings.extend(agent_findings(rules))
     # -- end AI preferences
     findings = _dedupe(findings)

@@ -192,3 +192,61 @@ def test_the_panel_fits_1280_px_and_its_screenshot(page: Any) -> None:
     }""")
     assert sizes["doc"] <= sizes["win"], sizes
     assert sizes["pane"] <= sizes["paneClient"], sizes
+
+
+# vocab-08 adds the category ai-use (docs/ai-preferences.md "Vocabulary versions", the table of
+# robotrules.aipref.VOCABULARIES); vocab-07 reads `ai-use` as a superseded label (ignored).
+# ExamplePolicy's group is a policy-token group once the tester is told the token
+# (draft-kelley-aipref-training-preference-signal-00, abstract).
+VOCAB = """\
+User-agent: *
+Allow: /
+Content-Usage: train-ai=y, ai-use=n
+
+User-agent: ExamplePolicy
+Disallow: /private/
+"""
+
+
+def test_the_vocabulary_selector_and_policy_tokens(page: Any) -> None:
+    page.goto("/")
+    expect(page.locator("table.results tbody tr").first).to_be_visible()
+    page.locator("#robots").fill(VOCAB)
+    page.locator("#urls").fill("/a\n/private/x")
+    set_agents(page, ["ClaudeBot"])
+    page.locator("#tab-ai").click()
+    expect(page.locator("#vocabulary")).to_have_value("vocab-07")
+    expect(value(page, "ClaudeBot", "/a", "train-ai")).to_have_text("yes")
+    expect(page.locator('#usage thead th[data-col="ai-use"]')).to_have_count(0)
+    expect(value(page, "ClaudeBot", "/a", "ai-use")).to_have_count(0)
+    expect(page.locator("#usage-meta")).to_contain_text("vocab-07")
+
+    page.locator("#vocabulary").select_option("vocab-08")
+    expect(page.locator('#usage thead th[data-col="ai-use"]')).to_have_text("ai-use")
+    expect(value(page, "ClaudeBot", "/a", "ai-use")).to_have_text("no")
+    expect(value(page, "ClaudeBot", "/a", "train-ai")).to_have_text("yes")  # the same in both
+    expect(page.locator("#usage-meta")).to_contain_text("vocab-08")
+    expect(page.locator("#usage tr.u-agent th")).to_have_attribute("colspan", "8")
+
+    # Not told the token, the ExamplePolicy group states nothing for other crawlers.
+    expect(value(page, "ClaudeBot", "/private/x", "train-ai")).to_have_text("yes")
+    page.locator("#policy-tokens").fill("ExamplePolicy=train-ai")
+    page.locator("#policy-tokens").blur()
+    expect(value(page, "ClaudeBot", "/private/x", "train-ai")).to_have_text("no")  # y and n: n
+    expect(value(page, "ClaudeBot", "/private/x", "lines")).to_have_text("36")
+    expect(value(page, "ClaudeBot", "/a", "train-ai")).to_have_text("yes")
+    expect(page.locator("#usage-meta")).to_contain_text("policy tokens: ExamplePolicy=train-ai")
+    expect(page.locator("#usage-meta")).to_contain_text("ExamplePolicy (train-ai, line 5)")
+
+    # Both travel in the share link's fragment.
+    fragment = page.evaluate("location.hash")
+    page.goto("/" + fragment)
+    page.locator("#tab-ai").click()
+    expect(page.locator("#vocabulary")).to_have_value("vocab-08")
+    expect(page.locator("#policy-tokens")).to_have_value("ExamplePolicy=train-ai")
+    expect(value(page, "ClaudeBot", "/private/x", "train-ai")).to_have_text("no")
+
+    # Back to vocab-07: the ai-use column goes, train-ai is unchanged.
+    page.locator("#vocabulary").select_option("vocab-07")
+    expect(page.locator('#usage thead th[data-col="ai-use"]')).to_have_count(0)
+    expect(value(page, "ClaudeBot", "/private/x", "train-ai")).to_have_text("no")

@@ -40,7 +40,13 @@ from .content_usage import (
 )
 from .findings import lint_findings, preference_lines, without_core_noise
 from .headers import from_headers, license_links
-from .policy_tokens import POLICY_TOKENS, is_policy_token, policy_groups, policy_statements
+from .policy_tokens import (
+    POLICY_TOKENS,
+    is_policy_token,
+    parse_policy_tokens,
+    policy_groups,
+    policy_statements,
+)
 from .rsl import (
     RSL_MEDIA_TYPE,
     RSL_USAGES,
@@ -113,6 +119,7 @@ __all__ = [
     "parse_content_signal",
     "parse_content_usage",
     "parse_content_usage_header",
+    "parse_policy_tokens",
     "parse_preference",
     "parse_rsl",
     "parse_tdmrep",

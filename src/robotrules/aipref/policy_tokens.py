@@ -12,15 +12,24 @@ token as the agent) gives the token's category ``False`` for a Disallow and ``Tr
 Allow; when no rule of the group matches, the group states nothing for that URL. A token
 without a group of its own (only ``*`` would apply) states nothing.
 
-The spelling of the draft's tokens could not be read: the stored copies hold the draft's first
-page only. :data:`POLICY_TOKENS` is therefore empty and callers pass their table
-(``policy_tokens={"<token>": "train-ai"}``) until the text is confirmed; the mechanism and its
-tests do not depend on the spelling.
+The spelling of the draft's tokens could not be read. Searched on 2026-11-24 (the search
+tool's stores): the draft's HTML, XML and datatracker copies are stored only up to the end of
+their first page (abstract and boilerplate); no repository holds its source (find_repos
+"aipref", "kelley", "training-preference"; find_files ``draft-kelley-aipref-training-preference-
+signal.md``; find_string ``training-preference-signal``: nothing); the issue threads and pages
+stores have no quotation of a token; Google's changelog entry (30 Oct 2026) names the signal
+but not the token. docs/ai-preferences.md "Policy-token groups" lists the queries.
+:data:`POLICY_TOKENS` is therefore empty and callers pass their table (``policy_tokens=
+{"<token>": "train-ai"}``; the CLI's ``--policy-token TOKEN=CATEGORY``, the web tester's AI
+tab) until the text is read; the mechanism and its tests do not depend on the spelling. When
+the spelling is confirmed it goes into :data:`POLICY_TOKENS` (one table, with its source), and
+every reader (``usage``, ``agents``, the census, lint) uses it by default.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Final
 
@@ -29,13 +38,38 @@ from ._values import Statement
 if TYPE_CHECKING:
     from .._robots import RobotsTxt
 
-__all__ = ["POLICY_TOKENS", "is_policy_token", "policy_groups", "policy_statements"]
+__all__ = ["POLICY_TOKENS", "is_policy_token", "parse_policy_tokens", "policy_groups",
+           "policy_statements"]
 
 #: Policy token (lower case) -> the usage category its group states. Empty: see the module
 #: docstring.
 POLICY_TOKENS: Final[Mapping[str, str]] = MappingProxyType({})
 
 POLICY_TOKEN: Final = "policy-token"
+
+
+# a product token (RFC 9309 2.2.1: [A-Za-z_-]; digits too, as crawlers write them) and a
+# usage category (vocab-07 "Preference Labels": [a-z0-9_.*-])
+_TOKEN = re.compile(r"[A-Za-z0-9_-]+")
+_CATEGORY = re.compile(r"[a-z0-9_.*-]+")
+
+
+def parse_policy_tokens(items: Iterable[str]) -> dict[str, str]:
+    """``TOKEN=CATEGORY`` items (the CLI's ``--policy-token``, the web tester's field) as a
+    ``policy_tokens`` table; a blank item is skipped. Raises ``ValueError`` naming the item
+    that is not a product token, ``=`` and a lower-case category label."""
+    out: dict[str, str] = {}
+    for item in items:
+        item = item.strip()
+        if not item:
+            continue
+        token, eq, category = (p.strip() for p in item.partition("="))
+        if not eq or not _TOKEN.fullmatch(token) or not _CATEGORY.fullmatch(category):
+            raise ValueError(
+                f"{item[:80]!r} is not TOKEN=CATEGORY (a product token such as "
+                "ExampleTrainingPolicy, '=', a lower-case category such as train-ai)")
+        out[token] = category
+    return out
 
 
 def _table(tokens: Mapping[str, str] | None) -> Mapping[str, str]:

@@ -23,6 +23,7 @@ from ._common import (
     fetch_options,
     json_option,
     load_source,
+    policy_token_option,
     size_option,
 )
 from ._outcomes import Reachability, fetch_failure, unreachable_option
@@ -69,10 +70,12 @@ def _categories() -> list[str]:
 @fetch_options
 @size_option
 @unreachable_option
+@policy_token_option
 @color_option
 def agents(source: str, purposes: tuple[str, ...], categories: tuple[str, ...], dialect: str,
            as_json: bool, timeout: float | None, min_ttl: float | None, no_size_limit: bool,
-           fail_on_unreachable: bool, color: str | None) -> int:
+           fail_on_unreachable: bool, policy_tokens: dict[str, str] | None,
+           color: str | None) -> int:
     reach = Reachability()
     src = load_source(source, dialect=dialect, timeout=timeout,  # type: ignore[arg-type]
                       min_ttl=min_ttl, whole=no_size_limit, reach=reach)
@@ -84,8 +87,8 @@ def agents(source: str, purposes: tuple[str, ...], categories: tuple[str, ...], 
         rows = [_outcome_access(a, src.fetched.outcome, src.fetched.summary) for a in chosen]
         prefs: list[dict[str, bool | None]] = [{} for _ in chosen]
     else:
-        rows = assess_many(rules, chosen)
-        prefs = [_preferences(rules, a) for a in chosen]
+        rows = assess_many(rules, chosen, policy_tokens=policy_tokens)
+        prefs = [_preferences(rules, a, policy_tokens) for a in chosen]
     if as_json:
         for r, pref in zip(rows, prefs, strict=True):
             d = r.to_dict()
@@ -108,10 +111,11 @@ def agents(source: str, purposes: tuple[str, ...], categories: tuple[str, ...], 
 _USAGE_KEYS = ("train-ai", "search", "ai-train", "ai-input")
 
 
-def _preferences(rules: RobotsTxt, agent: KnownAgent) -> dict[str, bool | None]:
+def _preferences(rules: RobotsTxt, agent: KnownAgent,
+                 policy_tokens: dict[str, str] | None = None) -> dict[str, bool | None]:
     """The usage preferences the file states for ``agent`` at the site root (robotrules.aipref:
     only stated categories; an agent that may not crawl "/" has none)."""
-    u = rules.usage("/", user_agent=agent.token)
+    u = rules.usage("/", user_agent=agent.token, policy_tokens=policy_tokens)
     return {k: u[k] for k in _USAGE_KEYS if u[k] is not None}
 
 

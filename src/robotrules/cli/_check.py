@@ -26,6 +26,7 @@ from ._common import (
     header_for,
     json_option,
     make_client,
+    policy_token_option,
     read_file,
     size_option,
     url_error,
@@ -68,10 +69,12 @@ exit status: 0 all allowed, 1 any disallowed, 2 usage or input error."""
 @click.option("--no-cache", is_flag=True, help="do not use the on-disk cache")
 @size_option
 @unreachable_option
+@policy_token_option
 @color_option
 def check(urls: tuple[str, ...], agent: str, robots: str | None, dialect: str, as_json: bool,
           timeout: float | None, min_ttl: float | None, no_cache: bool, no_size_limit: bool,
-          fail_on_unreachable: bool, color: str | None) -> int:
+          fail_on_unreachable: bool, policy_tokens: dict[str, str] | None,
+          color: str | None) -> int:
     token = agent_token(agent)
     ui: Ui | None = None
     if not as_json:
@@ -123,7 +126,7 @@ def check(urls: tuple[str, ...], agent: str, robots: str | None, dialect: str, a
                         row["licence_required"] = fetched.licence_required
                     if fetched.licenses:
                         row["licenses"] = list(fetched.licenses)
-                usage = _usage_row(rules, verdict)
+                usage = _usage_row(rules, verdict, policy_tokens)
                 if usage is not None:
                     row["usage"] = usage
                 emit_json(row)
@@ -152,15 +155,16 @@ def _human(ui: Ui, url: str, given: str, token: str, v: Verdict, text: str | Non
         ui.line((f"    robots.txt: {fetched.robots_url} ({src}): {fetched.summary}", "dim"))
 
 
-def _usage_row(rules: RobotsTxt, verdict: Verdict) -> dict[str, Any] | None:
+def _usage_row(rules: RobotsTxt, verdict: Verdict,
+               policy_tokens: dict[str, str] | None = None) -> dict[str, Any] | None:
     """The AI usage signals of one verdict for ``--json`` (robotrules.aipref, issue 24): the
     categories stated, Content-Signal's ``use``, the file's RSL licences and the policy-token
     groups that spoke; None for a file without AI-preference lines."""
-    from robotrules.aipref import preference_lines, usage_of_verdict
+    from robotrules.aipref import policy_groups, preference_lines, usage_of_verdict
 
-    if not preference_lines(rules):
+    if not preference_lines(rules) and not policy_groups(rules, policy_tokens):
         return None
-    u = usage_of_verdict(rules, verdict)
+    u = usage_of_verdict(rules, verdict, policy_tokens=policy_tokens)
     return {"categories": {k: v for k, v in u.categories.items() if v is not None},
             "lines": list(u.lines), "use": u.use, "licenses": list(u.licenses),
             "policy_tokens": list(u.policy_tokens)}

@@ -47,6 +47,7 @@ __all__ = [
     "make_client",
     "need_fetch",
     "note",
+    "policy_token_option",
     "url_error",
 ]
 
@@ -92,6 +93,28 @@ def dialect_option(help: str = "matching rules: rfc9309 (default), google or 199
         [F], F]:
     return click.option("--dialect", "-d", type=click.Choice(DIALECTS), default="rfc9309",
                         show_default=False, help=help)
+
+
+def _policy_tokens(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+                   ) -> dict[str, str] | None:
+    from robotrules.aipref import parse_policy_tokens
+
+    try:
+        return parse_policy_tokens(value) or None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
+def policy_token_option(f: F) -> F:
+    """``--policy-token TOKEN=CATEGORY`` (repeatable): groups naming TOKEN are usage statements
+    for CATEGORY, not crawlers (robotrules.aipref.policy_tokens); the value is a table or
+    ``None`` (the built-in one)."""
+    return click.option(
+        "--policy-token", "policy_tokens", multiple=True, metavar="TOKEN=CATEGORY",
+        callback=_policy_tokens,
+        help="a policy token whose groups state a usage preference, not a crawler's rules "
+             "(draft-kelley-aipref-training-preference-signal; repeatable), e.g. "
+             "ExamplePolicy=train-ai")(f)
 
 
 def json_option(help: str) -> Callable[[F], F]:

@@ -19,6 +19,7 @@ from ._common import (
     fetch_options,
     json_option,
     load_source,
+    policy_token_option,
     size_option,
 )
 from ._outcomes import EXIT_UNREACHABLE, Reachability
@@ -57,10 +58,11 @@ _ORDER = {"error": 0, "warning": 1, "info": 2}
 @fetch_options
 @size_option
 @click.option("--list", "list_codes", is_flag=True, help="print the catalogue of codes and exit")
+@policy_token_option
 @color_option
 def lint_cmd(source: str | None, as_json: bool, dialect: str, min_severity: str,
              timeout: float | None, min_ttl: float | None, no_size_limit: bool,
-             list_codes: bool, color: str | None) -> int:
+             list_codes: bool, policy_tokens: dict[str, str] | None, color: str | None) -> int:
     ui: Ui | None = None
     if not as_json:
         from ._ui import Ui
@@ -74,7 +76,7 @@ def lint_cmd(source: str | None, as_json: bool, dialect: str, min_severity: str,
     reach = Reachability()
     src = load_source(source, dialect=dialect, timeout=timeout,  # type: ignore[arg-type]
                       min_ttl=min_ttl, for_lint=True, whole=no_size_limit, reach=reach)
-    findings = findings_of(src, dialect)
+    findings = findings_of(src, dialect, policy_tokens)
     floor = _ORDER[min_severity]
     shown = [f for f in findings if _ORDER[f.severity] <= floor]
     if ui is None:
@@ -87,14 +89,16 @@ def lint_cmd(source: str | None, as_json: bool, dialect: str, min_severity: str,
     return 1 if any(f.severity != "info" for f in findings) else 0
 
 
-def findings_of(src: Source, dialect: str) -> list[Finding]:
+def findings_of(src: Source, dialect: str, policy_tokens: dict[str, str] | None = None
+                ) -> list[Finding]:
     """Every finding for a source: the file's, and for a fetch its status and redirects."""
     size = src.size
     if size is None and src.fetched is not None and src.cut:
         length = src.fetched.headers.get("content-length", "")
         size = int(length) if length.isdigit() else None
     findings = lint(src.body, dialect=dialect, content_type=src.content_type,  # type: ignore[arg-type]
-                    status=src.status, size=size, truncated=src.cut)
+                    status=src.status, size=size, truncated=src.cut,
+                    policy_tokens=policy_tokens)
     if src.fetched is not None:
         findings = _with_redirects(findings, src.fetched.redirects, src.fetched.error)
     return findings

@@ -34,7 +34,7 @@ import os
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
@@ -49,7 +49,7 @@ from ._deps import DatasetError, require
 from ._io import check_robots
 
 __all__ = ["ACCESS", "SIGNALS", "USAGE_COUNTED", "CensusResult", "chosen_batches", "crawl_label",
-           "plot_share", "policy_tokens", "run_census", "signals_of"]
+           "plot_share", "policy_tokens", "registry_policy_tokens", "run_census", "signals_of"]
 
 ACCESS = ("blocked", "partial", "allowed")
 USAGE_COUNTED = ("train-ai", "ai-train", "ai-input", "search")
@@ -104,11 +104,14 @@ def agents_for(purpose: str | None) -> list[KnownAgent]:
     return chosen
 
 
-def policy_tokens() -> frozenset[str]:
+def registry_policy_tokens() -> frozenset[str]:
     """Registry tokens that name a usage policy rather than a fetching crawler (Google-Extended,
     Applebot-Extended): a group naming one is a usage signal (AI-PREFERENCES.md 7.1)."""
     return frozenset(t.lower() for a in known_agents() if a.user_agent is None
                      and a.description.lower().startswith("not a crawler") for t in a.tokens)
+
+
+policy_tokens = registry_policy_tokens  # its earlier name
 
 
 #: The signals the census counts, in table order (:func:`signals_of` says what each holds).
@@ -137,7 +140,7 @@ def signals_of(rules: RobotsTxt, policy: frozenset[str] | None = None
         values: dict[str, bool | None] = {"*": True}
         values.update(aipref.combine(*statements))
         out[source] = values
-    tokens = policy if policy is not None else policy_tokens()
+    tokens = policy if policy is not None else registry_policy_tokens()
     named = [g for g in rules.groups if any(t.lower() in tokens for t in g.tokens)]
     if named:
         from robotrules.lint import access_of
@@ -146,15 +149,19 @@ def signals_of(rules: RobotsTxt, policy: frozenset[str] | None = None
     return out
 
 
-def _count_rows(rows: dict[str, list[Any]], tokens: Sequence[str], usage: bool
-                ) -> Counter[tuple[str, ...]]:
+def _count_rows(rows: dict[str, list[Any]], tokens: Sequence[str], usage: bool,
+                policy_tokens: Mapping[str, str] | None = None) -> Counter[tuple[str, ...]]:
     """Counters of chosen robots rows (origin, outcome, body). Keys: ("agent", token, access),
     ("group", purpose, access), ("usage", token, key, yes|no), ("outcome", outcome),
     ("signal", signal, category, yes|no|unknown)."""
     counts: Counter[tuple[str, ...]] = Counter()
     by_token = {a.token: a for a in known_agents()}
     agents = [by_token[t] for t in tokens]
-    policy = policy_tokens()
+    from robotrules import aipref
+
+    # the registry's control tokens and the caller's policy tokens (aipref.policy_tokens)
+    policy = registry_policy_tokens() | {t.lower() for t in (
+        policy_tokens if policy_tokens is not None else aipref.POLICY_TOKENS)}
     # identical files are common (CMS defaults, hosting templates): assess each once
     seen: dict[bytes, tuple[RobotsTxt, list[str], dict[str, dict[str, bool | None]]]] = {}
     for origin, outcome, body in zip(rows["origin"], rows["outcome"], rows["body"], strict=True):
@@ -167,7 +174,8 @@ def _count_rows(rows: dict[str, list[Any]], tokens: Sequence[str], usage: bool
                 rules, verdicts, signals = seen[digest]
             else:
                 rules = robotrules.parse(body or b"", url=origin + "/robots.txt")
-                verdicts = [a.access for a in assess_many(rules, agents)]
+                verdicts = [a.access for a in assess_many(rules, agents,
+                                                          policy_tokens=policy_tokens)]
                 signals = signals_of(rules, policy)
                 if len(seen) >= _MEMO:
                     seen.clear()
@@ -187,7 +195,8 @@ def _count_rows(rows: dict[str, list[Any]], tokens: Sequence[str], usage: bool
                 if group not in strictest or _STRICT[access] < _STRICT[strictest[group]]:
                     strictest[group] = access
             if usage and rules is not None:
-                u = rules.usage(origin + "/", user_agent=agent.token)
+                u = rules.usage(origin + "/", user_agent=agent.token,
+                                policy_tokens=policy_tokens)
                 for key in USAGE_COUNTED:
                     value = u[key]
                     if value is not None:
@@ -197,9 +206,10 @@ def _count_rows(rows: dict[str, list[Any]], tokens: Sequence[str], usage: bool
     return counts
 
 
-def _count_batch(batch: Any, tokens: Sequence[str], usage: bool) -> Counter[tuple[str, ...]]:
+def _count_batch(batch: Any, tokens: Sequence[str], usage: bool,
+                 policy_tokens: Mapping[str, str] | None = None) -> Counter[tuple[str, ...]]:
     """Worker task: the counters of one batch of chosen rows."""
-    return _count_rows(batch.to_pydict(), tokens, usage)
+    return _count_rows(batch.to_pydict(), tokens, usage, policy_tokens)
 
 
 def chosen_batches(path: str, con: Any, rows: int = 2048) -> Iterator[Any]:
@@ -211,7 +221,8 @@ def chosen_batches(path: str, con: Any, rows: int = 2048) -> Iterator[Any]:
 
 
 def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
-                 scratch_dir: str | None) -> Counter[tuple[str, ...]]:
+                 scratch_dir: str | None, policy_tokens: Mapping[str, str] | None = None
+                 ) -> Counter[tuple[str, ...]]:
     from .engines import connect
     total: Counter[tuple[str, ...]] = Counter()
     with tempfile.TemporaryDirectory(prefix="robotrules-census-", dir=scratch_dir) as tmp:
@@ -222,14 +233,15 @@ def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
                 with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
                     pending: list[Future[Counter[tuple[str, ...]]]] = []
                     for batch in batches:
-                        pending.append(pool.submit(_count_batch, batch, tokens, usage))
+                        pending.append(pool.submit(_count_batch, batch, tokens, usage,
+                                                   policy_tokens))
                         if len(pending) > 2 * workers:  # bounded in-flight work
                             total.update(pending.pop(0).result())
                     for f in pending:
                         total.update(f.result())
             else:
                 for batch in batches:
-                    total.update(_count_batch(batch, tokens, usage))
+                    total.update(_count_batch(batch, tokens, usage, policy_tokens))
         finally:
             con.close()
     return total
@@ -238,20 +250,22 @@ def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
 _SEP = "\x1f"  # joins a counter key's parts into one string column on Spark
 
 
-def _spark_counter(tokens: Sequence[str], usage: bool
+def _spark_counter(tokens: Sequence[str], usage: bool,
+                   policy_tokens: Mapping[str, str] | None = None
                    ) -> Callable[[Iterator[Any]], Iterator[Any]]:
     def fn(batches: Iterator[Any]) -> Iterator[Any]:
         pa = require("pyarrow")
         total: Counter[tuple[str, ...]] = Counter()
         for batch in batches:
-            total.update(_count_batch(batch, tokens, usage))
+            total.update(_count_batch(batch, tokens, usage, policy_tokens))
         yield pa.RecordBatch.from_arrays(
             [pa.array([_SEP.join(k) for k in total], pa.string()),
              pa.array(list(total.values()), pa.int64())], names=["key", "n"])
     return fn
 
 
-def _count_crawl_spark(session: Any, path: str, tokens: Sequence[str], usage: bool
+def _count_crawl_spark(session: Any, path: str, tokens: Sequence[str], usage: bool,
+                       policy_tokens: Mapping[str, str] | None = None
                        ) -> Counter[tuple[str, ...]]:
     """The counters of one crawl on Spark: the duplicate rule per partition of the rows
     repartitioned by origin (:func:`.engines._choose_partition`), the counting per partition,
@@ -260,7 +274,7 @@ def _count_crawl_spark(session: Any, path: str, tokens: Sequence[str], usage: bo
     raw = session.read.parquet(path).select(*_ROBOTS_READ)
     chosen = raw.repartition("origin").mapInArrow(_choose_partition, raw.schema)
     parts = chosen.select("origin", "outcome", "body").mapInArrow(
-        _spark_counter(tokens, usage), "key string, n long")
+        _spark_counter(tokens, usage, policy_tokens), "key string, n long")
     rows = parts.groupBy("key").sum("n").collect()
     return Counter({tuple(r[0].split(_SEP)): int(r[1]) for r in rows})
 
@@ -427,12 +441,15 @@ def run_census(
     scratch_dir: str | None = None,
     engine: str = "duckdb",
     spark: Any = None,
+    policy_tokens: Mapping[str, str] | None = None,
 ) -> CensusResult:
     """The census of each crawl in ``robots`` (``LABEL=PATH`` or ``PATH``) into ``out_dir``.
 
     ``progress`` is called with 1 after each crawl. ``engine="spark"`` counts on Spark
     (``spark``: a SparkSession; one on ``local[*]`` when None): the same counts, the tables and
-    charts written by the driver.
+    charts written by the driver. ``policy_tokens`` (token -> usage category; default the
+    built-in :data:`robotrules.aipref.POLICY_TOKENS`): groups naming one are counted as the
+    ``policy-token`` signal and never as blocked crawlers (:mod:`robotrules.aipref.policy_tokens`).
     """
     pq = require("pyarrow.parquet")
     labelled = [crawl_label(r) for r in robots]
@@ -453,8 +470,10 @@ def run_census(
     elif engine != "duckdb":
         raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
     for label, path in labelled:
-        counts[label] = (_count_crawl_spark(session, path, tokens, usage) if session is not None
-                         else _count_crawl(path, tokens, usage, n, scratch_dir))
+        counts[label] = (
+            _count_crawl_spark(session, path, tokens, usage, policy_tokens)
+            if session is not None
+            else _count_crawl(path, tokens, usage, n, scratch_dir, policy_tokens))
         if progress is not None:
             progress(1)
     out = Path(out_dir)

@@ -18,6 +18,8 @@ from typing import Any, NoReturn
 
 import click
 
+from robotrules.cli._common import policy_token_option
+
 from ._deps import DatasetError
 
 __all__ = ["dataset", "main"]
@@ -170,8 +172,9 @@ def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[s
               help="processes assessing files (default: CPU count)")
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
               show_default=True)
+@policy_token_option
 def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
-               workers: int | None, engine: str) -> None:
+               workers: int | None, engine: str, policy_tokens: dict[str, str] | None) -> None:
     """Per crawler and purpose: origins blocking it fully, partly or not at all; usage signals."""
     with _errors():
         from .census import run_census
@@ -183,7 +186,7 @@ def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
                 progress("crawls", done[0], len(robots))
 
             result = run_census(list(robots), output, purpose=purpose, workers=workers,
-                                progress=step, engine=engine)
+                                progress=step, engine=engine, policy_tokens=policy_tokens)
     for line in result.headline():
         click.echo(line, err=True)
     for path in result.files:

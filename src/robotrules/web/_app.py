@@ -275,8 +275,23 @@ def _check_job(raw: bytes, budget: int) -> _Job:
 def _usage_job(raw: bytes, budget: int) -> _Job:
     data = _decode(raw)
     body, urls, agents, dialect, cost = _queries(data, budget, usage_cost)
-    args = (body, urls, agents, dialect, _scope(data), _vocabulary(data))
+    args = (body, urls, agents, dialect, _scope(data), _vocabulary(data),
+            _policy_tokens(data))
     return _settle("usage", args, body, cost)
+
+
+def _policy_tokens(data: dict[str, Any]) -> dict[str, str] | None:
+    """The policy tokens of a usage table (``["TOKEN=CATEGORY", ...]``,
+    robotrules.aipref.policy_tokens); absent or empty: the built-in table."""
+    from robotrules.aipref import parse_policy_tokens
+
+    if data.get("policy_tokens") is None:
+        return None
+    items = _lines(data, "policy_tokens", MAX_AGENTS, MAX_AGENT)
+    try:
+        return parse_policy_tokens(items) or None
+    except ValueError as exc:
+        raise ApiError(400, f"'policy_tokens': {exc}") from None
 
 
 def _vocabulary(data: dict[str, Any]) -> str:

@@ -58,7 +58,7 @@ from __future__ import annotations
 import multiprocessing
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import Any, get_args
 
@@ -115,14 +115,23 @@ def check(
     return {"dialect": dialect, "urls": list(urls), "agents": list(agents), "results": results}
 
 
+def _usage_columns(vocabulary: str) -> list[str]:
+    """The table's columns: the vocabulary's usage keys (``aipref.usage_keys``, vocab-08 adds
+    ``ai-use``), in the order of :data:`USAGE_COLUMNS` first."""
+    from robotrules.aipref import usage_keys
+
+    keys = usage_keys(vocabulary)
+    return [k for k in USAGE_COLUMNS if k in keys] + [k for k in keys if k not in USAGE_COLUMNS]
+
+
 def usage_table(
     body: str, urls: Sequence[str], agents: Sequence[str], dialect: Dialect, scope: Scope,
-    vocabulary: str = "vocab-07",
+    vocabulary: str = "vocab-07", policy_tokens: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The AI usage preferences (``RobotsTxt.usage``) of every agent x URL, in ``dialect``,
     with Content-Signal lines read per group or file-wide (``scope``), under the AIPREF
     ``vocabulary`` version; ``signals`` says which usage signals the file carries at all
-    (``robotrules.aipref.summarize_signals``)."""
+    (``robotrules.aipref.summarize_signals``); ``policy_tokens`` as ``RobotsTxt.usage``."""
     from robotrules.aipref import summarize_signals
 
     rules = parse(body, dialect=dialect)
@@ -130,7 +139,7 @@ def usage_table(
     for agent in agents:
         for url in urls:
             u = rules.usage(url, user_agent=agent, content_signal_scope=scope,
-                            vocabulary=vocabulary)
+                            vocabulary=vocabulary, policy_tokens=policy_tokens)
             verdict = u.verdict
             results.append({
                 "agent": agent,
@@ -139,8 +148,10 @@ def usage_table(
                 "crawl_line": verdict.line if verdict is not None else None,
             })
     return {"dialect": dialect, "scope": scope, "vocabulary": vocabulary, "urls": list(urls),
-            "agents": list(agents), "columns": list(USAGE_COLUMNS), "results": results,
-            "signals": summarize_signals(rules, vocabulary=vocabulary).to_dict()}
+            "agents": list(agents), "columns": _usage_columns(vocabulary), "results": results,
+            "policy_tokens": dict(policy_tokens or {}),
+            "signals": summarize_signals(rules, vocabulary=vocabulary,
+                                         policy_tokens=policy_tokens).to_dict()}
 
 
 def registry(body: str, dialect: Dialect) -> dict[str, Any]:

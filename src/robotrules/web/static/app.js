@@ -22,6 +22,15 @@
   };
   const ACCESS = { allowed: "Open", partial: "Partly", blocked: "Blocked" };
   const SCOPES = ["group", "file"];
+  // AIPREF vocabulary versions (robotrules.aipref.VOCABULARIES) and the titles of the usage columns
+  const VOCABULARIES = ["vocab-07", "vocab-08"];
+  const COLUMN_TITLES = {
+    "train-ai": "AIPREF: AI training (Content-Usage)",
+    search: "AIPREF and Content-Signal: search, combined",
+    "ai-train": "Content-Signal: AI training",
+    "ai-input": "Content-Signal: AI input (grounding, RAG)",
+    "ai-use": "AIPREF vocab-08: AI use (input to a generative model)",
+  };
   const DEBOUNCE_MS = 150;
   const MAX_FILE = 1024 * 1024;
 
@@ -44,6 +53,8 @@
     agents: ["Googlebot", "GPTBot"],
     dialect: "rfc9309",
     scope: "group",
+    vocabulary: "vocab-07",
+    policy_tokens: [],
   };
 
   const $ = (id) => document.getElementById(id);
@@ -76,6 +87,7 @@
     diff: $("diff"), diffMeta: $("diff-meta"), diffCount: $("diff-count"),
     tabs: [...document.querySelectorAll('[role="tablist"] [role="tab"]')],
     usage: $("usage"), usageMeta: $("usage-meta"), usageEmpty: $("usage-empty"),
+    vocabulary: $("vocabulary"), policyTokens: $("policy-tokens"),
     paneAi: $("pane-ai"), registry: $("registry"), registryMeta: $("registry-meta"),
     paneRegistry: $("pane-registry"),
   };
@@ -132,6 +144,8 @@
       agents: strings(data.agents),
       dialect: DIALECTS.includes(data.dialect) ? data.dialect : "rfc9309",
       scope: SCOPES.includes(data.scope) ? data.scope : "group",
+      vocabulary: VOCABULARIES.includes(data.vocabulary) ? data.vocabulary : "vocab-07",
+      policy_tokens: strings(data.policy_tokens),
     };
   }
 
@@ -683,6 +697,8 @@
     for (const radio of document.querySelectorAll('input[name="scope"]')) {
       radio.checked = radio.value === state.scope;
     }
+    ui.vocabulary.value = state.vocabulary;
+    ui.policyTokens.value = state.policy_tokens.join(", ");
     selectedLine = null;
     renderAgents();
     renderEditor();
@@ -727,6 +743,16 @@
       refreshViews();
     });
   }
+  ui.vocabulary.addEventListener("change", () => {
+    state.vocabulary = ui.vocabulary.value;
+    saveHash().catch(() => {});
+    refreshViews();
+  });
+  ui.policyTokens.addEventListener("change", () => {
+    state.policy_tokens = ui.policyTokens.value.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
+    saveHash().catch(() => {});
+    refreshViews();
+  });
   ui.agentInput.addEventListener("keydown", (event) => {
     if (event.key === "Enter") {
       event.preventDefault();
@@ -970,7 +996,9 @@
     if (!ui.paneAi.hidden) {
       ui.usage.setAttribute("aria-busy", "true");
       try {
-        const usage = await post("/api/usage", { ...body, urls: state.urls, agents: state.agents, scope: state.scope });
+        const ask = { ...body, urls: state.urls, agents: state.agents, scope: state.scope, vocabulary: state.vocabulary };
+        if (state.policy_tokens.length) ask.policy_tokens = state.policy_tokens;
+        const usage = await post("/api/usage", ask);
         if (!stale()) renderUsage(usage);
       } catch (error) {
         if (!stale()) showUsageError(error.message);
@@ -1013,7 +1041,9 @@
     const parts = [usage.vocabulary];
     if (s.use.length) parts.push(`Content-Signal use=${s.use.join("/")}`);
     if (s.licenses.length) parts.push(`RSL licence: ${s.licenses.join(", ")}`);
-    if (s.policy_groups.length) parts.push(`policy-token groups: ${s.policy_groups.map((g) => `${g.token} (${g.category})`).join(", ")}`);
+    const tokens = Object.entries(usage.policy_tokens || {});
+    if (tokens.length) parts.push(`policy tokens: ${tokens.map(([t, c]) => `${t}=${c}`).join(", ")}`);
+    if (s.policy_groups.length) parts.push(`policy-token groups: ${s.policy_groups.map((g) => `${g.token} (${g.category}, line ${g.line})`).join(", ")}`);
     return " · " + parts.join(" · ");
   }
 
@@ -1026,10 +1056,15 @@
     ui.usage.hidden = empty;
     ui.usageEmpty.hidden = !empty;
     ui.usageEmpty.textContent = empty ? "Add URLs and crawlers to see their AI usage preferences." : "";
+    ui.usage.tHead.replaceChildren(el("tr", {},
+      el("th", { class: "u-path", text: "URL" }),
+      el("th", { text: "crawl", title: "May the crawler fetch it (Allow/Disallow)?" }),
+      ...usage.columns.map((c) => el("th", { text: c, title: COLUMN_TITLES[c] || c, "data-col": c })),
+      el("th", { class: "u-lines", text: "lines", title: "The lines that decided" })));
     const rows = [];
     for (const agent of usage.agents) {
       const info = known.get(agent.toLowerCase());
-      rows.push(el("tr", { class: "u-agent" }, el("th", { colSpan: 7, scope: "rowgroup" },
+      rows.push(el("tr", { class: "u-agent" }, el("th", { colSpan: usage.columns.length + 3, scope: "rowgroup" },
         el("strong", { text: agent }), info ? el("span", { class: "muted", text: ` ${info.operator} · ${info.name}` }) : null)));
       for (const r of usage.results.filter((x) => x.agent === agent)) {
         const row = el("tr", { class: "u-row", "data-agent": r.agent, "data-url": r.url },
