@@ -87,3 +87,44 @@ def test_summary_counts_the_group() -> None:
     assert s.policy_groups == (("example-no-train", "train-ai", 4),)
     assert s.categories["train-ai"]["group"] == 1
     assert s.any
+
+
+# -- the policy_tokens= path, everywhere (the built-in table is empty until the draft's spelling
+# is read from its text; docs/ai-preferences.md "Policy-token groups" lists what was searched)
+
+
+def test_parse_policy_tokens() -> None:
+    """`TOKEN=CATEGORY`: a product token (RFC 9309 2.2.1) and a lower-case category label
+    (vocab-07 "Preference Labels"); blanks skipped; the last repeat counts."""
+    assert aipref.parse_policy_tokens(["example-no-train=train-ai", " ", "X = search",
+                                       "X=train-ai"]) == {"example-no-train": "train-ai",
+                                                          "X": "train-ai"}
+    assert aipref.parse_policy_tokens([]) == {}
+
+
+@pytest.mark.parametrize("item", ["no-equals", "=train-ai", "a b=train-ai", "X=Train-AI",
+                                  "X=", "X=train ai", "É=train-ai"])
+def test_parse_policy_tokens_refuses(item: str) -> None:
+    with pytest.raises(ValueError, match="TOKEN=CATEGORY"):
+        aipref.parse_policy_tokens([item])
+
+
+def test_assess_takes_the_table() -> None:
+    """`agents` never counts a policy token as a blocked crawler; the table is passed, not
+    patched, and without it the same group is an ordinary crawler's."""
+    rules = parse("User-agent: example-no-train\nDisallow: /\n")
+    assert agents.assess(rules, "example-no-train").access == "blocked"
+    got = agents.assess(rules, "example-no-train", policy_tokens=TOKENS)
+    assert got.access == "allowed"
+    assert "policy token" in got.detail
+    many = agents.assess_many(rules, ["example-no-train", "GPTBot"], policy_tokens=TOKENS)
+    assert [a.access for a in many] == ["allowed", "allowed"]
+
+
+def test_lint_takes_the_table() -> None:
+    """robotrules.lint.lint passes the table to the AI-preference findings (L045)."""
+    from robotrules.lint import lint
+
+    assert not [f for f in lint(BODY) if f.code == "L045"]
+    found = [f for f in lint(BODY, policy_tokens=TOKENS) if f.code == "L045"]
+    assert [(f.line, f.severity) for f in found] == [(4, "info")]

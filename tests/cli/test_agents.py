@@ -136,3 +136,40 @@ def test_cli_agents_readable_at_80_columns(cli: Any, tmp_path: Path) -> None:
         more = list(itertools.takewhile(lambda x: x.startswith(" ") and x.strip(),
                                         lines[a + 1:]))
         assert len(more) <= 1, lines[a:a + 4]  # at most two lines a crawler
+
+
+POLICY_FILE = "User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n"
+
+
+def test_cli_policy_token_option(cli: Any, tmp_path: Path) -> None:
+    """`--policy-token TOKEN=CATEGORY` (draft-kelley-aipref-training-preference-signal-00: a
+    group keyed by a policy token is a usage statement, not a crawler's rules) on agents, lint
+    and check; GPTBot stands in for a token here (the draft's spelling is not in the stored
+    texts, so the built-in table is empty)."""
+    p = tmp_path / "robots.txt"
+    p.write_text(POLICY_FILE)
+    plain = [json.loads(x) for x in cli("agents", str(p), "--json").out.splitlines()]
+    assert next(x for x in plain if x["token"] == "GPTBot")["access"] == "blocked"
+    told = cli("agents", str(p), "--json", "--policy-token", "GPTBot=train-ai")
+    row = next(json.loads(x) for x in told.out.splitlines() if '"GPTBot"' in x)
+    assert row["access"] == "allowed"
+    assert "policy token" in row["detail"]
+    lint = cli("lint", str(p), "--json", "--policy-token", "GPTBot=train-ai")
+    assert [json.loads(x)["code"] for x in lint.out.splitlines()].count("L045") == 1
+    check = cli("check", "--json", "-r", str(p), "-a", "ClaudeBot", "https://x.com/a",
+                "--policy-token", "GPTBot=train-ai")
+    usage = json.loads(check.out)["usage"]
+    assert usage["categories"] == {"train-ai": False}
+    assert usage["policy_tokens"] == ["GPTBot"]
+
+
+@pytest.mark.parametrize("command", [["agents"], ["lint"], ["check", "-a", "X", "-r"]])
+def test_cli_policy_token_bad_value(cli: Any, tmp_path: Path, command: list[str]) -> None:
+    """Bad input: one line on stderr, exit status 2, no traceback."""
+    p = tmp_path / "robots.txt"
+    p.write_text(POLICY_FILE)
+    args = [*command, str(p)] + (["https://x.com/"] if command[0] == "check" else [])
+    r = cli(*args, "--policy-token", "not a token")
+    assert r.code == 2
+    assert "TOKEN=CATEGORY" in r.err
+    assert "Traceback" not in r.err

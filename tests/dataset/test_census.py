@@ -136,3 +136,28 @@ def test_usage_signal_census(tmp_path: Path) -> None:
     assert line.startswith("S: 5 origins; most blocked: ")
     assert "content-usage 1" in line
     assert "license 1" in line
+
+
+POLICY_CRAWL = [
+    Capture("https://pt.example/robots.txt", 200,
+            b"User-agent: ExamplePolicy\nDisallow: /\n\nUser-agent: *\nAllow: /\n"),
+    Capture("https://gpt.example/robots.txt", 200, b"User-agent: GPTBot\nDisallow: /\n"),
+]
+
+
+def test_census_takes_policy_tokens(tmp_path: Path) -> None:
+    """run_census(policy_tokens=...): a group keyed by a policy token is a usage signal, never
+    a blocked crawler (draft-kelley-aipref-training-preference-signal-00, abstract). The
+    built-in table is empty (the draft's spelling is not in the stored texts), so the tokens
+    are given: ExamplePolicy, and GPTBot standing in for a token the registry also knows."""
+    robots = _robots(tmp_path, "p", POLICY_CRAWL)
+    run_census([f"P={robots}"], tmp_path / "plain", workers=1)
+    assert _agent(tmp_path / "plain", "P", "GPTBot")["blocked"] == 1
+    run_census([f"P={robots}"], tmp_path / "told", workers=1,
+               policy_tokens={"ExamplePolicy": "train-ai", "GPTBot": "train-ai"})
+    gpt = _agent(tmp_path / "told", "P", "GPTBot")
+    assert (gpt["blocked"], gpt["allowed"]) == (0, 2)
+    rows = {(r["signal"], r["category"]): r for r in
+            pq.read_table(tmp_path / "told" / "signals.parquet").to_pylist()}
+    assert rows[("policy-token", "*")]["files"] == 2
+    assert rows[("policy-token", "disallow")]["yes"] == 2
