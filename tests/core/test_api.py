@@ -198,3 +198,18 @@ def test_a_missing_kernel_is_said_not_silent() -> None:
                             env={**env, "ROBOTRULES_PURE": "1"}, check=True)
     assert chosen.stdout.strip() == "False"
     assert chosen.stderr == ""
+
+
+def test_record_keeps_the_octets_of_a_value_that_is_not_ascii() -> None:
+    """Record.value is readable text (U+FFFD for bytes that are not UTF-8); Record.octets is
+    the value's bytes as the core keeps them (Latin-1 text, one character per byte), so a path
+    written in such a line can be read like an Allow/Disallow pattern with the same bytes
+    (attach-05 3.1). ASCII values carry none; equality ignores the field."""
+    rules = robotrules.parse(b"User-agent: *\nX-Thing: /\xe9 a\nX-Other: /\xc3\xa9\nX-Plain: /a\n")
+    bad, utf8, plain = rules.groups[0].records
+    assert bad.value == "/\ufffd a"
+    assert bad.octets == "/\xe9 a"
+    assert utf8.value == "/é"
+    assert utf8.octets == "/\xc3\xa9"
+    assert plain.octets is None
+    assert bad == robotrules.Record(bad.key, bad.value, bad.line)
