@@ -4,8 +4,9 @@ Routes: ``GET /`` (the page), ``/static/*`` (its script and style, served from t
 ``GET /api/agents`` (the registry), ``GET /api/syntax`` (the directive keys, for the
 highlighter), ``POST /api/agents`` (the registry's crawlers open, partly or blocked by a draft,
 by purpose), ``POST /api/check``, ``POST /api/usage`` (AI usage preferences per crawler and
-URL), ``POST /api/lint``, ``POST /api/diff``, ``POST /api/fetch``, ``POST /api/live`` (the
-one-box test: a page URL's robots.txt fetched and the page judged) and ``POST /api/sitemaps``
+URL; optional ``vocabulary`` and ``policy_tokens``, ``["TOKEN=CATEGORY", ...]``),
+``POST /api/lint``, ``POST /api/diff``, ``POST /api/fetch``, ``POST /api/live`` (the one-box
+test: a page URL's robots.txt fetched and the page judged) and ``POST /api/sitemaps``
 (the file's sitemaps fetched and checked, :mod:`robotrules.web._sitemaps`).
 Every POST takes ``application/json`` (which also keeps other sites' pages
 from posting to it without a CORS preflight the app never grants), capped at ``max_body``
