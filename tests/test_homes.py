@@ -57,7 +57,8 @@ URL_ALLOWED: dict[tuple[str, str], str] = {
     ("web/_fetch.py", "parts = urlsplit(url)"):
         "the web tester rebuilds the URL a person typed in ASCII (IDNA host) before the "
         "address guard connects; the rules never see it",
-    ("web/_fetch.py", 'ascii_url = urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))'):
+    ("web/_fetch.py",
+     'ascii_url = urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))'):
         "the same URL put back together for the fetch (see the line above)",
     ("guard/webbotauth.py", "parts = urlsplit(url.strip())"):
         "a Web Bot Auth Signature-Agent URL (an HTTP message signature's key directory), "
@@ -124,10 +125,9 @@ def _url_hits(path: Path) -> list[int]:
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else (
             func.id if isinstance(func, ast.Name) else "")
-        if name in _SPLITTERS:
-            hits.append(node.lineno)
-        elif (name in _CUTS and isinstance(func, ast.Attribute) and node.args
-              and isinstance(node.args[0], ast.Constant) and node.args[0].value in ("?", "#")):
+        cut = (name in _CUTS and isinstance(func, ast.Attribute) and bool(node.args)
+               and isinstance(node.args[0], ast.Constant) and node.args[0].value in ("?", "#"))
+        if name in _SPLITTERS or cut:
             hits.append(node.lineno)
     return hits
 
