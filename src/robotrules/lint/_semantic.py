@@ -304,8 +304,8 @@ def _crawl_delay(rules: RobotsTxt) -> Iterator[Finding]:
     for g in rules.groups:
         if g.crawl_delay is None or g.crawl_delay <= HUGE_CRAWL_DELAY:
             continue
-        line = next((r.line for r in g.records if r.key.lower().replace(" ", "-") == "crawl-delay"),
-                    g.line)
+        # a record's key is its directive's canonical key (the index names every member)
+        line = next((r.line for r in g.records if r.key == "crawl-delay"), g.line)
         yield finding(
             "L028", line, 1,
             f"crawl-delay {g.crawl_delay:g} s is huge (at most {86400 / g.crawl_delay:.0f} "
