@@ -17,7 +17,7 @@ from .errors import FetchError, InvalidURL, RobotrulesError, StoreError
 # `robotrules.lint` is the module robotrules.lint, and the module is callable: calling it runs
 # lint.lint(), so `robotrules.lint(body)` and `import robotrules.lint as L` both mean what they
 # say (docs/lint.md). Type checkers see the function, whose signature the call has.
-# Cheap: lint.py imports its heavy parts (aipref, the fetch policy) when lint() runs.
+# Cheap: robotrules.lint imports its heavy parts (aipref, the fetch policy) when lint() runs.
 if _typing.TYPE_CHECKING:
     from .lint import lint
 else:

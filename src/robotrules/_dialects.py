@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable
 from typing import Final, get_args
 
-from . import _directives as D
+from ._directives import kind_of
 from ._types import Dialect
 from ._url import (
     google_escape,
@@ -51,22 +51,24 @@ class DialectSpec:
     convention. A plain class, not a dataclass: ``dataclasses`` would cost ``import
     robotrules`` some 6 ms (issue 15), and nothing compares, copies or prints specs."""
 
-    __slots__ = ("blank_ends_group", "ends_agents", "first_match", "lenient_keys", "name",
-                 "not_plain", "path", "pattern", "robots_txt_allowed", "token_agents",
-                 "wildcards")
+    __slots__ = ("agent_token", "blank_ends_group", "ends_agents", "first_match",
+                 "lenient_keys", "merge_groups", "name", "not_plain", "path", "pattern",
+                 "robots_txt_allowed", "token_agents", "wildcards")
 
     def __init__(self, name: Dialect, *, lenient_keys: bool, blank_ends_group: bool,
-                 token_agents: bool, first_match: bool, wildcards: bool,
+                 token_agents: bool, merge_groups: bool, first_match: bool, wildcards: bool,
                  robots_txt_allowed: bool, path: Callable[[str], str],
                  pattern: Callable[[str], str],
                  not_plain: Callable[[str], re.Match[str] | None],
-                 ends_agents: frozenset[int]) -> None:
+                 ends_agents: tuple[str, ...], agent_token: str) -> None:
         self.name: Final = name
         # Google's key prefixes, misspellings and missing-colon lines
         self.lenient_keys: Final = lenient_keys
         self.blank_ends_group: Final = blank_ends_group  # 1994: a blank line ends a record
         # agents match by product token (else: 1994 substring, first record)
         self.token_agents: Final = token_agents
+        # the groups naming one agent are merged (RFC 9309 2.2.1; else the first one applies)
+        self.merge_groups: Final = merge_groups
         # precedence: the first matching rule in file order (else: longest)
         self.first_match: Final = first_match
         self.wildcards: Final = wildcards  # "*" and a final "$" are special in patterns
@@ -76,11 +78,10 @@ class DialectSpec:
         self.pattern: Final = pattern  # a rule's raw value -> the pattern as matched
         # a character that keeps a raw value from being used as it is, as a plain prefix
         self.not_plain: Final = not_plain
-        self.ends_agents: Final = ends_agents  # stream kinds that end a run of user-agent lines
-
-
-def _ends(name: Dialect) -> frozenset[int]:
-    return frozenset(n + 1 for n, d in enumerate(D.REGISTRY) if name in d.ends_agents)
+        # stream kinds that end a run of user-agent lines (given as registry keys)
+        self.ends_agents: Final = frozenset(map(kind_of, ends_agents))
+        # the characters a User-agent value's token runs over, from its start (_token.line_token)
+        self.agent_token: Final = re.compile(f"[{agent_token}]*")
 
 
 def _legacy_path(url: str) -> str:
@@ -101,23 +102,30 @@ def _legacy_not_plain(raw: str) -> re.Match[str] | None:
     return re.search(r"[%\x80-\xff]", raw)
 
 
+# A User-agent value's token: Google keeps the leading run of [A-Za-z_-] (robots.cc
+# ExtractUserAgent); rfc9309 and 1994 also keep digits and dots inside it (RFC 9309 2.2.4
+# leniency: MJ12bot, 360Spider, archive.org_bot are real crawlers).
+_GOOGLE_TOKEN: Final = "A-Za-z_-"
+_LENIENT_TOKEN: Final = "A-Za-z0-9_.-"
+
 SPECS: Final[dict[Dialect, DialectSpec]] = {
     "rfc9309": DialectSpec(
-        "rfc9309", lenient_keys=True, blank_ends_group=False, token_agents=True,
+        "rfc9309", lenient_keys=True, blank_ends_group=False, token_agents=True, merge_groups=True,
         first_match=False, wildcards=True, robots_txt_allowed=True, path=rfc_path,
         pattern=_rfc_pattern,
         not_plain=re.compile(r"[^A-Za-z0-9\-._~:/?\[\]@!&'()+,;=]").search,
-        ends_agents=_ends("rfc9309")),
+        # attach-05: a Content-Usage line is a rule of its group, so it ends the agents too
+        ends_agents=("allow", "disallow", "content-usage"), agent_token=_LENIENT_TOKEN),
     "google": DialectSpec(
-        "google", lenient_keys=True, blank_ends_group=False, token_agents=True,
+        "google", lenient_keys=True, blank_ends_group=False, token_agents=True, merge_groups=True,
         first_match=False, wildcards=True, robots_txt_allowed=False, path=path_of,
         pattern=google_escape, not_plain=re.compile(r"[*$%\x80-\xff]").search,
-        ends_agents=_ends("google")),
+        ends_agents=("allow", "disallow"), agent_token=_GOOGLE_TOKEN),
     "1994": DialectSpec(
-        "1994", lenient_keys=False, blank_ends_group=True, token_agents=False,
+        "1994", lenient_keys=False, blank_ends_group=True, token_agents=False, merge_groups=False,
         first_match=True, wildcards=False, robots_txt_allowed=False, path=_legacy_path,
         pattern=_legacy_pattern, not_plain=_legacy_not_plain,
-        ends_agents=_ends("1994")),
+        ends_agents=("allow", "disallow"), agent_token=_LENIENT_TOKEN),
 }
 
 #: The dialect names, in the order tools list them (the default first).

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Final, Literal
 
 if TYPE_CHECKING:
     from ._model import RequestRate, VisitTime
-    from ._types import Dialect
 
 __all__ = [
     "BLANK",
@@ -97,13 +96,11 @@ class Directive:
     (issue 15), and nothing compares, copies or prints directives.
     """
 
-    __slots__ = ("ends_agents", "expect", "google", "key", "note", "parse", "role",
-                 "spellings", "typos")
+    __slots__ = ("expect", "google", "key", "note", "parse", "role", "spellings", "typos")
 
     def __init__(self, key: str, role: Role, spellings: tuple[str, ...] = (),
                  typos: tuple[str, ...] = (), parse: Callable[[str], object] | None = None,
-                 expect: str = "", google: bool = False,
-                 ends_agents: frozenset[Dialect] = frozenset(), note: str = "") -> None:
+                 expect: str = "", google: bool = False, note: str = "") -> None:
         self.key: Final = key  # canonical, lower case
         self.role: Final = role
         self.spellings: Final = spellings  # other exact keys (lower case, "-" for "_", " ")
@@ -111,7 +108,6 @@ class Directive:
         self.parse: Final = parse  # the value, or None when unreadable
         self.expect: Final = expect  # what a readable value looks like, for findings
         self.google: Final = google  # Google's parser acts on it (the rest: "unused")
-        self.ends_agents: Final = ends_agents  # dialects where it ends a user-agent run
         self.note: Final = note  # what it is, for people (lint's L002 and docs)
 
     @property
@@ -120,17 +116,15 @@ class Directive:
         return self.key.capitalize()
 
 
-_RULE_DIALECTS: Final[frozenset[Dialect]] = frozenset({"rfc9309", "google", "1994"})
-
 #: Every known directive. A directive's position + 1 is its kind in the token stream.
 REGISTRY: Final[tuple[Directive, ...]] = (
     Directive("user-agent", "agent", typos=("useragent", "user agent"), google=True,
               note="opens a group (RFC 9309 2.2.1)"),
-    Directive("allow", "rule", google=True, ends_agents=_RULE_DIALECTS,
+    Directive("allow", "rule", google=True,
               note="a path the group may crawl (RFC 9309 2.2.2)"),
     Directive("disallow", "rule",
               typos=("dissallow", "dissalow", "disalow", "diasllow", "disallaw"), google=True,
-              ends_agents=_RULE_DIALECTS, note="a path the group may not crawl (RFC 9309 2.2.2)"),
+              note="a path the group may not crawl (RFC 9309 2.2.2)"),
     Directive("sitemap", "sitemap", typos=("site-map",), google=True,
               note="a sitemap URL for the whole file (RFC 9309 2.2.4, sitemaps.org)"),
     Directive("crawl-delay", "member", spellings=("crawldelay",), parse=parse_crawl_delay,
@@ -143,7 +137,7 @@ REGISTRY: Final[tuple[Directive, ...]] = (
     Directive("host", "file", note="the preferred mirror (Yandex)"),
     Directive("clean-param", "file", spellings=("cleanparam",),
               note="query parameters to ignore (Yandex)"),
-    Directive("content-usage", "any", ends_agents=frozenset({"rfc9309"}),
+    Directive("content-usage", "any",
               note="an AI usage preference (draft-ietf-aipref-attach; robotrules.aipref): a "
               "rule of its group; Google ignores it"),
     Directive("content-signal", "any",

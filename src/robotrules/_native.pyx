@@ -119,7 +119,7 @@ cdef uint32_t NO_PLAIN = 0xFFFFFFFFu
 assert NO_MATCH == _compile.NO_MATCH
 
 DIALECTS = ("rfc9309", "google")  # the dialects matched natively (1994: tokenizer only)
-cdef tuple _NAMES = ("rfc9309", "google", "1994")
+cdef tuple _NAMES = tuple(_dialects.NAMES)  # a dialect's code is its index here
 
 cdef const char* _HEX = b"0123456789ABCDEF"
 
@@ -223,13 +223,7 @@ cdef int ready() except -1:
 
 
 cdef inline int dialect_code(str dialect) except -1:
-    if dialect == "rfc9309":
-        return 0
-    if dialect == "google":
-        return 1
-    if dialect == "1994":
-        return 2
-    raise ValueError(dialect)
+    return _NAMES.index(dialect)  # ValueError for a name that is no dialect
 
 # -- growable arrays ---------------------------------------------------------------------------
 

@@ -29,9 +29,9 @@ from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 from urllib.parse import urljoin
 
+from robotrules._cache_entry import CacheEntry, Outcome
 from robotrules._origin import origin_of
 from robotrules.errors import InvalidURL
-from robotrules.stores._base import CacheEntry, Outcome
 
 __all__ = [
     "BACKOFF_BASE",

@@ -33,9 +33,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from robotrules._cache_entry import CacheEntry
 from robotrules._policy import Attempt
 from robotrules.aipref import Statement, TdmRep, Usage, from_headers, parse_tdmrep
-from robotrules.stores._base import CacheEntry
 
 __all__ = [
     "TDMREP_PATH",

@@ -12,11 +12,15 @@ Two sides meet here, and nothing else in the package reads a token:
   ``Applebot``); a plain browser is ``Mozilla``. RFC 9309 2.2.1: crawlers "MUST use
   case-insensitive matching to find the group that matches the product token", and the
   token is what identifies the crawler.
-- the **line side**, :func:`line_token`: what a ``User-agent:`` line of a file names. Google
-  (robots.cc ``ExtractUserAgent``) keeps the leading run of ``[A-Za-z_-]``, so ``AI2Bot`` is
-  read as ``AI``. The ``rfc9309`` and ``1994`` dialects also keep digits and dots inside a
-  token (RFC 9309 2.2.4 allows such leniency; ``MJ12bot``, ``360Spider``, ``AI2Bot`` and
-  ``archive.org_bot`` are real crawlers, and cutting them at the digit silently un-blocks them).
+- the **line side**, :func:`line_agent` and :func:`line_token`: what a ``User-agent:`` line
+  of a file names: the global group (``*``), or a token. Which characters a token runs over
+  is the dialect's (``DialectSpec.agent_token``): Google (robots.cc ``ExtractUserAgent``)
+  keeps the leading run of ``[A-Za-z_-]``, so ``AI2Bot`` is read as ``AI``; the ``rfc9309``
+  and ``1994`` dialects also keep digits and dots inside a token (RFC 9309 2.2.4 allows such
+  leniency; ``MJ12bot``, ``360Spider``, ``AI2Bot`` and ``archive.org_bot`` are real crawlers,
+  and cutting them at the digit silently un-blocks them). Whether a value is read as a token
+  at all is the dialect's too (``token_agents``): the 1994 dialect keeps the value as written
+  and looks for the query's name inside it.
 
 :func:`query_key` is the lower-cased key a query looks groups up by: the product token
 compared whole in every dialect (Google's matcher compares the caller's token whole), and
@@ -30,15 +34,18 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final
 
+from ._dialects import SPECS
+
 if TYPE_CHECKING:
     from ._types import Dialect
 
 
-__all__ = ["ascii_lower", "is_global_agent", "line_token", "product_token", "query_key"]
+__all__ = ["GLOBAL", "agent_key", "ascii_lower", "is_global_agent", "line_agent", "line_token",
+           "product_token", "query_key"]
 
+#: What :func:`line_agent` gives for a value that names the global group.
+GLOBAL: Final = "*"
 _WS: Final = " \t\n\v\f\r"
-_GOOGLE_LINE: Final = re.compile(r"[A-Za-z_-]*")
-_LENIENT_LINE: Final = re.compile(r"[A-Za-z0-9_.-]*")
 # A product name in a header: letters, digits, "_", "." and "-" (RFC 9110 allows more token
 # characters, but "Yahoo!" is an operator's name and "+http://" a contact URL, not products).
 # Text that re's own cache compiles on first use: only full User-Agent headers (memoised
@@ -63,17 +70,37 @@ def is_global_agent(value: str) -> bool:
 
 
 def line_token(value: str, dialect: Dialect) -> str:
-    """The product token a ``User-agent:`` value names in ``dialect`` (case kept)."""
+    """The product token a ``User-agent:`` value names in ``dialect`` (case kept): the
+    leading run of the dialect's token characters (``DialectSpec.agent_token``)."""
     if value.isascii() and value.isalpha():
         return value  # "Googlebot": the whole value is the token
-    m = (_GOOGLE_LINE if dialect == "google" else _LENIENT_LINE).match(value)
+    m = SPECS[dialect].agent_token.match(value)
     return m.group(0) if m else ""
+
+
+def line_agent(value: str, dialect: Dialect) -> str:
+    """What one ``User-agent:`` value names in ``dialect``: :data:`GLOBAL` for the global
+    group, else what its groups are found by (case kept): the product token
+    (:func:`line_token`) where agents are tokens, the value as written in the 1994 dialect
+    (whose queries look for their name inside it). ``value`` is the value as people read it
+    (``_tokenize.display``); the global group is ``*`` alone or ``*`` and white space for
+    Google's reading (:func:`is_global_agent`), ``*`` alone for the 1994 standard."""
+    if SPECS[dialect].token_agents:
+        return GLOBAL if is_global_agent(value) else line_token(value, dialect)
+    return GLOBAL if value.strip() == GLOBAL else value
+
+
+def agent_key(value: str, dialect: Dialect) -> str:
+    """The key a ``User-agent:`` value files its group under (``*`` for the global group):
+    :func:`line_agent`, compared case-insensitively in ASCII as queries are
+    (:func:`query_key`)."""
+    return ascii_lower(line_agent(value, dialect))
 
 
 def line_token_bytes(dialect: Dialect) -> bytes:
     """For each byte value, 1 if it continues a ``User-agent:`` line's token in ``dialect``
     (the leading run :func:`line_token` keeps): the table the native kernels read."""
-    line = _GOOGLE_LINE if dialect == "google" else _LENIENT_LINE
+    line = SPECS[dialect].agent_token
     return bytes(line.fullmatch(chr(c)) is not None for c in range(256))
 
 

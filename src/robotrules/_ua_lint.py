@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from ._dialects import SPECS
 from ._findings import finding
 from ._model import Finding
-from ._token import is_global_agent, line_token
+from ._token import GLOBAL, line_agent
+from ._tokenize import display
 
 if TYPE_CHECKING:
     from ._robots import RobotsTxt
@@ -42,12 +43,13 @@ def _lint_agents(rules: RobotsTxt, out: list[Finding]) -> None:
     for a in known_agents():
         for t in (*a.tokens[:1], *a.aliases):
             by_token.setdefault(t.lower(), a.token)
-    for g in rules.groups:
-        for value in g.agents:
-            value = value.strip()
-            if not value or is_global_agent(value):
+    index = rules._idx
+    for g in range(index.count):
+        for i in index.uas(g):  # each user-agent line of the group, as the index read it
+            value = display(rules._value(i)).strip()
+            token = line_agent(value, "google")  # Google's reading, whatever the dialect
+            if not value or token == GLOBAL:
                 continue
-            token = line_token(value, "google")  # Google's reading, whatever the dialect
             if token == value:
                 continue
             named = by_token.get(value.lower())
@@ -55,7 +57,7 @@ def _lint_agents(rules: RobotsTxt, out: list[Finding]) -> None:
             # comment ("dotbot/1.0", "Sogou web spider"), which name the token's own crawler
             inside = value[len(token)].isalnum() or value[len(token)] == "."
             other = by_token.get(token.lower()) if token and inside else None
-            line = _agent_line(rules, g.line, value)
+            line = rules._line(i)
             if other is not None and (named is None or other != named):
                 out.append(finding(
                     "L041", line, 1,
@@ -68,12 +70,3 @@ def _lint_agents(rules: RobotsTxt, out: list[Finding]) -> None:
                     f"Google reads it as '{token or '(nothing)'}', which matches no crawler, so "
                     f"{named} follows the '*' group instead", None, severity="warning"))
 
-
-def _agent_line(rules: RobotsTxt, first: int, value: str) -> int:
-    """The line of the user-agent value ``value`` in the group starting at ``first``."""
-    for n in range(first, min(first + 200, rules.line_count) + 1):
-        text = rules.line_text(n)
-        _, sep, rest = text.partition(":")
-        if sep and rest.split("#", 1)[0].strip() == value:
-            return n
-    return first

@@ -26,11 +26,12 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal
 
 from ._model import Group
+from ._patterns import access_of
 from .aipref.policy_tokens import is_policy_token
-from .lint import access_of
 
 if TYPE_CHECKING:
-    from . import RobotsTxt, Rule
+    from ._model import Rule
+    from ._robots import RobotsTxt
 
 __all__ = ["PURPOSES", "Access", "AgentAccess", "KnownAgent", "Purpose", "assess",
            "assess_many", "by_purpose", "find_agent", "known_agents", "purposes_of"]
@@ -52,14 +53,15 @@ class KnownAgent:
     """A crawler of the registry: the product tokens robots.txt names it by, who runs it, why.
 
     ``token`` is the most specific token (``tokens[0]``), ``fallback`` the next one if any;
-    ``purpose`` is the one-sentence description (``description`` is the same text).
+    ``description`` is one sentence on what it does; ``purposes`` what it crawls for (a
+    subset of :data:`PURPOSES`), the first the main one (:attr:`purpose`).
     """
 
     token: str
     name: str
     operator: str
     category: str
-    purpose: str
+    description: str
     fallback: str | None = None
     ignores_global: bool = False
     tokens: tuple[str, ...] = ()
@@ -69,8 +71,10 @@ class KnownAgent:
     aliases: tuple[str, ...] = ()
 
     @property
-    def description(self) -> str:
-        return self.purpose
+    def purpose(self) -> str:
+        """The main purpose: the first of :attr:`purposes` (the display category when none is
+        known, as :func:`purposes_of`)."""
+        return purposes_of(self)[0]
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -78,6 +82,7 @@ class KnownAgent:
             "name": self.name,
             "operator": self.operator,
             "category": self.category,
+            "description": self.description,
             "purpose": self.purpose,
             "fallback": self.fallback,
             "ignores_global": self.ignores_global,
@@ -137,7 +142,7 @@ def _agent(a: dict[str, Any]) -> KnownAgent:
         name=a["name"],
         operator=a["operator"],
         category=a["category"],
-        purpose=a["description"],
+        description=a["description"],
         fallback=tokens[1] if len(tokens) > 1 else None,
         ignores_global=bool(a.get("ignores_global", False)),
         tokens=tokens,

@@ -48,6 +48,7 @@ from typing import Literal, TypeVar
 from urllib.robotparser import RequestRate
 
 from robotrules import Dialect, RobotsTxt, Verdict, parse
+from robotrules._dialects import SPECS
 from robotrules._policy import DEFAULT_MAX_BYTES, classify_status
 
 __all__ = ["RequestRate", "RobotFileParser"]
@@ -297,7 +298,7 @@ class RobotFileParser:
 def _verdict(
     allowed: bool, useragent: str, url: str, dialect: Dialect, reason: _Reason, detail: str
 ) -> Verdict:
-    path = urllib.parse.urlsplit(url).path or "/"
+    path = SPECS[dialect].path(url)  # explain()'s own URL -> path (one home: _url)
     return Verdict(
         allowed=allowed, line=None, rule=None, agents=(), reason=reason,
         user_agent=useragent, path=path, dialect=dialect, detail=detail,

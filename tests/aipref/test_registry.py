@@ -48,15 +48,15 @@ def test_fields() -> None:
         assert a.fallback == (a.tokens[1] if len(a.tokens) > 1 else None)
         assert a.name
         assert a.operator
-        assert a.purpose
-        assert a.description == a.purpose
+        assert a.description.endswith(".")  # a sentence (data/agents.json "description")
         assert a.purposes
+        assert a.purpose == a.purposes[0]  # the main purpose, not the description
         assert set(a.purposes) <= set(PURPOSES)
         assert a.honours_robots in (True, False, None)
         assert a.category in {"search", "ai", "seo", "ads", "social", "archive", "other"}
         assert a.user_agent is None or a.user_agent.strip() == a.user_agent
         assert set(a.to_dict()) >= {"token", "tokens", "purposes", "user_agent",
-                                    "honours_robots"}
+                                    "honours_robots", "description", "purpose"}
 
 
 def test_fallback_chains() -> None:

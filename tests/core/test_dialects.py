@@ -127,3 +127,13 @@ def test_what_ends_a_run_of_agents() -> None:
     assert RFC.ends_agents == rules | {usage}
     assert GOOGLE.ends_agents == rules
     assert LEGACY.ends_agents == rules
+
+
+def test_agent_tokens_and_group_merging_are_the_specs() -> None:
+    """robots.cc ``ExtractUserAgent``: Google's token is the leading ``[A-Za-z_-]`` run; RFC
+    9309 2.2.4 lets rfc9309 (and 1994) keep digits and dots (``MJ12bot``); RFC 9309 2.2.1
+    merges the groups of one agent, the 1994 standard obeys the first record."""
+    assert GOOGLE.agent_token.match("MJ12bot/1.0").group(0) == "MJ"
+    assert RFC.agent_token.match("MJ12bot/1.0").group(0) == "MJ12bot"
+    assert LEGACY.agent_token.match("archive.org_bot x").group(0) == "archive.org_bot"
+    assert (RFC.merge_groups, GOOGLE.merge_groups, LEGACY.merge_groups) == (True, True, False)

@@ -59,3 +59,19 @@ def test_ascii_lower_keeps_every_other_character() -> None:
     assert _token.ascii_lower("ÄBC\u212a\u0130x") == "Äbc\u212a\u0130x"
     assert _token.ascii_lower("FooBot") == "foobot"
     assert _token.ascii_lower("\ud800A") == "\ud800a"  # lone surrogates survive
+
+
+@pytest.mark.parametrize(("value", "dialect", "named", "key"), [
+    ("*", "rfc9309", "*", "*"),
+    ("* foo", "google", "*", "*"),  # robots.cc: "*" then white space is the global group
+    ("* foo", "1994", "* foo", "* foo"),  # the 1994 standard: "*" alone (1996 draft 3.2.1)
+    ("MJ12bot/1.0", "rfc9309", "MJ12bot", "mj12bot"),
+    ("MJ12bot/1.0", "google", "MJ", "mj"),
+    ("MJ12bot/1.0", "1994", "MJ12bot/1.0", "mj12bot/1.0"),  # the value as written
+    ("\u212aelvinBot", "1994", "\u212aelvinBot", "\u212aelvinbot"),  # ASCII case only
+])
+def test_line_agent_and_its_key(value: str, dialect: str, named: str, key: str) -> None:
+    """What one User-agent value names, per dialect, and the key its group is found by:
+    the one decision the index, the groups and lint share (issue 21)."""
+    assert _token.line_agent(value, dialect) == named  # type: ignore[arg-type]
+    assert _token.agent_key(value, dialect) == key  # type: ignore[arg-type]

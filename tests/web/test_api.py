@@ -225,7 +225,8 @@ def test_agents_lists_the_well_known_crawlers(client: TestClient) -> None:
     agents = client.get("/api/agents").json()["agents"]
     tokens = {a["token"] for a in agents}
     assert {"Googlebot", "GPTBot"} <= tokens
-    assert set(agents[0]) == {"token", "name", "operator", "category", "purpose"}
+    assert set(agents[0]) == {"token", "name", "operator", "category", "purpose",
+                              "description"}
 
 
 def test_page_and_assets_come_from_the_package_with_a_strict_policy(client: TestClient) -> None:

@@ -14,16 +14,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ._extra import CLI_DEPENDENCIES, missing_extra
+
 __all__ = ["CLI_DEPENDENCIES", "COMMANDS", "LazyGroup", "cli", "main", "missing_extra"]
-
-#: The modules of the ``cli`` extra the command cannot start without.
-CLI_DEPENDENCIES = frozenset({"click", "rich"})
-
-
-def missing_extra(module: str) -> str:
-    """The one line for a command started without the ``cli`` extra."""
-    return (f"robotrules: the command needs the 'cli' extra ({module} is not installed): "
-            "pip install 'robotrules[cli]' (from a checkout: pip install -e '.[cli]')")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -94,6 +94,7 @@ def agents(source: str, purposes: tuple[str, ...], categories: tuple[str, ...], 
             d = r.to_dict()
             d["name"] = r.agent.name
             d["purpose"] = r.agent.purpose
+            d["description"] = r.agent.description
             d["purposes"] = list(purposes_of(r.agent))
             d["usage"] = pref
             emit_json(d)

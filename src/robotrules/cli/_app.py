@@ -227,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         return _fail(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
     except ImportError as exc:  # Rich (loaded when a command first writes) missing
-        from . import CLI_DEPENDENCIES, missing_extra
+        from ._extra import CLI_DEPENDENCIES, missing_extra
 
         name = (exc.name or "").partition(".")[0]
         if name in CLI_DEPENDENCIES:

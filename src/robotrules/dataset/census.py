@@ -143,7 +143,7 @@ def signals_of(rules: RobotsTxt, policy: frozenset[str] | None = None
     tokens = policy if policy is not None else registry_policy_tokens()
     named = [g for g in rules.groups if any(t.lower() in tokens for t in g.tokens)]
     if named:
-        from robotrules.lint import access_of
+        from robotrules._patterns import access_of
         out["policy-token"] = {"*": True, "disallow": any(
             access_of(g.rules, rules.dialect)[0] == "blocked" for g in named)}
     return out

@@ -119,6 +119,7 @@ def _known_agents() -> list[dict[str, str]]:
             "operator": agent.operator,
             "category": agent.category,
             "purpose": agent.purpose,
+            "description": agent.description,
         }
         for agent in known_agents()
     ]

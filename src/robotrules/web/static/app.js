@@ -511,7 +511,7 @@
     const head = el("tr", {}, el("th", { class: "url-col", text: "URL" }));
     for (const agent of checked.agents) {
       const info = known.get(agent.toLowerCase());
-      head.append(el("th", { class: "agent", text: shortAgent(agent), title: info ? `${agent}: ${info.name} · ${info.operator} · ${info.purpose}` : agent }));
+      head.append(el("th", { class: "agent", text: shortAgent(agent), title: info ? `${agent}: ${info.name} · ${info.operator} · ${info.description}` : agent }));
     }
     head.append(el("th", { class: "diff-col", text: "Dialects", title: "Do RFC 9309, Google and 1994 agree?" }));
     const rows = [];

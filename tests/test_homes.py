@@ -1,0 +1,193 @@
+"""Guard: dialect knowledge and URL splitting stay in their homes (issue 21, docs/architecture.md).
+
+Every difference between the dialects is a field of their spec (``_dialects.DialectSpec``), so
+no other module compares a dialect's *name*: ``dialect == "1994"``, ``name != "google"``,
+``d in ("rfc9309", ...)`` or a ``case "1994":`` anywhere else asks for a spec field instead.
+Every URL the core matches is cut into its parts by the URL homes (``_url.py``: URL -> path
+and pattern normalisation; ``_origin.py``: origins, the robots.txt URL, IDNA), so no other
+module splits one: ``urlsplit``/``urlparse``/``urldefrag`` and their inverses, or a string cut
+at ``?`` or ``#`` (``split``, ``partition``, ``find``, ``index`` and their right-hand twins).
+
+The scan reads every ``src/robotrules/**/*.py`` with :mod:`ast` and the Cython sources
+(``.pyx``, ``.pxi``) line by line with regular expressions. The allow-lists below name each
+exception by file and source line, with the reason it is not dialect knowledge or not a
+matched URL; an entry that no longer matches anything fails too, so the lists stay true.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "robotrules"
+DIALECT_NAMES = frozenset({"rfc9309", "google", "1994"})  # robotrules._dialects.NAMES
+DIALECT_HOME = frozenset({"_dialects.py"})
+URL_HOMES = frozenset({"_url.py", "_origin.py"})
+_SPLITTERS = frozenset({"urlsplit", "urlparse", "urlunsplit", "urlunparse", "urldefrag",
+                        "SplitResult", "ParseResult"})
+_CUTS = frozenset({"split", "rsplit", "partition", "rpartition", "find", "rfind", "index",
+                   "rindex"})
+
+# (file relative to src/robotrules, the source line stripped) -> why it is not dialect knowledge
+DIALECT_ALLOWED: dict[tuple[str, str], str] = {
+    ("guard/ranges.py", 'if fmt == "google":'):
+        "an IP range list's format (Google's JSON of crawler prefixes), not a robots.txt dialect",
+}
+
+# (file relative to src/robotrules, the source line stripped) -> why the split belongs there
+URL_ALLOWED: dict[tuple[str, str], str] = {
+    ("_policy.py", 'target = urljoin(self.url, location).partition("#")[0]'):
+        "a redirect's Location resolved against the request URL and its fragment dropped "
+        "(RFC 9110 10.2.2): the HTTP policy owns redirects; the result is fetched, not matched",
+    ("_checks.py", "parts = urlsplit(value) if value else None"):
+        "a Sitemap line's value checked as an absolute URL (RFC 9309 2.2.4, L017): "
+        "a URL the file names, never matched against rules",
+    ("_tokenize.py", 'hash_at = line.find("#")'):
+        "a robots.txt comment (RFC 9309 2.2: '#' starts one), not a URL",
+    ("_tokenize.py", 'hash_at = seg.find("#")'):
+        "a robots.txt comment (RFC 9309 2.2: '#' starts one), not a URL",
+    ("cli/_ui.py", 'hash_at = shown.find("#", rest)'):
+        "the comment of a robots.txt line shown dim on a terminal, not a URL",
+    ("cli/_lint.py", "hosts = {urlsplit(u).hostname for u, _ in redirects}"):
+        "the hosts of a fetch's redirect chain, for a message; nothing is matched",
+    ("compat.py", "parts = urllib.parse.urlparse(url)"):
+        "urllib.robotparser's set_url(): the drop-in keeps the host and path it was given, "
+        "as the standard library does (its robots.txt URL; queries go through the core)",
+    ("web/_fetch.py", "parts = urlsplit(url)"):
+        "the web tester rebuilds the URL a person typed in ASCII (IDNA host) before the "
+        "address guard connects; the rules never see it",
+    ("web/_fetch.py",
+     'ascii_url = urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))'):
+        "the same URL put back together for the fetch (see the line above)",
+    ("guard/webbotauth.py", "parts = urlsplit(url.strip())"):
+        "a Web Bot Auth Signature-Agent URL (an HTTP message signature's key directory), "
+        "not a crawled URL",
+    ("guard/ranges.py", 'raw = [ln.split("#", 1)[0].strip() for ln in text.splitlines()]'):
+        "a comment in a published IP range list, not a URL",
+    ("aipref/findings.py", "parts = urlsplit(value)"):
+        "an RSL License line's value checked as an absolute URL (a finding), never matched",
+    ("aipref/rsl.py", "t, u = urlsplit(target), urlsplit(url)"):
+        "an RSL licence document's own URL and a content URL compared by origin (RSL 1.0 "
+        "scope); the content path is read by the core's pattern reader",
+}
+
+
+def _sources() -> list[tuple[str, Path]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*")):
+        if path.suffix in (".py", ".pyx", ".pxi") and "__pycache__" not in path.parts:
+            out.append((path.relative_to(PACKAGE).as_posix(), path))
+    return out
+
+
+def _is_name(node: ast.AST) -> bool:
+    """A dialect name, or a tuple / list / set holding one."""
+    if isinstance(node, ast.Constant):
+        return node.value in DIALECT_NAMES
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return any(_is_name(e) for e in node.elts)
+    return False
+
+
+def _dialect_hits(path: Path) -> list[int]:
+    """Lines that compare with a dialect name: ``==``, ``!=``, ``in``, ``not in``, ``is``, or a
+    ``case`` pattern of a ``match``."""
+    text = path.read_text("utf-8")
+    if path.suffix != ".py":
+        names = "|".join(sorted(DIALECT_NAMES))
+        pattern = re.compile(
+            rf"""(?:[=!]=|\bin|\bis)\s*[(\[{{]?\s*['"](?:{names})['"]"""
+            rf"""|['"](?:{names})['"]\s*(?:[=!]=|\bin\b|\bnot\s+in\b)""")
+        return [n for n, line in enumerate(text.splitlines(), 1) if pattern.search(line)]
+    hits = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Compare):
+            if any(_is_name(side) for side in (node.left, *node.comparators)):
+                hits.append(node.lineno)
+        elif isinstance(node, ast.MatchValue) and _is_name(node.value):
+            hits.append(node.lineno)
+    return hits
+
+
+def _url_hits(path: Path) -> list[int]:
+    """Lines that split a URL: the urllib splitters, or a string cut at ``?`` or ``#``."""
+    text = path.read_text("utf-8")
+    if path.suffix != ".py":
+        pattern = re.compile(
+            r"\b(?:" + "|".join(sorted(_SPLITTERS)) + r")\s*\("
+            r"""|\.(?:""" + "|".join(sorted(_CUTS)) + r""")\(\s*['"][?#]['"]""")
+        return [n for n, line in enumerate(text.splitlines(), 1) if pattern.search(line)]
+    hits = []
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else (
+            func.id if isinstance(func, ast.Name) else "")
+        cut = (name in _CUTS and isinstance(func, ast.Attribute) and bool(node.args)
+               and isinstance(node.args[0], ast.Constant) and node.args[0].value in ("?", "#"))
+        if name in _SPLITTERS or cut:
+            hits.append(node.lineno)
+    return hits
+
+
+def _found(homes: frozenset[str], hits_of: object) -> dict[tuple[str, str], int]:
+    out: dict[tuple[str, str], int] = {}
+    for rel, path in _sources():
+        if rel in homes:
+            continue
+        lines = path.read_text("utf-8").splitlines()
+        for n in hits_of(path):  # type: ignore[operator]
+            out[(rel, lines[n - 1].strip())] = n
+    return out
+
+
+def _report(found: dict[tuple[str, str], int], allowed: dict[tuple[str, str], str]) -> str:
+    extra = [f"  {rel}:{n}: {line}" for (rel, line), n in sorted(found.items())
+             if (rel, line) not in allowed]
+    stale = [f"  {rel}: {line}" for rel, line in sorted(allowed) if (rel, line) not in found]
+    out = []
+    if extra:
+        out.append("outside their home:\n" + "\n".join(extra))
+    if stale:
+        out.append("allow-list entries that match nothing any more (delete them):\n"
+                   + "\n".join(stale))
+    return "\n".join(out)
+
+
+def test_no_dialect_name_is_compared_outside_the_dialect_specs() -> None:
+    """A comparison with a dialect's name is a dialect difference outside ``DialectSpec``."""
+    problems = _report(_found(DIALECT_HOME, _dialect_hits), DIALECT_ALLOWED)
+    assert not problems, problems
+
+
+def test_no_url_is_split_outside_the_url_homes() -> None:
+    """A URL split outside ``_url.py`` / ``_origin.py`` is a second URL-to-path."""
+    problems = _report(_found(URL_HOMES, _url_hits), URL_ALLOWED)
+    assert not problems, problems
+
+
+def test_the_scanners_see_what_they_guard(tmp_path: Path) -> None:
+    """The scanners themselves, on a file of each kind of hit (and of near misses)."""
+    py = tmp_path / "x.py"
+    py.write_text(
+        'if dialect == "1994": pass\n'          # 1
+        'ok = name != "google"\n'                # 2
+        'ok = d in ("rfc9309", "x")\n'           # 3
+        'ok = spec.first_match\n'                # 4: not a hit
+        'NAMES = ("rfc9309", "google")\n'        # 5: a list of names, not a comparison
+        'match d:\n    case "google": pass\n'    # 7
+        'p = urlsplit(u)\n'                      # 8
+        'a, _, b = url.partition("#")\n'         # 9
+        'q = url.split("?", 1)\n'                # 10
+        'r = url.split("/")\n'                   # 11: not a hit
+        'import urllib.parse; urllib.parse.urlparse(u)\n',  # 12
+        "utf-8")
+    assert _dialect_hits(py) == [1, 2, 3, 7]
+    assert sorted(_url_hits(py)) == [8, 9, 10, 12]
+    pyx = tmp_path / "x.pyx"
+    pyx.write_text('if dialect == "google":\n    x = 1\ncdef tuple N = ("rfc9309",)\n'
+                   's = u.partition("?")\n', "utf-8")
+    assert _dialect_hits(pyx) == [1]
+    assert _url_hits(pyx) == [4]
