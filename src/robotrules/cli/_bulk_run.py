@@ -4,9 +4,12 @@ A reader thread turns the input into ``(line number, URL, error)`` items (:mod:`
 and hands them over in batches, so a slow pipe never stalls fetches. ``concurrency`` workers
 take them from a bounded queue, ask the :class:`~robotrules.fetch.AsyncRobotsClient` for the
 URL's robots.txt (the client fetches each origin once, however many workers ask at the same
-time; by default through the same SQLite cache as ``check``) and write one row per URL and
-agent as soon as it is known. Memory is bounded by the queue, the line cap, the client's memo
-and one small counter per origin, not by the number of URLs.
+time; by default through the same SQLite cache as ``check``) and hand the resolved URL to the
+:class:`Decider`, which decides the URLs that share a file with one
+``RobotsTxt.decide_many`` per agent (the batch API) and writes one row per URL and agent, in
+the order the URLs were resolved, within :data:`LATENCY` seconds. Memory is bounded by the
+queue, the line cap, :data:`BATCH` pending URLs, the client's memo and one small counter per
+origin, not by the number of URLs.
 """
 
 from __future__ import annotations
