@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from robotrules.cli._ui import BYTES, progress_bar
@@ -31,3 +34,14 @@ def test_progress_bar_counts_bytes(capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert "audit" in err
     assert "1.0/2.0 MB" in err
+
+
+def test_rich_markup_in_files_is_text(cli: Any, tmp_path: Path) -> None:
+    """File content is never read as Rich markup: '[bold]' stays as written."""
+    p = tmp_path / "r.txt"
+    p.write_text("User-agent: *\nDisallow: /[red]x[/red]\n")
+    r = cli("check", "--robots", str(p), "--agent", "A", "--color", "always",
+            "https://e.com/[red]x[/red]")
+    assert "/[red]x[/red]" in r.out
+    lint = cli("lint", str(p))
+    assert "[red]" in lint.out or lint.code in (0, 1)
