@@ -169,7 +169,9 @@ def test_dataset_group_attached_lazily(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_real_dataset_group_runs(cli: Any) -> None:
-    """The real group (the dataset extra, installed in CI) answers ``--help``."""
+    """The real group answers ``--help`` where the dataset extra is installed (CI's main run;
+    nox's sessions install the cli and fetch extras only)."""
+    pytest.importorskip("duckdb", reason="the dataset extra is not installed")
     r = cli("dataset", "--help")
     assert r.code == 0
     assert "census" in r.out
