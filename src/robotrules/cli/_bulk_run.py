@@ -112,6 +112,7 @@ class Decider:
         self.pending: list[Pending] = []
         self.urls = 0
         self.since = 0.0  # when the oldest pending item came
+        self.failed: Exception | None = None  # what stopped run(), raised by the runner
 
     def add(self, item: Pending) -> None:
         if not self.pending:
@@ -130,8 +131,12 @@ class Decider:
         while True:
             await asyncio.sleep(LATENCY / 2)
             if self.pending and time.monotonic() - self.since >= LATENCY:
-                self.flush()
-                self.writer.flush()
+                try:
+                    self.flush()
+                    self.writer.flush()
+                except Exception as exc:  # stdout closed (`| head`): the run raises it
+                    self.failed = exc
+                    return
 
     def flush(self) -> None:
         pending, self.pending, self.urls = self.pending, [], 0
@@ -275,20 +280,26 @@ async def run(s: Settings, agents: list[str], stream: IO[bytes], totals: Totals)
         for _ in workers:
             await queue.put(None)
         await asyncio.gather(*workers)
+        if decider.failed is not None:
+            raise decider.failed
     finally:
-        decider.flush()  # what was resolved before an error or an interrupt still gets rows
-        for w in workers:
-            w.cancel()
-        decide.cancel()
-        if ticker is not None:
-            ticker.cancel()
-        if bar is not None:
-            bar.stop()
-        writer.flush()
-        await client.aclose()
-        await http.aclose()
-        if s.cache:
-            store.close()
+        try:
+            decider.flush()  # what was resolved before an error or an interrupt gets rows
+        finally:
+            for w in workers:
+                w.cancel()
+            decide.cancel()
+            if ticker is not None:
+                ticker.cancel()
+            if bar is not None:
+                bar.stop()
+            try:
+                writer.flush()
+            finally:
+                await client.aclose()
+                await http.aclose()
+                if s.cache:
+                    store.close()
     return time.monotonic() - started
 
 
