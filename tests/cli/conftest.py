@@ -94,6 +94,26 @@ def make_server() -> Iterator[type[Server]]:
         s.close()
 
 
+#: A small file with a group for every crawler and one for GPTBot (``sample_robots``).
+SAMPLE_ROBOTS = """\
+User-agent: *
+Disallow: /private/
+Disallow: /tmp/
+
+User-agent: GPTBot
+Disallow: /
+Allow: /public/
+"""
+
+
+@pytest.fixture
+def sample_robots(tmp_path: Path) -> Path:
+    """:data:`SAMPLE_ROBOTS` in a file (line 7 is ``Allow: /public/``)."""
+    p = tmp_path / "sample-robots.txt"
+    p.write_text(SAMPLE_ROBOTS)
+    return p
+
+
 @dataclass
 class Result:
     code: int

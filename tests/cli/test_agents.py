@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +174,32 @@ def test_cli_policy_token_bad_value(cli: Any, tmp_path: Path, command: list[str]
     assert r.code == 2
     assert "TOKEN=CATEGORY" in r.err
     assert "Traceback" not in r.err
+
+def test_agents_each_purpose_heading_once(cli: Any, sample_robots: Path) -> None:
+    """Issue 16: ``agents`` repeated category headings; issue 13: grouped by purpose (each
+    crawler under its first purpose)."""
+    from robotrules.agents import known_agents, purposes_of
+
+    r = cli("agents", str(sample_robots))
+    assert r.code == 0
+    for purpose in {purposes_of(a)[0] for a in known_agents()}:
+        n = sum(1 for x in r.out.splitlines() if re.match(rf"{purpose} \(\d+\)\s*$", x))
+        assert n == 1, (purpose, r.out)
+
+
+def test_agents_purpose_filter_and_usage(cli: Any, tmp_path: Path) -> None:
+    """Issue 13: ``--purpose training`` keeps the training crawlers; each row gives the usage
+    preferences the file states for it (attach-05: the * group's Content-Usage applies to a
+    crawler without its own group, and not to one with its own group)."""
+    import json
+
+    f = tmp_path / "robots.txt"
+    f.write_text("User-agent: *\nContent-Usage: train-ai=n\n\nUser-agent: GPTBot\n"
+                 "Disallow: /\n", "utf-8")
+    r = cli("agents", str(f), "--purpose", "training", "--json")
+    assert r.code == 0
+    rows = {d["token"]: d for d in map(json.loads, r.out.splitlines())}
+    assert all("training" in d["purposes"] for d in rows.values())
+    assert rows["GPTBot"]["access"] == "blocked"
+    assert rows["GPTBot"]["usage"] == {}  # may not crawl /: no preference applies
+    assert rows["ClaudeBot"]["usage"] == {"train-ai": False}

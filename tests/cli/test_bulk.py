@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.cli.conftest import Server
 
 HERE = Path(__file__).resolve().parent
 
@@ -141,3 +144,44 @@ def test_bulk_counts_say_what_they_count(cli: Any, origins: Origins) -> None:
     rows = list(csv.DictReader(io.StringIO(r.out)))
     assert sum(x["allowed"] == "false" for x in rows) == disallowed
     assert len({x["n"] for x in rows if x["allowed"] == "false"}) == urls_blocked
+
+
+def test_bulk_uses_the_same_cache_as_check(cli: Any, server: Server) -> None:
+    """Issue 16: two bulk runs in a row fetch each robots.txt once; --no-cache skips it."""
+    server.robots("User-agent: *\nDisallow: /x\n", **{"Cache-Control": "max-age=3600"})
+    urls = f"{server.base}/x\n{server.base}/y\n"
+    for _ in range(2):
+        r = cli("bulk", "-", "--agent", "A", input=urls)
+        assert r.code == 1, r.err
+    assert server.hits["/robots.txt"] == 1
+    assert cli("check", "--agent", "A", server.base + "/y").code == 0
+    assert server.hits["/robots.txt"] == 1  # check reads what bulk cached
+    cli("bulk", "-", "--agent", "A", "--no-cache", input=urls)
+    assert server.hits["/robots.txt"] == 2
+
+
+def test_bulk_counts_invalid_urls_apart(cli: Any, server: Server) -> None:
+    """Issue 16: 10 rows, 3 invalid, 2 agents: 7 URLs x 2 = 14 verdicts, 3 invalid."""
+    server.robots("User-agent: *\nDisallow: /x\n")
+    good = [f"{server.base}/p{i}" for i in range(7)]
+    rows = [*good[:3], "not a url", *good[3:5], "ftp://e.com/", "https:///x", *good[5:]]
+    r = cli("bulk", "-", "-a", "A", "-a", "B", input="\n".join(rows) + "\n")
+    assert r.code == 2
+    assert "10 input rows: 7 URLs x 2 agent(s) = 14 verdicts" in r.err
+    assert "3 invalid URL(s)" in r.err
+    assert "input line 4, 7, 8" in r.err
+
+
+def test_bulk_summary_never_cuts_words(cli: Any, make_server: Any, tmp_path: Path) -> None:
+    """Issue 16: the per-origin summary wraps reasons between words, never inside one."""
+    servers = [make_server() for _ in range(3)]
+    servers[0].robots("User-agent: *\nDisallow: /x\n")
+    servers[1].robots("busy", status=503)
+    urls = "".join(f"{s.base}/a\n" for s in servers)
+    summary = tmp_path / "origins.jsonl"
+    r = cli("bulk", "-", "-a", "A", "--summary", str(summary), input=urls,
+            env={"COLUMNS": "60"})
+    reasons = [json.loads(x)["summary"] for x in summary.read_text().splitlines()]
+    assert len(reasons) == 3
+    for word in re.findall(r"[\w,]+", " ".join(reasons)):
+        assert re.search(rf"(?<![\w,]){re.escape(word)}(?![\w,])", r.err), (word, r.err)

@@ -154,3 +154,47 @@ def test_rfc9309_2_2_1_full_ua_is_sent_as_the_header(cli: Any, server: Server) -
     r = cli("check", "--agent", ua, "--no-cache", server.base + "/")
     assert r.code == 1
     assert server.agents == [ua]
+
+
+def test_json_is_byte_exact(cli: Any, sample_robots: Path) -> None:
+    """Issue 16: --json output unchanged for scripts (the fields and order of issue 5)."""
+    r = cli("check", "--robots", str(sample_robots), "--agent", "GPTBot", "--json",
+            "https://example.com/public/a")
+    assert r.out == (
+        '{"url": "https://example.com/public/a", "allowed": true, "line": 7, '
+        '"text": "Allow: /public/", "agent": "GPTBot", "directive": "allow", '
+        '"pattern": "/public/", "agents": ["GPTBot"], "reason": "rule", '
+        '"user_agent": "GPTBot", "path": "/public/a", "dialect": "rfc9309", '
+        '"detail": "line 7 \'Allow: /public/\' allows it (the group for \'GPTBot\' (line 5) '
+        'applies)"}\n')
+
+
+def test_check_explains_no_matching_rule_in_words(cli: Any, sample_robots: Path) -> None:
+    """Issue 16 / RFC 9309 2.2.1-2.2.2: which group was chosen, why, and why nothing matched."""
+    r = cli("check", "--robots", str(sample_robots), "--agent", "Googlebot", "https://e.com/blog/")
+    assert r.code == 0
+    assert "no group names 'Googlebot', so the '*' group (line 1) applies" in r.out
+    assert "none of its 2 rule(s) matches '/blog/'" in r.out
+    assert "a path no rule matches is allowed, RFC 9309 2.2.2" in r.out
+    assert "no rule of the group at line" not in r.out  # the issue's wording, gone
+    r = cli("check", "--robots", str(sample_robots), "--agent", "GPTBot", "https://e.com/public/x")
+    assert "the group for 'GPTBot' (line 5) applies" in r.out
+
+
+def test_check_no_group_at_all(cli: Any, tmp_path: Path) -> None:
+    p = tmp_path / "r.txt"
+    p.write_text("User-agent: OtherBot\nDisallow: /\n")
+    r = cli("check", "--robots", str(p), "--agent", "MyBot", "https://e.com/x")
+    assert r.code == 0
+    assert "no group applies to this user agent: everything is allowed" in r.out
+
+
+@pytest.mark.parametrize(("agent", "shown"), [("", "''"), ("***", "'***'")])
+def test_odd_agents_answered_and_shown_honestly(cli: Any, sample_robots: Path, agent: str,
+                                                shown: str) -> None:
+    """Issue 16: '' and '***' keep their spec-test answers and never print "(agent )"."""
+    r = cli("check", "--robots", str(sample_robots), "--agent", agent, "--dialect", "google",
+            "https://e.com/private/x")
+    assert r.code == 1  # the * group decides, as Google's matcher does
+    assert f"(agent: {shown} \N{EM DASH} matches no named group, uses *)" in r.out
+    assert "(agent )" not in r.out

@@ -124,3 +124,9 @@ def test_lint_url_of_one_endless_line(cli: Any, server: Server) -> None:
     assert r.code == 1
     assert {"L018", "L049"} <= set(codes)
     assert "600,000 bytes" in codes["L018"]["message"]  # Content-Length: the file's size
+
+
+def test_lint_help_states_the_catalogue_range(cli: Any) -> None:
+    """Issue 16: the help said L001-L029 where the catalogue reaches L030."""
+    r = cli("lint", "--help")
+    assert f"{min(CATALOGUE)}\N{EN DASH}{max(CATALOGUE)}" in r.out

@@ -154,10 +154,13 @@ def test_block_reader_on_a_sample() -> None:
 
 
 def test_every_file_the_commands_name_exists() -> None:
+    named = 0
     for page, command in RUN:
         for word in shlex.split(command):
             if word.startswith("examples/"):
+                named += 1
                 assert (ROOT / word).is_file(), (page, command, word)
+    assert named > 0  # the pages' commands name example files: the loop checked some
 
 
 def test_install_lines_name_extras_that_exist() -> None:
@@ -260,9 +263,11 @@ def test_block_runs_in_order(page: str, block: list[str], site: Server, tmp_path
     for entry in ROOT.iterdir():
         if entry.name != ".git":
             (work / entry.name).symlink_to(entry)
+    ran = 0
     for command in block:
         if not command.startswith("robotrules "):
             continue
+        ran += 1
         p = subprocess.run(["sh", "-c", _local(command, site, tmp_path)], cwd=work,
                            env=shell_env, capture_output=True, text=True, timeout=300,
                            check=False)
@@ -273,6 +278,7 @@ def test_block_runs_in_order(page: str, block: list[str], site: Server, tmp_path
         assert p.returncode in (0, 1), (page, command, p.stderr)
         assert "Traceback" not in p.stderr
         assert p.stdout.strip() or p.stderr.strip(), command  # it says what it did
+    assert ran > 0, (page, block)  # a block of no robotrules command would check nothing
 
 
 @pytest.mark.parametrize("command", sorted({c for _, c in RUN if c.startswith("robotrules serve")}))

@@ -317,6 +317,7 @@ def test_request_rate(scenario: Scenario) -> None:
     """Source: CPython ``BaseRequestRateTest.test_request_rate``."""
     parser = RobotFileParser()
     parser.parse(_lines(scenario.robots_txt))
+    assert scenario.good + scenario.bad  # the loop below checks something
     for url in scenario.good + scenario.bad:
         agent, _ = _agent_url(scenario, url)
         assert parser.crawl_delay(agent) == scenario.crawl_delay

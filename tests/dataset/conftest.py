@@ -17,7 +17,7 @@ pytest.importorskip("pyarrow", reason="needs robotrules[dataset] (pyarrow)")
 pytest.importorskip("fastwarc", reason="needs robotrules[dataset] (fastwarc)")
 pytest.importorskip("duckdb", reason="needs robotrules[dataset] (duckdb)")
 
-from tests.conftest import SHARED
+from tests.conftest import SHARED, missing
 
 from ._warcs import Capture, write_warc
 
@@ -58,7 +58,7 @@ def build_corpus_crawl(tmp: Path, *, sites: int = 80, per_origin: int = 40,
 
     corpus = SHARED / "corpus" / "sites"
     if not corpus.is_dir():
-        pytest.skip(f"shared corpus not found at {corpus}")
+        missing(f"shared corpus not found at {corpus}")
     files = sorted(corpus.glob("*.txt"))
     step = max(1, len(files) // sites)
     chosen = files[::step][:sites]

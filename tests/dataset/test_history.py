@@ -104,6 +104,7 @@ def test_cli_and_errors(tmp_path: Path) -> None:
         run_history(crawls, out, agents=["GPTBot"], paths=["search"])
 
 
+@pytest.mark.slow  # a local Spark (JVM start and jobs): CI runs -m slow
 def test_spark_gives_the_same_tables(spark: Any, tmp_path: Path) -> None:
     # the same command on both engines (the CLI's Spark session is the fixture's local[2],
     # getOrCreate): every table equal, row for row

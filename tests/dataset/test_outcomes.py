@@ -120,6 +120,7 @@ def test_cli_and_errors(crawl: tuple[Path, Path], tmp_path: Path) -> None:
         parse_top("ten")
 
 
+@pytest.mark.slow  # a local Spark (JVM start and jobs): CI runs -m slow
 def test_spark_gives_the_same_tables(spark: Any, crawl: tuple[Path, Path],
                                      tmp_path: Path) -> None:
     # the same command on both engines (the CLI's Spark session is the fixture's local[2],

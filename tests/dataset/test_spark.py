@@ -2,7 +2,8 @@
 verdict and usage columns included.
 
 One SparkSession for the module (starting the JVM is most of the cost). Skipped, with the
-reason, only where java or pyspark is missing.
+reason, only where java or pyspark is missing. Slow (the JVM and its jobs): the default run
+leaves the module out, CI runs it with the slow tests (``pytest -m slow``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from robotrules.dataset import run_verdicts
 from robotrules.dataset.kernel import USAGE_KEYS
 
 from .conftest import AGENTS, Crawl
+
+pytestmark = pytest.mark.slow
 
 _VERDICT_COLUMNS = ("allowed", "line", "rule", "reason", *USAGE_KEYS)
 
@@ -79,7 +82,7 @@ def test_spark_csv_duplicates_and_missing_origins(spark: Any, tmp_path: Path) ->
         3: (None, "no-capture"), 4: (None, "invalid-url")}
 
 
-@pytest.mark.slow  # two Spark jobs per crawl (minutes on a loaded machine); CI runs -m slow
+# two Spark jobs per crawl (minutes on a loaded machine)
 def test_census_on_spark_equals_duckdb(spark: Any, corpus_crawl: Crawl, tmp_path: Path) -> None:
     from robotrules.dataset import run_census
 

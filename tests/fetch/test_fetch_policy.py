@@ -392,14 +392,33 @@ _URLISH = st.one_of(
 )
 
 
+# URLs that are valid: a host of letters, digits, dots and hyphens (RFC 3986 reg-name) in any
+# case, an optional valid port, any path, query and fragment
+_VALID_URL = st.builds(
+    lambda s, h, p, rest: f"{s}://{h}{p}/{rest}",
+    st.sampled_from(["http", "https", "HTTP", "hTTpS"]),
+    st.from_regex(r"[A-Za-z0-9]([A-Za-z0-9-]{0,10}[A-Za-z0-9])?(\.[A-Za-z]{2,6}){0,2}",
+                  fullmatch=True),
+    st.sampled_from(["", ":80", ":443", ":8080", ":1", ":65535"]),
+    st.text(max_size=20))
+
+
 @given(_URLISH)
-def test_origin_of_is_total_and_idempotent(url: str) -> None:
-    """Issue 4: any text gives an origin or InvalidURL, never another exception; an origin is
-    its own origin (so cache keys are canonical)."""
+def test_origin_of_is_total(url: str) -> None:
+    """Issue 4: any text gives an origin or InvalidURL, never another exception."""
     try:
         origin = origin_of(url)
     except InvalidURL:
-        return
+        return  # the other allowed outcome: nothing more to check
+    assert origin.startswith(("http://", "https://"))
+
+
+@given(_VALID_URL)
+def test_origin_of_is_idempotent(url: str) -> None:
+    """Issue 4: an origin is its own origin (so cache keys are canonical), lower-cased.
+    (Split from the totality test, whose text is almost never a valid URL: there this check
+    ran for about 1 input in 50.)"""
+    origin = origin_of(url)
     assert origin_of(origin) == origin
     assert origin.startswith(("http://", "https://"))
     assert origin == origin.lower() or "[" in origin

@@ -11,6 +11,7 @@ embedded use), as docs/fetching.md says.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -80,3 +81,33 @@ def test_check_number_messages() -> None:
     with pytest.raises(ValueError, match=r"^max_redirects must be an integer, got 1.5$"):
         check_number("max_redirects", 1.5, integer=True)
     check_number("max_redirects", 0, integer=True)
+
+
+def test_clients_reject_bad_numbers_by_name() -> None:
+    """Issue 12 item 6: ``timeout=nan`` once cached "disallow all"; constructors refuse it."""
+    from robotrules.fetch import AsyncRobotsClient, RobotsClient
+
+    cases = [("timeout", math.nan), ("timeout", -1.0), ("timeout", math.inf),
+             ("connect_timeout", 0.0), ("min_ttl", -5.0), ("min_ttl", math.nan),
+             ("min_ttl", math.inf), ("min_ttl", 90_000.0), ("max_bytes", 0),
+             ("max_redirects", -1)]
+    for cls in (RobotsClient, AsyncRobotsClient):
+        for name, value in cases:
+            with pytest.raises(ValueError, match=name):
+                cls(**{name: value})  # type: ignore[arg-type]
+    RobotsClient(min_ttl=0).close()
+
+
+def test_min_ttl_flows_into_freshness(serve_robots: Callable[..., Any]) -> None:
+    """RFC 9309 2.4 / RFC 9111 4.2.1: the client's floor, not a module constant."""
+    from robotrules.fetch import RobotsClient
+
+    server = serve_robots(b"User-agent: *\nDisallow: /x\n",
+                          headers={"Cache-Control": "max-age=1"})
+    now = [1_000_000.0]
+    for floor, expect in ((0.0, 1.0), (30.0, 30.0), (60.0, 60.0)):
+        with RobotsClient(min_ttl=floor, clock=lambda: now[0]) as client:
+            f = client.rules_for(server.origin + "/")
+            assert f.expires_at - f.fetched_at == expect
+    with RobotsClient(clock=lambda: now[0]) as client:
+        assert client.min_ttl == 60.0

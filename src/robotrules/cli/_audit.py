@@ -174,42 +174,28 @@ class _Bar:
     """Bytes of the log files read, on stderr."""
 
     def __init__(self, logs: tuple[str, ...], color: str) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            DownloadColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+        from ._ui import BYTES, progress_bar
 
-        console = Console(file=sys.stderr, force_terminal=True,
-                          no_color=True if color == "never" else None)
         self.sizes = [os.path.getsize(n) if n != "-" else 0 for n in logs]
         self.done = 0
         self.index = 0
-        self.progress = Progress(TextColumn("audit"), BarColumn(), DownloadColumn(),
-                                 TimeElapsedColumn(), TextColumn("eta"),
-                                 TimeRemainingColumn(), console=console, transient=True)
-        self.task = self.progress.add_task("audit", total=sum(self.sizes) or None)
-        self.progress.start()
+        self.bar = progress_bar("audit", color, total=sum(self.sizes) or None, counts=(BYTES,))
 
     def update(self, raw: IO[bytes] | None) -> None:
         try:
             pos = raw.tell() if raw is not None else 0
         except (OSError, ValueError):
             pos = 0
-        self.progress.update(self.task, completed=self.done + pos)
+        self.bar.update(completed=self.done + pos)
 
     def next_file(self) -> None:
         if self.index < len(self.sizes):
             self.done += self.sizes[self.index]
             self.index += 1
-        self.progress.update(self.task, completed=self.done)
+        self.bar.update(completed=self.done)
 
     def stop(self) -> None:
-        self.progress.stop()
+        self.bar.stop()
 
 
 def _when(iso: object) -> str:

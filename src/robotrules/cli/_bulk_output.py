@@ -65,37 +65,23 @@ class Bar:
 
     def __init__(self, source: str, color: str, counts: Callable[[], tuple[int, int, int]],
                  started: float) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+        from ._ui import progress_bar
 
-        console = Console(file=sys.stderr, force_terminal=True,
-                          no_color=True if color == "never" else None)
         expected = count_lines(source) if source != "-" else None
         self.counts = counts
         self.started = started
-        self.progress = Progress(
-            TextColumn("[progress.description]{task.description}"), BarColumn(),
-            TextColumn("{task.completed:,.0f}/{task.fields[of]}"),
-            TextColumn("{task.fields[rate]} URLs/s"), TimeElapsedColumn(),
-            TextColumn("eta"), TimeRemainingColumn(),
-            TextColumn("{task.fields[origins]} origins, {task.fields[disallowed]} disallowed"),
-            console=console, transient=True, refresh_per_second=5)
-        self.task = self.progress.add_task("bulk", total=expected,
-                                           of=f"{expected:,}" if expected else "?",
-                                           rate="0", origins="0", disallowed="0")
-        self.progress.start()
+        self.bar = progress_bar(
+            "bulk", color, total=expected,
+            counts=("{task.completed:,.0f}/{task.fields[of]}", "{task.fields[rate]} URLs/s"),
+            after=("{task.fields[origins]} origins, {task.fields[disallowed]} disallowed",),
+            refresh_per_second=5, of=f"{expected:,}" if expected else "?", rate="0",
+            origins="0", disallowed="0")
 
     def update(self) -> None:
         done, origins, disallowed = self.counts()
         dt = max(time.monotonic() - self.started, 1e-6)
-        self.progress.update(self.task, completed=done, rate=f"{done / dt:,.0f}",
-                             origins=f"{origins:,}", disallowed=f"{disallowed:,}")
+        self.bar.update(completed=done, rate=f"{done / dt:,.0f}", origins=f"{origins:,}",
+                        disallowed=f"{disallowed:,}")
 
     async def run(self) -> None:
         import asyncio
@@ -106,7 +92,7 @@ class Bar:
 
     def stop(self) -> None:
         self.update()
-        self.progress.stop()
+        self.bar.stop()
 
 
 def count_lines(path: str) -> int | None:

@@ -16,11 +16,14 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rich.console import Console
+    from rich.progress import Progress, TaskID
     from rich.table import Table
     from rich.text import Text
 
-__all__ = ["Ui", "visible"]
+__all__ = ["BYTES", "ProgressBar", "Ui", "progress_bar", "visible"]
 
 # C0 controls (but TAB), DEL and C1 controls; bidirectional overrides and isolates, which can
 # make a line read differently from what it contains ("Trojan Source", CVE-2021-42574).
@@ -145,6 +148,62 @@ class Ui:
 
     def render(self, renderable: Any) -> None:
         self.console.print(renderable, highlight=False)
+
+
+#: In :func:`progress_bar`'s ``counts``: bytes done of the total, in B/kB/MB (Rich's download
+#: column).
+BYTES = "\0bytes"
+
+
+class ProgressBar:
+    """A started Rich progress bar on stderr (:func:`progress_bar`): ``update(completed=...,
+    field=...)`` as work goes on, ``stop()`` at the end (the bar is transient: it leaves no
+    line behind)."""
+
+    def __init__(self, progress: Progress, task: TaskID) -> None:
+        self.progress = progress
+        self.task = task
+
+    def update(self, **fields: Any) -> None:
+        self.progress.update(self.task, **fields)
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+
+def progress_bar(label: str, color: str, *, total: float | None, counts: Sequence[str] = (),
+                 after: Sequence[str] = (), refresh_per_second: float = 10,
+                 **fields: Any) -> ProgressBar:
+    """The commands' one progress bar on stderr (``audit``, ``bulk``), started: ``label``,
+    the bar, the ``counts`` columns, the time elapsed, "eta" and the time left, then the
+    ``after`` columns. Columns are Rich text templates over the task (``{task.completed}``,
+    ``{task.fields[name]}``, with ``fields`` their first values) or :data:`BYTES`. Drawn on
+    a terminal even when stderr is redirected by a test (the caller decides whether to show
+    it), without colour for ``--color never``."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    def column(spec: str) -> ProgressColumn:
+        return DownloadColumn() if spec == BYTES else TextColumn(spec)
+
+    console = Console(file=sys.stderr, force_terminal=True,
+                      no_color=True if color == "never" else None)
+    progress = Progress(
+        TextColumn("[progress.description]{task.description}"), BarColumn(),
+        *map(column, counts), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+        *map(column, after), console=console, transient=True,
+        refresh_per_second=refresh_per_second)
+    task = progress.add_task(label, total=total, **fields)
+    progress.start()
+    return ProgressBar(progress, task)
 
 
 def _wants_color(file: IO[str], mode: str) -> bool:

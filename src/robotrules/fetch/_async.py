@@ -23,8 +23,7 @@ from typing import Any, Literal, TypeVar
 
 import httpx
 
-from robotrules import Dialect, RequestRate, Verdict
-from robotrules import _policy as P
+from robotrules import Dialect, RequestRate, Verdict, _policy
 from robotrules._origin import origin_of
 from robotrules._tdmrep_policy import tdmrep_key
 from robotrules.aipref import Usage
@@ -82,13 +81,13 @@ class AsyncRobotsClient(BaseClient):
         http_client: httpx.AsyncClient | None = None,
         clock: Callable[[], float] | None = None,
         dialect: Dialect = "rfc9309",
-        max_bytes: int = P.DEFAULT_MAX_BYTES,
-        connect_timeout: float = P.DEFAULT_CONNECT_TIMEOUT,
-        timeout: float = P.DEFAULT_TIMEOUT,
+        max_bytes: int = _policy.DEFAULT_MAX_BYTES,
+        connect_timeout: float = _policy.DEFAULT_CONNECT_TIMEOUT,
+        timeout: float = _policy.DEFAULT_TIMEOUT,
         auth_failure: Literal["allow", "disallow"] = "allow",
         max_redirects: int = 5,
         long_outage: Literal["disallow", "allow"] = "disallow",
-        min_ttl: float = P.MIN_TTL,
+        min_ttl: float = _policy.MIN_TTL,
         guard: AddressGuard | None = None,
     ) -> None:
         super().__init__(
@@ -210,8 +209,8 @@ class AsyncRobotsClient(BaseClient):
 
     # -- I/O -------------------------------------------------------------------------------
 
-    async def _fetch(self, origin: str, make: Callable[[str], P.Attempt] | None = None
-                     ) -> P.AttemptResult:
+    async def _fetch(self, origin: str, make: Callable[[str], _policy.Attempt] | None = None
+                     ) -> _policy.AttemptResult:
         attempt = (make or self.new_attempt)(origin)
         budget = Budget(self.timeout)
         headers = self.request_headers()
@@ -289,7 +288,7 @@ class AsyncRobotsClient(BaseClient):
 
     async def _store_set(self, origin: str, entry: CacheEntry) -> None:
         try:
-            ttl = P.store_ttl(entry, self.clock())
+            ttl = _policy.store_ttl(entry, self.clock())
             await self._call_store(self.store.set, origin, entry, ttl=ttl)
         except Exception as exc:
             self.store_failed(exc, "write")

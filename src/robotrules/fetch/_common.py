@@ -24,9 +24,7 @@ from types import MappingProxyType
 from typing import Generic, Literal, TypeVar
 
 import robotrules
-from robotrules import Dialect, RobotsTxt, Verdict
-from robotrules import _policy as P
-from robotrules import _tdmrep_policy as T
+from robotrules import Dialect, RobotsTxt, Verdict, _policy, _tdmrep_policy
 from robotrules._dialects import SPECS
 from robotrules._policy import check_number
 from robotrules._token import product_token
@@ -36,7 +34,7 @@ from robotrules.stores._memory import MemoryStore
 
 __all__ = ["DEFAULT_USER_AGENT", "FetchedRobots", "FetchedTdmRep"]
 
-FetchedTdmRep = T.FetchedTdmRep
+FetchedTdmRep = _tdmrep_policy.FetchedTdmRep
 R = TypeVar("R")
 
 log = logging.getLogger("robotrules.fetch")
@@ -131,7 +129,7 @@ class FetchedRobots:
     def licence_required(self) -> str | None:
         """Set when the robots.txt answer was a 401/402 with ``WWW-Authenticate: License``
         (RSL 1.0): "licence required", not a generic failure."""
-        return P.license_challenge(self.status, self.headers)
+        return _policy.license_challenge(self.status, self.headers)
 
     def is_allowed(self, url: str, *, user_agent: str) -> bool:
         if self.outcome == "rules":
@@ -271,8 +269,8 @@ class Resource(Generic[R]):
     fresh: Callable[[str, float], R | None]  # (origin, now) -> the remembered answer, if fresh
     last_entry: Callable[[str], CacheEntry | None]  # origin -> last entry seen (store failing)
     materialize: Callable[[str, CacheEntry, bool], R]  # (origin, entry, from_cache) -> answer
-    attempt: Callable[[str], P.Attempt]
-    settle: Callable[[CacheEntry | None, P.AttemptResult], CacheEntry]
+    attempt: Callable[[str], _policy.Attempt]
+    settle: Callable[[CacheEntry | None, _policy.AttemptResult], CacheEntry]
 
 
 class BaseClient:
@@ -291,7 +289,7 @@ class BaseClient:
         auth_failure: Literal["allow", "disallow"],
         max_redirects: int,
         long_outage: Literal["disallow", "allow"],
-        min_ttl: float = P.MIN_TTL,
+        min_ttl: float = _policy.MIN_TTL,
     ) -> None:
         # Every number is checked by name: a NaN timeout compares false with everything and
         # once turned every fetch into "timeout: disallow all", cached for the next run.
@@ -300,10 +298,10 @@ class BaseClient:
         check_number("timeout", timeout, allow_zero=False)
         check_number("connect_timeout", connect_timeout, allow_zero=False)
         check_number("min_ttl", min_ttl)
-        if min_ttl > P.MAX_TTL:
-            raise ValueError(f"min_ttl must be at most {P.MAX_TTL:g} s (RFC 9309 2.4: 24 h), "
+        if min_ttl > _policy.MAX_TTL:
+            raise ValueError(f"min_ttl must be at most {_policy.MAX_TTL:g} s (RFC 9309 2.4: 24 h), "
                              f"got {min_ttl!r}")
-        if max_bytes < P.DEFAULT_MAX_BYTES:
+        if max_bytes < _policy.DEFAULT_MAX_BYTES:
             # RFC 9309 2.5: the parsing limit MUST be at least 500 KiB. Smaller limits are
             # still accepted (tests, embedded use), but they are not conformant.
             log.debug("max_bytes=%d is below RFC 9309's 500 KiB minimum", max_bytes)
@@ -328,7 +326,8 @@ class BaseClient:
         self._memo: OrderedDict[str, tuple[CacheEntry, FetchedRobots]] = OrderedDict()
         self._memo_lock = threading.Lock()
         self._store_ok = True
-        self._tdm_memo: OrderedDict[str, tuple[CacheEntry, T.FetchedTdmRep]] = OrderedDict()
+        self._tdm_memo: OrderedDict[
+            str, tuple[CacheEntry, _tdmrep_policy.FetchedTdmRep]] = OrderedDict()
 
     # -- request ----------------------------------------------------------------------------
 
@@ -339,8 +338,8 @@ class BaseClient:
             "Accept-Encoding": "gzip, deflate, br",
         }
 
-    def new_attempt(self, origin: str) -> P.Attempt:
-        return P.Attempt(
+    def new_attempt(self, origin: str) -> _policy.Attempt:
+        return _policy.Attempt(
             origin,
             max_bytes=self.max_bytes,
             max_redirects=self.max_redirects,
@@ -427,8 +426,8 @@ class BaseClient:
             log.info("robots.txt cache store %r works again", self.store)
         self._store_ok = True
 
-    def settle(self, previous: CacheEntry | None, result: P.AttemptResult) -> CacheEntry:
-        return P.settle(previous, result, self.clock(), long_outage=self.long_outage,
+    def settle(self, previous: CacheEntry | None, result: _policy.AttemptResult) -> CacheEntry:
+        return _policy.settle(previous, result, self.clock(), long_outage=self.long_outage,
                         min_ttl=self.min_ttl)
 
     def ua(self, user_agent: str | None) -> str:
@@ -450,24 +449,25 @@ class BaseClient:
         )
 
     @cached_property
-    def tdmrep_resource(self) -> Resource[T.FetchedTdmRep]:
+    def tdmrep_resource(self) -> Resource[_tdmrep_policy.FetchedTdmRep]:
         return Resource(
-            key=T.tdmrep_key,
+            key=_tdmrep_policy.tdmrep_key,
             fresh=self.tdm_memo_fresh,
             last_entry=self.tdm_memo_entry,
             materialize=self.tdm_materialize,
             attempt=self.new_tdmrep_attempt,
-            settle=lambda previous, result: T.with_summary(self.settle(previous, result)),
+            settle=lambda previous, result: _tdmrep_policy.with_summary(
+                self.settle(previous, result)),
         )
 
     # -- TDMRep ---------------------------------------------------------------------------
 
-    def new_tdmrep_attempt(self, origin: str) -> P.Attempt:
+    def new_tdmrep_attempt(self, origin: str) -> _policy.Attempt:
         """Same size cap and redirect limit as robots.txt (TDMRep asks for no others)."""
-        return T.TdmRepAttempt(origin, max_bytes=self.max_bytes,
+        return _tdmrep_policy.TdmRepAttempt(origin, max_bytes=self.max_bytes,
                                max_redirects=self.max_redirects)
 
-    def tdm_memo_fresh(self, origin: str, now: float) -> T.FetchedTdmRep | None:
+    def tdm_memo_fresh(self, origin: str, now: float) -> _tdmrep_policy.FetchedTdmRep | None:
         with self._memo_lock:
             item = self._tdm_memo.get(origin)
             if item is None or now >= item[1].expires_at:
@@ -481,14 +481,14 @@ class BaseClient:
         return None if item is None else item[0]
 
     def tdm_materialize(self, origin: str, entry: CacheEntry, from_cache: bool
-                        ) -> T.FetchedTdmRep:
+                        ) -> _tdmrep_policy.FetchedTdmRep:
         """Entry -> FetchedTdmRep (parsed once per entry: the memo keeps the parse)."""
         with self._memo_lock:
             old = self._tdm_memo.get(origin)
         if old is not None and old[0] == entry:
             fetched = replace(old[1], from_cache=from_cache)
         else:
-            fetched = T.interpret(origin, entry, from_cache=from_cache)
+            fetched = _tdmrep_policy.interpret(origin, entry, from_cache=from_cache)
             if fetched.outcome == "none" and fetched.error and fetched.status is not None \
                     and 200 <= fetched.status < 300:
                 log.warning("%s: %s", fetched.url, fetched.error)
@@ -499,7 +499,8 @@ class BaseClient:
                 self._tdm_memo.popitem(last=False)
         return fetched
 
-    def combine_usage(self, fr: FetchedRobots, tdm: T.FetchedTdmRep | None, url: str,
+    def combine_usage(self, fr: FetchedRobots, tdm: _tdmrep_policy.FetchedTdmRep | None, url: str,
                       user_agent: str | None,
                       headers: Mapping[str, str] | None) -> Usage:
-        return T.combine_usage(fr.usage(url, user_agent=self.ua(user_agent)), url, tdm, headers)
+        return _tdmrep_policy.combine_usage(fr.usage(url, user_agent=self.ua(user_agent)), url,
+                                            tdm, headers)

@@ -29,8 +29,7 @@ from typing import Any, Literal
 
 import httpx
 
-from robotrules import Dialect, RequestRate, Verdict
-from robotrules import _policy as P
+from robotrules import Dialect, RequestRate, Verdict, _policy
 from robotrules._origin import origin_of
 from robotrules._tdmrep_policy import tdmrep_key
 from robotrules.aipref import Usage
@@ -92,7 +91,7 @@ class _Flight:
         self._budget = Budget(total)
         self._streams: list[Any] = []  # httpcore network streams opened for this fetch
         self.cut = False  # the caller shut the sockets down: any error now means "timeout"
-        self.result: P.AttemptResult | None = None
+        self.result: _policy.AttemptResult | None = None
         self.error: BaseException | None = None  # a bug, not a network failure: re-raised
 
     # -- worker side --
@@ -134,7 +133,7 @@ class _Flight:
                 if self.cut:  # connected just as the caller gave up
                     _shut(stream)
 
-    def run(self, fetch: Callable[[_Flight], P.AttemptResult]) -> None:
+    def run(self, fetch: Callable[[_Flight], _policy.AttemptResult]) -> None:
         """The worker thread's body: the result, or the exception, goes to the caller."""
         try:
             result = fetch(self)
@@ -152,7 +151,7 @@ class _Flight:
 
     # -- caller side --
 
-    def wait(self) -> P.AttemptResult | None:
+    def wait(self) -> _policy.AttemptResult | None:
         """The worker's result; or, once the budget is spent, cut and give it a moment."""
         with self._cond:
             while not self._done():
@@ -201,13 +200,13 @@ class RobotsClient(BaseClient):
         http_client: httpx.Client | None = None,
         clock: Callable[[], float] | None = None,
         dialect: Dialect = "rfc9309",
-        max_bytes: int = P.DEFAULT_MAX_BYTES,
-        connect_timeout: float = P.DEFAULT_CONNECT_TIMEOUT,
-        timeout: float = P.DEFAULT_TIMEOUT,
+        max_bytes: int = _policy.DEFAULT_MAX_BYTES,
+        connect_timeout: float = _policy.DEFAULT_CONNECT_TIMEOUT,
+        timeout: float = _policy.DEFAULT_TIMEOUT,
         auth_failure: Literal["allow", "disallow"] = "allow",
         max_redirects: int = 5,
         long_outage: Literal["disallow", "allow"] = "disallow",
-        min_ttl: float = P.MIN_TTL,
+        min_ttl: float = _policy.MIN_TTL,
         guard: AddressGuard | None = None,
     ) -> None:
         super().__init__(
@@ -329,8 +328,8 @@ class RobotsClient(BaseClient):
 
     # -- I/O -------------------------------------------------------------------------------
 
-    def _fetch(self, origin: str, make: Callable[[str], P.Attempt] | None = None
-               ) -> P.AttemptResult:
+    def _fetch(self, origin: str, make: Callable[[str], _policy.Attempt] | None = None
+               ) -> _policy.AttemptResult:
         """Fetch within the total timeout, whatever the server does (see the module doc).
         ``make`` builds the attempt (default: robots.txt's)."""
         make = make or self.new_attempt
@@ -348,8 +347,8 @@ class RobotsClient(BaseClient):
             result = attempt.result
         return result
 
-    def _fetch_now(self, origin: str, make: Callable[[str], P.Attempt], flight: _Flight
-                   ) -> P.AttemptResult:
+    def _fetch_now(self, origin: str, make: Callable[[str], _policy.Attempt], flight: _Flight
+                   ) -> _policy.AttemptResult:
         attempt = make(origin)
         headers = self.request_headers()
         # the address guard's note on this fetch (did it start on a public origin?), every hop
@@ -402,7 +401,7 @@ class RobotsClient(BaseClient):
 
     def _store_set(self, origin: str, entry: CacheEntry) -> None:
         try:
-            self.store.set(origin, entry, ttl=P.store_ttl(entry, self.clock()))
+            self.store.set(origin, entry, ttl=_policy.store_ttl(entry, self.clock()))
         except Exception as exc:
             self.store_failed(exc, "write")
         else:

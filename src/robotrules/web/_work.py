@@ -95,24 +95,36 @@ CHEAP_BYTES = 64 * 1024
 def check(
     body: str, urls: Sequence[str], agents: Sequence[str], dialect: Dialect
 ) -> dict[str, Any]:
-    """Every agent x URL verdict in ``dialect``, with how the other dialects answer."""
+    """Every agent x URL verdict in ``dialect``, with how the other dialects answer.
+
+    The chosen dialect's verdicts are explained (the page shows the sentence and the group);
+    the other dialects give only verdict and line, through the batch API: one
+    ``decide_many`` per dialect and agent, whose entries equal ``explain``'s fields."""
     parsed = {d: parse(body, dialect=d) for d in DIALECTS}
+    urls = list(urls)
+    others = {(d, agent): parsed[d].decide_many(urls, user_agent=agent)
+              for d in DIALECTS if d != dialect for agent in agents}
     results: list[dict[str, Any]] = []
-    for url in urls:
+    for i, url in enumerate(urls):
         for agent in agents:
-            verdicts = {d: parsed[d].explain(url, user_agent=agent) for d in DIALECTS}
+            verdict = parsed[dialect].explain(url, user_agent=agent)
+            answers: dict[str, dict[str, Any]] = {}
+            for d in DIALECTS:
+                if d == dialect:
+                    answers[d] = {"allowed": verdict.allowed, "line": verdict.line}
+                else:
+                    many = others[d, agent]
+                    answers[d] = {"allowed": many.allowed[i] == 1, "line": many.line[i] or None}
             results.append(
                 {
                     "agent": agent,
                     "url": url,
-                    "verdict": verdicts[dialect].to_dict(),
-                    "dialects": {
-                        d: {"allowed": v.allowed, "line": v.line} for d, v in verdicts.items()
-                    },
-                    "dialects_disagree": len({v.allowed for v in verdicts.values()}) > 1,
+                    "verdict": verdict.to_dict(),
+                    "dialects": answers,
+                    "dialects_disagree": len({a["allowed"] for a in answers.values()}) > 1,
                 }
             )
-    return {"dialect": dialect, "urls": list(urls), "agents": list(agents), "results": results}
+    return {"dialect": dialect, "urls": urls, "agents": list(agents), "results": results}
 
 
 def _usage_columns(vocabulary: str) -> list[str]:

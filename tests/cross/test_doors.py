@@ -174,6 +174,7 @@ def _text_body(seed: int) -> bytes:
     return text.encode("utf-8", "replace").replace(b"\0", b"").replace(b"\r", b"\n")
 
 
+@pytest.mark.slow  # every door for 40 hypothesis examples: about 25 s; CI runs -m slow
 @settings(max_examples=40, deadline=None, derandomize=False, phases=[Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**9), dialect=st.sampled_from(DIALECTS),
