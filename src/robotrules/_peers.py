@@ -20,7 +20,12 @@ from ._pure import PurePeer
 
 if TYPE_CHECKING:
     from ._native import Doc
+    from ._peer import Peer
     from ._types import Dialect
+
+    # mypy holds both peers to the declared surface
+    _PURE_HAS_IT: type[Peer] = PurePeer
+    _NATIVE_HAS_IT: type[Peer] = Doc
 
 __all__ = ["MAX_NATIVE_BODY", "NATIVE", "NATIVE_DIALECTS", "NativePeer", "PurePeer", "peer_for"]
 
