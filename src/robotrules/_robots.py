@@ -39,8 +39,10 @@ if TYPE_CHECKING:
     from ._types import Dialect
     from .aipref import Scope, Usage
 else:  # stand-ins that import the model on first use (issue 15: import robotrules stays light)
-    from ._later import Group, Record, Rule, Verdict
+    from ._later import stand_ins
 
+    Decisions, Group, Record, Rule, Verdict = stand_ins(
+        globals(), "Decisions", "Group", "Record", "Rule", "Verdict")
     _Surface = object
 
 __all__ = ["NATIVE", "RobotsTxt", "parse", "reference"]
@@ -150,8 +152,6 @@ class RobotsTxt(_Surface):
         """The verdicts of many ``urls`` for one ``user_agent``, as columns
         (:class:`robotrules.Decisions`): entry ``i`` equals ``explain(urls[i])`` field by
         field (allowed, line, rule, reason)."""
-        from ._model import Decisions
-
         _check_urls(urls, user_agent)
         sel = self._selection(user_agent)
         keys = self.url_keys(urls, user_agent)
