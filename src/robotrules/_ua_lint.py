@@ -43,7 +43,7 @@ def _lint_agents(rules: RobotsTxt, out: list[Finding]) -> None:
     for a in known_agents():
         for t in (*a.tokens[:1], *a.aliases):
             by_token.setdefault(t.lower(), a.token)
-    index = rules._idx
+    index = rules.group_index
     for g in range(index.count):
         for i in index.uas(g):  # each user-agent line of the group, as the index read it
             value = display(rules._value(i)).strip()
