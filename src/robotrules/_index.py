@@ -189,7 +189,7 @@ def build(text: str, dirs: array[int], dialect: Dialect, base_url: str | None,
 def _index_agents(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect,
                   findings: list[Finding] | None) -> None:
     """Which groups each product token selects, and the global ones."""
-    legacy = not SPECS[dialect].token_agents
+    spec = SPECS[dialect]
     by_token: dict[str, list[int]] = {}
     global_groups: list[int] = []
     for g in range(idx.count):
@@ -197,30 +197,24 @@ def _index_agents(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect
             start = dirs[3 * i + 1]
             value = text[start : start + dirs[3 * i + 2]]
             line = dirs[3 * i] & _tokenize.LINE_MASK
-            if legacy:
-                if value.strip() == "*":
-                    if not global_groups:
-                        global_groups.append(g)
-                elif value:
-                    # the agent as written (a non-ASCII name read from bytes is UTF-8 here, as
-                    # the query's is), compared case-insensitively in ASCII (_token.query_key)
-                    gs = by_token.setdefault(_token.ascii_lower(_tokenize.display(value)), [])
-                    if not gs or gs[-1] != g:
-                        gs.append(g)
-            elif _token.is_global_agent(value):
-                if not global_groups or global_groups[-1] != g:
+            # what the line names, read once by the token home (the global group, the token,
+            # or the 1994 value as written; a non-ASCII name read from bytes is UTF-8 here, as
+            # the query's is), filed case-insensitively in ASCII (_token.query_key)
+            agent = _token.line_agent(_tokenize.display(value), dialect)
+            if agent == _token.GLOBAL:
+                # merged dialects gather every global group; the 1994 standard takes the first
+                if not global_groups or (spec.merge_groups and global_groups[-1] != g):
                     global_groups.append(g)
-                if value != "*" and findings is not None:
+                if spec.token_agents and value != "*" and findings is not None:
                     findings.append(finding(
                         "L006", line, 1,
                         f"'{_tokenize.display(value)}' is read as '*' by Google only",
                         "User-agent: *"))
-            else:
-                token = _token.line_token(value, dialect)
-                gs = by_token.setdefault(_token.ascii_lower(token), [])
+            elif agent or spec.token_agents:  # an empty 1994 name would be inside every name
+                gs = by_token.setdefault(_token.ascii_lower(agent), [])
                 if not gs or gs[-1] != g:
                     gs.append(g)
-                if findings is not None:
-                    _checks.check_agent(value, token, line, findings)
+                if spec.token_agents and findings is not None:
+                    _checks.check_agent(value, agent, line, findings)
     idx.by_token = {k: tuple(v) for k, v in by_token.items()}
     idx.global_ = tuple(global_groups)

@@ -388,13 +388,8 @@ class RobotsTxt(_Surface):
     def _make_group(self, g: int) -> Group:
         idx = self.group_index
         uas = idx.uas(g)
-        raw_agents = [self._value(i) for i in uas]
-        agents = tuple(_tokenize.display(a) for a in raw_agents)
-        if not self._spec.token_agents:
-            tokens = tuple("*" if a.strip() == "*" else a for a in agents)
-        else:
-            tokens = tuple("*" if _token.is_global_agent(a) else _token.line_token(a, self.dialect)
-                           for a in raw_agents)
+        agents = tuple(_tokenize.display(self._value(i)) for i in uas)
+        tokens = tuple(_token.line_agent(a, self.dialect) for a in agents)
         rules: list[Rule] = []
         records: list[Record] = []
         crawl_delay: float | None = None
