@@ -62,21 +62,27 @@ def test_uppercase_key_means_everything_unknown(pref: str) -> None:
         assert s.prefs == ()
 
 
-@given(DICT)
+# keys RFC 9651 3.2 accepts (lcalpha or "*", then lcalpha, digits, "_-.*"), the two categories
+# drawn often so that duplicates are common, and values that are all valid Items
+VALID_KEY = st.one_of(st.sampled_from(["train-ai", "search"]),
+                      st.from_regex(r"[a-z*][a-z0-9_.*-]{0,8}", fullmatch=True))
+VALID_DICT = st.lists(st.tuples(VALID_KEY, VAL), min_size=1, max_size=6).map(
+    lambda kvs: ", ".join(f"{k}={v}" for k, v in kvs))
+
+
+@given(VALID_DICT)
 def test_last_duplicate_wins(pref: str) -> None:
     """RFC 9651 4.2.2 (vocab "Multiple Preferences"): only the last value of a key applies."""
     s = aipref.parse_content_usage(pref)
-    if s.error is not None:
-        return
+    assert s.error is None, pref  # every member generated is a valid Dictionary member
     last: dict[str, str] = {}
     for part in pref.split(", "):
-        if part:
-            k, _, v = part.partition("=")
-            last[k] = v.split(";")[0]
+        k, _, v = part.partition("=")
+        last[k] = v.split(";")[0]
     for cat in ("train-ai", "search"):
-        if cat in last:
-            want = True if last[cat] == "y" else False if last[cat] == "n" else None
-            assert s.get(cat) is want
+        want = (True if last[cat] == "y" else False if last[cat] == "n" else None
+                ) if cat in last else None
+        assert s.get(cat) is want
 
 
 @settings(max_examples=60)
