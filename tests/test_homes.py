@@ -67,9 +67,6 @@ URL_ALLOWED: dict[tuple[str, str], str] = {
         "a comment in a published IP range list, not a URL",
     ("aipref/findings.py", "parts = urlsplit(value)"):
         "an RSL License line's value checked as an absolute URL (a finding), never matched",
-    ("aipref/rsl.py", "t, u = urlsplit(target), urlsplit(url)"):
-        "an RSL licence document's own URL and a content URL compared by origin (RSL 1.0 "
-        "scope); the content path is read by the core's pattern reader",
 }
 
 

@@ -85,6 +85,17 @@ def test_full_url_content_is_origin_bound() -> None:
     assert doc.terms("https://y.com/a/b").permits("search") is None
 
 
+
+def test_full_url_content_origin_is_canonical() -> None:
+    """A full-URL `<content>` is bound to its origin as robots.txt is (RFC 9309 2.3: one
+    origin per scheme, host and port): case, a default port and an IDN host written in
+    Unicode do not make another origin; another port or scheme does."""
+    doc = aipref.parse_rsl(f'<rsl {NS}><content url="HTTPS://Bücher.Example:443/a/"><license>'
+                           '<permits type="usage">search</permits></license></content></rsl>')
+    assert doc.terms("https://xn--bcher-kva.example/a/b").permits("search") is True
+    assert doc.terms("https://bücher.example:8443/a/b").permits("search") is None
+    assert doc.terms("http://bücher.example/a/b").permits("search") is None
+
 def test_unicode_content_path() -> None:
     doc = aipref.parse_rsl(f'<rsl {NS}><content url="/ツ/"><license/></content></rsl>')
     assert doc.terms("https://x.com/%E3%83%84/a").content is not None

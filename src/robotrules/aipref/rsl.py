@@ -26,10 +26,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from .._match import pattern_matches
-from .._url import rfc_path
+from .._origin import origin_or_none
+from .._url import path_params_query, rfc_path
 from ._paths import pattern
 from ._values import Statement, Tri
 from .headers import license_links
@@ -127,10 +128,12 @@ class RslDocument:
     def _matches(self, c: RslContent, url: str, path: str) -> int:
         target = c.url
         if "://" in target:  # a full URL: same origin, then its path as a pattern
-            t, u = urlsplit(target), urlsplit(url)
-            if (t.scheme.lower(), t.netloc.lower()) != (u.scheme.lower(), u.netloc.lower()):
+            # origins compared as robots.txt's are (RFC 9309 2.3: scheme, host, port; IDN and
+            # default ports canonical), the pattern read by the URL home as a query's path is
+            origin = origin_or_none(target)
+            if origin is None or origin != origin_or_none(url):
                 return -1
-            target = t.path or "/"
+            target = path_params_query(target)
         elif not target.startswith(("/", "*")):
             return -1
         p = pattern(target, "rfc9309")
