@@ -2410,3 +2410,6 @@ def pattern_form(bytes raw not None, str dialect not None, bint allow):
                 bool(e.flags & F_ANCHORED), e.plen, e.prio)
     finally:
         PyMem_Free(pats.data)
+
+
+include "_native_facts.pxi"

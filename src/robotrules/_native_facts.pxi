@@ -1,0 +1,201 @@
+# The native kernels' answers as facts (issue 20, "every answer at native speed"), included
+# by _native.pyx: a fast constructor for the public values (Verdict, Usage), the
+# Content-Usage path matcher (the kernel's entry_matches over the pure reading of each path),
+# and the gather of the batch usage columns.
+
+from cpython.object cimport PyTypeObject
+from libc.stdint cimport int8_t
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+
+import types as _types
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+        int flags
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+    object PyType_GenericAlloc(PyTypeObject* tp, Py_ssize_t nitems)
+    object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
+
+cdef enum:
+    MAKER_MAX = 16        # fields a Maker writes
+    T_OBJECT_EX_ = 16     # structmember.h: a slot holding an object (AttributeError if unset)
+    MEMBER_READONLY = 1   # structmember.h: READONLY
+
+
+cdef class Maker:
+    """A fast constructor of a slotted dataclass (``Verdict``, ``Usage``): ``maker(*values)``
+    is ``cls(*values)`` without a Python frame, each value stored in its field's slot as the
+    dataclass ``__init__`` stores it (no ``__post_init__``, no defaults: every field given).
+    ``slots`` are the member descriptors of the fields, in order
+    (:func:`robotrules._model.field_slots`); each is checked to be an object slot of ``cls``."""
+
+    cdef object cls
+    cdef Py_ssize_t n
+    cdef Py_ssize_t offsets[MAKER_MAX]
+
+    def __cinit__(self, cls, slots):
+        cdef Py_ssize_t i
+        cdef PyMemberDef* m
+        slots = tuple(slots)
+        if not isinstance(cls, type) or not 0 < len(slots) <= MAKER_MAX:
+            raise TypeError("Maker(cls, slots): a class and 1 to 16 member descriptors")
+        for i, d in enumerate(slots):
+            if type(d) is not _types.MemberDescriptorType or d.__objclass__ is not cls:
+                raise TypeError(f"slot {i} is not a member descriptor of {cls.__name__}")
+            m = (<PyMemberDescrObject*>d).d_member
+            if m.type != T_OBJECT_EX_ or m.flags & MEMBER_READONLY or m.offset <= 0:
+                raise TypeError(f"slot {i} of {cls.__name__} is not a writable object slot")
+            self.offsets[i] = m.offset
+        self.cls = cls
+        self.n = len(slots)
+
+    def __call__(self, *values):
+        cdef Py_ssize_t i
+        cdef PyObject* v
+        cdef PyObject** at
+        if PyTuple_GET_SIZE(values) != self.n:
+            raise TypeError(f"{self.cls.__name__} takes {self.n} values")
+        obj = PyType_GenericAlloc(<PyTypeObject*>self.cls, 0)  # zeroed, tracked by the GC
+        for i in range(self.n):
+            v = PyTuple_GET_ITEM(values, i)
+            Py_INCREF(<object>v)
+            at = <PyObject**>((<char*>(<PyObject*>obj)) + self.offsets[i])
+            at[0] = v  # a fresh object: every slot is NULL, nothing to release
+        return obj
+
+
+cdef class PathSet:
+    """The Content-Usage rules of one group selection, matched by the kernel's matcher
+    (``entry_matches``) over the pure reading of each path
+    (:func:`robotrules.aipref._paths.pattern`, as :func:`robotrules._compile._native_form`
+    gives it): ``forms[i]`` is rule ``i``'s form, or None for a rule without a path (it
+    matches every path at length 0). :meth:`deciding` is the precedence of
+    :func:`robotrules.aipref.usage.deciding`: the rules of the longest match, all of them
+    on a tie."""
+
+    cdef Entry* entries
+    cdef uint8_t* pathless
+    cdef Py_ssize_t n
+    cdef Pats pats
+    cdef dict memo    # the tuple of each set of indices, made once
+
+    def __cinit__(self, forms):
+        cdef Py_ssize_t i
+        forms = list(forms)
+        memset(&self.pats, 0, sizeof(Pats))
+        self.n = len(forms)
+        if self.n >= NATIVE_MAX:
+            raise OverflowError("too many Content-Usage rules")
+        self.entries = <Entry*>xmalloc(self.n * sizeof(Entry))
+        self.pathless = <uint8_t*>xmalloc(self.n)
+        self.memo = {}
+        for i in range(self.n):
+            form = forms[i]
+            self.pathless[i] = form is None
+            if form is not None:
+                fill_entry(&self.entries[i], <tuple?>form, <uint32_t>i, &self.pats)
+
+    def __dealloc__(self):
+        PyMem_Free(self.entries)
+        PyMem_Free(self.pathless)
+        PyMem_Free(self.pats.data)
+
+    cdef int64_t _best(self, const unsigned char* p, Py_ssize_t plen, uint64_t* mask,
+                       Py_ssize_t words) noexcept:
+        """The longest match length (-1: none) and, in ``mask``, the rules that reach it."""
+        cdef Py_ssize_t i
+        cdef int64_t best = -1, got
+        memset(mask, 0, words * sizeof(uint64_t))
+        for i in range(self.n):
+            if self.pathless[i]:
+                got = 0
+            elif entry_matches(&self.entries[i], p, plen, NULL, self.pats.data):
+                got = self.entries[i].prio
+            else:
+                continue
+            if got > best:
+                best = got
+                memset(mask, 0, words * sizeof(uint64_t))
+            if got == best:
+                mask[i >> 6] |= (<uint64_t>1) << (i & 63)
+        return best
+
+    cdef tuple _deciding(self, const unsigned char* p, Py_ssize_t plen):
+        cdef Py_ssize_t words = (self.n + 63) >> 6, i
+        cdef uint64_t small[4]
+        cdef uint64_t* mask = &small[0] if words <= 4 else <uint64_t*>xmalloc(
+            words * sizeof(uint64_t))
+        try:
+            self._best(p, plen, mask, words)
+            if words == 1:
+                key = mask[0]
+            else:
+                key = tuple([mask[i] for i in range(words)])
+            hit = self.memo.get(key)
+            if hit is None:
+                hit = tuple([i for i in range(self.n) if mask[i >> 6] >> (i & 63) & 1])
+                if len(self.memo) < 4096:
+                    self.memo[key] = hit
+            return <tuple>hit
+        finally:
+            if mask != &small[0]:
+                PyMem_Free(mask)
+
+    def deciding(self, path):
+        """The indices of the rules that decide ``path`` (a matchable path, as the dialect's
+        spec gives it), in rule order; ``()`` when none matches."""
+        path = exact_str(path, "path")
+        if PyUnicode_IS_ASCII(path):
+            return self._deciding(<const unsigned char*>PyUnicode_DATA(path),
+                                  PyUnicode_GET_LENGTH(path))
+        data = path.encode("utf-8", "surrogatepass")
+        return self._deciding(<const unsigned char*>PyBytes_AS_STRING(data),
+                              PyBytes_GET_SIZE(data))
+
+    def classify(self, paths, allowed):
+        """Per path, the index in the returned list of distinct deciding sets (``-1`` where
+        ``allowed[i]`` is 0: no preference attaches to a URL that may not be fetched):
+        ``(array('l') of classes, [deciding tuples])``, one C loop."""
+        cdef Py_ssize_t i, n = len(paths)
+        cdef const uint8_t[::1] ok = allowed
+        cdef long[::1] view
+        cdef dict at = {}
+        cdef list sets = []
+        if ok.shape[0] != n:
+            raise ValueError("paths and allowed differ in length")
+        out = array("l", bytes(sizeof(long) * n))
+        view = out
+        for i in range(n):
+            if not ok[i]:
+                view[i] = -1
+                continue
+            d = self.deciding(paths[i])
+            c = at.get(d)
+            if c is None:
+                c = at[d] = len(sets)
+                sets.append(d)
+            view[i] = <long>c
+        return out, sets
+
+
+def gather(classes, table):
+    """``array('b')`` with ``table[classes[i]]`` at ``i`` (``-1`` where ``classes[i]`` is
+    ``-1``): the batch usage columns filled from each distinct answer, in one C loop."""
+    cdef const long[::1] c = classes
+    cdef const int8_t[::1] t = table
+    cdef Py_ssize_t i, n = c.shape[0], m = t.shape[0]
+    cdef long k
+    out = array("b", bytes(n))
+    cdef int8_t[::1] o = out
+    for i in range(n):
+        k = c[i]
+        if k < 0:
+            o[i] = -1
+        elif k < m:
+            o[i] = t[k]
+        else:
+            raise IndexError("class out of range")
+    return out
