@@ -1,5 +1,9 @@
 """Build of the native kernels: ``src/robotrules/_native.pyx`` (Cython) compiled to C.
 
+The ``.pyx`` only lists its parts (``src/robotrules/_kernel/*.pxi``, one job each), whose shared
+declarations are in ``_native.pxd``; Cython includes them into the one C module and rebuilds it
+when any of them changes. The sdist carries all three (``[tool.setuptools.package-data]``).
+
 Released wheels carry the compiled kernel (built by cibuildwheel, see ``[tool.cibuildwheel]``
 in ``pyproject.toml`` and ``.github/workflows/release.yml``). From the sdist or a checkout,
 ``pip install`` compiles it with the machine's C compiler (Cython comes in as a build

@@ -16,7 +16,7 @@ NUL bytes, 100,000 rules, thousands of groups and agents, 1 MB paths, and length
 on both sides of every width and threshold the kernel uses (the 16-bit lengths it had, the
 line cap, the field-name memo, the small-path buffer, the matcher's thresholds, the agent
 memos). Widths too large to reach in memory (2 ** 32) are bounded by arithmetic in
-``_native.pyx`` (its module header) instead.
+``_kernel/tables.pxi`` (the integer widths) instead.
 
 On the first disagreement it prints the case number, writes the body to
 ``fuzz-native-failure.txt`` and exits 1; a crash is the process dying (under the sanitizer
@@ -39,7 +39,7 @@ from robotrules import _tokenize as T
 DIALECTS = ("rfc9309", "google")
 AGENTS = ["*", "FooBot", "foobot/1.0", "BarBot", "Googlebot", "", "Qux-Bot", "b\u00f6t"]
 EOLS = [b"\n", b"\r", b"\r\n", b"\n\r", b"\r\r\n"]
-# widths and thresholds of the kernel (see _native.pyx): probe below, at and above each
+# widths and thresholds of the kernel (see _native.pxd): probe below, at and above each
 KERNEL_EDGES = [16, 48, 255, 256, 511, 512, 2048, 16663, 65535, 65536]
 
 

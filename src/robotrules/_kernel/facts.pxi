@@ -1,7 +1,7 @@
-# The native kernels' answers as facts (issue 20, "every answer at native speed"), included
-# by _native.pyx: a fast constructor for the public values (Verdict, Usage), the
-# Content-Usage path matcher (the kernel's entry_matches over the pure reading of each path),
-# and the gather of the batch usage columns.
+# The native kernels' answers as facts (issue 20, "every answer at native speed"): the path
+# of a URL as text (for Verdict.path), a fast constructor for the public values (Verdict,
+# Usage), the Content-Usage path matcher (the kernel's entry_matches over the pure reading of
+# each path), and the gather of the batch usage columns.
 
 from cpython.object cimport PyTypeObject
 from libc.stdint cimport int8_t
@@ -23,6 +23,15 @@ cdef enum:
     MAKER_MAX = 16        # fields a Maker writes
     T_OBJECT_EX_ = 16     # structmember.h: a slot holding an object (AttributeError if unset)
     MEMBER_READONLY = 1   # structmember.h: READONLY
+
+
+cdef str path_text(str url, const unsigned char* u, Py_ssize_t n, const unsigned char* p,
+               Py_ssize_t plen):
+    """The matchable path ``p[:plen]`` found in ``url`` (whose UTF-8 bytes are ``u[:n]``) as
+    text: ``url`` itself when nothing was cut or changed."""
+    if p == u and plen == n:
+        return url
+    return PyUnicode_DecodeUTF8(<const char*>p, plen, "surrogatepass")
 
 
 cdef class Maker:

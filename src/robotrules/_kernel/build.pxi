@@ -1,0 +1,474 @@
+# Part of robotrules._native (see _native.pxd for the map): build.pxi.
+# Building a matcher: the rules of a group selection, best first, filed under sorted literal
+# prefixes with parent links, and the literal index of the rules that could match anywhere
+# (robotrules._match's IndexedMatcher and _Literals, in C).
+
+cdef int cmp_entry_key(const void* a, const void* b) noexcept nogil:
+    cdef int64_t ka = entry_key(<const Entry*>a), kb = entry_key(<const Entry*>b)
+    return (ka > kb) - (ka < kb)
+
+
+cdef void sort_small(Entry* es, uint32_t n) noexcept nogil:
+    """Best first: an insertion sort (the lists are short and nearly in order)."""
+    cdef uint32_t i, j
+    cdef Entry e
+    cdef int64_t key
+    for i in range(1, n):
+        e = es[i]
+        key = entry_key(&e)
+        j = i
+        while j > 0 and entry_key(&es[j - 1]) > key:
+            es[j] = es[j - 1]
+            j -= 1
+        es[j] = e
+
+
+cdef extern from *:
+    """
+    static inline uint64_t robotrules_be64(const unsigned char* p) {
+        uint64_t v; memcpy(&v, p, 8);
+    #if defined(__GNUC__) || defined(__clang__)
+    #  if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        v = __builtin_bswap64(v);
+    #  endif
+    #else
+        v = ((uint64_t)p[0] << 56) | ((uint64_t)p[1] << 48) | ((uint64_t)p[2] << 40) |
+            ((uint64_t)p[3] << 32) | ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) |
+            ((uint64_t)p[6] << 8) | (uint64_t)p[7];
+    #endif
+        return v;
+    }
+    """
+    uint64_t robotrules_be64(const unsigned char* p) nogil
+
+
+cdef inline uint64_t head8(const unsigned char* p, Py_ssize_t n) noexcept nogil:
+    """The first eight bytes as a big-endian number, zero-padded."""
+    cdef uint64_t h = 0
+    cdef Py_ssize_t i
+    if n >= 8:
+        return robotrules_be64(p)
+    for i in range(8):
+        h = (h << 8) | (p[i] if i < n else 0)
+    return h
+
+
+cdef inline int cmp_prefix(const PrefixRef* x, const PrefixRef* y, const unsigned char* text,
+                           const unsigned char* pats) noexcept nogil:
+    """Prefix bytes (values hold no NUL, so zero padding orders a shorter prefix first),
+    then entry index."""
+    cdef int c
+    if x.head != y.head:
+        return -1 if x.head < y.head else 1
+    if x.len > 8 or y.len > 8:
+        c = cmp_bytes(base_of(x.flags, text, pats) + x.off, x.len,
+                      base_of(y.flags, text, pats) + y.off, y.len)
+        if c:
+            return c
+    elif x.len != y.len:
+        return -1 if x.len < y.len else 1
+    return (x.entry > y.entry) - (x.entry < y.entry)
+
+
+cdef inline bint same_prefix(const PrefixRef* a, const PrefixRef* b, const unsigned char* text,
+                             const unsigned char* pats) noexcept nogil:
+    return a.head == b.head and a.len == b.len and (a.len <= 8 or memcmp(
+        base_of(a.flags, text, pats) + a.off, base_of(b.flags, text, pats) + b.off, a.len) == 0)
+
+
+cdef void sort_refs(PrefixRef* a, Py_ssize_t n, const unsigned char* text,
+                    const unsigned char* pats) noexcept nogil:
+    """Quicksort (Hoare's partition around the middle element) with insertion sort for
+    short runs, by cmp_prefix (the bytes they point at passed along: no global state)."""
+    cdef Py_ssize_t i, j
+    cdef PrefixRef t, pivot
+    while n > 12:
+        pivot = a[(n - 1) >> 1]
+        i = -1
+        j = n
+        while True:
+            i += 1
+            while cmp_prefix(&a[i], &pivot, text, pats) < 0:
+                i += 1
+            j -= 1
+            while cmp_prefix(&pivot, &a[j], text, pats) < 0:
+                j -= 1
+            if i >= j:
+                break
+            t = a[i]
+            a[i] = a[j]
+            a[j] = t
+        # a[0 .. j] and a[j + 1 .. n - 1]: recurse on the smaller, loop on the larger
+        if j + 1 < n - j - 1:
+            sort_refs(a, j + 1, text, pats)
+            a += j + 1
+            n -= j + 1
+        else:
+            sort_refs(a + j + 1, n - j - 1, text, pats)
+            n = j + 1
+    for i in range(1, n):
+        t = a[i]
+        j = i
+        while j > 0 and cmp_prefix(&t, &a[j - 1], text, pats) < 0:
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = t
+
+
+cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
+                   const unsigned char* text, const unsigned char* pats) except -1:
+    """Index best-first ``es[first : first + count]`` under the rarest run of 1 to 4 bytes of
+    the literals after their prefix (every such literal occurs in a path the rule matches,
+    so every run of its bytes does): the run the fewest rules share, the widest on a tie
+    (robotrules._match._Literals, in C, with runs of three bytes too)."""
+    cdef HashMap counts, buckets
+    cdef uint32_t k, e, nb = 0, best_count, c, b, step, v
+    cdef int w, best_w
+    cdef Py_ssize_t i, j, x, total = 0
+    cdef const unsigned char* pat
+    cdef const void* hit
+    cdef uint64_t key, chosen
+    cdef bint fresh, any_lit
+    cdef uint32_t* slot
+    cdef uint64_t* keys_of = NULL
+    cdef uint32_t* fill = NULL
+    cdef U32Vec rest
+    memset(li, 0, sizeof(LitIndex))
+    memset(&rest, 0, sizeof(U32Vec))
+    memset(&counts, 0, sizeof(HashMap))
+    memset(&buckets, 0, sizeof(HashMap))
+    li.first = first
+    li.count = count
+    try:
+        map_init(&counts, 64)
+        keys_of = <uint64_t*>xmalloc((count if count else 1) * sizeof(uint64_t))
+        # how many rules have each run of bytes (a run repeated in one rule counts again:
+        # close enough to rank them), counted over at most LIT_SAMPLE rules spread evenly
+        step = count // LIT_SAMPLE + 1
+        for k in range(0, count, step):
+            e = first + k
+            if (es[e].flags & F_KIND) < STAR:
+                continue
+            pat = base_of(es[e].flags, text, pats) + es[e].off
+            i = es[e].plen + 1
+            while i <= es[e].len:
+                hit = memchr(pat + i, C_STAR, es[e].len - i)
+                j = es[e].len if hit == NULL else <const unsigned char*>hit - pat
+                for w in range(1, 5):
+                    for x in range(i, j - w + 1):
+                        map_count(&counts, window(pat + x, w))
+                i = j + 1
+        # each rule takes its rarest run
+        map_init(&buckets, count + 1)
+        for k in range(count):
+            e = first + k
+            any_lit = False
+            if (es[e].flags & F_KIND) >= STAR:
+                pat = base_of(es[e].flags, text, pats) + es[e].off
+                best_count = 0xFFFFFFFFu
+                best_w = 0
+                chosen = 0
+                i = es[e].plen + 1
+                while i <= es[e].len:
+                    hit = memchr(pat + i, C_STAR, es[e].len - i)
+                    j = es[e].len if hit == NULL else <const unsigned char*>hit - pat
+                    for w in range(4, 0, -1):
+                        for x in range(i, j - w + 1):
+                            key = window(pat + x, w)
+                            c = map_get(&counts, key, 0)
+                            if c < best_count or (c == best_count and w > best_w):
+                                best_count = c
+                                best_w = w
+                                chosen = key
+                                any_lit = True
+                    i = j + 1
+            if not any_lit:  # no literal after the prefix ("/*$"-like): scanned
+                vec_push(&rest, e)
+                keys_of[k] = 0xFFFFFFFFFFFFFFFFull
+                continue
+            li.widths |= 1 << (best_w - 1)
+            slot = map_slot(&buckets, chosen, &fresh)
+            if fresh:
+                slot[0] = nb
+                nb += 1
+            keys_of[k] = slot[0]
+        li.nbuckets = nb
+        li.bstart = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
+        memset(li.bstart, 0, (nb + 1) * sizeof(uint32_t))
+        for k in range(count):
+            if keys_of[k] != 0xFFFFFFFFFFFFFFFFull:
+                li.bstart[keys_of[k] + 1] += 1
+        for b in range(nb):
+            li.bstart[b + 1] += li.bstart[b]
+        li.members = <uint32_t*>xmalloc((li.bstart[nb] + 1) * sizeof(uint32_t))
+        fill = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
+        memcpy(fill, li.bstart, (nb + 1) * sizeof(uint32_t))
+        for k in range(count):  # in entry order: each bucket stays best first
+            if keys_of[k] != 0xFFFFFFFFFFFFFFFFull:
+                b = <uint32_t>keys_of[k]
+                li.members[fill[b]] = first + k
+                fill[b] += 1
+        li.table = buckets
+        memset(&buckets, 0, sizeof(HashMap))
+        li.pairs = <uint8_t*>xmalloc(8192)
+        memset(li.pairs, 0, 8192)
+        li.single = <int32_t*>xmalloc(256 * sizeof(int32_t))
+        for k in range(256):
+            li.single[k] = -1
+        for k in range(li.table.cap):
+            if li.table.keys[k]:
+                key = li.table.keys[k] - 1
+                if (key >> 32) == 1:
+                    li.single[key & 0xFF] = <int32_t>li.table.vals[k]
+                else:
+                    v = <uint32_t>(key & 0xFFFF)
+                    li.pairs[v >> 3] |= <uint8_t>(1 << (v & 7))
+        li.stamp = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
+        memset(li.stamp, 0, (nb + 1) * sizeof(uint32_t))
+        li.nrest = <uint32_t>rest.n
+        li.rest = rest.data
+        rest.data = NULL
+    finally:
+        map_free(&counts)
+        map_free(&buckets)
+        PyMem_Free(keys_of)
+        PyMem_Free(fill)
+        vec_free(&rest)
+    return 0
+
+
+cdef inline bint same_body(const Entry* a, const Entry* b, const unsigned char* text,
+                           const unsigned char* pats) noexcept nogil:
+    return (a.len == b.len and (a.flags & (F_KIND | F_ANCHORED)) == (b.flags & (F_KIND | F_ANCHORED))
+            and memcmp(base_of(a.flags, text, pats) + a.off, base_of(b.flags, text, pats) + b.off,
+                       a.len) == 0)
+
+
+cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
+                       const unsigned char* text, int d, Pats* pats, uint32_t* memo,
+                       U32Vec* pool) except -1:
+    """Compile ``rules`` (of the selected groups) into ``m`` (their patterns read once per
+    file: see pattern_entries)."""
+    cdef U32Vec plain_words, other_words
+    cdef Entry e
+    cdef Entry* es = NULL
+    cdef Entry* plains
+    cdef uint32_t k, n, i, kept, nplain, nother, nref, special, always, at
+    cdef const unsigned char* raw
+    cdef bint plain, allow
+    cdef PrefixRef* refs = NULL
+    cdef PrefixRef* r
+    cdef Node* nd
+    cdef HashMap seen
+    cdef bint fresh
+    cdef uint32_t* slot
+    cdef int32_t parent
+    cdef Py_ssize_t c
+    cdef uint64_t h
+    cdef uint8_t bad
+    cdef const uint8_t* tbl = _not_plain[d]
+    memset(m, 0, sizeof(Matcher))
+    memset(&plain_words, 0, sizeof(U32Vec))
+    memset(&other_words, 0, sizeof(U32Vec))
+    memset(&seen, 0, sizeof(HashMap))
+    m.lit = LIT_NONE
+    try:
+        # room for every rule (and a companion each) up front: no regrowth while filling
+        plain_words.data = <uint32_t*>xmalloc((count + 1) * sizeof(Entry))
+        plain_words.cap = (count + 1) * ENTRY_WORDS
+        other_words.data = <uint32_t*>xmalloc((2 * count + 1) * sizeof(Entry))
+        other_words.cap = (2 * count + 1) * ENTRY_WORDS
+        for k in range(count):
+            n = rules[k].vlen
+            if n == 0:
+                continue  # an empty pattern never decides
+            raw = text + rules[k].vstart
+            allow = rules[k].allow
+            bad = 0
+            for c in range(n):
+                bad |= tbl[raw[c]]
+            plain = bad == 0
+            if plain and allow and memmem(raw, n, b"/index.htm", 10) != NULL:
+                plain = False
+            if plain:
+                e.off = rules[k].vstart
+                e.len = n  # a raw value: at most MAX_LINE bytes
+                e.plen = n
+                e.prio = n
+                e.flags = PREFIX | (F_ALLOW if allow else 0)
+                e.index = rules[k].index
+                add_entry(&plain_words, &e)
+                continue
+            if memo[rules[k].rid] == MEMO_NONE:
+                pattern_entries(&rules[k], text, d, pats, memo, pool)
+            at = memo[rules[k].rid]
+            add_entry(&other_words, &(<Entry*>pool.data)[at & ~MEMO_PAIR])
+            if at & MEMO_PAIR:
+                add_entry(&other_words, &(<Entry*>pool.data)[(at & ~MEMO_PAIR) + 1])
+        nplain = <uint32_t>(plain_words.n // ENTRY_WORDS)
+        nother = <uint32_t>(other_words.n // ENTRY_WORDS)
+        es = <Entry*>other_words.data
+        if nother > 1:
+            # of the other rules that match exactly the same paths, only the best can decide
+            if nother <= SORT_SMALL_MAX:
+                sort_small(es, nother)
+            else:
+                qsort(es, nother, sizeof(Entry), cmp_entry_key)
+            map_init(&seen, nother)
+            kept = 0
+            for k in range(nother):
+                h = hash_bytes(base_of(es[k].flags, text, pats.data) + es[k].off, es[k].len) ^ (
+                    (es[k].flags & (F_KIND | F_ANCHORED)) * 0x01000193u)
+                slot = map_slot(&seen, h, &fresh)
+                if not fresh and same_body(&es[slot[0]], &es[k], text, pats.data):
+                    continue
+                if fresh:
+                    slot[0] = kept
+                es[kept] = es[k]
+                kept += 1
+            map_free(&seen)
+            nother = kept
+        if nplain + nother <= LINEAR_MAX:
+            # small: every rule in one best-first list
+            for k in range(nother):
+                add_entry(&plain_words, &es[k])
+            n = <uint32_t>(plain_words.n // ENTRY_WORDS)
+            m.entries = <Entry*>plain_words.data
+            plain_words.data = NULL
+            m.nentries = n
+            sort_small(m.entries, n)
+            return 0
+        # indexed: plain rules by prefix, and the others when their prefix has two bytes
+        m.indexed = 1
+        plains = <Entry*>plain_words.data
+        refs = <PrefixRef*>xmalloc((nplain + nother) * sizeof(PrefixRef))
+        nref = 0
+        for k in range(nplain):
+            r = &refs[nref]
+            r.off = plains[k].off
+            r.len = plains[k].len
+            r.flags = plains[k].flags & (F_PATS | F_ALLOW)
+            r.entry = 0xFFFFFFFFu
+            r.plain = plains[k].index
+            nref += 1
+        for k in range(nother):
+            if plain_node(&es[k]) or es[k].plen >= 2:
+                r = &refs[nref]
+                r.off = es[k].off
+                r.len = es[k].plen
+                r.flags = es[k].flags & (F_PATS | F_ALLOW)
+                r.entry = 0xFFFFFFFFu if plain_node(&es[k]) else k
+                r.plain = es[k].index
+                nref += 1
+        for k in range(nref):
+            refs[k].head = head8(base_of(refs[k].flags, text, pats.data) + refs[k].off,
+                                 refs[k].len)
+        sort_refs(refs, nref, text, pats.data)
+        # nodes: one per distinct prefix
+        m.nodes = <Node*>xmalloc(nref * sizeof(Node))
+        i = 0
+        m.nnodes = 0
+        while i < nref:
+            nd = &m.nodes[m.nnodes]
+            nd.off = refs[i].off
+            nd.len = refs[i].len
+            nd.flags = refs[i].flags & F_PATS
+            nd.scans = 0
+            nd.plain = NO_PLAIN
+            nd.parent = -1
+            nd.lit = LIT_NONE
+            nd.special = 0
+            k = i
+            while k < nref and same_prefix(&refs[k], &refs[i], text, pats.data):
+                if refs[k].entry == 0xFFFFFFFFu:
+                    # plain rules with the same prefix: the best key is kept (lengths are
+                    # equal: allow first, then the earliest line)
+                    if (nd.plain == NO_PLAIN or
+                            ((refs[k].flags & F_ALLOW) and not (nd.flags & F_ALLOW)) or
+                            ((refs[k].flags & F_ALLOW) == (nd.flags & F_ALLOW)
+                             and refs[k].plain < nd.plain)):
+                        nd.plain = refs[k].plain
+                        nd.flags = (nd.flags & F_PATS) | (refs[k].flags & F_ALLOW)
+                k += 1
+            m.nnodes += 1
+            i = k
+        # the nodes' other rules, best first per node, then the "always" ones
+        m.entries = <Entry*>xmalloc(nother * sizeof(Entry))
+        _place_specials(m, es, nother, refs, nref, text, pats.data)
+        # parents: as robotrules._match.IndexedMatcher
+        for k in range(1, m.nnodes):
+            if _starts(&m.nodes[k], &m.nodes[k - 1], text, pats.data):
+                m.nodes[k].parent = k - 1
+            else:
+                parent = m.nodes[k - 1].parent
+                while parent >= 0 and not _starts(&m.nodes[k], &m.nodes[parent], text,
+                                                   pats.data):
+                    parent = m.nodes[parent].parent
+                m.nodes[k].parent = parent
+        # big lists of wildcard rules get a literal index (see matcher_best: when needed)
+        for k in range(m.nnodes):
+            special = m.nodes[k].special
+            always = m.nodes[k + 1].special if k + 1 < m.nnodes else m.always
+            if always - special > LIT_MIN:
+                m.nodes[k].lit = LIT_LATER
+        if m.nentries - m.always > LIT_MIN:
+            m.lit = LIT_LATER
+    finally:
+        vec_free(&plain_words)
+        vec_free(&other_words)
+        map_free(&seen)
+        PyMem_Free(refs)
+    return 0
+
+
+cdef inline bint plain_node(const Entry* e) noexcept nogil:
+    """A plain prefix whose priority is its length: kept as a node's own rule."""
+    return (e.flags & F_KIND) == PREFIX and e.prio == e.len
+
+
+cdef int32_t _add_lit(Matcher* m, uint32_t first, uint32_t count, const unsigned char* text,
+                      const unsigned char* pats) except -2:
+    cdef LitIndex* grown = <LitIndex*>PyMem_Realloc(m.lits, (m.nlits + 1) * sizeof(LitIndex))
+    if grown == NULL:
+        raise MemoryError()
+    m.lits = grown
+    lit_build(&m.lits[m.nlits], m.entries, first, count, text, pats)
+    m.nlits += 1
+    return <int32_t>(m.nlits - 1)
+
+
+cdef inline bint _starts(const Node* a, const Node* b, const unsigned char* text,
+                         const unsigned char* pats) noexcept nogil:
+    """Whether node ``a``'s prefix starts with node ``b``'s."""
+    return b.len <= a.len and memcmp(base_of(a.flags, text, pats) + a.off,
+                                     base_of(b.flags, text, pats) + b.off, b.len) == 0
+
+
+cdef int _place_specials(Matcher* m, Entry* es, uint32_t n, PrefixRef* refs, uint32_t nref,
+                         const unsigned char* text, const unsigned char* pats) except -1:
+    """Copy the non-plain entries into ``m.entries`` grouped by node (best first within a
+    node, as ``refs`` is sorted by prefix, then entry index), then the "always" ones."""
+    cdef uint32_t i = 0, k, j = 0, node = 0
+    cdef uint8_t* placed = <uint8_t*>xmalloc(n)
+    memset(placed, 0, n)
+    try:
+        while i < nref:
+            # refs[i] starts the run of node ``node``
+            m.nodes[node].special = j
+            k = i
+            while k < nref and same_prefix(&refs[k], &refs[i], text, pats):
+                if refs[k].entry != 0xFFFFFFFFu:
+                    m.entries[j] = es[refs[k].entry]
+                    placed[refs[k].entry] = 1
+                    j += 1
+                k += 1
+            node += 1
+            i = k
+        m.always = j
+        for k in range(n):
+            if not plain_node(&es[k]) and not placed[k]:
+                m.entries[j] = es[k]
+                j += 1
+        m.nentries = j
+    finally:
+        PyMem_Free(placed)

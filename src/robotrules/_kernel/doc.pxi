@@ -1,0 +1,610 @@
+# Part of robotrules._native (see _native.pxd for the map): doc.pxi.
+# The parsed file (Doc): groups and agent tokens (robotrules._index), one matcher per distinct
+# group selection (robotrules._compile.select), compiled on first query under a memory budget;
+# and the Python boundary (exact_str: arguments checked before any memory is read).
+
+cdef str exact_str(object value, str name):
+    """``value`` as an exact ``str`` (a subclass's text copied), or TypeError: checked before
+    any of its memory is read."""
+    if type(value) is str:
+        return <str>value
+    if isinstance(value, str):
+        return str.__str__(value)
+    raise TypeError(f"{name} must be str, not {type(value).__name__}")
+
+
+cdef inline int token_cmp(const unsigned char* buf, const Token* a, const Token* b) noexcept nogil:
+    return cmp_bytes(buf + a.off, a.len, buf + b.off, b.len)
+
+
+cdef inline bint token_before(const unsigned char* buf, const Token* tokens, uint32_t x,
+                             uint32_t y) noexcept nogil:
+    """Token ``x`` sorts before token ``y``: by bytes, then file order (the groups ascend
+    with it)."""
+    cdef int c = token_cmp(buf, &tokens[x], &tokens[y])
+    return c < 0 or (c == 0 and x < y)
+
+
+cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const Token* tokens
+                     ) except -1:
+    """Sort the token numbers ``idx`` by token_before: a bottom-up merge sort (stable,
+    O(n log n), its context passed along: no global state)."""
+    cdef uint32_t* tmp = <uint32_t*>xmalloc((n if n else 1) * sizeof(uint32_t))
+    cdef uint32_t* src = idx
+    cdef uint32_t* dst = tmp
+    cdef uint32_t* swap
+    cdef Py_ssize_t width = 1, lo, mid, hi, i, j, k
+    try:
+        while width < n:
+            lo = 0
+            while lo < n:
+                mid = lo + width if lo + width < n else n
+                hi = lo + 2 * width if lo + 2 * width < n else n
+                i = lo
+                j = mid
+                k = lo
+                while i < mid and j < hi:
+                    if token_before(buf, tokens, src[j], src[i]):
+                        dst[k] = src[j]
+                        j += 1
+                    else:
+                        dst[k] = src[i]
+                        i += 1
+                    k += 1
+                while i < mid:
+                    dst[k] = src[i]
+                    i += 1
+                    k += 1
+                while j < hi:
+                    dst[k] = src[j]
+                    j += 1
+                    k += 1
+                lo = hi
+            swap = src
+            src = dst
+            dst = swap
+            width *= 2
+        if src != idx:
+            memcpy(idx, src, n * sizeof(uint32_t))
+    finally:
+        PyMem_Free(tmp)
+    return 0
+
+
+cdef Py_ssize_t value_bytes(U32Vec* uas) noexcept:
+    """The bytes of every user-agent value (room for all their tokens)."""
+    cdef Py_ssize_t u, total = 0
+    for u in range(uas.n // 3):
+        total += uas.data[3 * u + 1]
+    return total
+
+
+cdef class Doc:
+    """The native base of :class:`robotrules.RobotsTxt`: a parsed robots.txt in the
+    ``google`` or ``rfc9309`` dialect, ready to answer. For another dialect (or a body that
+    is not ``bytes``) it holds nothing and :meth:`is_allowed` asks the subclass's
+    ``_pure_is_allowed``."""
+
+    cdef bytes body           # the file's bytes, as the caller gave them
+    cdef const unsigned char* t
+    cdef Py_ssize_t n
+    cdef Pats pats
+    cdef int d
+    cdef uint32_t ntokens
+    cdef Token* tokens
+    cdef unsigned char* tokbuf
+    cdef uint32_t nsels
+    cdef Matcher* sels         # sels[0]: the global selection ('*' groups, maybe none)
+    cdef PyObject* memo_agent[MEMO]
+    cdef uint32_t memo_sel[MEMO]
+    cdef uint32_t memo_next
+    cdef readonly uint32_t _native_directives
+    cdef readonly bint _native_on
+    # until every selection is compiled: each rule (vstart, index, vlen | RULE_ALLOW), where
+    # each group's rules start, each selection's groups and where they start; per rule, its
+    # entries in the pool (MEMO_NONE until read; see pattern_entries)
+    cdef U32Vec rule_words, gstart, sel_groups, sel_start, pool
+    cdef uint32_t* pat_memo
+    cdef uint32_t nrules
+    cdef Py_ssize_t tokbuf_size
+    cdef uint32_t compiled
+    # entries and nodes of the compiled matchers, and the most they may hold together (past
+    # it, the others are dropped before one more is compiled: see _compile)
+    cdef uint64_t live, budget
+    cdef readonly uint64_t evictions  # how often the compiled matchers were dropped
+
+    def __cinit__(self, body, dialect, base_url=None, bint pure=False):
+        cdef int d
+        cdef Py_ssize_t skip = 0, size
+        cdef const unsigned char* data
+        cdef const unsigned char* bom = <const unsigned char*>b"\xef\xbb\xbf"
+        memset(self.memo_agent, 0, sizeof(self.memo_agent))
+        memset(&self.pats, 0, sizeof(Pats))
+        if pure or type(body) is not bytes or type(dialect) is not str:
+            return
+        if not _ready:
+            ready()
+        d = dialect_code(dialect)
+        if d > 1:
+            return
+        size = PyBytes_GET_SIZE(body)
+        if size > NATIVE_MAX:
+            return  # offsets and directive numbers would not fit: the pure core reads it
+        data = <const unsigned char*>PyBytes_AS_STRING(body)
+        # robotrules._tokenize.to_text without the copy: a byte-order mark (or a prefix of
+        # one) is skipped; the tokenizer reads CR and CRLF line ends as they are
+        while skip < 3 and skip < size and data[skip] == bom[skip]:
+            skip += 1
+        self.body = body
+        self.t = data + skip
+        self.n = size - skip
+        self.d = d
+        self._build()
+        self._native_on = True
+
+    def __dealloc__(self):
+        cdef uint32_t i
+        for i in range(MEMO):
+            if self.memo_agent[i] != NULL:
+                Py_DECREF(<object>self.memo_agent[i])
+        for i in range(self.nsels):
+            matcher_free(&self.sels[i])
+        PyMem_Free(self.sels)
+        PyMem_Free(self.tokens)
+        PyMem_Free(self.tokbuf)
+        PyMem_Free(self.pats.data)
+        PyMem_Free(self.pat_memo)
+        vec_free(&self.pool)
+        vec_free(&self.rule_words)
+        vec_free(&self.gstart)
+        vec_free(&self.sel_groups)
+        vec_free(&self.sel_start)
+
+    cdef int _build(self) except -1:
+        cdef U32Vec dirs, ua_words, rule_words, gstart
+        cdef Py_ssize_t i, ndirs
+        cdef uint32_t head, kind, g = 0, vstart, vlen
+        cdef int role
+        cdef bint in_group = False, has_rules = False
+        cdef const uint8_t* roles = _roles[self.d]
+        memset(&dirs, 0, sizeof(U32Vec))
+        memset(&ua_words, 0, sizeof(U32Vec))
+        memset(&rule_words, 0, sizeof(U32Vec))
+        memset(&gstart, 0, sizeof(U32Vec))
+        try:
+            scan(self.t, self.n, self.d, &dirs, NULL)
+            ndirs = dirs.n // 3
+            self._native_directives = <uint32_t>ndirs
+            # groups (robotrules._index.build): user-agent lines and rules per group
+            for i in range(ndirs):
+                head = dirs.data[3 * i]
+                kind = head >> KIND_SHIFT
+                role = roles[kind]
+                if role == R_UA:
+                    if not in_group or has_rules:
+                        vec_push(&gstart, <uint32_t>(rule_words.n // 3))
+                        in_group = True
+                        has_rules = False
+                    vec_push(&ua_words, dirs.data[3 * i + 1])
+                    vec_push(&ua_words, dirs.data[3 * i + 2])
+                    vec_push(&ua_words, <uint32_t>(gstart.n - 1))
+                elif role == R_BLANK:
+                    in_group = False
+                elif role == R_ALLOW or role == R_DISALLOW:
+                    if in_group:
+                        vec_push(&rule_words, dirs.data[3 * i + 1])
+                        vec_push(&rule_words, <uint32_t>i)
+                        vec_push(&rule_words, dirs.data[3 * i + 2] | (
+                            RULE_ALLOW if role == R_ALLOW else 0))
+                        has_rules = True
+                elif role == R_ENDS:
+                    if in_group:
+                        has_rules = True
+            vec_push(&gstart, <uint32_t>(rule_words.n // 3))
+            vec_free(&dirs)
+            self._index_agents(&ua_words, &gstart)
+            self.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
+            self.pat_memo = <uint32_t*>xmalloc((rule_words.n // 3) * sizeof(uint32_t))
+            memset(self.pat_memo, 0xFF, (rule_words.n // 3) * sizeof(uint32_t))  # MEMO_NONE
+            self.budget = BUDGET_MIN + BUDGET_PER_RULE * <uint64_t>(rule_words.n // 3)
+            vec_move(&self.rule_words, &rule_words)
+            vec_move(&self.gstart, &gstart)
+        finally:
+            vec_free(&dirs)
+            vec_free(&ua_words)
+            vec_free(&rule_words)
+            vec_free(&gstart)
+        return 0
+
+    cdef int _index_agents(self, U32Vec* uas, U32Vec* gstart) except -1:
+        """Tokens and their group selections, one slot per distinct selection for its
+        matcher (robotrules._index._index_agents, then robotrules._compile.select)."""
+        cdef Py_ssize_t nua = uas.n // 3, u, tlen, x
+        cdef uint32_t vstart, vlen, g, off = 0, k, j, run, ntok = 0, nsel, sel
+        cdef uint32_t count, lo, ngroups = <uint32_t>(gstart.n - 1)
+        cdef const unsigned char* v
+        cdef const uint8_t* tb = _token_byte[self.d]
+        cdef U32Vec sels, sel_start
+        cdef uint32_t* idx = NULL
+        cdef int32_t* single = NULL
+        cdef Token* tok
+        cdef Token* final
+        cdef uint32_t nfinal
+        cdef HashMap lists
+        cdef uint32_t* slot
+        cdef bint fresh
+        memset(&sels, 0, sizeof(U32Vec))
+        memset(&sel_start, 0, sizeof(U32Vec))
+        memset(&lists, 0, sizeof(HashMap))
+        try:
+            self.tokbuf_size = 1 + value_bytes(uas)
+            self.tokbuf = <unsigned char*>xmalloc(self.tokbuf_size)
+            self.tokens = <Token*>xmalloc((nua if nua else 1) * sizeof(Token))
+            # the global selection first: the groups with a '*' line (in file order, once)
+            vec_push(&sel_start, 0)
+            for u in range(nua):
+                vstart = uas.data[3 * u]
+                vlen = uas.data[3 * u + 1]
+                g = uas.data[3 * u + 2]
+                v = self.t + vstart
+                if vlen >= 1 and v[0] == C_STAR and (vlen == 1 or _ws[v[1]]):
+                    if sels.n == 0 or sels.data[sels.n - 1] != g:
+                        vec_push(&sels, g)
+                    continue
+                tlen = 0
+                while tlen < vlen and tb[v[tlen]]:
+                    tlen += 1
+                tok = &self.tokens[ntok]
+                tok.off = off
+                tok.len = <uint32_t>tlen  # a value: at most MAX_LINE bytes
+                tok.sel = g  # the group, until the selections are known
+                for x in range(tlen):  # token bytes are ASCII: lower-case them here
+                    self.tokbuf[off + x] = v[x] | ASCII_CASE if c'A' <= v[x] <= c'Z' else v[x]
+                off += <uint32_t>tlen
+                ntok += 1
+            vec_push(&sel_start, <uint32_t>sels.n)
+            # distinct tokens in byte order, each with its groups in file order
+            idx = <uint32_t*>xmalloc((ntok if ntok else 1) * sizeof(uint32_t))
+            for k in range(ntok):
+                idx[k] = k
+            sort_tokens(idx, ntok, self.tokbuf, self.tokens)
+            single = <int32_t*>xmalloc((ngroups if ngroups else 1) * sizeof(int32_t))
+            for k in range(ngroups):
+                single[k] = -1
+            if sel_start.data[1] - sel_start.data[0] == 1:
+                single[sels.data[0]] = 0
+            final = <Token*>xmalloc((ntok if ntok else 1) * sizeof(Token))
+            map_init(&lists, ntok + 2)
+            if sel_start.data[1] - sel_start.data[0] > 1:  # the global list, to share it
+                map_slot(&lists, hash_bytes(<const unsigned char*>sels.data,
+                                            sel_start.data[1] * sizeof(uint32_t)), &fresh)[0] = 0
+            nfinal = 0
+            k = 0
+            while k < ntok:
+                run = k
+                lo = <uint32_t>sels.n
+                while run < ntok and token_cmp(self.tokbuf, &self.tokens[idx[run]],
+                                               &self.tokens[idx[k]]) == 0:
+                    g = self.tokens[idx[run]].sel
+                    if sels.n == lo or sels.data[sels.n - 1] != g:
+                        vec_push(&sels, g)
+                    run += 1
+                # the same group list as an earlier selection?
+                count = <uint32_t>sels.n - lo
+                sel = 0xFFFFFFFFu
+                if count == 1 and single[sels.data[lo]] >= 0:
+                    sel = <uint32_t>single[sels.data[lo]]
+                elif count != 1:  # by a hash of the list (a file may hold thousands)
+                    slot = map_slot(&lists, hash_bytes(<const unsigned char*>&sels.data[lo],
+                                                       count * sizeof(uint32_t)), &fresh)
+                    if fresh:
+                        slot[0] = <uint32_t>(sel_start.n - 1)  # the one made below
+                    else:
+                        j = slot[0]
+                        if sel_start.data[j + 1] - sel_start.data[j] == count and memcmp(
+                                &sels.data[sel_start.data[j]], &sels.data[lo],
+                                count * sizeof(uint32_t)) == 0:
+                            sel = j
+                if sel == 0xFFFFFFFFu:
+                    sel = <uint32_t>(sel_start.n - 1)
+                    vec_push(&sel_start, <uint32_t>sels.n)
+                    if count == 1:
+                        single[sels.data[lo]] = <int32_t>sel
+                else:
+                    sels.n = lo  # drop the copy
+                final[nfinal] = self.tokens[idx[k]]
+                final[nfinal].sel = sel
+                nfinal += 1
+                k = run
+            PyMem_Free(self.tokens)
+            self.tokens = final
+            self.ntokens = nfinal
+            # one matcher per selection, compiled on its first query
+            nsel = <uint32_t>(sel_start.n - 1)
+            self.sels = <Matcher*>xmalloc(nsel * sizeof(Matcher))
+            memset(self.sels, 0, nsel * sizeof(Matcher))
+            self.nsels = nsel
+            vec_move(&self.sel_groups, &sels)
+            vec_move(&self.sel_start, &sel_start)
+        finally:
+            vec_free(&sels)
+            vec_free(&sel_start)
+            map_free(&lists)
+            PyMem_Free(idx)
+            PyMem_Free(single)
+        return 0
+
+    cdef int _compile(self, uint32_t k) except -1:
+        """Compile selection ``k`` (its groups' rules) into ``self.sels[k]``. Built aside
+        and then published, so that a thread that ran meanwhile (a Python callback may let
+        one run) leaves one matcher, not a torn one.
+
+        Memory stays bounded whatever number of agents query the file: the patterns are read
+        once per rule (pattern_entries), and when the matchers compiled so far and this one
+        would hold more than ``budget`` entries and nodes (BUDGET_MIN + BUDGET_PER_RULE per
+        rule of the file), the others are dropped first (they are compiled again when asked).
+        A matcher with E entries and N nodes holds at most 24 E + 40 N bytes plus its literal
+        indexes (built only over lists of more than LIT_MIN entries: at most 9.3 KiB + 40
+        bytes an entry each), so all of them together stay within about 300 bytes a unit of
+        the budget."""
+        cdef Matcher m
+        cdef RawRule* rules = NULL
+        cdef uint32_t count = 0, j, g, lo, hi, r, cap = 0, i
+        cdef uint64_t cost
+        cdef U32Vec* words = &self.rule_words
+        try:
+            for j in range(self.sel_start.data[k], self.sel_start.data[k + 1]):
+                g = self.sel_groups.data[j]
+                cap += self.gstart.data[g + 1] - self.gstart.data[g]
+            rules = <RawRule*>xmalloc(cap * sizeof(RawRule))
+            for j in range(self.sel_start.data[k], self.sel_start.data[k + 1]):
+                g = self.sel_groups.data[j]
+                lo = self.gstart.data[g]
+                hi = self.gstart.data[g + 1]
+                for r in range(lo, hi):
+                    rules[count].vstart = words.data[3 * r]
+                    rules[count].index = words.data[3 * r + 1]
+                    rules[count].vlen = words.data[3 * r + 2] & RULE_LEN
+                    rules[count].allow = (words.data[3 * r + 2] & RULE_ALLOW) != 0
+                    rules[count].rid = r
+                    count += 1
+            compile_rules(&m, rules, count, self.t, self.d, &self.pats, self.pat_memo,
+                          &self.pool)
+        finally:
+            PyMem_Free(rules)
+        if self.sels[k].ready:
+            matcher_free(&m)
+            return 0
+        cost = <uint64_t>m.nentries + m.nnodes
+        if self.live + cost > self.budget:
+            for i in range(self.nsels):
+                if self.sels[i].ready:
+                    matcher_free(&self.sels[i])
+            self.live = 0
+            self.compiled = 0
+            self.evictions += 1
+        m.ready = 1
+        self.sels[k] = m
+        self.live += cost
+        self.compiled += 1
+        if self.compiled == self.nsels:  # every selection compiled: the groups are not needed
+            vec_free(&self.rule_words)
+            vec_free(&self.gstart)
+            vec_free(&self.sel_groups)
+            vec_free(&self.sel_start)
+            vec_free(&self.pool)
+            PyMem_Free(self.pat_memo)
+            self.pat_memo = NULL
+        return 0
+
+    cdef uint32_t _select(self, str user_agent) except 0xFFFFFFFFu:
+        """The selection a user agent picks (memoised for the last few agents)."""
+        cdef uint32_t i, s
+        cdef Py_ssize_t lo, hi, mid, kn
+        cdef int c
+        cdef PyObject* ua = <PyObject*>user_agent
+        cdef const unsigned char* kp
+        cdef PyObject* hit
+        for i in range(MEMO):
+            if self.memo_agent[i] == ua:
+                return self.memo_sel[i]
+        hit = PyDict_GetItem(_AGENT_KEYS, user_agent)
+        if hit != NULL:
+            key = <object>hit
+        else:
+            key = _query_key(user_agent)
+            if len(_AGENT_KEYS) >= 4096:
+                _AGENT_KEYS.clear()
+            _AGENT_KEYS[user_agent] = key
+        s = 0
+        if PyUnicode_IS_ASCII(key):
+            kp = <const unsigned char*>PyUnicode_DATA(key)
+            kn = PyUnicode_GET_LENGTH(key)
+            lo = 0
+            hi = self.ntokens
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                c = cmp_bytes(self.tokbuf + self.tokens[mid].off, self.tokens[mid].len, kp, kn)
+                if c == 0:
+                    s = self.tokens[mid].sel
+                    break
+                if c < 0:
+                    lo = mid + 1
+                else:
+                    hi = mid
+        i = self.memo_next
+        self.memo_next = (i + 1) % MEMO
+        if self.memo_agent[i] != NULL:
+            Py_DECREF(<object>self.memo_agent[i])
+        Py_INCREF(user_agent)
+        self.memo_agent[i] = ua
+        self.memo_sel[i] = s
+        return s
+
+    cdef int64_t _best(self, const unsigned char* p, Py_ssize_t n, str user_agent) except -1:
+        cdef uint32_t s = self._select(user_agent)
+        cdef int64_t key
+        if not self.sels[s].ready:
+            self._compile(s)
+        key = matcher_best(&self.sels[s], p, n, self.t, self.pats.data)
+        while key == NEED_INDEX:
+            index_wanted(&self.sels[s], self.t, self.pats.data)
+            key = matcher_best(&self.sels[s], p, n, self.t, self.pats.data)
+        return key
+
+    def _native_best(self, path, user_agent):
+        """The key of the rule that decides ``path`` (a matchable path, as the dialect's
+        spec gives it) for ``user_agent``, or NO_MATCH: robotrules._match's keys."""
+        path = exact_str(path, "path")
+        user_agent = exact_str(user_agent, "user_agent")
+        if not self._native_on:
+            raise ValueError("this file is not read by the native kernels")
+        if PyUnicode_IS_ASCII(path):
+            return self._best(<const unsigned char*>PyUnicode_DATA(path),
+                              PyUnicode_GET_LENGTH(path), user_agent)
+        data = path.encode("utf-8", "surrogatepass")
+        return self._best(<const unsigned char*>PyBytes_AS_STRING(data),
+                          PyBytes_GET_SIZE(data), user_agent)
+
+    cdef int64_t _url_key(self, str url, str user_agent, list paths) except -3:  # -3: never a key
+        """The key of the rule that decides ``url`` for ``user_agent`` (NO_MATCH when none
+        does), or ROBOTS_TXT for RFC 9309's /robots.txt: the path as the dialect's spec reads
+        it (robotrules._url), found in C. ``paths``, unless None, gets that path appended
+        (as ``str``: the spec's ``path(url)``)."""
+        cdef const unsigned char* u
+        cdef Py_ssize_t n, start, end
+        cdef bint slash
+        cdef object data
+        cdef unsigned char small[512]
+        cdef unsigned char* buf = NULL
+        cdef const unsigned char* p
+        cdef Py_ssize_t plen, i, k
+        cdef unsigned char* tmp
+        cdef const unsigned char* nul
+        if PyUnicode_IS_ASCII(url):
+            u = <const unsigned char*>PyUnicode_DATA(url)
+            n = PyUnicode_GET_LENGTH(url)
+        else:
+            data = url.encode("utf-8", "surrogatepass")
+            u = <const unsigned char*>PyBytes_AS_STRING(data)
+            n = PyBytes_GET_SIZE(data)
+        path_span(u, n, &start, &end, &slash)
+        if start < 0:
+            p = <const unsigned char*>"/"
+            plen = 1
+        elif slash:
+            plen = end - start + 1
+            if plen <= 512:
+                buf = &small[0]
+            else:
+                buf = <unsigned char*>xmalloc(plen)
+            buf[0] = C_SLASH
+            memcpy(buf + 1, u + start, plen - 1)
+            p = buf
+        else:
+            p = u + start
+            plen = end - start
+        if self.d == 1:
+            # robotrules._url.path_of: Google's matcher reads the path as a C string
+            nul = <const unsigned char*>memchr(p, C_NUL, plen)
+            if nul != NULL:
+                plen = nul - p
+        try:
+            if self.d == 0:
+                for i in range(plen):
+                    if not _path_ok[p[i]]:
+                        # escapes only: fixed here; anything else: robotrules._url.rfc_path
+                        if buf == NULL or buf == &small[0]:
+                            tmp = <unsigned char*>xmalloc(plen)
+                        else:
+                            tmp = buf
+                        k = fix_escapes(p, plen, tmp)
+                        if buf != NULL and buf != &small[0] and buf != tmp:
+                            PyMem_Free(buf)
+                        buf = tmp
+                        if k >= 0:
+                            p = buf
+                            plen = k
+                            break
+                        PyMem_Free(buf)
+                        buf = NULL
+                        text = _rfc_path(url)
+                        norm = text.encode("utf-8", "surrogatepass")
+                        data = norm
+                        p = <const unsigned char*>PyBytes_AS_STRING(norm)
+                        plen = PyBytes_GET_SIZE(norm)
+                        break
+            if paths is not None:
+                paths.append(path_text(url, u, n, p, plen))
+            if self.d == 0 and plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
+                return ROBOTS_TXT  # RFC 9309 2.2.2
+            return self._best(p, plen, user_agent)
+        finally:
+            if buf != NULL and buf != &small[0]:
+                PyMem_Free(buf)
+
+    def is_allowed(self, url, *, user_agent="*"):
+        """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
+        if type(url) is not str:
+            url = exact_str(url, "url")
+        if type(user_agent) is not str:
+            user_agent = exact_str(user_agent, "user_agent")
+        if not self._native_on:
+            return self._pure_is_allowed(url, user_agent)
+        return (self._url_key(url, user_agent, None) & ALLOW_BIT) != 0  # ROBOTS_TXT has the bit
+
+    def _native_decide(self, url, user_agent):
+        """``(key, path)``: the key of the rule that decides ``url`` for ``user_agent`` (as
+        :meth:`_native_keys` gives it) and the path as the dialect's spec reads it, in one
+        call (``explain``: the facts of a verdict)."""
+        cdef list paths = []
+        if type(url) is not str:
+            url = exact_str(url, "url")
+        if type(user_agent) is not str:
+            user_agent = exact_str(user_agent, "user_agent")
+        if not self._native_on:
+            raise ValueError("this file is not read by the native kernels")
+        key = self._url_key(url, user_agent, paths)
+        return key, paths[0]
+
+    def _native_keys(self, urls, user_agent, list paths=None):
+        """``array('q')`` of the deciding keys of ``urls`` (a list or tuple of ``str``) for
+        ``user_agent``: robotrules._match's keys, NO_MATCH, or -1 for RFC 9309's
+        /robots.txt (the batch APIs: one C loop, no Python frame per URL)."""
+        cdef Py_ssize_t i, n
+        cdef int64_t[::1] view
+        user_agent = exact_str(user_agent, "user_agent")
+        if not self._native_on:
+            raise ValueError("this file is not read by the native kernels")
+        if type(urls) is not list and type(urls) is not tuple:
+            urls = list(urls)
+        n = len(urls)
+        out = array("q", bytes(8 * n))
+        view = out
+        for i in range(n):
+            url = urls[i]
+            if type(url) is not str:
+                url = exact_str(url, "url")
+            view[i] = self._url_key(url, user_agent, paths)
+        return out
+
+    def __sizeof__(self):
+        """What the native part keeps (the body given is the caller's): every C array."""
+        cdef Py_ssize_t size = sizeof(Doc) + self.ntokens * sizeof(Token) + self.pats.cap
+        cdef uint32_t i, j
+        cdef Matcher* m
+        cdef LitIndex* li
+        size += self.tokbuf_size + self.nsels * sizeof(Matcher)
+        size += (self.pool.cap + self.rule_words.cap + self.gstart.cap + self.sel_groups.cap
+                 + self.sel_start.cap) * sizeof(uint32_t)
+        if self.pat_memo != NULL:
+            size += self.nrules * sizeof(uint32_t)
+        for i in range(self.nsels):
+            m = &self.sels[i]
+            size += m.nentries * sizeof(Entry) + m.nnodes * sizeof(Node)
+            for j in range(m.nlits):
+                li = &m.lits[j]
+                size += sizeof(LitIndex) + 8192 + 256 * sizeof(int32_t) + (
+                    2 * (li.nbuckets + 1) + li.bstart[li.nbuckets] + 1 + li.nrest
+                ) * sizeof(uint32_t) + li.table.cap * (sizeof(uint64_t) + sizeof(uint32_t))
+        return size

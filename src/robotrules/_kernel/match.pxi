@@ -1,0 +1,236 @@
+# Part of robotrules._native (see _native.pxd for the map): match.pxi.
+# Matching: the best rule of a compiled matcher for a path (matcher_best), by scan, by prefix
+# bisection and parent links, and through the literal indexes.
+
+cdef inline int64_t entry_key(const Entry* e) noexcept nogil:
+    return ((RANKS - (2 * <int64_t>e.prio + ((e.flags & F_ALLOW) != 0))) << INDEX_BITS) + e.index
+
+
+cdef inline const unsigned char* base_of(uint8_t flags, const unsigned char* text,
+                                         const unsigned char* pats) noexcept nogil:
+    return pats if flags & F_PATS else text
+
+
+cdef bint entry_matches(const Entry* e, const unsigned char* path, Py_ssize_t n,
+                        const unsigned char* text, const unsigned char* pats) noexcept nogil:
+    cdef const unsigned char* pat = base_of(e.flags, text, pats) + e.off
+    cdef Py_ssize_t plen = e.plen, blen = e.len, pos, i, j, seglen
+    cdef int kind = e.flags & F_KIND
+    cdef const void* hit
+    if plen > n or memcmp(path, pat, plen) != 0:
+        return False
+    if kind == PREFIX:
+        return True
+    if kind == EXACT:
+        return n == plen
+    pos = plen
+    i = plen + 1  # past the first '*'
+    while True:
+        hit = memchr(pat + i, C_STAR, blen - i)
+        j = blen if hit == NULL else <const unsigned char*>hit - pat
+        seglen = j - i
+        if j == blen:  # the last segment
+            if e.flags & F_ANCHORED:
+                return n - seglen >= pos and memcmp(path + n - seglen, pat + i, seglen) == 0
+            if seglen == 0:
+                return True
+            return memmem(path + pos, n - pos, pat + i, seglen) != NULL
+        if seglen:
+            hit = memmem(path + pos, n - pos, pat + i, seglen)
+            if hit == NULL:
+                return False
+            pos = <const unsigned char*>hit - path + seglen
+        i = j + 1
+
+
+cdef inline int64_t scan_entries(const Entry* es, uint32_t count, const unsigned char* path,
+                                 Py_ssize_t n, int64_t best, const unsigned char* text,
+                                 const unsigned char* pats) noexcept nogil:
+    """The key of the first of best-first ``es`` that matches and beats ``best``."""
+    cdef uint32_t k
+    cdef int64_t key
+    for k in range(count):
+        key = entry_key(&es[k])
+        if key >= best:
+            return best
+        if entry_matches(&es[k], path, n, text, pats):
+            return key
+    return best
+
+
+cdef inline int64_t try_bucket(LitIndex* li, uint32_t b, uint32_t gen, const Entry* es,
+                               const unsigned char* path, Py_ssize_t n, int64_t best,
+                               const unsigned char* text, const unsigned char* pats) noexcept nogil:
+    """Bucket ``b``'s best rule that matches and beats ``best`` (once per query)."""
+    cdef uint32_t m, e
+    cdef int64_t key
+    if li.stamp[b] == gen:
+        return best
+    li.stamp[b] = gen
+    for m in range(li.bstart[b], li.bstart[b + 1]):
+        e = li.members[m]
+        key = entry_key(&es[e])
+        if key >= best:
+            break
+        if entry_matches(&es[e], path, n, text, pats):
+            return key
+    return best
+
+
+cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, Py_ssize_t n,
+                      int64_t best, const unsigned char* text, const unsigned char* pats) noexcept nogil:
+    """The best rule of ``li`` that matches ``path`` and beats ``best``: only the buckets
+    whose key occurs in the path are tried, each once, best first within a bucket."""
+    cdef int w, wi
+    cdef Py_ssize_t i
+    cdef uint32_t v, b, m, e, gen
+    cdef int64_t key
+    cdef uint64_t k
+    li.gen += 1
+    if li.gen == 0:
+        memset(li.stamp, 0, li.nbuckets * sizeof(uint32_t))
+        li.gen = 1
+    gen = li.gen
+    # each position: its byte's one-byte key, and the longer keys only where its two bytes
+    # start one (a bitmap of 8 KiB answers that without a probe of the table)
+    for i in range(n):
+        if li.widths & 1:
+            b = <uint32_t>li.single[path[i]]
+            if b != 0xFFFFFFFFu:
+                best = try_bucket(li, b, gen, es, path, n, best, text, pats)
+        if i + 1 >= n:
+            break
+        v = path[i] | (<uint32_t>path[i + 1] << 8)
+        if not (li.pairs[v >> 3] & (1 << (v & 7))):
+            continue
+        for wi in range(3):
+            w = 4 - wi
+            if not (li.widths & (1 << (w - 1))) or i + w > n:
+                continue
+            b = map_get(&li.table, window(path + i, w), 0xFFFFFFFFu)
+            if b != 0xFFFFFFFFu:
+                best = try_bucket(li, b, gen, es, path, n, best, text, pats)
+    for m in range(li.nrest):
+        e = li.rest[m]
+        key = entry_key(&es[e])
+        if key >= best:
+            break
+        if entry_matches(&es[e], path, n, text, pats):
+            best = key
+            break
+    return best
+
+
+cdef inline int cmp_bytes(const unsigned char* a, Py_ssize_t an, const unsigned char* b,
+                          Py_ssize_t bn) noexcept nogil:
+    cdef int c = memcmp(a, b, an if an < bn else bn)
+    if c:
+        return c
+    return (an > bn) - (an < bn)
+
+
+cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
+                          const unsigned char* text, const unsigned char* pats) noexcept nogil:
+    cdef int64_t best = NO_MATCH, key
+    cdef Py_ssize_t lo, hi, mid
+    cdef int32_t k
+    cdef Node* nd
+    cdef uint32_t sp_end
+    if not m.indexed:
+        return scan_entries(m.entries, m.nentries, path, n, best, text, pats)
+    # bisect_right over the sorted prefixes, minus one
+    lo = 0
+    hi = m.nnodes
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        nd = &m.nodes[mid]
+        if cmp_bytes(path, n, base_of(nd.flags, text, pats) + nd.off, nd.len) < 0:
+            hi = mid
+        else:
+            lo = mid + 1
+    k = <int32_t>lo - 1
+    while k >= 0:
+        nd = &m.nodes[k]
+        if nd.len <= n and memcmp(path, base_of(nd.flags, text, pats) + nd.off, nd.len) == 0:
+            break
+        k = nd.parent
+    while k >= 0:  # every link from here on is a prefix of the path
+        nd = &m.nodes[k]
+        if nd.plain != NO_PLAIN:
+            key = ((RANKS - (2 * <int64_t>nd.len + ((nd.flags & F_ALLOW) != 0)))
+                   << INDEX_BITS) + nd.plain
+            if key < best:
+                best = key
+        sp_end = m.nodes[k + 1].special if <uint32_t>k + 1 < m.nnodes else m.always
+        best = list_best(m, &nd.lit, &nd.scans, nd.special, sp_end, path, n, best, text, pats)
+        if best == NEED_INDEX:
+            return NEED_INDEX
+        k = nd.parent
+    return list_best(m, &m.lit, &m.scans, m.always, m.nentries, path, n, best, text, pats)
+
+
+cdef inline int64_t list_best(Matcher* m, int32_t* lit, uint8_t* scans, uint32_t first,
+                              uint32_t end, const unsigned char* path, Py_ssize_t n,
+                              int64_t best, const unsigned char* text,
+                              const unsigned char* pats) noexcept nogil:
+    """The best of the best-first ``m.entries[first:end]`` that matches and beats ``best``:
+    through its literal index ``lit`` when it has one, else a scan, or NEED_INDEX when the
+    list should get its index first (long, on a long path, or scanned LIT_AFTER times)."""
+    if end <= first or entry_key(&m.entries[first]) >= best:
+        return best
+    if lit[0] >= 0:
+        return lit_best(&m.lits[lit[0]], m.entries, path, n, best, text, pats)
+    if lit[0] == LIT_LATER:
+        if scans[0] < 255:
+            scans[0] += 1
+        if scans[0] >= LIT_AFTER or n >= LIT_PATH or end - first >= LIT_NOW:
+            lit[0] = LIT_WANTED
+            return NEED_INDEX
+    return scan_entries(m.entries + first, end - first, path, n, best, text, pats)
+
+
+cdef int index_wanted(Matcher* m, const unsigned char* text, const unsigned char* pats
+                      ) except -1:
+    """Build the literal indexes matcher_best asked for (LIT_WANTED)."""
+    cdef uint32_t k, special, end
+    for k in range(m.nnodes):
+        if m.nodes[k].lit == LIT_WANTED:
+            special = m.nodes[k].special
+            end = m.nodes[k + 1].special if k + 1 < m.nnodes else m.always
+            m.nodes[k].lit = _add_lit(m, special, end - special, text, pats)
+    if m.lit == LIT_WANTED:
+        m.lit = _add_lit(m, m.always, m.nentries - m.always, text, pats)
+    return 0
+
+
+cdef void matcher_free(Matcher* m) noexcept:
+    cdef uint32_t i
+    cdef LitIndex* li
+    for i in range(m.nlits):
+        li = &m.lits[i]
+        PyMem_Free(li.bstart)
+        PyMem_Free(li.members)
+        PyMem_Free(li.rest)
+        map_free(&li.table)
+        PyMem_Free(li.stamp)
+        PyMem_Free(li.pairs)
+        PyMem_Free(li.single)
+    PyMem_Free(m.lits)
+    PyMem_Free(m.entries)
+    PyMem_Free(m.nodes)
+    memset(m, 0, sizeof(Matcher))
+
+
+cdef inline uint64_t window(const unsigned char* p, int w) noexcept nogil:
+    """The key of the ``w`` bytes at ``p`` (1 to 4): the bytes, and the width above them."""
+    cdef uint32_t v = p[0]
+    if w > 1:
+        v |= <uint32_t>p[1] << 8
+        if w > 2:
+            v |= <uint32_t>p[2] << 16
+            if w > 3:
+                v |= <uint32_t>p[3] << 24
+    return (<uint64_t>w << 32) | v  # byte order fixed: the low 16 bits are the first two
+
+
+assert sizeof(Entry) == ENTRY_WORDS * sizeof(uint32_t)

@@ -1,0 +1,143 @@
+# Part of robotrules._native (see _native.pxd for the map): memory.pxi.
+# Memory: growable uint32 vectors (U32Vec), xmalloc, the open-addressing hash map (HashMap)
+# and the hashes it and the literal index use.
+
+cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1:
+    """Room for ``extra`` more words (the capacity doubles as needed)."""
+    cdef Py_ssize_t cap
+    cdef uint32_t* grown
+    if v.n + extra > v.cap:
+        cap = v.cap * 2 if v.cap else 64
+        while cap < v.n + extra:
+            cap *= 2
+        grown = <uint32_t*>PyMem_Realloc(v.data, cap * sizeof(uint32_t))
+        if grown == NULL:
+            raise MemoryError()
+        v.data = grown
+        v.cap = cap
+    return 0
+
+
+cdef int vec_push(U32Vec* v, uint32_t x) except -1:
+    if v.n == v.cap:
+        vec_reserve(v, 1)
+    v.data[v.n] = x
+    v.n += 1
+    return 0
+
+
+cdef inline void vec_move(U32Vec* dst, U32Vec* src) noexcept:
+    """Hand ``src``'s buffer over to ``dst`` (``src`` is left empty: freeing it is a no-op)."""
+    dst[0] = src[0]
+    memset(src, 0, sizeof(U32Vec))
+
+
+cdef inline void vec_free(U32Vec* v) noexcept:
+    PyMem_Free(v.data)
+    v.data = NULL
+    v.n = v.cap = 0
+
+
+cdef void* xmalloc(Py_ssize_t size) except NULL:
+    cdef void* p = PyMem_Malloc(size if size > 0 else 1)
+    if p == NULL:
+        raise MemoryError()
+    return p
+
+
+cdef inline uint32_t fnv(const unsigned char* p, Py_ssize_t n) noexcept:
+    cdef uint32_t h = 2166136261u
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ p[i]) * 16777619u
+    return h
+
+
+cdef inline uint64_t hash_bytes(const unsigned char* p, Py_ssize_t n) noexcept nogil:
+    """A fast 64-bit hash: eight bytes a step."""
+    cdef uint64_t h = 0x9E3779B97F4A7C15ull ^ <uint64_t>n, w
+    cdef Py_ssize_t i = 0
+    while i + 8 <= n:
+        memcpy(&w, p + i, 8)
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull
+        h ^= h >> 32
+        i += 8
+    if i < n:
+        w = 0
+        memcpy(&w, p + i, n - i)
+        h = (h ^ w) * 0xC4CEB9FE1A85EC53ull
+        h ^= h >> 29
+    return h
+
+
+cdef int map_init(HashMap* h, Py_ssize_t items) except -1:
+    cdef uint32_t cap = 16
+    while cap < 2 * items:
+        cap <<= 1
+    h.cap = cap
+    h.used = 0
+    h.keys = <uint64_t*>xmalloc(cap * sizeof(uint64_t))
+    h.vals = <uint32_t*>xmalloc(cap * sizeof(uint32_t))
+    memset(h.keys, 0, cap * sizeof(uint64_t))
+    return 0
+
+
+cdef inline uint32_t map_get(const HashMap* h, uint64_t key, uint32_t absent) noexcept nogil:
+    """``key``'s value, or ``absent`` (never inserts)."""
+    cdef uint64_t hh = (key + 1) * 0x9E3779B97F4A7C15ull
+    cdef uint32_t mask = h.cap - 1, slot = <uint32_t>(hh >> 32) & mask
+    while h.keys[slot]:
+        if h.keys[slot] == key + 1:
+            return h.vals[slot]
+        slot = (slot + 1) & mask
+    return absent
+
+
+cdef int map_count(HashMap* h, uint64_t key) except -1:
+    """Add one to ``key``'s count, the map growing as it fills (at most half full)."""
+    cdef bint fresh
+    cdef uint32_t* slot
+    cdef HashMap bigger
+    cdef uint32_t i
+    if 2 * (h.used + 1) > h.cap:
+        map_init(&bigger, h.cap)
+        for i in range(h.cap):
+            if h.keys[i]:
+                map_slot(&bigger, h.keys[i] - 1, &fresh)[0] = h.vals[i]
+        bigger.used = h.used
+        map_free(h)
+        h[0] = bigger
+    slot = map_slot(h, key, &fresh)
+    if fresh:
+        h.used += 1
+    slot[0] += 1
+    return 0
+
+
+cdef inline uint32_t* map_slot(HashMap* h, uint64_t key, bint* fresh) noexcept nogil:
+    cdef uint64_t hh = (key + 1) * 0x9E3779B97F4A7C15ull
+    cdef uint32_t mask = h.cap - 1, slot = <uint32_t>(hh >> 32) & mask
+    while h.keys[slot]:
+        if h.keys[slot] == key + 1:
+            fresh[0] = False
+            return &h.vals[slot]
+        slot = (slot + 1) & mask
+    h.keys[slot] = key + 1
+    h.vals[slot] = 0
+    fresh[0] = True
+    return &h.vals[slot]
+
+
+cdef void map_free(HashMap* h) noexcept:
+    PyMem_Free(h.keys)
+    PyMem_Free(h.vals)
+    h.keys = NULL
+    h.vals = NULL
+
+
+cdef int add_entry(U32Vec* v, const Entry* e) except -1:
+    """Append an Entry (ENTRY_WORDS words) to a vector of uint32 words."""
+    vec_reserve(v, ENTRY_WORDS)
+    memcpy(v.data + v.n, e, sizeof(Entry))
+    v.n += ENTRY_WORDS
+    return 0

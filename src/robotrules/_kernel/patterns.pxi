@@ -1,0 +1,243 @@
+# Part of robotrules._native (see _native.pxd for the map): patterns.pxi.
+# Patterns: a rule value's normal form as robotrules._match.Pattern reads it, in C where the
+# dialect's normaliser allows (fast_entry) and through the pure reading otherwise (pattern_of);
+# the normalised bodies of a file (Pats); pattern_form() for the tests.
+
+cdef inline int hexval(unsigned char c) noexcept nogil:
+    if c'0' <= c <= c'9':
+        return c - c'0'
+    c |= ASCII_CASE
+    if c'a' <= c <= c'f':
+        return c - c'a' + 10
+    return -1
+
+
+cdef unsigned char* pats_reserve(Pats* pats, Py_ssize_t size) except NULL:
+    """Room for ``size`` more bytes at the end (see pats_commit)."""
+    cdef Py_ssize_t cap
+    cdef unsigned char* grown
+    if pats.n + size + 1 > pats.cap:
+        cap = pats.cap * 2 if pats.cap else 256
+        while cap < pats.n + size + 1:
+            cap *= 2
+        grown = <unsigned char*>PyMem_Realloc(pats.data, cap)
+        if grown == NULL:
+            raise MemoryError()
+        pats.data = grown
+        pats.cap = cap
+    return pats.data + pats.n
+
+
+cdef inline uint32_t pats_commit(Pats* pats, Py_ssize_t size) except? 0xFFFFFFFFu:
+    """Keep ``size`` bytes written at pats_reserve(); their offset (below 2 ** 32 by the
+    bound at the top of this module; checked)."""
+    cdef Py_ssize_t at = pats.n
+    if at + size >= <Py_ssize_t>0xFFFFFFFFu:
+        raise OverflowError("normalised patterns past 4 GiB")  # unreachable: see the top
+    pats.n += size
+    return <uint32_t>at
+
+
+cdef uint32_t pats_add(Pats* pats, bytes body) except? 0xFFFFFFFFu:
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(body)
+    cdef unsigned char* w = pats_reserve(pats, size)
+    memcpy(w, PyBytes_AS_STRING(body), size)
+    return pats_commit(pats, size)
+
+
+cdef uint8_t _fast_pattern[2][256]
+cdef uint8_t _pattern_slow[2][256]  # neither kept as it is nor '%': the pure reading
+cdef uint8_t _pattern_decodes[2][256]
+
+
+def _init_fast_patterns():
+    """What the C reading of patterns below may do, asked of each dialect's pure normaliser
+    (``DialectSpec.pattern``) byte by byte: the bytes it keeps as they are (never '%', nor
+    bytes above 127), and the ``%XX`` escapes it decodes (the others it upper-cases)."""
+    global PATTERN_GROWTH
+    cdef int d, c
+    cdef Py_ssize_t grown
+    for d in range(2):
+        pattern = _dialects.SPECS[_NAMES[d]].pattern
+        # the most bytes one byte of a value becomes in its normal form (a byte above 127
+        # of a value that is not UTF-8: "%C3%BF", 6, in rfc9309)
+        for c in range(256):
+            grown = len(pattern("/" + chr(c)).encode("utf-8", "surrogatepass")) - 1
+            if grown > PATTERN_GROWTH:
+                PATTERN_GROWTH = grown
+        assert (2 * PATTERN_GROWTH + 1) * <uint64_t>NATIVE_MAX < 0xFFFFFFFFu, \
+            "normalised patterns must stay addressable in 32 bits (see the top)"
+        for c in range(256):
+            probe = "/a" + chr(c) + "b"
+            _fast_pattern[d][c] = 1 if (c < 128 and chr(c) != "%"
+                                        and pattern(probe) == probe) else 0
+            _pattern_slow[d][c] = 0 if _fast_pattern[d][c] or c == C_PERCENT else 1
+            decoded = pattern(f"/%{c:02x}") == "/" + chr(c)
+            if decoded:
+                assert chr(c) not in "%*$", "a decoded escape must stay a literal"
+                assert pattern(f"/%{c:02X}") == "/" + chr(c)
+            else:
+                assert pattern(f"/%{c:02x}") == f"/%{c:02X}", "escapes kept upper-cased"
+            _pattern_decodes[d][c] = decoded
+
+
+
+cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
+                     uint32_t index, Pats* pats) except -1:
+    """robotrules._match.Pattern of the normal form of a raw rule, in C, for rules made of
+    bytes the dialect keeps and ``%XX`` escapes: False when the rule needs the pure reading
+    (robotrules._compile.native_pattern) instead."""
+    cdef Py_ssize_t i, body = n, out = 0, plen = -1, stars = 0, norm
+    cdef bint anchored = raw[n - 1] == C_DOLLAR
+    cdef unsigned char* w
+    cdef unsigned char c
+    cdef int k
+    cdef const uint8_t* slow = _pattern_slow[d]
+    cdef uint8_t bad = 0
+    if anchored:
+        body = n - 1
+    for i in range(body):
+        bad |= slow[raw[i]]
+    if bad:
+        return False
+    if allow and memmem(raw, n, b"/index.htm", 10) != NULL:
+        return False  # Google's companion rule: the pure reading makes it
+    w = pats_reserve(pats, body)
+    # the normal form: escapes decoded or upper-cased (a '%' that starts none is kept)
+    i = 0
+    if memchr(raw, C_PERCENT, body) == NULL:
+        memcpy(w, raw, body)
+        i = out = body
+    while i < body:
+        c = raw[i]
+        if c == C_PERCENT:
+            k = escape_at(raw, i, body, _pattern_decodes[d], w, &out)
+            if k:
+                i += k
+                continue
+        w[out] = c
+        out += 1
+        i += 1
+    norm = out + anchored  # the priority: the normal form's length, final '$' included
+    # robotrules._match.Pattern: "**" is "*"; a trailing '*' matches any rest ("/a*" and
+    # "/a*$" are "/a"); then the kind
+    body = out
+    out = 0
+    if memchr(w, C_STAR, body) == NULL:
+        out = body
+    for i in range(out, body):
+        if w[i] == C_STAR:
+            if out and w[out - 1] == C_STAR:
+                continue
+            if plen < 0:
+                plen = out
+            stars += 1
+        w[out] = w[i]
+        out += 1
+    if out and w[out - 1] == C_STAR:
+        out -= 1
+        stars -= 1
+        anchored = False
+        if stars == 0:
+            plen = -1
+    e.off = pats_commit(pats, out)
+    e.len = <uint32_t>out  # out <= norm <= PATTERN_GROWTH * MAX_LINE: see the top
+    e.plen = <uint32_t>(out if plen < 0 else plen)
+    e.prio = <uint32_t>norm if norm < MAX_PRIO else MAX_PRIO
+    e.flags = <uint8_t>((PREFIX if stars == 0 and not anchored else EXACT if stars == 0
+                         else STAR if stars == 1 else WILD)
+                        | (F_ANCHORED if anchored else 0) | (F_ALLOW if allow else 0) | F_PATS)
+    e.index = index
+    return True
+
+
+cdef tuple pattern_of(const unsigned char* raw, Py_ssize_t n, int d, bint allow):
+    """robotrules._compile.native_pattern of a raw rule value the C reading (fast_entry)
+    leaves to the pure one (memoised there)."""
+    return _native_pattern(PyUnicode_DecodeLatin1(<const char*>raw, n, NULL), _NAMES[d], allow)
+
+
+cdef int fill_entry(Entry* e, tuple form, uint32_t index, Pats* pats) except -1:
+    """An Entry from robotrules._compile.native_pattern's form (body, kind, anchored, prefix
+    length, priority); every number range-checked as it is narrowed."""
+    cdef bytes body = <bytes>form[0]
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(body), plen = form[3], prio = form[4]
+    cdef int kind = form[1]
+    if not (0 <= plen <= size < 0xFFFFFFFF and 0 <= prio and PREFIX <= kind <= WILD):
+        raise OverflowError("a pattern form out of range")  # unreachable: see the top
+    e.off = pats_add(pats, body)
+    e.len = <uint32_t>size
+    e.plen = <uint32_t>plen
+    e.prio = <uint32_t>prio if prio < MAX_PRIO else MAX_PRIO
+    e.flags = <uint8_t>(kind | (F_ANCHORED if form[2] else 0) | F_PATS)
+    e.index = index
+    return 0
+
+
+cdef int pattern_entries(const RawRule* rule, const unsigned char* text, int d, Pats* pats,
+                         uint32_t* memo, U32Vec* pool) except -1:
+    """Read a non-plain rule into ``pool`` once per file (its entry, and its companion's),
+    ``memo[rule.rid]`` pointing at them: every selection that holds the rule shares the
+    normalised body in ``pats``, so what a file keeps does not grow with its agents."""
+    cdef Entry e
+    cdef uint32_t at = <uint32_t>(pool.n // ENTRY_WORDS)  # < 2 * rules: see the top
+    cdef const unsigned char* raw = text + rule.vstart
+    cdef bint allow = rule.allow
+    if fast_entry(&e, raw, rule.vlen, d, allow, rule.index, pats):
+        add_entry(pool, &e)
+        memo[rule.rid] = at
+        return 0
+    main, comp = pattern_of(raw, rule.vlen, d, allow)
+    fill_entry(&e, main, rule.index, pats)
+    if allow:
+        e.flags |= F_ALLOW
+    add_entry(pool, &e)
+    if comp is not None:
+        fill_entry(&e, comp, rule.index, pats)
+        e.flags |= F_ALLOW
+        add_entry(pool, &e)
+        at |= MEMO_PAIR
+    memo[rule.rid] = at
+    return 0
+
+
+cdef inline int escape_at(const unsigned char* p, Py_ssize_t i, Py_ssize_t n,
+                          const uint8_t* decodes, unsigned char* out, Py_ssize_t* o) noexcept nogil:
+    """At the '%' of ``p[i]``: write the normal form of its ``%XX`` escape at ``out[o]``
+    (the byte, where ``decodes`` says the normaliser decodes it; else the escape upper-cased)
+    and return 3, or return 0 where no escape starts (a bare '%' is kept by the caller)."""
+    cdef int hi = hexval(p[i + 1]) if i + 1 < n else -1
+    cdef int lo = hexval(p[i + 2]) if i + 2 < n else -1
+    cdef int v
+    if hi < 0 or lo < 0:
+        return 0
+    v = hi * 16 + lo
+    if decodes[v]:
+        out[o[0]] = <unsigned char>v
+        o[0] += 1
+    else:
+        out[o[0]] = C_PERCENT
+        out[o[0] + 1] = _HEX[hi]
+        out[o[0] + 2] = _HEX[lo]
+        o[0] += 3
+    return 3
+
+
+def pattern_form(bytes raw not None, str dialect not None, bint allow):
+    """The C reading of a raw rule value (for tests: it must equal the pure reading,
+    ``robotrules._compile.native_pattern(raw)[0]``), or None where it defers to that."""
+    cdef Entry e
+    cdef Pats pats
+    memset(&pats, 0, sizeof(Pats))
+    cdef int d = dialect_code(dialect)
+    if d > 1 or not raw:
+        raise ValueError("google or rfc9309, and a non-empty value")
+    ready()
+    try:
+        if not fast_entry(&e, <const unsigned char*>PyBytes_AS_STRING(raw), len(raw), d, allow,
+                          0, &pats):
+            return None
+        return ((<char*>pats.data)[e.off:e.off + e.len], e.flags & F_KIND,
+                bool(e.flags & F_ANCHORED), e.plen, e.prio)
+    finally:
+        PyMem_Free(pats.data)

@@ -1,0 +1,250 @@
+# Part of robotrules._native (see _native.pxd for the map): tokenize.pxi.
+# The tokenizer: robotrules._tokenize.tokenize, byte for byte (scan, careful_line), in front of
+# it a small memo of field names over the directive registry (classify), and tokenize() for the
+# facade.
+
+cdef KeySlot _keys[2][KEY_SLOTS]
+
+
+cdef dict _AGENT_KEYS = {}  # user agent -> robotrules._token.query_key(user agent)
+
+
+def clear_caches():
+    """Forget the field names and agents seen (the state of a fresh process)."""
+    cdef int m, i
+    _AGENT_KEYS.clear()
+    for m in range(2):
+        for i in range(KEY_SLOTS):
+            _keys[m][i].kind = -1
+
+
+clear_caches()
+_compile.CLEAR_HOOKS.append(clear_caches)
+
+
+cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read_leniently
+                  ) except -1:
+    """Stream kind of the field name ``p[:n]`` (as written), memoised per distinct name."""
+    cdef uint32_t h = 0
+    cdef int slot = 0, probe = 0
+    cdef KeySlot* s
+    cdef int m = 1 if lenient else 0
+    cdef unsigned char c0 = p[0] | ASCII_CASE if c'A' <= p[0] <= c'Z' else p[0]
+    cdef unsigned char c1 = (p[1] | ASCII_CASE if c'A' <= p[1] <= c'Z' else p[1]) if n > 1 else 0
+    if c0 < 128 and c1 < 128 and not (_starts2[c0][c1] if n > 1 else _starts1[c0]):
+        read_leniently[0] = False
+        return UNKNOWN_KIND  # no directive starts so (robotrules._directives.key_starts)
+    if n <= KEY_MAX:
+        h = fnv(p, n)
+        slot = h & (KEY_SLOTS - 1)
+        for probe in range(8):
+            s = &_keys[m][(slot + probe) & (KEY_SLOTS - 1)]
+            if s.kind < 0:
+                break
+            if s.hash == h and s.n == n and memcmp(s.key, p, n) == 0:
+                read_leniently[0] = s.lenient_read
+                return s.kind
+    kind, lenient_read = _key_class(PyUnicode_DecodeLatin1(<const char*>p, n, NULL), lenient)
+    read_leniently[0] = lenient_read
+    if n <= KEY_MAX:
+        s = &_keys[m][(slot + probe) & (KEY_SLOTS - 1)]  # the empty slot, or the 8th probed
+        s.hash = h
+        s.kind = kind
+        s.lenient_read = lenient_read
+        s.n = n
+        memcpy(s.key, p, n)
+    return kind
+
+# -- the tokenizer: robotrules._tokenize.tokenize, byte for byte --------------------------------
+
+
+cdef inline Py_ssize_t find(const unsigned char* p, Py_ssize_t n, unsigned char c) noexcept:
+    cdef const void* at = memchr(p, c, n)
+    return -1 if at == NULL else <const unsigned char*>at - p
+
+
+cdef inline void strip_ws(const unsigned char* p, Py_ssize_t* a, Py_ssize_t* b) noexcept nogil:
+    """Narrow ``p[a:b]`` to its text without leading and trailing ASCII white space."""
+    while a[0] < b[0] and _ws[p[a[0]]]:
+        a[0] += 1
+    while b[0] > a[0] and _ws[p[b[0] - 1]]:
+        b[0] -= 1
+
+
+cdef int emit(U32Vec* out, uint32_t head, uint32_t vstart, uint32_t vlen) except -1:
+    vec_push(out, head)
+    vec_push(out, vstart)
+    vec_push(out, vlen)
+    return 0
+
+
+cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uint32_t start,
+                      int d, U32Vec* out) except -1:
+    """robotrules._tokenize._line without findings: every rule of robots.cc."""
+    cdef Py_ssize_t seg = n if n <= MAX_LINE else MAX_LINE
+    cdef Py_ssize_t at, h, lead, e, colon, sp, tab, i, kend, vlead
+    cdef bint missing = False, lenient_read
+    cdef int kind
+    at = find(p, seg, 0)
+    if at >= 0:
+        seg = at
+    h = find(p, seg, C_HASH)
+    if h >= 0:
+        seg = h
+    lead = 0
+    e = seg
+    strip_ws(p, &lead, &e)  # s = p[lead:e]
+    if lead == e:
+        if _legacy[d] and h < 0:
+            emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
+        return 0
+    colon = find(p + lead, e - lead, C_COLON)
+    if colon < 0:
+        sp = find(p + lead, e - lead, C_SPACE)
+        tab = find(p + lead, e - lead, C_TAB)
+        if tab >= 0 and (sp < 0 or tab < sp):
+            sp = tab
+        if sp < 0 or not _lenient[d]:
+            return 0
+        i = lead + sp
+        while i < e and (p[i] == C_SPACE or p[i] == C_TAB):
+            i += 1
+        if find(p + i, e - i, C_SPACE) >= 0 or find(p + i, e - i, C_TAB) >= 0:
+            return 0
+        colon = sp
+        missing = True
+    i = lead  # the key: s[:colon].rstrip(ws) (s starts with no white space)
+    kend = lead + colon
+    strip_ws(p, &i, &kend)
+    if kend == lead:
+        return 0
+    vlead = lead + colon + 1  # the value: s[colon + 1:].strip(ws) (s ends with none)
+    strip_ws(p, &vlead, &e)
+    kind = classify(p + lead, kend - lead, _lenient[d], &lenient_read)
+    emit(out, <uint32_t>kind << KIND_SHIFT | lineno, start + <uint32_t>vlead, <uint32_t>(e - vlead))
+    return 0
+
+
+cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Vec* odd
+              ) except -1:
+    """robotrules._tokenize.tokenize (without findings) over the Latin-1 text ``t``. CR and
+    CRLF end lines too, as in robotrules._tokenize.to_text (offsets are then into ``t``)."""
+    cdef Py_ssize_t pos = 0, n, colon, hsh, a, b, end, k0, k1, i, vl, vs
+    cdef const unsigned char* p
+    cdef const void* cr
+    cdef Py_ssize_t next_lf = -2  # the next LF at or after pos; -1: none left, -2: not known
+    cdef bint crs = memchr(t, C_CR, size) != NULL, at_cr = False
+    cdef const unsigned char* last_key = NULL
+    cdef Py_ssize_t last_n = -1
+    cdef int last_kind = 0
+    cdef bint last_lenient = False
+    cdef uint32_t lineno = 0, start
+    cdef bint rare = size > MAX_LINE or memchr(t, 0, size) != NULL
+    cdef bint legacy = _legacy[d], lenient = _lenient[d], longnul, lenient_read
+    cdef int kind
+    while True:
+        # the LF is looked for again only once passed (CR-only bodies stay linear)
+        if next_lf == -2 or (next_lf >= 0 and next_lf < pos):
+            cr = memchr(t + pos, C_LF, size - pos)
+            next_lf = -1 if cr == NULL else <const unsigned char*>cr - t
+        n = (size - pos) if next_lf < 0 else next_lf - pos
+        p = t + pos
+        if crs:
+            cr = memchr(p, C_CR, n)
+            at_cr = cr != NULL
+            if at_cr:
+                n = <const unsigned char*>cr - p
+        start = <uint32_t>pos
+        if lineno < LINE_MASK:
+            lineno += 1
+        colon = find(p, n, C_COLON)
+        hsh = find(p, n, C_HASH)
+        longnul = rare and (n > MAX_LINE or memchr(p, 0, n) != NULL)
+        if colon < 0 or (0 <= hsh < colon) or longnul:
+            if longnul or (colon >= 0 and hsh != 0):  # very long, NUL, or '#' before ':'
+                if odd != NULL:
+                    vec_push(odd, start)
+                careful_line(p, n, lineno, start, d, out)
+            elif hsh != 0:  # no colon (a line starting with '#' is a comment)
+                a = 0
+                b = n if hsh < 0 else hsh
+                strip_ws(p, &a, &b)
+                if a == b:
+                    if legacy and hsh < 0:
+                        emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
+                else:
+                    if odd != NULL:
+                        vec_push(odd, start)
+                    if find(p + a, b - a, C_SPACE) >= 0 or find(p + a, b - a, C_TAB) >= 0:
+                        careful_line(p, n, lineno, start, d, out)  # Google's "key value"
+        else:
+            k0 = 0
+            k1 = colon
+            strip_ws(p, &k0, &k1)
+            if k1 == k0:
+                if odd != NULL:
+                    vec_push(odd, start)
+            else:
+                if k1 - k0 == last_n and memcmp(p + k0, last_key, last_n) == 0:
+                    kind = last_kind  # the same field as the line before (most are)
+                    lenient_read = last_lenient
+                else:
+                    kind = classify(p + k0, k1 - k0, lenient, &lenient_read)
+                    last_key = p + k0
+                    last_n = k1 - k0
+                    last_kind = kind
+                    last_lenient = lenient_read
+                if lenient_read and odd != NULL:
+                    vec_push(odd, start)
+                end = n if hsh < 0 else hsh
+                if (colon + 2 < n and p[colon + 1] == C_SPACE and not _ws[p[colon + 2]]
+                        and not _ws[p[end - 1]]):
+                    emit(out, <uint32_t>kind << KIND_SHIFT | lineno,
+                         start + <uint32_t>(colon + 2), <uint32_t>(end - colon - 2))
+                else:
+                    i = colon + 1
+                    b = end
+                    strip_ws(p, &i, &b)
+                    vl = b - i
+                    vs = i if vl else colon + 1
+                    emit(out, <uint32_t>kind << KIND_SHIFT | lineno, start + <uint32_t>vs,
+                         <uint32_t>vl)
+        if next_lf < 0 and not at_cr:
+            break
+        pos += n + 1
+        if at_cr and pos < size and t[pos] == C_LF:
+            pos += 1  # CRLF
+    return 0
+
+
+cdef inline const unsigned char* latin1_data(str text) except NULL:
+    if PyUnicode_KIND(text) != 1:
+        raise ValueError("the text must be Latin-1 (robotrules._tokenize.to_text)")
+    return <const unsigned char*>PyUnicode_DATA(text)
+
+
+def tokenize(text, dialect):
+    """``robotrules._tokenize.tokenize(text, dialect, odd=odd)``: the directive stream (an
+    ``array('I')`` of ``(kind << 25 | line, vstart, vlen)``) and the noted line starts."""
+    cdef U32Vec out, odd
+    cdef const unsigned char* t
+    text = exact_str(text, "text")
+    dialect = exact_str(dialect, "dialect")
+    if PyUnicode_GET_LENGTH(text) > NATIVE_MAX:
+        raise ValueError("longer than the native kernels read (the pure tokenizer reads it)")
+    t = latin1_data(text)
+    ready()
+    memset(&out, 0, sizeof(U32Vec))
+    memset(&odd, 0, sizeof(U32Vec))
+    try:
+        scan(t, PyUnicode_GET_LENGTH(text), dialect_code(dialect), &out, &odd)
+        dirs = array("I")
+        notes = array("I")
+        if out.n:
+            dirs.frombytes((<char*>out.data)[:out.n * 4])
+        if odd.n:
+            notes.frombytes((<char*>odd.data)[:odd.n * 4])
+        return dirs, notes
+    finally:
+        vec_free(&out)
+        vec_free(&odd)

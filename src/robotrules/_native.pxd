@@ -1,0 +1,306 @@
+# cython: language_level=3
+"""The map of the native kernels: the C types, constants and functions its parts share.
+
+``_native.pyx`` is only the list of its parts (``_kernel/*.pxi``, included in that order into
+one C module); this file declares what they share, so that a reader finds every struct and
+every function a part may call here, with the part that defines it. Small ``inline`` helpers
+stay in the part that owns them (Cython defines inline functions where they are declared).
+
+Parts, by job:
+
+- ``tables.pxi``: the constants checked against the pure core, the tables read off the pure
+  modules on first use (:func:`ready`), the dialect codes;
+- ``memory.pxi``: growable ``uint32`` vectors, the hash map, hashes, ``xmalloc``;
+- ``tokenize.pxi``: the field-name memo, the line scanner (``scan``) and :func:`tokenize`;
+- ``patterns.pxi``: a rule value's normal form (``fast_entry``, or the pure reading through
+  ``pattern_of``), the normalised bodies of a file (``Pats``), ``pattern_form`` for tests;
+- ``build.pxi``: a matcher compiled from the rules of a group selection, its literal index;
+- ``match.pxi``: a compiled matcher asked about a path (``matcher_best``);
+- ``urls.pxi``: a URL's path as the dialect reads it (``path_span``, ``fix_escapes``);
+- ``doc.pxi``: :class:`Doc`, the parsed file (groups, agent tokens, selections), and the
+  Python boundary (``exact_str``);
+- ``batch.pxi``: the batch API's loops over many keys (``distinct_keys``, ``fill_columns``).
+- ``facts.pxi``: the facts of an answer (the path as text, ``Maker`` the fast constructor
+  of ``Verdict`` and ``Usage``, ``PathSet`` the Content-Usage matcher, ``gather``).
+"""
+
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.ref cimport Py_DECREF, Py_INCREF, PyObject
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport qsort
+from libc.string cimport memchr, memcmp, memcpy, memset
+
+# -- C declarations the parts use ----------------------------------------------------------
+
+cdef extern from "string.h":
+    void* memmem(const void* hay, size_t hn, const void* needle, size_t nn) nogil
+
+cdef extern from "Python.h":
+    void* PyUnicode_DATA(object)
+    int PyUnicode_KIND(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+    bint PyUnicode_IS_ASCII(object)
+    object PyUnicode_DecodeLatin1(const char* s, Py_ssize_t size, const char* errors)
+    char* PyBytes_AS_STRING(object)
+    Py_ssize_t PyBytes_GET_SIZE(object)
+    PyObject* PyDict_GetItem(object, object)
+
+
+# -- constants (checked against the pure core in tables.pxi) ----------------------------------
+
+cdef enum:
+    KIND_SHIFT = 25
+    LINE_MASK = (1 << 25) - 1
+    MAX_LINE = 2083 * 8 - 1
+    INDEX_BITS = 28
+    PREFIX = 0
+    EXACT = 1
+    STAR = 2
+    WILD = 3
+    LINEAR_MAX = 16
+    SORT_SMALL_MAX = 32  # lists this short are insertion-sorted (sort_small), longer by qsort
+    NATIVE_MAX = 1 << 28  # bodies up to 256 MiB (offsets in 32 bits, directives in 28);
+                          # a longer body is read by the pure peer
+    LIT_MIN = 48      # longer lists of wildcard rules get a literal index:
+    LIT_NOW = 512     # at once when this long, or on a path this long,
+    LIT_PATH = 256
+    LIT_AFTER = 4     # else after this many queries scanned the list (a file seen once
+                      # rarely pays for an index)
+    LIT_SAMPLE = 2048  # rules whose runs of bytes are counted to rank them
+    LIT_NONE = -1
+    LIT_LATER = -2
+    LIT_WANTED = -3
+    NEED_INDEX = -2   # matcher_best: build the wanted indexes, then ask again
+    # entry flags
+    F_KIND = 3
+    F_ANCHORED = 4
+    F_ALLOW = 8
+    F_PATS = 16
+    # roles of stream kinds in the group index
+    R_OTHER = 0
+    R_UA = 1
+    R_ALLOW = 2
+    R_DISALLOW = 3
+    R_BLANK = 4
+    R_ENDS = 5
+
+
+# the bytes the kernels look for, by name (ASCII; checked against the characters below)
+cdef enum:
+    C_NUL = 0
+    C_TAB = 9          # '\t'
+    C_LF = 10          # '\n'
+    C_CR = 13          # '\r'
+    C_SPACE = 32       # ' '
+    C_HASH = 35        # '#'
+    C_DOLLAR = 36      # '$'
+    C_PERCENT = 37     # '%'
+    C_STAR = 42        # '*'
+    C_SLASH = 47       # '/'
+    C_COLON = 58       # ':'
+    C_SEMICOLON = 59   # ';'
+    C_QUESTION = 63    # '?'
+    ASCII_CASE = 0x20  # the bit that makes an ASCII letter lower-case
+
+
+cdef struct U32Vec:
+    uint32_t* data
+    Py_ssize_t n
+    Py_ssize_t cap
+
+
+cdef enum:
+    KEY_SLOTS = 1024
+    KEY_MAX = 27
+
+cdef struct KeySlot:
+    uint32_t hash
+    int16_t kind  # -1: empty
+    uint8_t lenient_read
+    uint8_t n
+    unsigned char key[KEY_MAX + 1]
+
+
+cdef struct Entry:  # 24 bytes (six words of a U32Vec, see ENTRY_WORDS)
+    uint32_t off      # offset of the pattern body in the text, or in the pats (F_PATS)
+    uint32_t len      # body length in bytes
+    uint32_t plen     # literal prefix length (up to the first '*')
+    uint32_t prio     # priority: the pattern's length as counted (RFC 9309 2.2.2), clamped
+    uint32_t index    # directive index (the earliest line wins ties)
+    uint8_t flags     # kind | F_ANCHORED | F_ALLOW | F_PATS
+    uint8_t pad[3]
+
+cdef enum:
+    ENTRY_WORDS = 6   # sizeof(Entry) // sizeof(uint32_t), checked below
+
+
+cdef struct Node:
+    uint32_t off      # the prefix (offset, F_PATS in flags)
+    uint32_t len
+    uint8_t flags     # F_ALLOW (of the plain rule) | F_PATS
+    uint8_t scans     # queries that scanned its other rules while they wait for an index
+    uint32_t plain    # directive index of the best plain rule with exactly this prefix
+    int32_t parent    # the longest other prefix that is a prefix of this one, or -1
+    uint32_t special  # its other rules: entries[special : next node's special]
+    int32_t lit       # a LitIndex over them, or LIT_NONE, LIT_LATER, LIT_WANTED
+
+
+cdef struct HashMap:  # open addressing, linear probing; power-of-two capacity
+    uint64_t* keys  # key + 1, 0: empty
+    uint32_t* vals
+    uint32_t cap
+    uint32_t used
+
+
+cdef struct LitIndex:
+    uint32_t first    # the entries it indexes: entries[first : first + count]
+    uint32_t count
+    uint32_t nbuckets
+    uint32_t* bstart  # bucket b: members[bstart[b] : bstart[b + 1]] (entry indices)
+    uint32_t* members
+    uint32_t nrest    # entries without a literal after the prefix, scanned
+    uint32_t* rest
+    HashMap table     # run of bytes (see window) -> bucket
+    uint32_t* stamp   # per bucket: the query that tried it last
+    uint32_t gen
+    uint8_t widths    # bit w-1 set when some key has width w (1 to 4)
+    uint8_t* pairs    # 65,536 bits: which two bytes start a key of width 2 to 4
+    int32_t* single   # per byte: the bucket of the one-byte key, or -1
+
+
+cdef struct Matcher:
+    uint8_t ready     # compiled (on the first query that selects it)
+    uint8_t scans     # queries that scanned the "always" list while it waits for its index
+    uint8_t indexed   # 0: entries are one best-first list (a small group)
+    uint32_t nentries
+    Entry* entries    # linear: every rule; indexed: the nodes' other rules, then "always"
+    uint32_t nnodes
+    Node* nodes
+    uint32_t always   # indexed: entries[always:] could match anywhere
+    int32_t lit       # a LitIndex over entries[always:], or LIT_NONE, LIT_LATER, LIT_WANTED
+    uint32_t nlits
+    LitIndex* lits
+
+
+cdef struct PrefixRef:
+    uint64_t head     # the first eight bytes, big-endian (zero-padded): compared first
+    uint32_t off
+    uint32_t len
+    uint8_t flags
+    uint8_t pad
+    uint32_t entry    # index into the entries being built, or 0xFFFFFFFFu for a plain rule
+    uint32_t plain    # plain rule: its directive index (flags has F_ALLOW)
+
+
+cdef struct RawRule:
+    uint32_t vstart
+    uint32_t index    # directive index
+    uint32_t vlen
+    uint32_t rid      # the rule's number in the file (Doc.pat_memo)
+    uint8_t allow
+
+
+cdef struct Pats:
+    unsigned char* data  # the normalised bodies of a file's non-plain patterns
+    Py_ssize_t n
+    Py_ssize_t cap
+
+
+cdef enum:
+    MEMO_NONE = 0xFFFFFFFF  # pat_memo: the rule is not read yet
+    MEMO_PAIR = 0x80000000  # pat_memo: its entry has a companion (the next pool entry)
+
+
+cdef struct Token:
+    uint32_t off      # into Doc.tokbuf (lower-cased)
+    uint32_t len
+    uint32_t sel      # the selection (compiled matcher) this token picks
+
+
+cdef enum:
+    MEMO = 4
+    RULE_ALLOW = 0x80000000  # rule_words: the allow bit beside a value length (< MAX_LINE)
+    RULE_LEN = 0x7FFFFFFF
+    BUDGET_MIN = 1 << 16     # the entries and nodes a file's compiled matchers may hold: this
+    BUDGET_PER_RULE = 4      # plus this many per rule of the file (see Doc._compile)
+
+
+
+# -- functions, by the part that defines them ------------------------------------------------
+
+# tables.pxi
+cdef int ready() except -1
+
+# memory.pxi
+cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1
+cdef int vec_push(U32Vec* v, uint32_t x) except -1
+cdef void* xmalloc(Py_ssize_t size) except NULL
+cdef int map_init(HashMap* h, Py_ssize_t items) except -1
+cdef int map_count(HashMap* h, uint64_t key) except -1
+cdef void map_free(HashMap* h) noexcept
+cdef int add_entry(U32Vec* v, const Entry* e) except -1
+
+# tokenize.pxi
+cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read_leniently
+                  ) except -1
+cdef int emit(U32Vec* out, uint32_t head, uint32_t vstart, uint32_t vlen) except -1
+cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uint32_t start,
+                      int d, U32Vec* out) except -1
+cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Vec* odd
+              ) except -1
+
+# patterns.pxi
+cdef unsigned char* pats_reserve(Pats* pats, Py_ssize_t size) except NULL
+cdef uint32_t pats_add(Pats* pats, bytes body) except? 0xFFFFFFFFu
+cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
+                     uint32_t index, Pats* pats) except -1
+cdef tuple pattern_of(const unsigned char* raw, Py_ssize_t n, int d, bint allow)
+cdef int fill_entry(Entry* e, tuple form, uint32_t index, Pats* pats) except -1
+cdef int pattern_entries(const RawRule* rule, const unsigned char* text, int d, Pats* pats,
+                         uint32_t* memo, U32Vec* pool) except -1
+
+# build.pxi
+cdef int cmp_entry_key(const void* a, const void* b) noexcept nogil
+cdef void sort_small(Entry* es, uint32_t n) noexcept nogil
+cdef void sort_refs(PrefixRef* a, Py_ssize_t n, const unsigned char* text,
+                    const unsigned char* pats) noexcept nogil
+cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
+                   const unsigned char* text, const unsigned char* pats) except -1
+cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
+                       const unsigned char* text, int d, Pats* pats, uint32_t* memo,
+                       U32Vec* pool) except -1
+cdef int32_t _add_lit(Matcher* m, uint32_t first, uint32_t count, const unsigned char* text,
+                      const unsigned char* pats) except -2
+cdef int _place_specials(Matcher* m, Entry* es, uint32_t n, PrefixRef* refs, uint32_t nref,
+                         const unsigned char* text, const unsigned char* pats) except -1
+
+# match.pxi
+cdef bint entry_matches(const Entry* e, const unsigned char* path, Py_ssize_t n,
+                        const unsigned char* text, const unsigned char* pats) noexcept nogil
+cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, Py_ssize_t n,
+                      int64_t best, const unsigned char* text, const unsigned char* pats
+                      ) noexcept nogil
+cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
+                          const unsigned char* text, const unsigned char* pats) noexcept nogil
+cdef int index_wanted(Matcher* m, const unsigned char* text, const unsigned char* pats
+                      ) except -1
+cdef void matcher_free(Matcher* m) noexcept
+
+# urls.pxi
+cdef Py_ssize_t fix_escapes(const unsigned char* p, Py_ssize_t n, unsigned char* out
+                            ) noexcept nogil
+cdef void path_span(const unsigned char* u, Py_ssize_t n, Py_ssize_t* start, Py_ssize_t* end,
+                    bint* slash) noexcept
+
+# doc.pxi
+cdef str exact_str(object value, str name)
+cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const Token* tokens
+                     ) except -1
+cdef Py_ssize_t value_bytes(U32Vec* uas) noexcept
+
+# batch.pxi
+cdef int cmp_int64(const void* a, const void* b) noexcept nogil
+
+# facts.pxi
+cdef str path_text(str url, const unsigned char* u, Py_ssize_t n, const unsigned char* p,
+                   Py_ssize_t plen)
