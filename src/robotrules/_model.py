@@ -207,8 +207,8 @@ def _read_detail(self: Verdict) -> str:
 
 # the field reads through the property; __init__, dataclasses.replace and unpickling store
 # through it (object.__setattr__), so a detail given as text stays text
-setattr(Verdict, "detail", property(_read_detail, _DETAIL.__set__, None,
-                                    "The verdict in one sentence for people."))
+setattr(Verdict, "detail", property(  # noqa: B010 - mypy knows the field, not the property
+    _read_detail, _DETAIL.__set__, None, "The verdict in one sentence for people."))
 _RAW_SLOTS: Final[dict[tuple[type, str], Any]] = {(Verdict, "detail"): _DETAIL}
 
 

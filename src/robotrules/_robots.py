@@ -15,7 +15,7 @@ import os
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
 from . import _directives as D
 from . import _token
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
         VisitTime,
     )
     from ._types import Dialect
-    from .aipref import Scope, Usage
+    from .aipref import Scope, Statement, Usage
 else:  # stand-ins that import the model on first use (issue 15: import robotrules stays light)
     from ._later import Group, Record, Rule, Verdict
 
@@ -134,6 +134,7 @@ class RobotsTxt(_Base):
         "_starts",
         "_text_",
         "_url",
+        "_uses",
         "dialect",
         "size",
     )
@@ -292,39 +293,36 @@ class RobotsTxt(_Base):
             url = _str_arg(url, "url")
         if type(user_agent) is not str:
             user_agent = _str_arg(user_agent, "user_agent")
-        path = self._path(url)
-        if path == "/robots.txt" and self._spec.robots_txt_allowed:
-            return Verdict(True, None, None, (), "robots-txt", user_agent, path, self.dialect,
-                           "/robots.txt is always allowed (RFC 9309 2.2.2)")
-        sel = self._selection(user_agent)
-        if not sel.groups:
-            return Verdict(True, None, None, (), "no-group", user_agent, path, self.dialect,
-                           "no group applies to this user agent: everything is allowed")
-        key = self._native_best(path, user_agent) if self._native_on else \
-            self._for_agent(user_agent)[0].best(path)
-        if key == NO_MATCH:
-            empty = sel.empty
-            if empty is not None:
-                # compat(google): robots.cc matches an empty pattern at priority 0 and reports
-                # its line (matching_line()), though it decides nothing: everything allowed
-                return self._with_preferences(Verdict(
-                    True, empty.line, empty, sel.agents, "rule", user_agent, path,
-                    self.dialect, f"{sel.where}; no rule with a pattern matches {path!r}, and "
-                    f"line {empty.line} '{empty}' is empty: it allows everything "
-                    "(RFC 9309 2.2.2)"))
-            return self._with_preferences(Verdict(
-                True, None, None, sel.agents, "no-matching-rule", user_agent, path,
-                self.dialect, f"{sel.where}; none of its {sel.count} rule(s) matches "
-                f"{path!r}, so it is allowed (a path no rule matches is allowed, RFC 9309 "
-                "2.2.2)"))
-        rule, allow, detail = sel.decided(self, key)
-        v = Verdict(allow, rule.line, rule, sel.agents, "rule", user_agent, path, self.dialect,
-                    detail)
-        return self._with_preferences(v) if allow else v
+        key, path = self._decide(url, user_agent)
+        try:
+            sel = self._sels[user_agent]
+        except (AttributeError, KeyError):
+            sel = self._selection(user_agent)
+        facts = sel.facts.get(key)
+        if facts is None:
+            facts = sel.fact(self, key)
+        allowed, line, rule, agents, reason, detail, prefs = facts
+        if prefs:  # the preferences that apply join the sentence when it is read
+            detail = (_preference_words, self, detail)
+        make = _VERDICT
+        if make is None:
+            make = _makers()[0]
+        return make(allowed, line, rule, agents, reason, user_agent, path, self.dialect, detail)
+
+    def _decide(self, url: str, user_agent: str) -> tuple[int, str]:
+        """``(key, path)`` of a query (exact ``str`` arguments): the deciding key as
+        :meth:`_keys` gives it and the path as the dialect's spec reads it."""
+        if self._native_on:
+            return self._native_decide(url, user_agent)
+        sp = self._spec
+        path = sp.path(url)
+        if sp.robots_txt_allowed and path == "/robots.txt":
+            return -1, path
+        return self._for_agent(user_agent)[0].best(path), path
 
     def _selection(self, user_agent: str) -> _Selection:
         """What every verdict for ``user_agent`` shares (its groups, their agents, which group
-        applies in words, Google's empty rule, the wording per deciding rule), memoised for
+        applies in words, Google's empty rule, the facts per deciding key), memoised for
         at most ``_AGENT_MEMO`` agents."""
         sels: dict[str, _Selection] | None = getattr(self, "_sels", None)
         if sels is None:
@@ -334,21 +332,23 @@ class RobotsTxt(_Base):
         if sel is None:
             groups = self._groups_for(user_agent)
             if not groups:
-                sel = _Selection(groups, (), "", None, 0)
+                sel = _Selection(groups, (), "", None, 0, False)
             else:
                 sel = _Selection(groups, self._agents_of(groups),
                                  self._where(groups, user_agent), self._empty_rule(groups),
-                                 self._rule_count(groups))
+                                 self._rule_count(groups), self._idx.preferences)
             if len(sels) >= _AGENT_MEMO:
                 sels.clear()
             sels[user_agent] = sel
         return sel
 
-    def _keys(self, urls: Sequence[str], user_agent: str) -> array[int]:
+    def _keys(self, urls: Sequence[str], user_agent: str, paths: list[str] | None = None
+              ) -> array[int]:
         """The deciding key of each URL (robotrules._match's keys, NO_MATCH, or -1 for RFC
-        9309's /robots.txt): in one C loop on the native kernels."""
+        9309's /robots.txt): in one C loop on the native kernels. ``paths``, unless None,
+        gets each URL's path as the dialect's spec reads it."""
         if self._native_on:
-            return self._native_keys(urls, user_agent)
+            return self._native_keys(urls, user_agent, paths)
         sp = self._spec
         best = self._for_agent(user_agent)[0].best
         robots = sp.robots_txt_allowed
@@ -357,6 +357,8 @@ class RobotsTxt(_Base):
             if type(url) is not str:
                 url = _str_arg(url, "url")
             path = sp.path(url)
+            if paths is not None:
+                paths.append(path)
             out[i] = -1 if robots and path == "/robots.txt" else best(path)
         return out
 
@@ -364,32 +366,8 @@ class RobotsTxt(_Base):
         """The verdicts of many ``urls`` for one ``user_agent``, as columns
         (:class:`robotrules.Decisions`): entry ``i`` equals ``explain(urls[i])`` field by
         field (allowed, line, rule, reason)."""
-        from ._model import Decisions
-
         _check_urls(urls, user_agent)
-        sel = self._selection(user_agent)
-        keys = self._keys(urls, user_agent)
-        reasons = _REASON_INDEX
-        rules: dict[Rule, int] = {}
-        table = _distinct_keys(keys)
-        facts: list[tuple[int, int, int, int]] = []
-        for key in table:  # each distinct deciding key once
-            if key == -1:
-                facts.append((1, 0, -1, reasons["robots-txt"]))
-            elif not sel.groups:
-                facts.append((1, 0, -1, reasons["no-group"]))
-            elif key == NO_MATCH:
-                empty = sel.empty
-                facts.append((1, 0, -1, reasons["no-matching-rule"]) if empty is None else (
-                    1, empty.line, rules.setdefault(empty, len(rules)), reasons["rule"]))
-            else:
-                rule, allow, _ = sel.decided(self, key)
-                facts.append((int(allow), rule.line, rules.setdefault(rule, len(rules)),
-                              reasons["rule"]))
-        allowed, line, index, reason = _fill_columns(
-            keys, table, bytes(f[0] for f in facts), array("q", [f[1] for f in facts]),
-            array("q", [f[2] for f in facts]), bytes(f[3] for f in facts))
-        return Decisions(allowed, line, index, reason, tuple(rules), user_agent)
+        return self._decide_many(urls, user_agent, None)
 
     def usage_many(self, urls: Sequence[str], *, user_agent: str = "*",
                    vocabulary: str = "vocab-07") -> dict[str, array[int]]:
@@ -398,33 +376,51 @@ class RobotsTxt(_Base):
         state) an ``array('b')`` of 1 (allowed, y), 0 (disallowed, n) or -1 (unstated), one
         entry per URL in input order, equal to ``usage(urls[i])[key]``."""
         keys = usage_keys(vocabulary)
-        decided = self.decide_many(urls, user_agent=user_agent)
+        _check_urls(urls, user_agent)
+        try:
+            uses = self._uses[user_agent, "group", vocabulary]
+        except (AttributeError, KeyError, TypeError):
+            uses = self._uses_of(user_agent, "group", vocabulary)
+        paths: list[str] | None = [] if uses.cu or uses.signals else None
+        decided = self._decide_many(urls, user_agent, paths)
         cols = {k: array("b", [-1]) * len(urls) for k in keys}
         cols["crawl"] = array("b", decided.allowed)
-        if not self._idx.preferences:  # no line states a preference: the crawl verdict only
+        if paths is None:  # no line states a preference for this agent: the crawl only
             return cols
-        cats = [(k, cols[k]) for k in keys if k != "crawl"]
-        for i, url in enumerate(urls):
-            if not decided.allowed[i]:
-                continue  # no preferences attach to a URL that may not be fetched
-            u = self.usage(url, user_agent=user_agent, vocabulary=vocabulary)
-            for k, col in cats:
-                got = u[k]
-                if got is not None:
-                    col[i] = got
+        sets: list[tuple[int, ...]]
+        if uses.paths is None:  # the same answer for every URL that may be fetched
+            classes, sets = array("l", [0 if a else -1 for a in decided.allowed]), [()]
+        else:
+            classes, sets = uses.paths.classify(paths, decided.allowed)
+        answers = [uses.of(d)[0] for d in sets]
+        for k in keys:
+            if k == "crawl":
+                continue
+            row = array("b", [_TRI[a.get(k)] for a in answers])
+            cols[k] = _gather(classes, row)
         return cols
 
-    def _with_preferences(self, v: Verdict) -> Verdict:
-        """``v`` with the AI usage preferences that apply added to its detail (robotrules.aipref;
-        only files that state any pay for the look)."""
-        if not v.allowed or not self._idx.preferences:
-            return v
-        from dataclasses import replace
+    def _decide_many(self, urls: Sequence[str], user_agent: str, paths: list[str] | None
+                     ) -> Decisions:
+        """:meth:`decide_many`, appending each URL's path to ``paths`` unless it is None."""
+        from ._model import Decisions
 
-        from .aipref import explain_detail
-
-        extra = explain_detail(self, v)
-        return replace(v, detail=f"{v.detail}; {extra}") if extra else v
+        sel = self._selection(user_agent)
+        keys = self._keys(urls, user_agent, paths)
+        reasons = _REASON_INDEX
+        rules: dict[Rule, int] = {}
+        table = _distinct_keys(keys)
+        facts: list[tuple[int, int, int, int]] = []
+        for key in table:  # each distinct deciding key once
+            f = sel.facts.get(key) or sel.fact(self, key)
+            rule = f[2]
+            facts.append((int(f[0]), f[1] or 0,
+                          -1 if rule is None else rules.setdefault(rule, len(rules)),
+                          reasons[f[4]]))
+        allowed, line, index, reason = _fill_columns(
+            keys, table, bytes(f[0] for f in facts), array("q", [f[1] for f in facts]),
+            array("q", [f[2] for f in facts]), bytes(f[3] for f in facts))
+        return Decisions(allowed, line, index, reason, tuple(rules), user_agent)
 
     def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
         """Which group applies and why, in words for site owners."""
@@ -509,11 +505,64 @@ class RobotsTxt(_Base):
         """AI usage preferences (Content-Usage, Content-Signal, policy-token groups) of ``url``
         for ``user_agent``, under the AIPREF vocabulary version ``vocabulary``: see
         :mod:`robotrules.aipref`."""
-        from . import aipref
+        if policy_tokens:  # policy-token groups: asked per token (robotrules.aipref)
+            from . import aipref
 
-        return aipref.usage(self, url, user_agent=user_agent,
-                            content_signal_scope=content_signal_scope, vocabulary=vocabulary,
-                            policy_tokens=policy_tokens)
+            return aipref.usage(self, url, user_agent=user_agent,
+                                content_signal_scope=content_signal_scope,
+                                vocabulary=vocabulary, policy_tokens=policy_tokens)
+        if type(user_agent) is not str:
+            user_agent = _str_arg(user_agent, "user_agent")
+        try:
+            uses = self._uses[user_agent, content_signal_scope, vocabulary]
+        except (AttributeError, KeyError, TypeError):
+            uses = self._uses_of(user_agent, content_signal_scope, vocabulary)
+        v = self.explain(url, user_agent=user_agent)
+        make = _USAGE
+        if make is None:
+            make = _makers()[1]
+        if not v.allowed:  # no preferences attach to a URL that may not be fetched
+            return make(False, {}, (), (), user_agent, v.path, content_signal_scope, v,
+                        vocabulary)
+        cats, lines, stmts = uses.answer(v.path)
+        return make(True, dict(cats), lines, stmts, user_agent, v.path, content_signal_scope,
+                    v, vocabulary)
+
+    def _uses_of(self, user_agent: str, scope: Scope, vocabulary: str) -> _Uses:
+        """The usage statements of ``user_agent`` that do not depend on the path, and the
+        matcher of its Content-Usage paths (robotrules.aipref.usage.preference_parts), kept
+        for at most ``_AGENT_MEMO`` (agent, scope, vocabulary) triples."""
+        from .aipref.usage import preference_parts
+        from .aipref.vocabulary import vocabulary as vocabulary_of
+
+        if scope not in ("group", "file"):
+            raise ValueError(f"content_signal_scope must be 'group' or 'file', not {scope!r}")
+        vocabulary_of(vocabulary)  # ValueError naming the versions
+        cu, signals, others = preference_parts(self, user_agent, scope, vocabulary)
+        paths: _PathSet | None = None
+        if cu:
+            paths = self._path_set(cu)
+        uses = _Uses(cu, signals, others, paths)
+        memo: dict[tuple[str, str, str], _Uses] | None = getattr(self, "_uses", None)
+        if memo is None or len(memo) >= _AGENT_MEMO:
+            memo = {}
+            self._uses = memo
+        memo[user_agent, scope, vocabulary] = uses
+        return uses
+
+    def _path_set(self, cu: Sequence[Statement]) -> _PathSet:
+        """The matcher of Content-Usage paths: the kernel's where it reads this file."""
+        from .aipref.usage import PathSet
+
+        if self._native_on:
+            from ._compile import _native_form
+            from .aipref._paths import pattern
+
+            assert _native is not None
+            paths: _PathSet = _native.PathSet([None if s.path is None else _native_form(
+                pattern(s.path, self.dialect)) for s in cu])
+            return paths
+        return PathSet(cu, self.dialect)
 
     def group_for(self, user_agent: str) -> Group | None:
         """The group that applies to ``user_agent`` (merged when several name it), or None."""
@@ -683,35 +732,144 @@ class RobotsTxt(_Base):
 
 class _Selection:
     """What the verdicts of one agent share: its groups, their agents, which group applies in
-    words, Google's empty rule and the rule count; per deciding key, the rule and its
-    sentence (made once, so that a verdict costs a lookup)."""
+    words, Google's empty rule, the rule count and whether the file states preferences; per
+    deciding key, the facts of its verdict (made once, so that a verdict costs a lookup)."""
 
-    __slots__ = ("agents", "count", "empty", "groups", "said", "where")
+    __slots__ = ("agents", "count", "empty", "facts", "groups", "prefs", "where")
 
     def __init__(self, groups: tuple[int, ...], agents: tuple[str, ...], where: str,
-                 empty: Rule | None, count: int) -> None:
+                 empty: Rule | None, count: int, prefs: bool) -> None:
         self.groups = groups
         self.agents = agents
         self.where = where
         self.empty = empty
         self.count = count
-        self.said: dict[int, tuple[Rule, bool, str]] = {}
+        self.prefs = prefs
+        self.facts: dict[int, _Facts] = {}
 
-    def decided(self, rules: RobotsTxt, key: int) -> tuple[Rule, bool, str]:
-        """The rule a key names, its verdict and the sentence for it."""
-        hit = self.said.get(key)
-        if hit is None:
+    def fact(self, rules: RobotsTxt, key: int) -> _Facts:
+        """The facts of the verdict a deciding key gives: ``(allowed, line, rule, agents,
+        reason, detail, preferences)``; ``detail`` is the sentence, or ``(write, *facts)``
+        where it names the path (robotrules._model.Verdict writes it when read);
+        ``preferences``: the AI usage preferences join the sentence (allowed, and the file
+        states some)."""
+        facts: _Facts
+        if key == -1:
+            facts = (True, None, None, (), "robots-txt",
+                     "/robots.txt is always allowed (RFC 9309 2.2.2)", False)
+        elif not self.groups:
+            facts = (True, None, None, (), "no-group",
+                     "no group applies to this user agent: everything is allowed", False)
+        elif key == NO_MATCH:
+            empty = self.empty
+            if empty is not None:
+                # compat(google): robots.cc matches an empty pattern at priority 0 and reports
+                # its line (matching_line()), though it decides nothing: everything allowed
+                facts = (True, empty.line, empty, self.agents, "rule",
+                         (_empty_words, self.where, empty.line, str(empty)), self.prefs)
+            else:
+                facts = (True, None, None, self.agents, "no-matching-rule",
+                         (_none_words, self.where, self.count), self.prefs)
+        else:
             rule = rules._rule(key & INDEX_MASK)
             allow = key_allows(key)
             verb = "allows" if allow else "disallows"
-            hit = (rule, allow, f"line {rule.line} '{rule}' {verb} it ({self.where})")
-            if len(self.said) >= _SAID_MAX:
-                self.said.clear()
-            self.said[key] = hit
+            facts = (allow, rule.line, rule, self.agents, "rule",
+                     f"line {rule.line} '{rule}' {verb} it ({self.where})", allow and self.prefs)
+        if len(self.facts) >= _SAID_MAX:
+            self.facts.clear()
+        self.facts[key] = facts
+        return facts
+
+
+_Facts = tuple[bool, "int | None", "Rule | None", tuple[str, ...], str, object, bool]
+_SAID_MAX: Final = 1024  # verdict facts kept per agent
+
+
+def _empty_words(v: Verdict, where: str, line: int, rule: str) -> str:
+    return (f"{where}; no rule with a pattern matches {v.path!r}, and line {line} '{rule}' "
+            "is empty: it allows everything (RFC 9309 2.2.2)")
+
+
+def _none_words(v: Verdict, where: str, count: int) -> str:
+    return (f"{where}; none of its {count} rule(s) matches {v.path!r}, so it is allowed (a "
+            "path no rule matches is allowed, RFC 9309 2.2.2)")
+
+
+def _preference_words(v: Verdict, rules: RobotsTxt, base: object) -> str:
+    """The sentence of an allowed verdict in a file that states AI usage preferences: the
+    verdict's own, then the preferences that apply (robotrules.aipref.explain_detail)."""
+    from .aipref import explain_detail
+
+    text = base if type(base) is str else base[0](v, *base[1:])  # type: ignore[index]
+    extra = explain_detail(rules, v)
+    return f"{text}; {extra}" if extra else text
+
+
+class _Uses:
+    """The usage statements of one agent (scope, vocabulary) that do not depend on the path
+    (robotrules.aipref.usage.preference_parts), the matcher of its Content-Usage paths, and
+    the answer per set of deciding rules (made once)."""
+
+    __slots__ = ("answers", "cu", "others", "paths", "signals")
+
+    def __init__(self, cu: tuple[Statement, ...], signals: tuple[Statement, ...],
+                 others: tuple[Statement, ...], paths: _PathSet | None) -> None:
+        self.cu = cu
+        self.signals = signals
+        self.others = others
+        self.paths = paths
+        self.answers: dict[tuple[int, ...], _Answer] = {}
+
+    def answer(self, path: str) -> _Answer:
+        """``(categories, lines, statements)`` for a path that may be fetched (the
+        categories are shared: copy before handing out)."""
+        return self.of(() if self.paths is None else self.paths.deciding(path))
+
+    def of(self, chosen: tuple[int, ...]) -> _Answer:
+        hit = self.answers.get(chosen)
+        if hit is None:
+            from .aipref.usage import answer
+
+            hit = answer([self.cu[i] for i in chosen], self.signals, (), self.others)
+            if len(self.answers) >= _SAID_MAX:
+                self.answers.clear()
+            self.answers[chosen] = hit
         return hit
 
 
-_SAID_MAX: Final = 1024  # sentences kept per agent
+_Answer = tuple[dict[str, "bool | None"], tuple[int, ...], tuple["Statement", ...]]
+
+
+class _PathSet(Protocol):
+    """The matcher of one agent's Content-Usage paths: robotrules._native.PathSet, or the
+    pure peer's robotrules.aipref.usage.PathSet."""
+
+    def deciding(self, path: str) -> tuple[int, ...]: ...
+
+    def classify(self, paths: Sequence[str], allowed: Sequence[int]
+                 ) -> tuple[array[int], list[tuple[int, ...]]]: ...
+_TRI: Final = {True: 1, False: 0, None: -1}
+
+# fast constructors of Verdict and Usage (robotrules._native.Maker: no Python frame), made on
+# first use (the model is not imported by a parse); the classes themselves on the pure core
+_VERDICT: Callable[..., Verdict] | None = None
+_USAGE: Callable[..., Usage] | None = None
+
+
+def _makers() -> tuple[Callable[..., Verdict], Callable[..., Usage]]:
+    global _VERDICT, _USAGE
+    from ._model import Verdict as V
+    from ._model import field_slots
+    from .aipref.usage import Usage as U
+
+    globals()["Verdict"] = V  # the stand-in's place, as its first call would (robotrules._later)
+    if _native is not None:
+        _VERDICT = _native.Maker(V, field_slots(V))
+        _USAGE = _native.Maker(U, field_slots(U))
+    else:
+        _VERDICT, _USAGE = V, U
+    return _VERDICT, _USAGE
 
 
 def usage_keys(vocabulary: str = "vocab-07") -> tuple[str, ...]:
@@ -748,6 +906,13 @@ _distinct_keys: Callable[[array[int]], array[int]] = (
 _fill_columns: Callable[[array[int], array[int], bytes, array[int], array[int], bytes],
                         tuple[array[int], array[int], array[int], array[int]]] = (
     _native.fill_columns if _native is not None else _py_fill_columns)
+
+def _py_gather(classes: array[int], table: array[int]) -> array[int]:
+    return array("b", [-1 if c < 0 else table[c] for c in classes])
+
+
+_gather: Callable[[array[int], array[int]], array[int]] = (
+    _native.gather if _native is not None else _py_gather)
 
 # Decisions.reason: the index of each reason in robotrules._model.REASONS (the facade does
 # not import the model to answer; tests/core/test_decide_many.py checks they agree)
