@@ -302,5 +302,5 @@ cdef Py_ssize_t value_bytes(U32Vec* uas) noexcept
 cdef int cmp_int64(const void* a, const void* b) noexcept nogil
 
 # facts.pxi
-cdef str path_text(str url, const unsigned char* u, Py_ssize_t n, const unsigned char* p,
+cdef object path_text(str url, const unsigned char* u, Py_ssize_t n, const unsigned char* p,
                    Py_ssize_t plen)

@@ -289,6 +289,13 @@ class RobotsTxt(_Base):
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
+        if self._native_on:  # the whole answer in C once its facts are kept
+            try:
+                v = _verdict_of(self, url, user_agent, self._sels, _VERDICT, _preference_words)
+            except (AttributeError, TypeError):  # no facts yet; or the arguments: said below
+                v = None
+            if v is not None:
+                return v
         if type(url) is not str:
             url = _str_arg(url, "url")
         if type(user_agent) is not str:
@@ -511,6 +518,16 @@ class RobotsTxt(_Base):
             return aipref.usage(self, url, user_agent=user_agent,
                                 content_signal_scope=content_signal_scope,
                                 vocabulary=vocabulary, policy_tokens=policy_tokens)
+        if self._native_on:  # the whole answer in C once its facts are kept
+            try:
+                u = _usage_of(self, url, user_agent, self._sels,
+                              self._uses[user_agent, content_signal_scope, vocabulary],
+                              _VERDICT, _USAGE, _preference_words, content_signal_scope,
+                              vocabulary)
+            except (AttributeError, KeyError, TypeError):  # no facts yet, or the arguments
+                u = None
+            if u is not None:
+                return u
         if type(user_agent) is not str:
             user_agent = _str_arg(user_agent, "user_agent")
         try:
@@ -906,6 +923,12 @@ _distinct_keys: Callable[[array[int]], array[int]] = (
 _fill_columns: Callable[[array[int], array[int], bytes, array[int], array[int], bytes],
                         tuple[array[int], array[int], array[int], array[int]]] = (
     _native.fill_columns if _native is not None else _py_fill_columns)
+
+_verdict_of: Callable[..., Verdict | None] = (
+    _native.verdict_of if _native is not None else lambda *args: None)
+_usage_of: Callable[..., Usage | None] = (
+    _native.usage_of if _native is not None else lambda *args: None)
+
 
 def _py_gather(classes: array[int], table: array[int]) -> array[int]:
     return array("b", [-1 if c < 0 else table[c] for c in classes])

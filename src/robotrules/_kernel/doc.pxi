@@ -466,11 +466,11 @@ cdef class Doc:
         return self._best(<const unsigned char*>PyBytes_AS_STRING(data),
                           PyBytes_GET_SIZE(data), user_agent)
 
-    cdef int64_t _url_key(self, str url, str user_agent, list paths) except -3:  # -3: never a key
+    cdef int64_t _url_key(self, str url, str user_agent, PyObject** path) except -3:  # -3: never a key
         """The key of the rule that decides ``url`` for ``user_agent`` (NO_MATCH when none
         does), or ROBOTS_TXT for RFC 9309's /robots.txt: the path as the dialect's spec reads
-        it (robotrules._url), found in C. ``paths``, unless None, gets that path appended
-        (as ``str``: the spec's ``path(url)``)."""
+        it (robotrules._url), found in C. ``path``, unless NULL, gets that path as a new
+        reference to a ``str`` (the spec's ``path(url)``; the caller owns it)."""
         cdef const unsigned char* u
         cdef Py_ssize_t n, start, end
         cdef bint slash
@@ -534,8 +534,10 @@ cdef class Doc:
                         p = <const unsigned char*>PyBytes_AS_STRING(norm)
                         plen = PyBytes_GET_SIZE(norm)
                         break
-            if paths is not None:
-                paths.append(path_text(url, u, n, p, plen))
+            if path != NULL:
+                text = path_text(url, u, n, p, plen)
+                Py_INCREF(text)
+                path[0] = <PyObject*>text
             if self.d == 0 and plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
                 return ROBOTS_TXT  # RFC 9309 2.2.2
             return self._best(p, plen, user_agent)
@@ -551,21 +553,23 @@ cdef class Doc:
             user_agent = exact_str(user_agent, "user_agent")
         if not self._native_on:
             return self._pure_is_allowed(url, user_agent)
-        return (self._url_key(url, user_agent, None) & ALLOW_BIT) != 0  # ROBOTS_TXT has the bit
+        return (self._url_key(url, user_agent, NULL) & ALLOW_BIT) != 0  # ROBOTS_TXT has the bit
 
     def _native_decide(self, url, user_agent):
         """``(key, path)``: the key of the rule that decides ``url`` for ``user_agent`` (as
         :meth:`_native_keys` gives it) and the path as the dialect's spec reads it, in one
         call (``explain``: the facts of a verdict)."""
-        cdef list paths = []
+        cdef PyObject* path = NULL
         if type(url) is not str:
             url = exact_str(url, "url")
         if type(user_agent) is not str:
             user_agent = exact_str(user_agent, "user_agent")
         if not self._native_on:
             raise ValueError("this file is not read by the native kernels")
-        key = self._url_key(url, user_agent, paths)
-        return key, paths[0]
+        key = self._url_key(url, user_agent, &path)
+        text = <object>path
+        Py_DECREF(text)  # the reference _url_key gave, now held by text
+        return key, text
 
     def _native_keys(self, urls, user_agent, list paths=None):
         """``array('q')`` of the deciding keys of ``urls`` (a list or tuple of ``str``) for
@@ -573,6 +577,7 @@ cdef class Doc:
         /robots.txt (the batch APIs: one C loop, no Python frame per URL)."""
         cdef Py_ssize_t i, n
         cdef int64_t[::1] view
+        cdef PyObject* path = NULL
         user_agent = exact_str(user_agent, "user_agent")
         if not self._native_on:
             raise ValueError("this file is not read by the native kernels")
@@ -585,7 +590,13 @@ cdef class Doc:
             url = urls[i]
             if type(url) is not str:
                 url = exact_str(url, "url")
-            view[i] = self._url_key(url, user_agent, paths)
+            if paths is None:
+                view[i] = self._url_key(url, user_agent, NULL)
+            else:
+                view[i] = self._url_key(url, user_agent, &path)
+                text = <object>path
+                Py_DECREF(text)
+                paths.append(text)
         return out
 
     def __sizeof__(self):

@@ -25,7 +25,7 @@ cdef enum:
     MEMBER_READONLY = 1   # structmember.h: READONLY
 
 
-cdef str path_text(str url, const unsigned char* u, Py_ssize_t n, const unsigned char* p,
+cdef object path_text(str url, const unsigned char* u, Py_ssize_t n, const unsigned char* p,
                Py_ssize_t plen):
     """The matchable path ``p[:plen]`` found in ``url`` (whose UTF-8 bytes are ``u[:n]``) as
     text: ``url`` itself when nothing was cut or changed."""
@@ -63,17 +63,65 @@ cdef class Maker:
 
     def __call__(self, *values):
         cdef Py_ssize_t i
-        cdef PyObject* v
-        cdef PyObject** at
         if PyTuple_GET_SIZE(values) != self.n:
             raise TypeError(f"{self.cls.__name__} takes {self.n} values")
-        obj = PyType_GenericAlloc(<PyTypeObject*>self.cls, 0)  # zeroed, tracked by the GC
+        obj = self.new()
         for i in range(self.n):
-            v = PyTuple_GET_ITEM(values, i)
-            Py_INCREF(<object>v)
-            at = <PyObject**>((<char*>(<PyObject*>obj)) + self.offsets[i])
-            at[0] = v  # a fresh object: every slot is NULL, nothing to release
+            self.put(obj, i, <object>PyTuple_GET_ITEM(values, i))
         return obj
+
+    cdef inline object new(self):
+        """A fresh instance, every slot NULL (zeroed), tracked by the GC."""
+        return PyType_GenericAlloc(<PyTypeObject*>self.cls, 0)
+
+    cdef inline void put(self, object obj, Py_ssize_t i, object value) noexcept:
+        """Store ``value`` in field ``i`` of a fresh instance (from :meth:`new`, each field
+        once: there is nothing to release)."""
+        cdef PyObject** at = <PyObject**>((<char*>(<PyObject*>obj)) + self.offsets[i])
+        Py_INCREF(value)
+        at[0] = <PyObject*>value
+
+
+def verdict_of(Doc doc not None, url, user_agent, dict sels not None, Maker make not None,
+               words):
+    return _verdict_of(doc, url, user_agent, sels, make, words)
+
+
+cdef object _verdict_of(Doc doc, url, user_agent, dict sels, Maker make, words):
+    """The verdict of ``url`` for ``user_agent`` built from the facts the facade keeps
+    (``sels[user_agent].facts[key]``: robotrules._robots._Selection.fact), without a Python
+    frame: ``None`` when they are not kept yet (the facade makes them and asks again).
+    ``make`` builds the Verdict; where the facts say the preferences join the sentence, its
+    detail is ``(words, doc, detail)`` (written when read)."""
+    cdef PyObject* path = NULL
+    cdef tuple facts
+    cdef Py_ssize_t i
+    if type(url) is not str:
+        url = exact_str(url, "url")
+    if type(user_agent) is not str:
+        user_agent = exact_str(user_agent, "user_agent")
+    if not doc._native_on:
+        raise ValueError("this file is not read by the native kernels")
+    sel = sels.get(user_agent)
+    if sel is None:
+        return None
+    key = doc._url_key(url, user_agent, &path)
+    text = <object>path
+    Py_DECREF(text)  # the reference _url_key gave, now held by text
+    hit = (<dict?>sel.facts).get(key)
+    if hit is None:
+        return None
+    facts = <tuple?>hit
+    if PyTuple_GET_SIZE(facts) != 7 or make.n != 9:
+        raise ValueError("verdict facts are 7 values, a Verdict 9")
+    v = make.new()
+    for i in range(5):  # allowed, line, rule, agents, reason
+        make.put(v, i, facts[i])
+    make.put(v, 5, user_agent)
+    make.put(v, 6, text)
+    make.put(v, 7, _NAMES[doc.d])
+    make.put(v, 8, (words, doc, facts[5]) if facts[6] else facts[5])
+    return v
 
 
 cdef class PathSet:
@@ -156,7 +204,9 @@ cdef class PathSet:
     def deciding(self, path):
         """The indices of the rules that decide ``path`` (a matchable path, as the dialect's
         spec gives it), in rule order; ``()`` when none matches."""
-        path = exact_str(path, "path")
+        return self.deciding_of(exact_str(path, "path"))
+
+    cdef tuple deciding_of(self, str path):
         if PyUnicode_IS_ASCII(path):
             return self._deciding(<const unsigned char*>PyUnicode_DATA(path),
                                   PyUnicode_GET_LENGTH(path))
@@ -181,7 +231,7 @@ cdef class PathSet:
             if not ok[i]:
                 view[i] = -1
                 continue
-            d = self.deciding(paths[i])
+            d = self.deciding_of(exact_str(paths[i], "path"))
             c = at.get(d)
             if c is None:
                 c = at[d] = len(sets)
@@ -208,3 +258,49 @@ def gather(classes, table):
         else:
             raise IndexError("class out of range")
     return out
+
+
+def usage_of(Doc doc not None, url, user_agent, dict sels not None, uses,
+             Maker vmake not None, Maker umake not None, words, scope, vocabulary):
+    """The Usage of ``url`` for ``user_agent`` built from the facts the facade keeps (the
+    verdict's, see :func:`verdict_of`, and ``uses``: robotrules._robots._Uses, whose
+    ``answers`` hold ``(categories, lines, statements)`` per set of deciding Content-Usage
+    rules), without a Python frame; ``None`` when they are not kept yet."""
+    cdef PathSet ps
+    v = _verdict_of(doc, url, user_agent, sels, vmake, words)
+    if v is None:
+        return None
+    if umake.n != 9:
+        raise ValueError("a Usage is 9 values")
+    path = v.path
+    user_agent = v.user_agent
+    if not v.allowed:  # no preferences attach to a URL that may not be fetched
+        u = umake.new()
+        umake.put(u, 0, False)
+        umake.put(u, 1, {})
+        umake.put(u, 2, ())
+        umake.put(u, 3, ())
+    else:
+        paths = uses.paths
+        if paths is None:
+            chosen = ()
+        else:
+            ps = <PathSet?>paths
+            chosen = ps.deciding_of(path)
+        hit = (<dict?>uses.answers).get(chosen)
+        if hit is None:
+            return None
+        answer = <tuple?>hit
+        if PyTuple_GET_SIZE(answer) != 3:
+            raise ValueError("an answer is 3 values")
+        u = umake.new()
+        umake.put(u, 0, True)
+        umake.put(u, 1, dict(<dict?>answer[0]))  # the caller's own copy
+        umake.put(u, 2, answer[1])
+        umake.put(u, 3, answer[2])
+    umake.put(u, 4, user_agent)
+    umake.put(u, 5, path)
+    umake.put(u, 6, scope)
+    umake.put(u, 7, v)
+    umake.put(u, 8, vocabulary)
+    return u
