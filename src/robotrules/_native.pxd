@@ -300,6 +300,8 @@ cdef Py_ssize_t value_bytes(U32Vec* uas) noexcept
 
 # batch.pxi
 cdef int cmp_int64(const void* a, const void* b) noexcept nogil
+cdef const int64_t* q_data(object keys, str name, Py_ssize_t* n) except NULL
+cdef void sort_int64_small(int64_t* a, Py_ssize_t n) noexcept nogil
 
 # facts.pxi
 cdef object path_text(str url, const unsigned char* u, Py_ssize_t n, const unsigned char* p,

@@ -410,24 +410,29 @@ class RobotsTxt(_Base):
     def _decide_many(self, urls: Sequence[str], user_agent: str, paths: list[str] | None
                      ) -> Decisions:
         """:meth:`decide_many`, appending each URL's path to ``paths`` unless it is None."""
-        from ._model import Decisions
-
         sel = self._selection(user_agent)
         keys = self._keys(urls, user_agent, paths)
         reasons = _REASON_INDEX
         rules: dict[Rule, int] = {}
         table = _distinct_keys(keys)
-        facts: list[tuple[int, int, int, int]] = []
+        facts = sel.facts
+        allowed_t = bytearray()
+        line_t = array("q")
+        rule_t = array("q")
+        reason_t = bytearray()
         for key in table:  # each distinct deciding key once
-            f = sel.facts.get(key) or sel.fact(self, key)
+            f = facts.get(key) or sel.fact(self, key)
             rule = f[2]
-            facts.append((int(f[0]), f[1] or 0,
-                          -1 if rule is None else rules.setdefault(rule, len(rules)),
-                          reasons[f[4]]))
+            allowed_t.append(f[0])
+            line_t.append(f[1] or 0)
+            rule_t.append(-1 if rule is None else rules.setdefault(rule, len(rules)))
+            reason_t.append(reasons[f[4]])
         allowed, line, index, reason = _fill_columns(
-            keys, table, bytes(f[0] for f in facts), array("q", [f[1] for f in facts]),
-            array("q", [f[2] for f in facts]), bytes(f[3] for f in facts))
-        return Decisions(allowed, line, index, reason, tuple(rules), user_agent)
+            keys, table, bytes(allowed_t), line_t, rule_t, bytes(reason_t))
+        make = _DECISIONS
+        if make is None:
+            make = _makers()[2]
+        return make(allowed, line, index, reason, tuple(rules), user_agent)
 
     def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
         """Which group applies and why, in words for site owners."""
@@ -872,10 +877,12 @@ _TRI: Final = {True: 1, False: 0, None: -1}
 # first use (the model is not imported by a parse); the classes themselves on the pure core
 _VERDICT: Callable[..., Verdict] | None = None
 _USAGE: Callable[..., Usage] | None = None
+_DECISIONS: Callable[..., Decisions] | None = None
 
 
-def _makers() -> tuple[Callable[..., Verdict], Callable[..., Usage]]:
-    global _VERDICT, _USAGE
+def _makers() -> tuple[Callable[..., Verdict], Callable[..., Usage], Callable[..., Decisions]]:
+    global _VERDICT, _USAGE, _DECISIONS
+    from ._model import Decisions as D
     from ._model import Verdict as V
     from ._model import field_slots
     from .aipref.usage import Usage as U
@@ -884,9 +891,10 @@ def _makers() -> tuple[Callable[..., Verdict], Callable[..., Usage]]:
     if _native is not None:
         _VERDICT = _native.Maker(V, field_slots(V))
         _USAGE = _native.Maker(U, field_slots(U))
+        _DECISIONS = _native.Maker(D, field_slots(D))
     else:
-        _VERDICT, _USAGE = V, U
-    return _VERDICT, _USAGE
+        _VERDICT, _USAGE, _DECISIONS = V, U, D
+    return _VERDICT, _USAGE, _DECISIONS
 
 
 def usage_keys(vocabulary: str = "vocab-07") -> tuple[str, ...]:
