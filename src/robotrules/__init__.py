@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _typing
 
-from . import _robots
+from ._peers import NATIVE
 from ._robots import RobotsTxt, parse
 from ._types import Dialect, Severity
 from .errors import FetchError, InvalidURL, RobotrulesError, StoreError
@@ -39,10 +39,11 @@ if _typing.TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-#: True when queries run on the native kernels (robotrules._native, Cython, built by pip
-#: with the package; ROBOTRULES_PURE=1 turns them off), False on the pure-Python core.
-NATIVE: bool = _robots.NATIVE
-#: The same flag under its earlier name (it meant the mypyc build, now replaced).
+# NATIVE (imported above from the selector, robotrules._peers): True when queries run on the
+# native kernels (robotrules._native, Cython, built by pip with the package; ROBOTRULES_PURE=1
+# turns them off), False on the pure-Python core.
+#: The same flag under its earlier name (it meant the mypyc build, now replaced): kept as a
+#: documented alias (CHANGELOG, "Native kernels"), so that code written against it still runs.
 COMPILED: bool = NATIVE
 
 __all__ = [  # noqa: RUF022 - plain sorted order, as tests/core/test_api.py checks

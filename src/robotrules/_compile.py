@@ -13,8 +13,7 @@ from array import array
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from . import _token
-from . import _tokenize as T
+from . import _token, _tokenize
 from ._dialects import NAMES, SPECS
 from ._index import TAG_ALLOW, TAG_DISALLOW, GroupIndex
 from ._match import (
@@ -33,8 +32,20 @@ from ._match import (
 if TYPE_CHECKING:
     from ._types import Dialect
 
-__all__ = ["CLEAR_HOOKS", "clear_caches", "compile_groups", "native_pattern", "new_pattern",
-           "select"]
+__all__ = ["CLEAR_HOOKS", "COMPANION_MARK", "clear_caches", "compile_groups",
+           "may_have_companion", "native_pattern", "new_pattern", "select"]
+
+#: compat(google): ``Allow: /x/index.htm`` (or ``index.html``...) also allows ``/x/``
+#: (robots.cc HandleAllow): the page a companion rule is derived from.
+COMPANION_MARK: Final = "/index.htm"
+
+
+def may_have_companion(raw: str, allow: bool) -> bool:
+    """Whether a rule's raw value may get Google's companion rule, so that it is never read
+    as a plain prefix (:func:`new_pattern` decides on the normal form). The one home of the
+    rule's trigger: the native kernel reads :data:`COMPANION_MARK` through
+    :mod:`robotrules._tables`."""
+    return allow and COMPANION_MARK in raw
 
 
 # Compiled patterns by (dialect, allow), then by the raw value: the same patterns recur across
@@ -54,7 +65,7 @@ def clear_caches() -> None:
     for hook in CLEAR_HOOKS:
         hook()
     _token.clear_caches()
-    T.clear_caches()
+    _tokenize.clear_caches()
 
 
 #: More memos to empty with the others (the native kernels register theirs here).
@@ -105,7 +116,7 @@ def new_pattern(raw: str, dialect: str, allow: bool) -> Pattern:
     else:
         p = Pattern(pat, allow, len(pat))
         slash = pat.rfind("/")
-        if allow and slash >= 0 and pat.startswith("/index.htm", slash):
+        if allow and slash >= 0 and pat.startswith(COMPANION_MARK, slash):
             # compat(google): Allow: /x/index.htm(l) also allows /x/ (robots.cc HandleAllow)
             derived = pat[: slash + 1] + "$"
             p.companion = Pattern(derived, True, len(derived))
@@ -133,7 +144,7 @@ def compile_groups(idx: GroupIndex, groups: tuple[int, ...], text: str, dirs: ar
             start = dirs[3 * i + 1]
             raw = text[start : start + n]
             allow = tag == TAG_ALLOW
-            if not_plain(raw) is None and not (allow and "/index.htm" in raw):
+            if not_plain(raw) is None and not may_have_companion(raw, allow):
                 rank = rank_base(n, allow) + i
                 if legacy:
                     others.append((rank, PREFIX, raw, None))

@@ -14,6 +14,7 @@ Cost: one pass over the directives, O(directives) time and memory.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 from . import _checks as C
@@ -78,6 +79,11 @@ class GroupIndex:
     @property
     def count(self) -> int:
         return len(self.starts) - 1
+
+    def rule_count(self, groups: Iterable[int]) -> int:
+        """The allow and disallow lines of ``groups``."""
+        return sum(1 for g in groups for v in self.block(g)
+                   if v & 3 == TAG_ALLOW or v & 3 == TAG_DISALLOW)
 
     def block(self, g: int) -> array[int]:
         return self.lines[self.starts[g] : self.starts[g + 1]]

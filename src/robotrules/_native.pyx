@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, auto_pickle=False
 # cython: initializedcheck=False, nonecheck=False, infer_types=False
 """The native kernels (Cython): tokenizer, group index, matcher build and match, in C.
 
@@ -37,7 +37,7 @@ under their rarest run of 4, 2 or 1 literal bytes (:c:type:`LitIndex`): the same
 
 from array import array
 
-from . import _compile, _dialects, _directives, _match, _token, _tokenize, _url
+from . import _compile, _tables
 
 # the parts, by job (their shared declarations: _native.pxd)
 include "_kernel/tables.pxi"

@@ -1,37 +1,28 @@
-"""``RobotsTxt``: one parsed robots.txt and the answers it gives, a facade over the core.
+"""``RobotsTxt``: one parsed robots.txt and the answers it gives, a facade over its peer.
 
-It keeps the text, the packed directive stream (:mod:`robotrules._tokenize`) and its dialect's
-spec (:mod:`robotrules._dialects`, where the dialects differ). On first use it builds the group
-index (:mod:`robotrules._index`); per group selection it compiles a matcher
-(:mod:`robotrules._compile`, :mod:`robotrules._match`) and keeps it, bounded by the number of
-groups in the file; findings come from :mod:`robotrules._checks` and the noted lines of the
-tokenizer; AI usage preferences from :mod:`robotrules.aipref`. docs/architecture.md follows
-one query through all of them.
+A file is read by one of two peers with one surface (:class:`robotrules._peer.Peer`): the
+native kernel or the pure-Python core, chosen by the selector (:mod:`robotrules._peers`).
+``RobotsTxt`` is what both peers' concrete classes share: it builds verdicts, explanations,
+groups, records and findings from that surface alone (the text, the directive stream, the group
+index, the deciding keys), words them (:mod:`robotrules._checks` for findings,
+:mod:`robotrules.aipref` for AI usage preferences) and keeps what it made. docs/architecture.md
+follows one query through all of them.
 """
 
 from __future__ import annotations
 
-import os
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from types import ModuleType
-from typing import TYPE_CHECKING, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
-from . import _directives as D
-from . import _token
-from . import _tokenize as T
+from . import _directives, _token, _tokenize
 from ._checks import add_sitemap, file_findings
-from ._compile import compile_groups, select
 from ._dialects import SPECS, DialectSpec, spec
-from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW, GroupIndex
+from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW
 from ._index import build as build_index
-from ._match import (
-    ALLOW_BIT,
-    INDEX_MASK,
-    NO_MATCH,
-    Matcher,
-    key_allows,
-)
+from ._match import INDEX_MASK, NO_MATCH, key_allows
+from ._peers import NATIVE, NativePeer, PurePeer, fast_constructor, peer_for
+from ._pure import str_arg
 
 if TYPE_CHECKING:
     from ._model import (
@@ -44,263 +35,77 @@ if TYPE_CHECKING:
         Verdict,
         VisitTime,
     )
+    from ._peer import Peer as _Surface
+    from ._peer import UsagePaths
     from ._types import Dialect
     from .aipref import Scope, Statement, Usage
 else:  # stand-ins that import the model on first use (issue 15: import robotrules stays light)
-    from ._later import Group, Record, Rule, Verdict
+    from ._later import stand_ins
+
+    Decisions, Group, Record, Rule, Verdict = stand_ins(
+        globals(), "Decisions", "Group", "Record", "Rule", "Verdict")
+    _Surface = object
 
 __all__ = ["NATIVE", "RobotsTxt", "parse", "reference"]
 
-# The native kernels (robotrules._native, Cython), unless they were not built or
-# ROBOTRULES_PURE=1 asks for the pure-Python core, which is the reference they are tested
-# against: both give the same answers. With them, RobotsTxt's base class is their Doc, which
-# parses google and rfc9309 files in C and answers is_allowed() there.
-_native: ModuleType | None = None
-if os.environ.get("ROBOTRULES_PURE") != "1":
-    try:
-        from . import _native
-    except ImportError:  # pragma: no cover - a build without a C compiler
-        _native = None
-        # Issue 26: an install without a compiler must not fall back silently. Said once, at
-        # import; ROBOTRULES_PURE=1 chooses the pure core on purpose and silences it.
-        import warnings
-
-        warnings.warn("robotrules: the native kernels are not built (no C compiler at install "
-                      "time?), so the pure-Python core answers, 10 to 20 times slower; "
-                      "reinstall with a compiler, or set ROBOTRULES_PURE=1 to choose it",
-                      RuntimeWarning, stacklevel=2)
-#: True when queries run on the native kernels (google and rfc9309 dialects).
-NATIVE: Final[bool] = _native is not None
-
-
-class _PureBase:
-    """RobotsTxt's base where the native kernels are not built: every dialect pure."""
-
-    __slots__ = ()
-    _native_on: Final = False
-    _native_directives: Final = 0
-
-    def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
-        """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
-        if type(url) is not str:
-            url = _str_arg(url, "url")
-        if type(user_agent) is not str:
-            user_agent = _str_arg(user_agent, "user_agent")
-        return self._pure_is_allowed(url, user_agent)
-
-    def _pure_is_allowed(self, url: str, user_agent: str) -> bool:
-        raise NotImplementedError  # RobotsTxt's
-
-
-if TYPE_CHECKING:
-    from ._native import Doc as _Base
-else:
-    _Base = _native.Doc if _native is not None else _PureBase
-
 _AGENT_MEMO: Final = 256
-# the rules the compiled matchers of one file may hold together: this, plus this many per rule
-# of the file (as the native Doc's budget)
-_BUDGET_MIN: Final = 1 << 16
-_BUDGET_PER_RULE: Final = 4
-# matchers per group selection ("\0" + key) and per agent string
-_Compiled = dict[str, tuple[Matcher, tuple[int, ...]]]
 _V = TypeVar("_V")
 
+# What the facade keeps per file, made on first use (each concrete class has these slots).
+_FACADE_SLOTS: Final = ("_all_records", "_columns", "_findings", "_groups", "_records",
+                        "_rules_", "_sels", "_starts", "_uses")
 
-class RobotsTxt(_Base):
+
+class RobotsTxt(_Surface):
     """A parsed robots.txt: immutable answers to "may this agent fetch this URL?".
 
     Create it with :func:`robotrules.parse`. Every query is thread-safe. A parsed file keeps
-    only its text and a packed directive stream; the group index, each agent's matcher, the
-    groups and the findings are derived from that stream on first use and then kept.
+    only its text (or its bytes) and what its peer compiled; the groups, the explanations'
+    wording and the findings are derived on first use and then kept. ``is_allowed(url, *,
+    user_agent="*")`` is the peer's own (in C on the native peer).
     """
 
-    __slots__ = (
-        "_all_records",
-        "_body",
-        "_bom_",
-        "_budget",
-        "_columns",
-        "_compiled",
-        "_dirs_",
-        "_findings",
-        "_groups",
-        "_index",
-        "_live",
-        "_odd_",
-        "_records",
-        "_rules_",
-        "_sels",
-        "_starts",
-        "_text_",
-        "_url",
-        "_uses",
-        "dialect",
-        "size",
-    )
+    __slots__ = ()  # a mixin beside the peer (a C type on the native peer): slots are theirs
 
-    def __init__(self, body: bytes, dialect: Dialect, base_url: str | None,
-                 pure: bool = False, /) -> None:
-        """Use :func:`robotrules.parse`. ``pure``: the pure-Python core even where the native
-        kernels would answer (the reference; see :func:`reference`)."""
-        self.dialect: Dialect = dialect
-        self.size = len(body)
-        self._url = base_url
-        # The caches below (the index, matchers, groups, findings ...) are made on first use
-        # and read with getattr(self, name, None): a parse sets only what every file needs.
-        if self._native_on:
-            # the base class compiled the rules, in C, from the bytes as given; the text and
-            # the directive stream are made only if a slower API (explain, groups, findings
-            # ...) asks for them
-            self._body = body
-        else:
-            text, self._bom_ = T.to_text(body)
-            self._text_ = text
-            odd: list[int] = []
-            self._dirs_ = T.tokenize(text, dialect, odd=odd)
-            self._odd_ = array("I", odd)
+    # the caches below (groups, records, findings ...) are made on first use and read with
+    # getattr(self, name, None): a parse sets only what every file needs
 
     @property
     def _spec(self) -> DialectSpec:
         return SPECS[self.dialect]
 
-    # -- the text and the directive stream ------------------------------------------------
-
-    @property
-    def _text(self) -> str:
-        """The body as Latin-1 text (one character a byte), LF line ends, no byte-order mark."""
-        text: str | None = getattr(self, "_text_", None)
-        if text is None:
-            text, self._bom_ = T.to_text(self._body)
-            self._text_ = text
-        return text
-
-    @property
-    def _bom(self) -> int:
-        self._text  # noqa: B018 - reading the text counts the byte-order mark
-        bom: int = getattr(self, "_bom_", 0)
-        return bom
-
-    @property
-    def _dirs(self) -> array[int]:
-        dirs: array[int] | None = getattr(self, "_dirs_", None)
-        if dirs is None:
-            assert _native is not None
-            dirs, self._odd_ = _native.tokenize(self._text, self.dialect)
-            self._dirs_ = dirs
-        return dirs
-
-    @property
-    def _odd(self) -> array[int]:
-        odd: array[int] | None = getattr(self, "_odd_", None)
-        if odd is None:
-            self._dirs  # noqa: B018 - tokenizing notes them
-            odd = getattr(self, "_odd_", None)
-            assert odd is not None
-        return odd
+    # -- the text and the directive stream, through the peer -------------------------------
 
     def _kind(self, i: int) -> int:
-        return self._dirs[3 * i] >> T.KIND_SHIFT
+        return self.directives[3 * i] >> _tokenize.KIND_SHIFT
 
     def _line(self, i: int) -> int:
-        return self._dirs[3 * i] & T.LINE_MASK
+        return self.directives[3 * i] & _tokenize.LINE_MASK
 
     def _value(self, i: int) -> str:
-        start = self._dirs[3 * i + 1]
-        return self._text[start : start + self._dirs[3 * i + 2]]
-
-    @property
-    def _idx(self) -> GroupIndex:
-        idx: GroupIndex | None = getattr(self, "_index", None)
-        if idx is None:
-            idx = self._index = build_index(self._text, self._dirs, self.dialect, self._url,
-                                            None)
-        return idx
-
-    # -- compiling ------------------------------------------------------------------------
-
-    def _matcher(self, key: str) -> tuple[Matcher, tuple[int, ...]]:
-        """The compiled matcher and group indices for a query key."""
-        idx = self._idx
-        ck, groups = select(idx, key, self.dialect)
-        compiled: _Compiled | None = getattr(self, "_compiled", None)
-        if compiled is None:
-            compiled = {}
-            self._compiled = compiled
-        hit = compiled.get("\0" + ck)
-        if hit is None:
-            m = compile_groups(idx, groups, self._text, self._dirs, self.dialect)
-            # what the matchers keep stays bounded whatever number of agents ask (the
-            # native Doc's budget, docs/architecture.md): past it the others are dropped
-            cost = self._rule_count(groups)
-            live: int = getattr(self, "_live", 0) + cost
-            budget: int | None = getattr(self, "_budget", None)
-            if budget is None:
-                budget = self._budget = _BUDGET_MIN + _BUDGET_PER_RULE * self._rule_count(
-                    range(idx.count))
-            if live > budget:
-                compiled.clear()
-                live = cost
-            self._live = live
-            hit = compiled.setdefault("\0" + ck, (m, groups))
-        return hit
-
-    def _for_agent(self, user_agent: str) -> tuple[Matcher, tuple[int, ...]]:
-        """Matcher and groups for a query's user agent, memoised per agent string.
-
-        The memo holds one entry per group selection ("\\0"-prefixed keys) plus at most
-        ``_AGENT_MEMO`` agent strings: bounded whatever callers pass.
-        """
-        compiled: _Compiled | None = getattr(self, "_compiled", None)
-        if compiled is not None:
-            hit = compiled.get(user_agent)
-            if hit is not None:
-                return hit
-        hit = self._matcher(_token.query_key(user_agent))
-        compiled = getattr(self, "_compiled", None)
-        if compiled is not None and len(compiled) < _AGENT_MEMO:
-            compiled[user_agent] = hit
-        return hit
-
-    def _groups_for(self, user_agent: str) -> tuple[int, ...]:
-        """The indices of the groups that apply to ``user_agent``."""
-        if not self._native_on:
-            return self._for_agent(user_agent)[1]
-        return select(self._idx, _token.query_key(user_agent), self.dialect)[1]
+        dirs = self.directives
+        start = dirs[3 * i + 1]
+        return self.latin1_text[start : start + dirs[3 * i + 2]]
 
     def _path(self, url: str) -> str:
         return SPECS[self.dialect].path(url)
 
     # -- queries --------------------------------------------------------------------------
 
-    # is_allowed(url, *, user_agent="*") is the base class's: in C, or this for the dialects
-    # (or builds) without native kernels
-
-    def _pure_is_allowed(self, url: str, user_agent: str) -> bool:
-        sp = self._spec
-        path = sp.path(url)
-        if sp.robots_txt_allowed and path == "/robots.txt":
-            return True
-        compiled: _Compiled | None = getattr(self, "_compiled", None)
-        hit = compiled.get(user_agent) if compiled is not None else None
-        if hit is None:
-            hit = self._for_agent(user_agent)
-        return hit[0].best(path) & ALLOW_BIT != 0  # NO_MATCH has the bit: allowed
-
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
-        if self._native_on:  # the whole answer in C once its facts are kept
-            try:
-                v = _verdict_of(self, url, user_agent, self._sels, _VERDICT, _preference_words)
-            except (AttributeError, TypeError):  # no facts yet; or the arguments: said below
-                v = None
-            if v is not None:
-                return v
+        try:  # the whole answer in the peer (in C on the native one) once its facts are kept
+            v: Verdict | None = self.known_verdict(url, user_agent, self._sels, _VERDICT,
+                                                   _preference_words)
+        except (AttributeError, TypeError):  # no facts yet; or the arguments: said below
+            v = None
+        if v is not None:
+            return v
         if type(url) is not str:
-            url = _str_arg(url, "url")
+            url = str_arg(url, "url")
         if type(user_agent) is not str:
-            user_agent = _str_arg(user_agent, "user_agent")
-        key, path = self._decide(url, user_agent)
+            user_agent = str_arg(user_agent, "user_agent")
+        key, path = self.url_key_path(url, user_agent)
         try:
             sel = self._sels[user_agent]
         except (AttributeError, KeyError):
@@ -316,17 +121,6 @@ class RobotsTxt(_Base):
             make = _makers()[0]
         return make(allowed, line, rule, agents, reason, user_agent, path, self.dialect, detail)
 
-    def _decide(self, url: str, user_agent: str) -> tuple[int, str]:
-        """``(key, path)`` of a query (exact ``str`` arguments): the deciding key as
-        :meth:`_keys` gives it and the path as the dialect's spec reads it."""
-        if self._native_on:
-            return self._native_decide(url, user_agent)
-        sp = self._spec
-        path = sp.path(url)
-        if sp.robots_txt_allowed and path == "/robots.txt":
-            return -1, path
-        return self._for_agent(user_agent)[0].best(path), path
-
     def _selection(self, user_agent: str) -> _Selection:
         """What every verdict for ``user_agent`` shares (its groups, their agents, which group
         applies in words, Google's empty rule, the facts per deciding key), memoised for
@@ -337,37 +131,18 @@ class RobotsTxt(_Base):
             self._sels = sels
         sel = sels.get(user_agent)
         if sel is None:
-            groups = self._groups_for(user_agent)
+            groups = self.selected_groups(user_agent)
             if not groups:
                 sel = _Selection(groups, (), "", None, 0, False)
             else:
                 sel = _Selection(groups, self._agents_of(groups),
                                  self._where(groups, user_agent), self._empty_rule(groups),
-                                 self._rule_count(groups), self._idx.preferences)
+                                 self.group_index.rule_count(groups),
+                                 self.group_index.preferences)
             if len(sels) >= _AGENT_MEMO:
                 sels.clear()
             sels[user_agent] = sel
         return sel
-
-    def _keys(self, urls: Sequence[str], user_agent: str, paths: list[str] | None = None
-              ) -> array[int]:
-        """The deciding key of each URL (robotrules._match's keys, NO_MATCH, or -1 for RFC
-        9309's /robots.txt): in one C loop on the native kernels. ``paths``, unless None,
-        gets each URL's path as the dialect's spec reads it."""
-        if self._native_on:
-            return self._native_keys(urls, user_agent, paths)
-        sp = self._spec
-        best = self._for_agent(user_agent)[0].best
-        robots = sp.robots_txt_allowed
-        out = array("q", bytes(8 * len(urls)))
-        for i, url in enumerate(urls):
-            if type(url) is not str:
-                url = _str_arg(url, "url")
-            path = sp.path(url)
-            if paths is not None:
-                paths.append(path)
-            out[i] = -1 if robots and path == "/robots.txt" else best(path)
-        return out
 
     def decide_many(self, urls: Sequence[str], *, user_agent: str = "*") -> Decisions:
         """The verdicts of many ``urls`` for one ``user_agent``, as columns
@@ -404,17 +179,17 @@ class RobotsTxt(_Base):
             if k == "crawl":
                 continue
             row = array("b", [_TRI[a.get(k)] for a in answers])
-            cols[k] = _gather(classes, row)
+            cols[k] = self.gather(classes, row)
         return cols
 
     def _decide_many(self, urls: Sequence[str], user_agent: str, paths: list[str] | None
                      ) -> Decisions:
         """:meth:`decide_many`, appending each URL's path to ``paths`` unless it is None."""
         sel = self._selection(user_agent)
-        keys = self._keys(urls, user_agent, paths)
+        keys = self.url_keys(urls, user_agent, paths)
         reasons = _REASON_INDEX
         rules: dict[Rule, int] = {}
-        table = _distinct_keys(keys)
+        table = self.distinct_keys(keys)
         facts = sel.facts
         allowed_t = bytearray()
         line_t = array("q")
@@ -427,7 +202,7 @@ class RobotsTxt(_Base):
             line_t.append(f[1] or 0)
             rule_t.append(-1 if rule is None else rules.setdefault(rule, len(rules)))
             reason_t.append(reasons[f[4]])
-        allowed, line, index, reason = _fill_columns(
+        allowed, line, index, reason = self.fill_columns(
             keys, table, bytes(allowed_t), line_t, rule_t, bytes(reason_t))
         make = _DECISIONS
         if make is None:
@@ -436,7 +211,7 @@ class RobotsTxt(_Base):
 
     def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
         """Which group applies and why, in words for site owners."""
-        idx = self._idx
+        idx = self.group_index
         lines = ", ".join(str(self._line(idx.uas(g)[0])) for g in groups)
         token = _token.product_token(user_agent)
         at = f"line {lines}" if len(groups) == 1 else f"lines {lines}, merged"
@@ -451,8 +226,8 @@ class RobotsTxt(_Base):
         """Google's report when no pattern matched: the first empty Allow of the groups,
         else their first empty Disallow (robots.cc Match::HigherPriorityMatch keeps allow on
         a tie, and each side keeps the first line at a priority)."""
-        idx = self._idx
-        dirs = self._dirs
+        idx = self.group_index
+        dirs = self.directives
         first: dict[int, int] = {}
         for g in groups:
             for v in idx.block(g):
@@ -462,14 +237,9 @@ class RobotsTxt(_Base):
         i = first.get(TAG_ALLOW, first.get(TAG_DISALLOW))
         return None if i is None else self._rule(i)
 
-    def _rule_count(self, groups: Iterable[int]) -> int:
-        idx = self._idx
-        return sum(1 for g in groups for v in idx.block(g)
-                   if v & 3 == TAG_ALLOW or v & 3 == TAG_DISALLOW)
-
     def _agents_of(self, groups: Iterable[int]) -> tuple[str, ...]:
-        idx = self._idx
-        return tuple(T.display(self._value(i)) for g in groups for i in idx.uas(g))
+        idx = self.group_index
+        return tuple(_tokenize.display(self._value(i)) for g in groups for i in idx.uas(g))
 
     def _rule(self, i: int) -> Rule:
         """The rule of directive ``i`` (made once)."""
@@ -479,37 +249,37 @@ class RobotsTxt(_Base):
             self._rules_ = made
         rule = made.get(i)
         if rule is None:
-            if self._kind(i) == T.ALLOW:
-                rule = Rule("allow", T.display(self._value(i)), self._line(i))
+            if self._kind(i) == _tokenize.ALLOW:
+                rule = Rule("allow", _tokenize.display(self._value(i)), self._line(i))
             else:
-                rule = Rule("disallow", T.display(self._value(i)), self._line(i))
+                rule = Rule("disallow", _tokenize.display(self._value(i)), self._line(i))
             made[i] = rule
         return rule
 
     def _first_valid(self, user_agent: str, kind: int, read: Callable[[str], _V | None]
                      ) -> _V | None:
         """The first value of ``kind`` in the group that applies that ``read`` accepts."""
-        groups = self._groups_for(user_agent)
-        idx = self._idx
+        groups = self.selected_groups(user_agent)
+        idx = self.group_index
         for g in groups:
             for i in idx.members(g):
                 if self._kind(i) == kind:
-                    value = read(T.display(self._value(i)))
+                    value = read(_tokenize.display(self._value(i)))
                     if value is not None:
                         return value
         return None
 
     def crawl_delay(self, *, user_agent: str = "*") -> float | None:
         """Seconds between requests asked by the group that applies (first valid value)."""
-        return self._first_valid(user_agent, T.CRAWL_DELAY, D.parse_crawl_delay)
+        return self._first_valid(user_agent, _tokenize.CRAWL_DELAY, _directives.parse_crawl_delay)
 
     def request_rate(self, *, user_agent: str = "*") -> RequestRate | None:
         """``Request-rate`` of the group that applies (first valid value)."""
-        return self._first_valid(user_agent, T.REQUEST_RATE, D.parse_request_rate)
+        return self._first_valid(user_agent, _tokenize.REQUEST_RATE, _directives.parse_request_rate)
 
     def visit_time(self, *, user_agent: str = "*") -> VisitTime | None:
         """``Visit-time`` of the group that applies (first valid value)."""
-        return self._first_valid(user_agent, T.VISIT_TIME, D.parse_visit_time)
+        return self._first_valid(user_agent, _tokenize.VISIT_TIME, _directives.parse_visit_time)
 
     def usage(self, url: str, *, user_agent: str = "*",
               content_signal_scope: Scope = "group", vocabulary: str = "vocab-07",
@@ -523,18 +293,17 @@ class RobotsTxt(_Base):
             return aipref.usage(self, url, user_agent=user_agent,
                                 content_signal_scope=content_signal_scope,
                                 vocabulary=vocabulary, policy_tokens=policy_tokens)
-        if self._native_on:  # the whole answer in C once its facts are kept
-            try:
-                u = _usage_of(self, url, user_agent, self._sels,
-                              self._uses[user_agent, content_signal_scope, vocabulary],
-                              _VERDICT, _USAGE, _preference_words, content_signal_scope,
-                              vocabulary)
-            except (AttributeError, KeyError, TypeError):  # no facts yet, or the arguments
-                u = None
-            if u is not None:
-                return u
+        try:  # the whole answer in the peer (in C on the native one) once its facts are kept
+            u: Usage | None = self.known_usage(url, user_agent, self._sels,
+                                 self._uses[user_agent, content_signal_scope, vocabulary],
+                                 _VERDICT, _USAGE, _preference_words, content_signal_scope,
+                                 vocabulary)
+        except (AttributeError, KeyError, TypeError):  # no facts yet, or the arguments
+            u = None
+        if u is not None:
+            return u
         if type(user_agent) is not str:
-            user_agent = _str_arg(user_agent, "user_agent")
+            user_agent = str_arg(user_agent, "user_agent")
         try:
             uses = self._uses[user_agent, content_signal_scope, vocabulary]
         except (AttributeError, KeyError, TypeError):
@@ -561,10 +330,7 @@ class RobotsTxt(_Base):
             raise ValueError(f"content_signal_scope must be 'group' or 'file', not {scope!r}")
         vocabulary_of(vocabulary)  # ValueError naming the versions
         cu, signals, others = preference_parts(self, user_agent, scope, vocabulary)
-        paths: _PathSet | None = None
-        if cu:
-            paths = self._path_set(cu)
-        uses = _Uses(cu, signals, others, paths)
+        uses = _Uses(cu, signals, others, self.usage_paths(cu) if cu else None)
         memo: dict[tuple[str, str, str], _Uses] | None = getattr(self, "_uses", None)
         if memo is None or len(memo) >= _AGENT_MEMO:
             memo = {}
@@ -572,23 +338,9 @@ class RobotsTxt(_Base):
         memo[user_agent, scope, vocabulary] = uses
         return uses
 
-    def _path_set(self, cu: Sequence[Statement]) -> _PathSet:
-        """The matcher of Content-Usage paths: the kernel's where it reads this file."""
-        from .aipref.usage import PathSet
-
-        if self._native_on:
-            from ._compile import _native_form
-            from .aipref._paths import pattern
-
-            assert _native is not None
-            paths: _PathSet = _native.PathSet([None if s.path is None else _native_form(
-                pattern(s.path, self.dialect)) for s in cu])
-            return paths
-        return PathSet(cu, self.dialect)
-
     def group_for(self, user_agent: str) -> Group | None:
         """The group that applies to ``user_agent`` (merged when several name it), or None."""
-        groups = self._groups_for(user_agent)
+        groups = self.selected_groups(user_agent)
         if not groups:
             return None
         all_groups = self.groups
@@ -615,18 +367,18 @@ class RobotsTxt(_Base):
         """Absolute sitemap URLs, in file order, without duplicates."""
         out: list[str] = []
         seen: set[str] = set()
-        for i in self._idx.sitemaps:
-            add_sitemap(self._value(i), self._line(i), self._url, None, out, seen)
+        for i in self.group_index.sitemaps:
+            add_sitemap(self._value(i), self._line(i), self.base_url, None, out, seen)
         return out
 
     def _outside(self) -> tuple[Record, ...]:
         out: tuple[Record, ...] | None = getattr(self, "_records", None)
         if out is None:
             out = self._records = tuple(
-                Record(T.display(CANONICAL.get(self._kind(i))
-                                 or T.key_of(self._text, self._dirs[3 * i + 1])),
-                       T.display(self._value(i)), self._line(i))
-                for i in self._idx.outside)
+                Record(_tokenize.display(CANONICAL.get(self._kind(i))
+                                 or _tokenize.key_of(self.latin1_text, self.directives[3 * i + 1])),
+                       _tokenize.display(self._value(i)), self._line(i))
+                for i in self.group_index.outside)
         return out
 
     def _every_record(self) -> tuple[Record, ...]:
@@ -658,9 +410,10 @@ class RobotsTxt(_Base):
         found: tuple[Finding, ...] | None = getattr(self, "_findings", None)
         if found is None:
             out: list[Finding] = []
-            file_findings(self._text, self._bom, out)
-            T.recheck(self._text, self.dialect, self._odd, out)  # the lines that need a look
-            build_index(self._text, self._dirs, self.dialect, self._url, out)
+            text = self.latin1_text
+            file_findings(text, self.bom_length, out)
+            _tokenize.recheck(text, self.dialect, self.noted_lines, out)  # lines to look at
+            build_index(text, self.directives, self.dialect, self.base_url, out)
             out.sort(key=lambda f: (f.line, f.column))
             found = self._findings = tuple(out)
         return found
@@ -670,15 +423,15 @@ class RobotsTxt(_Base):
         """Every group of the file, in file order (not merged)."""
         groups: tuple[Group, ...] | None = getattr(self, "_groups", None)
         if groups is None:
-            groups = tuple(self._make_group(g) for g in range(self._idx.count))
+            groups = tuple(self._make_group(g) for g in range(self.group_index.count))
             self._groups = groups
         return groups
 
     def _make_group(self, g: int) -> Group:
-        idx = self._idx
+        idx = self.group_index
         uas = idx.uas(g)
         raw_agents = [self._value(i) for i in uas]
-        agents = tuple(T.display(a) for a in raw_agents)
+        agents = tuple(_tokenize.display(a) for a in raw_agents)
         if not self._spec.token_agents:
             tokens = tuple("*" if a.strip() == "*" else a for a in agents)
         else:
@@ -691,30 +444,31 @@ class RobotsTxt(_Base):
         visit: VisitTime | None = None
         for i in idx.members(g):
             k = self._kind(i)
-            if k == T.ALLOW or k == T.DISALLOW:
+            if k == _tokenize.ALLOW or k == _tokenize.DISALLOW:
                 rules.append(self._rule(i))
                 continue
-            value = T.display(self._value(i))
-            if k == T.CRAWL_DELAY and crawl_delay is None:
-                crawl_delay = D.parse_crawl_delay(value)
-            elif k == T.REQUEST_RATE and rate is None:
-                rate = D.parse_request_rate(value)
-            elif k == T.VISIT_TIME and visit is None:
-                visit = D.parse_visit_time(value)
-            key = CANONICAL.get(k) or T.display(T.key_of(self._text, self._dirs[3 * i + 1]))
+            value = _tokenize.display(self._value(i))
+            if k == _tokenize.CRAWL_DELAY and crawl_delay is None:
+                crawl_delay = _directives.parse_crawl_delay(value)
+            elif k == _tokenize.REQUEST_RATE and rate is None:
+                rate = _directives.parse_request_rate(value)
+            elif k == _tokenize.VISIT_TIME and visit is None:
+                visit = _directives.parse_visit_time(value)
+            key = CANONICAL.get(k) or _tokenize.display(
+                _tokenize.key_of(self.latin1_text, self.directives[3 * i + 1]))
             records.append(Record(key, value, self._line(i)))
         return Group(agents, tokens, tuple(rules), self._line(uas[0]), crawl_delay, rate,
                      visit, tuple(records))
 
     @property
     def line_count(self) -> int:
-        return self._text.count("\n") + 1
+        return self.latin1_text.count("\n") + 1
 
     def line_text(self, line: int) -> str:
         """The text of 1-based ``line`` as read (after line-ending normalisation)."""
         starts: array[int] | None = getattr(self, "_starts", None)
         if starts is None:
-            text = self._text
+            text = self.latin1_text
             starts = array("I", [0])
             pos = text.find("\n")
             while pos >= 0:
@@ -724,32 +478,57 @@ class RobotsTxt(_Base):
         if not 1 <= line <= len(starts):
             return ""
         start = starts[line - 1]
-        end = starts[line] - 1 if line < len(starts) else len(self._text)
-        return T.display(self._text[start:end])
+        end = starts[line] - 1 if line < len(starts) else len(self.latin1_text)
+        return _tokenize.display(self.latin1_text[start:end])
 
     def _value_column(self, line: int) -> int:
         """1-based column where the value of the directive on ``line`` starts (1 if none)."""
         cols: dict[int, int] | None = getattr(self, "_columns", None)
         if cols is None:
             cols = {}
-            dirs = self._dirs
-            text = self._text
+            dirs = self.directives
+            text = self.latin1_text
             for i in range(0, len(dirs), 3):
                 start = dirs[i + 1]
-                cols.setdefault(dirs[i] & T.LINE_MASK, start - text.rfind("\n", 0, start))
+                cols.setdefault(dirs[i] & _tokenize.LINE_MASK, start - text.rfind("\n", 0, start))
             self._columns = cols
         return cols.get(line, 1)
 
     def __reduce__(self) -> tuple[Callable[..., RobotsTxt], tuple[object, ...]]:
-        """Pickling and copying: the file is parsed again (from its bytes; on the pure core
-        from its text, which reads the same)."""
-        body = self._body if self._native_on else (
-            b"\xef\xbb\xbf"[: self._bom] + self._text.encode("latin-1"))
-        return _restore, (body, self.dialect, self._url, self.size, not self._native_on)
+        """Pickling and copying: the file is parsed again, by the peer that read it (from the
+        peer's source: the bytes as given, or the text, which reads the same)."""
+        return _restore, (self.source(), self.dialect, self.base_url, self.size,
+                          isinstance(self, PurePeer))
 
     def __repr__(self) -> str:
-        count = self._native_directives if self._native_on else len(self._dirs) // 3
-        return f"<RobotsTxt dialect={self.dialect!r} size={self.size} directives={count}>"
+        return (f"<RobotsTxt dialect={self.dialect!r} size={self.size} "
+                f"directives={self.directive_count}>")
+
+
+class PureRobotsTxt(PurePeer, RobotsTxt):
+    """A :class:`RobotsTxt` read by the pure peer (:class:`robotrules._pure.PurePeer`)."""
+
+    __slots__ = _FACADE_SLOTS
+
+
+if TYPE_CHECKING:
+    from ._native import Doc as _NativeBase
+else:  # where the native peer is not in use, no file is given to this class
+    _NativeBase = NativePeer if NativePeer is not None else PurePeer
+
+
+class NativeRobotsTxt(_NativeBase, RobotsTxt):
+    """A :class:`RobotsTxt` read by the native peer (:class:`robotrules._native.Doc`):
+    ``is_allowed`` is the peer's C method, called with no Python frame in between."""
+
+    __slots__ = _FACADE_SLOTS
+
+
+# the facade class of each peer class the selector (robotrules._peers) may choose
+_FACADE: Final[dict[type, type[PureRobotsTxt] | type[NativeRobotsTxt]]] = {
+    PurePeer: PureRobotsTxt}
+if NativePeer is not None:
+    _FACADE[NativePeer] = NativeRobotsTxt
 
 
 class _Selection:
@@ -836,7 +615,7 @@ class _Uses:
     __slots__ = ("answers", "cu", "others", "paths", "signals")
 
     def __init__(self, cu: tuple[Statement, ...], signals: tuple[Statement, ...],
-                 others: tuple[Statement, ...], paths: _PathSet | None) -> None:
+                 others: tuple[Statement, ...], paths: UsagePaths | None) -> None:
         self.cu = cu
         self.signals = signals
         self.others = others
@@ -863,14 +642,6 @@ class _Uses:
 _Answer = tuple[dict[str, "bool | None"], tuple[int, ...], tuple["Statement", ...]]
 
 
-class _PathSet(Protocol):
-    """The matcher of one agent's Content-Usage paths: robotrules._native.PathSet, or the
-    pure peer's robotrules.aipref.usage.PathSet."""
-
-    def deciding(self, path: str) -> tuple[int, ...]: ...
-
-    def classify(self, paths: Sequence[str], allowed: Sequence[int]
-                 ) -> tuple[array[int], list[tuple[int, ...]]]: ...
 _TRI: Final = {True: 1, False: 0, None: -1}
 
 # fast constructors of Verdict and Usage (robotrules._native.Maker: no Python frame), made on
@@ -884,16 +655,12 @@ def _makers() -> tuple[Callable[..., Verdict], Callable[..., Usage], Callable[..
     global _VERDICT, _USAGE, _DECISIONS
     from ._model import Decisions as D
     from ._model import Verdict as V
-    from ._model import field_slots
     from .aipref.usage import Usage as U
 
     globals()["Verdict"] = V  # the stand-in's place, as its first call would (robotrules._later)
-    if _native is not None:
-        _VERDICT = _native.Maker(V, field_slots(V))
-        _USAGE = _native.Maker(U, field_slots(U))
-        _DECISIONS = _native.Maker(D, field_slots(D))
-    else:
-        _VERDICT, _USAGE, _DECISIONS = V, U, D
+    _VERDICT = fast_constructor(V)
+    _USAGE = fast_constructor(U)
+    _DECISIONS = fast_constructor(D)
     return _VERDICT, _USAGE, _DECISIONS
 
 
@@ -904,46 +671,6 @@ def usage_keys(vocabulary: str = "vocab-07") -> tuple[str, ...]:
 
     return ("crawl", *aipref.usage_keys(vocabulary))
 
-
-def _str_arg(value: object, name: str) -> str:
-    """A query's text argument as an exact ``str`` (a subclass's text), or TypeError."""
-    if isinstance(value, str):
-        return str.__str__(value)
-    raise TypeError(f"{name} must be str, not {type(value).__name__}")
-
-
-def _py_distinct_keys(keys: array[int]) -> array[int]:
-    return array("q", sorted(set(keys)))
-
-
-def _py_fill_columns(keys: array[int], table: array[int], allowed: bytes, line: array[int],
-                     rule: array[int], reason: bytes
-                     ) -> tuple[array[int], array[int], array[int], array[int]]:
-    at = {k: i for i, k in enumerate(table)}
-    rows = [at[k] for k in keys]
-    return (array("B", [allowed[r] for r in rows]), array("q", [line[r] for r in rows]),
-            array("q", [rule[r] for r in rows]), array("B", [reason[r] for r in rows]))
-
-
-# the batch API's two loops over every URL: in C with the native kernels
-_distinct_keys: Callable[[array[int]], array[int]] = (
-    _native.distinct_keys if _native is not None else _py_distinct_keys)
-_fill_columns: Callable[[array[int], array[int], bytes, array[int], array[int], bytes],
-                        tuple[array[int], array[int], array[int], array[int]]] = (
-    _native.fill_columns if _native is not None else _py_fill_columns)
-
-_verdict_of: Callable[..., Verdict | None] = (
-    _native.verdict_of if _native is not None else lambda *args: None)
-_usage_of: Callable[..., Usage | None] = (
-    _native.usage_of if _native is not None else lambda *args: None)
-
-
-def _py_gather(classes: array[int], table: array[int]) -> array[int]:
-    return array("b", [-1 if c < 0 else table[c] for c in classes])
-
-
-_gather: Callable[[array[int], array[int]], array[int]] = (
-    _native.gather if _native is not None else _py_gather)
 
 # Decisions.reason: the index of each reason in robotrules._model.REASONS (the facade does
 # not import the model to answer; tests/core/test_decide_many.py checks they agree)
@@ -963,17 +690,17 @@ def _check_urls(urls: Sequence[str], user_agent: str) -> None:
 
 def _restore(body: bytes, dialect: Dialect, url: str | None, size: int, pure: bool
              ) -> RobotsTxt:
-    rules = RobotsTxt(body, dialect, url, pure and NATIVE)
+    rules = (PureRobotsTxt if pure else _FACADE[peer_for(body, dialect)])(body, dialect, url)
     rules.size = size
     return rules
 
 
 def reference(body: bytes | bytearray | memoryview | str, dialect: Dialect = "rfc9309", *,
               url: str | None = None) -> RobotsTxt:
-    """:func:`parse` on the pure-Python core, whatever the build: the reference the native
-    kernels are tested (and benchmarked) against."""
+    """:func:`parse` on the pure peer, whatever the build: the reference the native peer is
+    tested (and benchmarked) against."""
     spec(dialect)
-    return RobotsTxt(T.to_bytes(body), dialect, url, True)
+    return PureRobotsTxt(_tokenize.to_bytes(body), dialect, url)
 
 
 def parse(
@@ -986,8 +713,10 @@ def parse(
 
     Never raises on content: every oddity becomes a finding on its line. ``dialect`` is one of
     ``"rfc9309"`` (default), ``"google"`` or ``"1994"``; ``url``, where the file came from,
-    resolves relative sitemap URLs.
+    resolves relative sitemap URLs. The peer that reads it is the selector's choice
+    (:func:`robotrules._peers.peer_for`).
     """
     if dialect not in SPECS:
         spec(dialect)  # ValueError naming the dialects
-    return RobotsTxt(body if type(body) is bytes else T.to_bytes(body), dialect, url)
+    data = body if type(body) is bytes else _tokenize.to_bytes(body)
+    return _FACADE[peer_for(data, dialect)](data, dialect, url)

@@ -32,8 +32,11 @@ if TYPE_CHECKING:
 __all__ = ["tokenize"]
 
 MAX_LINE: Final = 2083 * 8 - 1  # Google keeps the first 16,663 bytes of a line
-_WS: Final = " \t\n\v\f\r"  # absl::ascii_isspace
-_BOM: Final = b"\xef\xbb\xbf"
+#: white space around keys and values: absl::ascii_isspace
+WHITESPACE: Final = " \t\n\v\f\r"
+_WS: Final = WHITESPACE
+#: the UTF-8 byte-order mark (a parse skips it, or any prefix of it, at the start)
+BOM: Final = b"\xef\xbb\xbf"
 
 # Stream kinds: a directive's place in the registry (robotrules._directives), plus two.
 UA: Final[int] = D.kind_of("user-agent")
@@ -117,12 +120,19 @@ def clear_caches() -> None:
     _LENIENT.clear()
 
 
+def bom_length(body: bytes) -> int:
+    """How many bytes of a UTF-8 byte-order mark, or of any prefix of one, open ``body``: the
+    bytes a parse skips (robots.cc). The rule's one home: the native kernel asks it too."""
+    skip = 0
+    while skip < 3 and skip < len(body) and body[skip] == BOM[skip]:
+        skip += 1
+    return skip
+
+
 def strip_bom(body: bytes) -> tuple[bytes, int]:
     """Skip a UTF-8 byte-order mark, or any prefix of one, at the very start (robots.cc)."""
-    skip = 0
-    while skip < 3 and skip < len(body) and body[skip] == _BOM[skip]:
-        skip += 1
-    return body[skip:], skip
+    skip = bom_length(body)
+    return (body[skip:] if skip else body), skip
 
 
 def to_text(body: bytes) -> tuple[str, int]:

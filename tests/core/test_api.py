@@ -11,6 +11,7 @@ from datetime import time
 
 import robotrules
 from robotrules import RequestRate, VisitTime
+from robotrules._pure import PurePeer
 
 
 def test_all_is_complete_and_sorted() -> None:
@@ -172,10 +173,10 @@ def test_the_build_under_test_is_the_expected_one() -> None:
     expect = os.environ.get("ROBOTRULES_EXPECT_NATIVE")
     if expect == "1":
         assert robotrules.NATIVE
-        assert robotrules.parse(b"User-agent: *\nDisallow: /x")._native_on
+        assert not isinstance(robotrules.parse(b"User-agent: *\nDisallow: /x"), PurePeer)
     elif expect == "0":
         assert not robotrules.NATIVE
-        assert not robotrules.parse(b"User-agent: *\nDisallow: /x")._native_on
+        assert isinstance(robotrules.parse(b"User-agent: *\nDisallow: /x"), PurePeer)
     assert robotrules.COMPILED is robotrules.NATIVE
 
 

@@ -31,6 +31,8 @@ from hypothesis import strategies as st
 import robotrules
 from robotrules import _compile, _robots, _url
 from robotrules import _tokenize as T
+from robotrules._dialects import SPECS
+from robotrules._pure import PurePeer
 from tests.conftest import SHARED
 from tests.core.gen import PATH_ATOMS, QUERY_AGENTS, rand_body, rand_url
 
@@ -46,13 +48,13 @@ LITERALS = ["ba", "ab", "a", "b", "?", "=", "&", ".", "_", "-", "id", "sort", "p
 def _same(body: bytes, dialect: str, agents: list[str], urls: list[str]) -> None:
     fast = robotrules.parse(body, dialect)
     slow = _robots.reference(body, dialect)
-    assert fast._native_on
-    assert not slow._native_on
+    assert isinstance(fast, _native.Doc)  # the selector chose the native peer
+    assert isinstance(slow, PurePeer)
     for agent in agents:
         for url in urls:
-            path = slow._path(url)
-            want = slow._for_agent(agent)[0].best(path)
-            assert fast._native_best(path, agent) == want, (dialect, agent, url)
+            path = SPECS[dialect].path(url)  # type: ignore[index]
+            want = slow.path_key(path, agent)
+            assert fast.path_key(path, agent) == want, (dialect, agent, url)
             assert fast.is_allowed(url, user_agent=agent) == slow.is_allowed(
                 url, user_agent=agent), (dialect, agent, url)
 
@@ -243,7 +245,7 @@ def test_rfc9309_escapes_in_c_match_rfc_path(path: str) -> None:
     fast = robotrules.parse(body)
     slow = _robots.reference(body)
     assert fast.is_allowed(url) == slow.is_allowed(url)
-    assert fast._native_best(norm, "*") == slow._for_agent("*")[0].best(norm)
+    assert fast.path_key(norm, "*") == slow.path_key(norm, "*")
 
 
 def test_escape_table_is_read_off_rfc_normalize() -> None:
@@ -254,9 +256,9 @@ def test_escape_table_is_read_off_rfc_normalize() -> None:
 def test_pure_build_is_a_switch_away() -> None:
     """reference() parses on the pure core whatever the build; both give one answer."""
     body = b"User-agent: *\nDisallow: /x\nAllow: /x/y\n"
-    assert robotrules.parse(body)._native_on
-    assert not _robots.reference(body)._native_on
-    assert not robotrules.parse(body, "1994")._native_on  # 1994: tokenizer only, pure rest
+    assert isinstance(robotrules.parse(body), _native.Doc)
+    assert isinstance(_robots.reference(body), PurePeer)
+    assert isinstance(robotrules.parse(body, "1994"), PurePeer)  # 1994: the pure peer
     for url in ("/x", "/x/y", "/z"):
         assert robotrules.parse(body).is_allowed(url) == _robots.reference(body).is_allowed(url)
 
@@ -272,7 +274,7 @@ def test_pickle_and_copy_give_the_same_answers() -> None:
         for other in (pickle.loads(pickle.dumps(rules)), copy.copy(rules), copy.deepcopy(rules)):
             assert other.dialect == rules.dialect
             assert other.size == rules.size
-            assert other._native_on == rules._native_on
+            assert type(other) is type(rules)  # the same peer reads the copy
             for url in ("/x", "/x/y", "/z"):
                 assert other.is_allowed(url) == rules.is_allowed(url)
             assert other.explain("/x").line == rules.explain("/x").line

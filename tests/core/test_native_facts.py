@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import robotrules
-from robotrules import _robots
+from robotrules import _peers, _robots
 from robotrules._compile import _native_form
 from robotrules._dialects import SPECS
 from robotrules._model import Rule, Verdict, field_slots
@@ -28,7 +28,7 @@ from robotrules.aipref._paths import pattern
 from robotrules.aipref.usage import Usage, deciding
 
 pytestmark = pytest.mark.skipif(not robotrules.NATIVE, reason="native kernels not built")
-native = _robots._native
+native = _peers._native
 
 PIECES = ["/", "a", "b", "*", "$", "%41", "%2F", "%", "\u00e9", "?", "=", "x.html", "\udcff"]
 
@@ -105,6 +105,8 @@ def test_the_fast_paths_are_taken_once_the_facts_are_kept() -> None:
     body = b"User-agent: *\nDisallow: /a\nContent-Usage: /b train-ai=n\n"
     rules = robotrules.parse(body)
     assert native.verdict_of(rules, "/a/x", "*", {}, _robots._makers()[0], None) is None
+    with pytest.raises(TypeError):
+        rules.known_verdict("/a/x", "*", None, None, None)  # type: ignore[arg-type]
     first = rules.explain("/a/x")
     fast = native.verdict_of(rules, "/a/x", "*", rules._sels, _robots._VERDICT,
                              _robots._preference_words)

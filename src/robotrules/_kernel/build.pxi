@@ -288,7 +288,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             for c in range(n):
                 bad |= tbl[raw[c]]
             plain = bad == 0
-            if plain and allow and memmem(raw, n, b"/index.htm", 10) != NULL:
+            if plain and may_have_companion(raw, n, allow):
                 plain = False
             if plain:
                 e.off = rules[k].vstart

@@ -80,10 +80,11 @@ cdef Py_ssize_t value_bytes(U32Vec* uas) noexcept:
 
 
 cdef class Doc:
-    """The native base of :class:`robotrules.RobotsTxt`: a parsed robots.txt in the
-    ``google`` or ``rfc9309`` dialect, ready to answer. For another dialect (or a body that
-    is not ``bytes``) it holds nothing and :meth:`is_allowed` asks the subclass's
-    ``_pure_is_allowed``."""
+    """The native peer (:class:`robotrules._peer.Peer`): a robots.txt in the ``google`` or
+    ``rfc9309`` dialect of at most ``MAX_BODY`` bytes, read in C and ready to answer. The
+    selector (:mod:`robotrules._peers`) gives every other file to the pure peer; given one
+    anyway, the constructor raises ``ValueError`` (``TypeError`` for a body that is not
+    ``bytes``). Nothing here calls back into a Python subclass."""
 
     cdef bytes body           # the file's bytes, as the caller gave them
     cdef const unsigned char* t
@@ -98,8 +99,6 @@ cdef class Doc:
     cdef PyObject* memo_agent[MEMO]
     cdef uint32_t memo_sel[MEMO]
     cdef uint32_t memo_next
-    cdef readonly uint32_t _native_directives
-    cdef readonly bint _native_on
     # until every selection is compiled: each rule (vstart, index, vlen | RULE_ALLOW), where
     # each group's rules start, each selection's groups and where they start; per rule, its
     # entries in the pool (MEMO_NONE until read; see pattern_entries)
@@ -111,36 +110,50 @@ cdef class Doc:
     # entries and nodes of the compiled matchers, and the most they may hold together (past
     # it, the others are dropped before one more is compiled: see _compile)
     cdef uint64_t live, budget
+    # the peer surface's plain values
+    cdef readonly str dialect
+    cdef public Py_ssize_t size
+    cdef readonly object base_url
+    cdef readonly uint32_t directive_count
     cdef readonly uint64_t evictions  # how often the compiled matchers were dropped
+    # the reading for the slower answers (groups, explanations, findings), made on first use
+    # by the pure homes (robotrules._tables names them): the text, the directive stream, the
+    # noted lines and the group index
+    cdef object text_, dirs_, odd_, index_
+    cdef Py_ssize_t bom_
 
-    def __cinit__(self, body, dialect, base_url=None, bint pure=False):
+    def __cinit__(self, body, dialect, base_url=None):
         cdef int d
-        cdef Py_ssize_t skip = 0, size
-        cdef const unsigned char* data
-        cdef const unsigned char* bom = <const unsigned char*>b"\xef\xbb\xbf"
+        cdef Py_ssize_t skip, size
         memset(self.memo_agent, 0, sizeof(self.memo_agent))
         memset(&self.pats, 0, sizeof(Pats))
-        if pure or type(body) is not bytes or type(dialect) is not str:
-            return
+        if type(body) is not bytes:
+            raise TypeError(f"body must be bytes, not {type(body).__name__}")
+        dialect = exact_str(dialect, "dialect")
+        if base_url is not None:
+            base_url = exact_str(base_url, "base_url")
         if not _ready:
             ready()
         d = dialect_code(dialect)
         if d > 1:
-            return
+            raise ValueError(f"the native peer reads {' and '.join(DIALECTS)}, not {dialect}"
+                             " (robotrules.parse gives the pure peer the others)")
         size = PyBytes_GET_SIZE(body)
         if size > NATIVE_MAX:
-            return  # offsets and directive numbers would not fit: the pure core reads it
-        data = <const unsigned char*>PyBytes_AS_STRING(body)
-        # robotrules._tokenize.to_text without the copy: a byte-order mark (or a prefix of
-        # one) is skipped; the tokenizer reads CR and CRLF line ends as they are
-        while skip < 3 and skip < size and data[skip] == bom[skip]:
-            skip += 1
+            raise ValueError(f"the native peer reads bodies of at most {NATIVE_MAX} bytes "
+                             "(robotrules.parse gives the pure peer longer ones)")
+        # robotrules._tokenize.bom_length (the rule's home) says how many bytes of a
+        # byte-order mark to skip; the tokenizer reads CR and CRLF line ends as they are
+        skip = _bom_length(body)
         self.body = body
-        self.t = data + skip
+        self.t = <const unsigned char*>PyBytes_AS_STRING(body) + skip
         self.n = size - skip
         self.d = d
+        self.dialect = dialect
+        self.size = size
+        self.base_url = base_url
+        self.bom_ = skip
         self._build()
-        self._native_on = True
 
     def __dealloc__(self):
         cdef uint32_t i
@@ -174,7 +187,7 @@ cdef class Doc:
         try:
             scan(self.t, self.n, self.d, &dirs, NULL)
             ndirs = dirs.n // 3
-            self._native_directives = <uint32_t>ndirs
+            self.directive_count = <uint32_t>ndirs
             # groups (robotrules._index.build): user-agent lines and rules per group
             for i in range(ndirs):
                 head = dirs.data[3 * i]
@@ -452,13 +465,11 @@ cdef class Doc:
             key = matcher_best(&self.sels[s], p, n, self.t, self.pats.data)
         return key
 
-    def _native_best(self, path, user_agent):
+    def path_key(self, path, user_agent):
         """The key of the rule that decides ``path`` (a matchable path, as the dialect's
         spec gives it) for ``user_agent``, or NO_MATCH: robotrules._match's keys."""
         path = exact_str(path, "path")
         user_agent = exact_str(user_agent, "user_agent")
-        if not self._native_on:
-            raise ValueError("this file is not read by the native kernels")
         if PyUnicode_IS_ASCII(path):
             return self._best(<const unsigned char*>PyUnicode_DATA(path),
                               PyUnicode_GET_LENGTH(path), user_agent)
@@ -551,27 +562,46 @@ cdef class Doc:
             url = exact_str(url, "url")
         if type(user_agent) is not str:
             user_agent = exact_str(user_agent, "user_agent")
-        if not self._native_on:
-            return self._pure_is_allowed(url, user_agent)
         return (self._url_key(url, user_agent, NULL) & ALLOW_BIT) != 0  # ROBOTS_TXT has the bit
 
-    def _native_decide(self, url, user_agent):
+    def url_key_path(self, url, user_agent):
         """``(key, path)``: the key of the rule that decides ``url`` for ``user_agent`` (as
-        :meth:`_native_keys` gives it) and the path as the dialect's spec reads it, in one
-        call (``explain``: the facts of a verdict)."""
+        :meth:`url_keys` gives it) and the path as the dialect's spec reads it, in one call
+        (``explain``: the facts of a verdict)."""
         cdef PyObject* path = NULL
         if type(url) is not str:
             url = exact_str(url, "url")
         if type(user_agent) is not str:
             user_agent = exact_str(user_agent, "user_agent")
-        if not self._native_on:
-            raise ValueError("this file is not read by the native kernels")
         key = self._url_key(url, user_agent, &path)
         text = <object>path
         Py_DECREF(text)  # the reference _url_key gave, now held by text
         return key, text
 
-    def _native_keys(self, urls, user_agent, list paths=None):
+    def known_verdict(self, url, user_agent, sels, make, words):
+        """The verdict from the facts the facade keeps, in C (facts.pxi: verdict_of), or
+        None when they are not kept yet."""
+        return _verdict_of(self, url, user_agent, <dict?>sels, <Maker?>make, words)
+
+    def known_usage(self, url, user_agent, sels, uses, vmake, umake, words, scope,
+                    vocabulary):
+        """The Usage from the facts the facade keeps, in C (facts.pxi: usage_of), or None."""
+        return usage_of(self, url, user_agent, sels, uses, vmake, umake, words, scope,
+                        vocabulary)
+
+    def usage_paths(self, rules_cu):
+        """The kernel's matcher of one agent's Content-Usage paths (facts.pxi: PathSet),
+        each path read as the pure peer reads it (robotrules.aipref._paths.pattern)."""
+        from .aipref._paths import pattern  # imported on use: a parse never needs aipref
+        return PathSet([None if s.path is None else _compile._native_form(
+            pattern(s.path, self.dialect)) for s in rules_cu])
+
+    @staticmethod
+    def gather(classes, table):
+        """The batch usage columns (see facts.pxi's gather)."""
+        return gather(classes, table)
+
+    def url_keys(self, urls, user_agent, list paths=None):
         """``array('q')`` of the deciding keys of ``urls`` (a list or tuple of ``str``) for
         ``user_agent``: robotrules._match's keys, NO_MATCH, or -1 for RFC 9309's
         /robots.txt (the batch APIs: one C loop, no Python frame per URL)."""
@@ -579,8 +609,6 @@ cdef class Doc:
         cdef int64_t[::1] view
         cdef PyObject* path = NULL
         user_agent = exact_str(user_agent, "user_agent")
-        if not self._native_on:
-            raise ValueError("this file is not read by the native kernels")
         if type(urls) is not list and type(urls) is not tuple:
             urls = list(urls)
         n = len(urls)
@@ -598,6 +626,69 @@ cdef class Doc:
                 Py_DECREF(text)
                 paths.append(text)
         return out
+
+    def selected_groups(self, user_agent):
+        """The indices of the groups that apply to ``user_agent`` in :attr:`group_index`
+        (robotrules._compile.select, the pure home of the choice the C selection makes)."""
+        user_agent = exact_str(user_agent, "user_agent")
+        return _select_groups(self.group_index, _query_key(user_agent), self.dialect)[1]
+
+    def source(self):
+        """The bytes as given (pickling and copying parse them again)."""
+        return self.body
+
+    # -- the reading, for the slower answers -------------------------------------------------
+
+    @property
+    def latin1_text(self):
+        """The body as Latin-1 text, LF line ends, no byte-order mark."""
+        if self.text_ is None:
+            self.text_ = _to_text(self.body)[0]
+        return self.text_
+
+    @property
+    def bom_length(self):
+        return self.bom_
+
+    cdef int _read_directives(self) except -1:
+        if self.dirs_ is None:
+            dirs, odd = tokenize(self.latin1_text, self.dialect)
+            self.odd_ = odd
+            self.dirs_ = dirs
+        return 0
+
+    @property
+    def directives(self):
+        """The directive stream of the text (this module's tokenize: the pure one in C)."""
+        if self.dirs_ is None:
+            self._read_directives()
+        return self.dirs_
+
+    @property
+    def noted_lines(self):
+        if self.odd_ is None:
+            self._read_directives()
+        return self.odd_
+
+    @property
+    def group_index(self):
+        """The group index (robotrules._index.build over the directive stream)."""
+        if self.index_ is None:
+            self.index_ = _build_index(self.latin1_text, self.directives, self.dialect,
+                                       self.base_url, None)
+        return self.index_
+
+    # -- the batch API's loops (batch.pxi) -----------------------------------------------------
+
+    @staticmethod
+    def distinct_keys(keys):
+        """The distinct values of ``keys`` (an ``array('q')``), sorted."""
+        return distinct_keys(keys)
+
+    @staticmethod
+    def fill_columns(keys, table, allowed, line, rule, reason):
+        """The batch API's columns (see batch.pxi's fill_columns)."""
+        return fill_columns(keys, table, allowed, line, rule, reason)
 
     def __sizeof__(self):
         """What the native part keeps (the body given is the caller's): every C array."""

@@ -96,12 +96,12 @@ cdef object _verdict_of(Doc doc, url, user_agent, dict sels, Maker make, words):
     cdef PyObject* path = NULL
     cdef tuple facts
     cdef Py_ssize_t i
+    if sels is None or make is None:  # typed arguments of a cdef function may be None
+        raise TypeError("verdict_of needs the facts and a Maker")
     if type(url) is not str:
         url = exact_str(url, "url")
     if type(user_agent) is not str:
         user_agent = exact_str(user_agent, "user_agent")
-    if not doc._native_on:
-        raise ValueError("this file is not read by the native kernels")
     sel = sels.get(user_agent)
     if sel is None:
         return None

@@ -45,43 +45,6 @@ cdef uint32_t pats_add(Pats* pats, bytes body) except? 0xFFFFFFFFu:
     return pats_commit(pats, size)
 
 
-cdef uint8_t _fast_pattern[2][256]
-cdef uint8_t _pattern_slow[2][256]  # neither kept as it is nor '%': the pure reading
-cdef uint8_t _pattern_decodes[2][256]
-
-
-def _init_fast_patterns():
-    """What the C reading of patterns below may do, asked of each dialect's pure normaliser
-    (``DialectSpec.pattern``) byte by byte: the bytes it keeps as they are (never '%', nor
-    bytes above 127), and the ``%XX`` escapes it decodes (the others it upper-cases)."""
-    global PATTERN_GROWTH
-    cdef int d, c
-    cdef Py_ssize_t grown
-    for d in range(2):
-        pattern = _dialects.SPECS[_NAMES[d]].pattern
-        # the most bytes one byte of a value becomes in its normal form (a byte above 127
-        # of a value that is not UTF-8: "%C3%BF", 6, in rfc9309)
-        for c in range(256):
-            grown = len(pattern("/" + chr(c)).encode("utf-8", "surrogatepass")) - 1
-            if grown > PATTERN_GROWTH:
-                PATTERN_GROWTH = grown
-        assert (2 * PATTERN_GROWTH + 1) * <uint64_t>NATIVE_MAX < 0xFFFFFFFFu, \
-            "normalised patterns must stay addressable in 32 bits (see the top)"
-        for c in range(256):
-            probe = "/a" + chr(c) + "b"
-            _fast_pattern[d][c] = 1 if (c < 128 and chr(c) != "%"
-                                        and pattern(probe) == probe) else 0
-            _pattern_slow[d][c] = 0 if _fast_pattern[d][c] or c == C_PERCENT else 1
-            decoded = pattern(f"/%{c:02x}") == "/" + chr(c)
-            if decoded:
-                assert chr(c) not in "%*$", "a decoded escape must stay a literal"
-                assert pattern(f"/%{c:02X}") == "/" + chr(c)
-            else:
-                assert pattern(f"/%{c:02x}") == f"/%{c:02X}", "escapes kept upper-cased"
-            _pattern_decodes[d][c] = decoded
-
-
-
 cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
                      uint32_t index, Pats* pats) except -1:
     """robotrules._match.Pattern of the normal form of a raw rule, in C, for rules made of
@@ -100,7 +63,7 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
         bad |= slow[raw[i]]
     if bad:
         return False
-    if allow and memmem(raw, n, b"/index.htm", 10) != NULL:
+    if may_have_companion(raw, n, allow):
         return False  # Google's companion rule: the pure reading makes it
     w = pats_reserve(pats, body)
     # the normal form: escapes decoded or upper-cased (a '%' that starts none is kept)

@@ -1,33 +1,40 @@
 # Part of robotrules._native (see _native.pxd for the map): tables.pxi.
 # The constants checked against the pure core and the tables the kernel reads off the pure
-# modules (the directive registry, the dialect specs, the agent-token and URL tables), once,
+# modules, all computed by robotrules._tables (their one pure home, with its own tests), once,
 # on first use (ready()); the dialect codes.
 
-assert KIND_SHIFT == _tokenize.KIND_SHIFT and MAX_LINE == _tokenize.MAX_LINE
-assert INDEX_BITS == _compile.INDEX_MASK.bit_length()
+assert KIND_SHIFT == _tables.KIND_SHIFT and MAX_LINE == _tables.MAX_LINE
+assert INDEX_BITS == _tables.INDEX_BITS
 
 # Integer widths (issue 20, "safe by construction"): a body holds at most NATIVE_MAX bytes, so
 # every offset into it, every directive index (< NATIVE_MAX / 3 < 2 ** INDEX_BITS) and every
 # line number fits 32 bits; a value is at most MAX_LINE bytes (robots.cc's line cap), and its
-# normal form at most PATTERN_GROWTH times that (measured off the dialects' normalisers by
-# _init_fast_patterns), so every pattern length, literal-prefix length and priority fits 32
-# bits too (priorities are clamped as robotrules._match clamps them). Each distinct rule is
-# normalised once per file (Doc.pat_memo), so the normalised bodies of a file (Pats) hold at
-# most (2 * PATTERN_GROWTH + 1) * NATIVE_MAX bytes (a companion rule each): below 2 ** 32,
-# checked at start-up and again by pats_commit. Counts of rules, entries and nodes are below
-# the number of directives. Lengths handed in from Python (paths, agents) are Py_ssize_t.
+# normal form at most PATTERN_GROWTH times that (robotrules._tables.pattern_growth), so every
+# pattern length, literal-prefix length and priority fits 32 bits too (priorities are clamped
+# as robotrules._match clamps them). Each distinct rule is normalised once per file
+# (Doc.pat_memo), so the normalised bodies of a file (Pats) hold at most
+# (2 * PATTERN_GROWTH + 1) * NATIVE_MAX bytes (a companion rule each): below 2 ** 32, checked
+# at start-up and again by pats_commit. Counts of rules, entries and nodes are below the
+# number of directives. Lengths handed in from Python (paths, agents) are Py_ssize_t.
 cdef int64_t RANKS = 1 << 24
-cdef uint32_t MAX_PRIO = _match._MAX_PRIORITY
-assert RANKS == _match._RANKS
-cdef Py_ssize_t PATTERN_GROWTH = 0  # measured on first use (_init_fast_patterns)
+cdef uint32_t MAX_PRIO = _tables.MAX_PRIORITY
+assert RANKS == _tables.RANKS
+cdef Py_ssize_t PATTERN_GROWTH = 0  # read on first use (ready)
 cdef int64_t NO_MATCH = (<int64_t>1 << 60) | (<int64_t>1 << INDEX_BITS)
 cdef int64_t ALLOW_BIT = <int64_t>1 << INDEX_BITS
 cdef int64_t ROBOTS_TXT = -1  # _url_key: RFC 9309's /robots.txt (all bits set: allowed)
 cdef uint32_t NO_PLAIN = 0xFFFFFFFFu
-assert NO_MATCH == _compile.NO_MATCH
+assert NO_MATCH == _tables.NO_MATCH
+assert (R_OTHER, R_UA, R_ALLOW, R_DISALLOW, R_BLANK, R_ENDS) == (
+    _tables.ROLE_OTHER, _tables.ROLE_UA, _tables.ROLE_ALLOW, _tables.ROLE_DISALLOW,
+    _tables.ROLE_BLANK, _tables.ROLE_ENDS)
 
-DIALECTS = ("rfc9309", "google")  # the dialects matched natively (1994: tokenizer only)
-cdef tuple _NAMES = ("rfc9309", "google", "1994")
+#: the dialects the native peer reads (robotrules._peers picks the pure one for the others)
+DIALECTS = _tables.NATIVE_DIALECTS
+#: the longest body the native peer reads (robotrules._peers picks the pure one past it)
+MAX_BODY = NATIVE_MAX
+cdef tuple _NAMES = _tables.CODES
+assert _NAMES[:2] == DIALECTS and len(_NAMES) == 3
 
 cdef const char* _HEX = b"0123456789ABCDEF"
 
@@ -36,8 +43,8 @@ assert [C_NUL, C_TAB, C_LF, C_CR, C_SPACE, C_HASH, C_DOLLAR, C_PERCENT, C_STAR, 
         C_COLON, C_SEMICOLON, C_QUESTION] == [ord(c) for c in "\0\t\n\r #$%*/:;?"]
 
 
-cdef int BLANK_KIND = _tokenize.BLANK
-cdef int UNKNOWN_KIND = _directives.UNKNOWN
+cdef int BLANK_KIND = _tables.BLANK
+cdef int UNKNOWN_KIND = _tables.UNKNOWN
 cdef uint8_t _starts1[128]
 cdef uint8_t _starts2[128][128]
 cdef uint8_t _ws[256]
@@ -48,61 +55,75 @@ cdef uint8_t _decoded[256]
 cdef uint8_t _roles[3][128]
 cdef bint _lenient[3]
 cdef bint _legacy[3]
+cdef uint8_t _fast_pattern[2][256]
+cdef uint8_t _pattern_slow[2][256]  # neither kept as it is nor '%': the pure reading
+cdef uint8_t _pattern_decodes[2][256]
+cdef bytes _COMPANION = _tables.COMPANION_MARK  # Google's companion rule's trigger
+
+
+cdef int copy_table(uint8_t* dst, bytes src, Py_ssize_t n) except -1:
+    if PyBytes_GET_SIZE(src) != n:
+        raise ValueError("a table of robotrules._tables has the wrong size")
+    memcpy(dst, PyBytes_AS_STRING(src), n)
+    return 0
 
 
 def _init_tables():
-    cdef int c, d, k
-    for c in range(256):
-        _ws[c] = 1 if chr(c) in _tokenize._WS else 0
-    memset(_starts1, 0, sizeof(_starts1))
-    memset(_starts2, 0, sizeof(_starts2))
-    for head in _directives.key_starts():
-        if len(head) == 1 and ord(head) < 128:
-            _starts1[ord(head)] = 1
-        elif len(head) == 2 and ord(head[0]) < 128 and ord(head[1]) < 128:
-            _starts2[ord(head[0])][ord(head[1])] = 1
-    dec = _url.decoded_escape_bytes()
-    for c in range(256):
-        _decoded[c] = dec[c]
-    ok = _url.normal_path_bytes()
-    for c in range(256):
-        _path_ok[c] = ok[c]
+    """Copy every table off robotrules._tables (their one home) into the C arrays above."""
+    global PATTERN_GROWTH
+    cdef int d
+    copy_table(_ws, _tables.whitespace(), 256)
+    one, two = _tables.key_heads()
+    copy_table(_starts1, one, 128)
+    copy_table(&_starts2[0][0], two, 128 * 128)
+    copy_table(_decoded, _tables.decoded_escapes(), 256)
+    copy_table(_path_ok, _tables.path_bytes_kept(), 256)
     for d in range(2):
-        spec = _dialects.SPECS[_NAMES[d]]
-        table = _token.line_token_bytes(_NAMES[d])
-        for c in range(256):
-            _not_plain[d][c] = 1 if spec.not_plain(chr(c)) is not None else 0
-            _token_byte[d][c] = table[c]
+        copy_table(_not_plain[d], _tables.not_plain(_NAMES[d]), 256)
+        copy_table(_token_byte[d], _tables.token_bytes(_NAMES[d]), 256)
+        kept, slow, decodes = _tables.pattern_bytes(_NAMES[d])
+        copy_table(_fast_pattern[d], kept, 256)
+        copy_table(_pattern_slow[d], slow, 256)
+        copy_table(_pattern_decodes[d], decodes, 256)
     for d in range(3):
-        spec = _dialects.SPECS[_NAMES[d]]
-        _lenient[d] = spec.lenient_keys
-        _legacy[d] = spec.blank_ends_group
-        for k in range(128):
-            _roles[d][k] = R_ENDS if k in spec.ends_agents else R_OTHER
-        _roles[d][_tokenize.UA] = R_UA
-        _roles[d][_tokenize.ALLOW] = R_ALLOW
-        _roles[d][_tokenize.DISALLOW] = R_DISALLOW
-        _roles[d][_tokenize.BLANK] = R_BLANK
+        roles, _lenient[d], _legacy[d] = _tables.roles(_NAMES[d])
+        copy_table(_roles[d], roles, 128)
+    PATTERN_GROWTH = _tables.pattern_growth()
+    assert (2 * PATTERN_GROWTH + 1) * <uint64_t>NATIVE_MAX < 0xFFFFFFFFu, \
+        "normalised patterns must stay addressable in 32 bits (see the top)"
 
 
-_key_class = _tokenize.key_class
-_query_key = _token.query_key
-_native_pattern = _compile.native_pattern
-_rfc_path = _url.rfc_path
+# what the kernel asks the pure core per input (robotrules._tables names each)
+_key_class = _tables.key_class
+_query_key = _tables.query_key
+_native_pattern = _tables.native_pattern
+_rfc_path = _tables.rfc_path
+_bom_length = _tables.bom_length
+# and what the native peer's slower surface asks (its text, group index, group selection)
+_to_text = _tables.to_text
+_build_index = _tables.build_index
+_select_groups = _tables.select_groups
 
 
 cdef bint _ready = False
 
 
 cdef int ready() except -1:
-    """Read the tables off the pure modules, once, on first use (not at import: importing
+    """Read the tables off robotrules._tables, once, on first use (not at import: importing
     robotrules stays cheap)."""
     global _ready
     if not _ready:
         _init_tables()
-        _init_fast_patterns()
         _ready = True
     return 0
+
+
+cdef inline bint may_have_companion(const unsigned char* raw, Py_ssize_t n, bint allow
+                                    ) noexcept:
+    """robotrules._compile.may_have_companion: an allow rule holding the companion mark is
+    never read as a plain prefix (nor by fast_entry)."""
+    return allow and memmem(raw, n, PyBytes_AS_STRING(_COMPANION),
+                            PyBytes_GET_SIZE(_COMPANION)) != NULL
 
 
 cdef inline int dialect_code(str dialect) except -1:

@@ -1,0 +1,180 @@
+"""The contract between :class:`robotrules.RobotsTxt` and the two peers that read a file.
+
+A parsed robots.txt is read by one of two peers with the same surface, declared here as
+:class:`Peer`: the pure-Python one (:class:`robotrules._pure.PurePeer`, the reference) and the
+native one (:class:`robotrules._native.Doc`, the Cython kernel: a second implementation of the
+same reading, held equal to the pure one by ``tests/core/test_peers.py``, the differential
+tests and ``tools/fuzz_native.py``). Which peer reads a file is chosen once, by
+:func:`robotrules._peers.peer_for` (the selector); :class:`~robotrules.RobotsTxt` is the facade
+that both peers' concrete classes share, and it builds verdicts, explanations, groups and
+findings only through this surface (the models are yarl's ``_quoting_py``/``_quoting_c`` and
+msgpack's ``fallback``/``_cmsgpack``).
+
+The surface is internal: it is what the facade asks, not the API users call (that is
+:class:`~robotrules.RobotsTxt`'s, documented in README.md and docs/). Keys are
+:mod:`robotrules._match`'s: smaller is better, ``NO_MATCH`` when no rule matches, the allow
+bit and the directive index inside; ``-1`` stands for RFC 9309's ``/robots.txt``.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ._index import GroupIndex
+    from ._types import Dialect
+    from .aipref import Statement
+
+__all__ = ["Peer", "UsagePaths"]
+
+
+class UsagePaths(Protocol):
+    """The matcher of one agent's Content-Usage paths (:meth:`Peer.usage_paths`)."""
+
+    def deciding(self, path: str) -> tuple[int, ...]:
+        """The indices of the rules that decide ``path``, in rule order."""
+        ...
+
+    def classify(self, paths: Sequence[str], allowed: Sequence[int]
+                 ) -> tuple[array[int], list[tuple[int, ...]]]:
+        """Per path, the index of its deciding set in the list returned (``-1`` where
+        ``allowed[i]`` is 0)."""
+        ...
+
+
+class Peer(Protocol):
+    """One robots.txt as a peer read it: ``Peer(body, dialect, base_url)``, where ``body`` is
+    ``bytes`` and the selector has checked that the peer reads ``dialect`` and ``body``'s size.
+    Every method is thread-safe; what is derived on first use is kept."""
+
+    @property
+    def dialect(self) -> Dialect:
+        """The dialect the file was read in."""
+        ...
+
+    @property
+    def size(self) -> int:
+        """The body's size in bytes, as given to the parse."""
+        ...
+
+    @property
+    def base_url(self) -> str | None:
+        """Where the file came from (relative sitemap URLs resolve against it), or None."""
+        ...
+
+    def source(self) -> bytes:
+        """Bytes that parse to the same answers (pickling and copying parse them again)."""
+        ...
+
+    # -- verdicts --------------------------------------------------------------------------
+
+    def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
+        """May ``user_agent`` fetch ``url`` (absolute, or a path[?query])? ``TypeError`` for
+        anything but ``str`` (a subclass's text is read)."""
+        ...
+
+    def path_key(self, path: str, user_agent: str) -> int:
+        """The key of the rule that decides ``path`` (already read as the dialect's spec
+        reads a URL's path) for ``user_agent``, or ``NO_MATCH``."""
+        ...
+
+    def url_keys(self, urls: Sequence[str], user_agent: str, paths: list[str] | None = None
+                 ) -> array[int]:
+        """``array('q')``: the deciding key of each URL (``-1`` for RFC 9309's /robots.txt),
+        in input order; ``TypeError`` for a URL that is not ``str``. ``paths``, unless None,
+        gets each URL's path as the dialect's spec reads it."""
+        ...
+
+    def url_key_path(self, url: str, user_agent: str) -> tuple[int, str]:
+        """``(key, path)`` of one URL: its deciding key (as :meth:`url_keys`) and its path
+        as the dialect's spec reads it (``Verdict.path``)."""
+        ...
+
+    def known_verdict(self, url: str, user_agent: str, sels: dict[str, Any],
+                      make: Callable[..., Any] | None, words: object) -> Any:
+        """The verdict of ``url`` built from the facts the facade keeps per agent
+        (``sels[user_agent].facts[key]``, robotrules._robots._Selection), or None when they
+        are not kept yet (then the facade builds it). The native peer answers in C; the pure
+        peer always says None (the facade's Python is its path)."""
+        ...
+
+    def known_usage(self, url: str, user_agent: str, sels: dict[str, Any], uses: Any,
+                    vmake: Callable[..., Any] | None, umake: Callable[..., Any] | None,
+                    words: object,
+                    scope: str, vocabulary: str) -> Any:
+        """The ``Usage`` of ``url`` from the facts the facade keeps (the verdict's, and
+        ``uses``: robotrules._robots._Uses), or None as :meth:`known_verdict`."""
+        ...
+
+    def usage_paths(self, rules_cu: Sequence[Statement]) -> UsagePaths:
+        """The matcher of one agent's Content-Usage paths (attach-05 3.1: matched as
+        Allow/Disallow patterns), with the precedence of
+        :func:`robotrules.aipref.usage.deciding`: the kernel's own matcher on the native
+        peer."""
+        ...
+
+    def selected_groups(self, user_agent: str) -> tuple[int, ...]:
+        """The indices (in :attr:`group_index`) of the groups that apply to ``user_agent``."""
+        ...
+
+    # -- the reading, for the slower answers (groups, explanations, findings) --------------
+
+    @property
+    def latin1_text(self) -> str:
+        """The body as Latin-1 text (one character a byte), LF line ends, no byte-order mark."""
+        ...
+
+    @property
+    def bom_length(self) -> int:
+        """How many bytes of a byte-order mark opened the body."""
+        ...
+
+    @property
+    def directives(self) -> array[int]:
+        """The directive stream of :func:`robotrules._tokenize.tokenize` over
+        :attr:`latin1_text`: ``(kind << 25 | line, vstart, vlen)`` per directive."""
+        ...
+
+    @property
+    def noted_lines(self) -> array[int]:
+        """Where the lines start that the tokenizer noted for a second look (findings)."""
+        ...
+
+    @property
+    def group_index(self) -> GroupIndex:
+        """The file's :class:`~robotrules._index.GroupIndex` (built from :attr:`directives`)."""
+        ...
+
+    @property
+    def directive_count(self) -> int:
+        """How many directives the file holds."""
+        ...
+
+    @property
+    def evictions(self) -> int:
+        """How often the compiled matchers were dropped to keep the file within its memory
+        budget (a bound whatever number of agents query it)."""
+        ...
+
+    # -- the batch API's two loops over every URL ------------------------------------------
+
+    @staticmethod
+    def distinct_keys(keys: array[int]) -> array[int]:
+        """The distinct values of ``keys``, sorted, as an ``array('q')``."""
+        ...
+
+    @staticmethod
+    def gather(classes: array[int], table: array[int]) -> array[int]:
+        """``array('b')`` with ``table[classes[i]]`` at ``i`` (``-1`` where ``classes[i]``
+        is ``-1``): the batch usage columns."""
+        ...
+
+    @staticmethod
+    def fill_columns(keys: array[int], table: array[int], allowed: bytes, line: array[int],
+                     rule: array[int], reason: bytes
+                     ) -> tuple[array[int], array[int], array[int], array[int]]:
+        """For each of ``keys``, the facts of its entry in the sorted ``table`` (one
+        ``allowed``/``line``/``rule``/``reason`` per entry): four columns, one entry per key."""
+        ...
