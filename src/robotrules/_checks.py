@@ -10,9 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
-from . import _directives as D
-from . import _token
-from . import _tokenize as T
+from . import _directives, _token, _tokenize
 from ._findings import finding
 
 if TYPE_CHECKING:
@@ -52,7 +50,7 @@ def add_sitemap(raw: str, line: int, base_url: str | None, findings: list[Findin
                 sitemaps: list[str], seen: set[str]) -> None:
     """Add the sitemap URL of a ``Sitemap:`` value to ``sitemaps`` (absolute, resolved against
     the file's URL, no duplicates), or say why not (L015)."""
-    value = T.display(raw).strip()
+    value = _tokenize.display(raw).strip()
     parts = urlsplit(value) if value else None
     url = value
     if parts is None or not (parts.scheme and parts.netloc):
@@ -86,7 +84,7 @@ def check_agent(value: str, token: str, line: int, findings: list[Finding]) -> N
                                 "User-agent: *"))
         return
     google = _token.line_token(value, "google")
-    shown = T.display(value)
+    shown = _tokenize.display(value)
     if token != value:
         if token:
             msg = f"'{shown}' is not a product token; matched as '{token}'"
@@ -124,8 +122,8 @@ def check_pattern(text: str, value: str, start: int, k: int, line: int,
         else:
             findings.append(finding(
                 "L008", line, col,
-                f"pattern '{T.display(value)}' does not start with '/': it never matches",
-                f"{T.KIND_NAMES[k].capitalize()}: /{T.display(value)}"))
+                f"pattern '{_tokenize.display(value)}' does not start with '/': it never matches",
+                f"{_tokenize.KIND_NAMES[k].capitalize()}: /{_tokenize.display(value)}"))
     dollar = value.find("$")
     if 0 <= dollar < len(value) - 1:
         findings.append(finding(
@@ -135,10 +133,10 @@ def check_pattern(text: str, value: str, start: int, k: int, line: int,
 
 def check_value(raw: str, k: int, line: int, findings: list[Finding]) -> None:
     """L028 for a value its directive's parser cannot read (registry: parse, expect)."""
-    d = D.directive(k)
+    d = _directives.directive(k)
     if d is None or d.parse is None:
         return
-    value = T.display(raw)
+    value = _tokenize.display(raw)
     if d.parse(value) is None:
         findings.append(finding("L028", line, 1,
                                 f"{d.key} '{value}' is not {d.expect}; ignored"))
@@ -146,17 +144,17 @@ def check_value(raw: str, k: int, line: int, findings: list[Finding]) -> None:
 
 def check_other(text: str, value: str, start: int, k: int, line: int,
                  findings: list[Finding]) -> None:
-    key = T.display(T.key_of(text, start))
-    if k == T.UNKNOWN:
+    key = _tokenize.display(_tokenize.key_of(text, start))
+    if k == _tokenize.UNKNOWN:
         if key.lower() in ("http", "https") and value.startswith("//"):
             findings.append(finding("L016", line, 1,
                                     "a bare URL line is not a directive; ignored",
-                                    f"Sitemap: {key}:{T.display(value)}"))
+                                    f"Sitemap: {key}:{_tokenize.display(value)}"))
         else:
             findings.append(finding("L001", line, 1,
                                     f"unknown field '{key}'; ignored"))
     else:
-        d = D.directive(k)
+        d = _directives.directive(k)
         note = f": {d.note}" if d is not None and d.note else ""
         findings.append(finding("L002", line, 1,
                                 f"'{key}' is not part of RFC 9309 and is ignored by Google"

@@ -17,10 +17,7 @@ from array import array
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
-from . import _checks as C
-from . import _directives as D
-from . import _token
-from . import _tokenize as T
+from . import _checks, _directives, _token, _tokenize
 from ._dialects import SPECS
 from ._findings import finding
 
@@ -48,12 +45,12 @@ _ROLE_CODES: Final = {"agent": _R_ANY, "rule": _R_RULE, "sitemap": _R_SITEMAP,
                       "member": _R_MEMBER, "file": _R_FILE, "any": _R_ANY}
 # Records of directives robotrules reads (crawl-delay, host ...) carry the canonical key; the
 # others (noindex, content-usage, unknown keys) the key as written.
-CANONICAL: Final = {n + 1: d.key for n, d in enumerate(D.REGISTRY)
+CANONICAL: Final = {n + 1: d.key for n, d in enumerate(_directives.REGISTRY)
                      if d.role in ("member", "file", "sitemap")}
-_PREFERENCE_KINDS: Final = frozenset({D.kind_of("content-usage"),
-                                      D.kind_of("content-signal")})
-_ROLES: Final[list[int]] = [_R_ANY] * (D.BLANK + 1)
-for _n, _d in enumerate(D.REGISTRY):
+_PREFERENCE_KINDS: Final = frozenset({_directives.kind_of("content-usage"),
+                                      _directives.kind_of("content-signal")})
+_ROLES: Final[list[int]] = [_R_ANY] * (_directives.BLANK + 1)
+for _n, _d in enumerate(_directives.REGISTRY):
     _ROLES[_n + 1] = _ROLE_CODES[_d.role]
 
 
@@ -101,8 +98,8 @@ def build(text: str, dirs: array[int], dialect: Dialect, base_url: str | None,
           findings: list[Finding] | None) -> GroupIndex:
     """Groups, global records and (when asked) the structural findings, in one pass over
     the directive stream (read in place: only the heads are read for every directive)."""
-    shift = T.KIND_SHIFT
-    mask = T.LINE_MASK
+    shift = _tokenize.KIND_SHIFT
+    mask = _tokenize.LINE_MASK
     idx = GroupIndex()
     lines = idx.lines
     starts = idx.starts
@@ -111,7 +108,7 @@ def build(text: str, dirs: array[int], dialect: Dialect, base_url: str | None,
     has_members = False
     seen_sitemaps: set[str] = set()
     sitemaps: list[str] = []
-    ua, blank, allow, disallow = T.UA, T.BLANK, T.ALLOW, T.DISALLOW
+    ua, blank, allow, disallow = _tokenize.UA, _tokenize.BLANK, _tokenize.ALLOW, _tokenize.DISALLOW
     rule_kinds = (disallow, allow)
     roles = _ROLES
     ends = SPECS[dialect].ends_agents
@@ -152,21 +149,21 @@ def build(text: str, dirs: array[int], dialect: Dialect, base_url: str | None,
             lines.append(i << 2 | (TAG_ALLOW if k == allow else TAG_DISALLOW))
             has_rules = has_members = True
             if findings is not None:
-                C.check_pattern(text, value, start, k, line, findings)
+                _checks.check_pattern(text, value, start, k, line, findings)
             continue
         role = roles[k]
         if role == _R_SITEMAP:
             idx.sitemaps.append(i)
             if findings is not None:
-                C.add_sitemap(value, line, base_url, findings, sitemaps, seen_sitemaps)
+                _checks.add_sitemap(value, line, base_url, findings, sitemaps, seen_sitemaps)
         elif role == _R_MEMBER:  # belongs to a group (crawl-delay ...)
             if findings is not None:
-                C.check_value(value, k, line, findings)
+                _checks.check_value(value, k, line, findings)
             if not in_group:
                 if findings is not None:
                     findings.append(finding(
                         "L005", line, 1,
-                        f"{T.KIND_NAMES[k]} before any user-agent line: ignored",
+                        f"{_tokenize.KIND_NAMES[k]} before any user-agent line: ignored",
                         "move it into the group it is meant for"))
                 continue
             lines.append(i << 2 | TAG_OTHER)
@@ -177,7 +174,7 @@ def build(text: str, dirs: array[int], dialect: Dialect, base_url: str | None,
             if k in _PREFERENCE_KINDS:
                 idx.preferences = True
             if findings is not None:
-                C.check_other(text, value, start, k, line, findings)
+                _checks.check_other(text, value, start, k, line, findings)
             if in_group:
                 lines.append(i << 2 | TAG_OTHER)
                 has_members = True
@@ -199,7 +196,7 @@ def _index_agents(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect
         for i in idx.uas(g):
             start = dirs[3 * i + 1]
             value = text[start : start + dirs[3 * i + 2]]
-            line = dirs[3 * i] & T.LINE_MASK
+            line = dirs[3 * i] & _tokenize.LINE_MASK
             if legacy:
                 if value.strip() == "*":
                     if not global_groups:
@@ -207,7 +204,7 @@ def _index_agents(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect
                 elif value:
                     # the agent as written (a non-ASCII name read from bytes is UTF-8 here, as
                     # the query's is), compared case-insensitively in ASCII (_token.query_key)
-                    gs = by_token.setdefault(_token.ascii_lower(T.display(value)), [])
+                    gs = by_token.setdefault(_token.ascii_lower(_tokenize.display(value)), [])
                     if not gs or gs[-1] != g:
                         gs.append(g)
             elif _token.is_global_agent(value):
@@ -216,7 +213,7 @@ def _index_agents(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect
                 if value != "*" and findings is not None:
                     findings.append(finding(
                         "L006", line, 1,
-                        f"'{T.display(value)}' is read as '*' by Google only",
+                        f"'{_tokenize.display(value)}' is read as '*' by Google only",
                         "User-agent: *"))
             else:
                 token = _token.line_token(value, dialect)
@@ -224,6 +221,6 @@ def _index_agents(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect
                 if not gs or gs[-1] != g:
                     gs.append(g)
                 if findings is not None:
-                    C.check_agent(value, token, line, findings)
+                    _checks.check_agent(value, token, line, findings)
     idx.by_token = {k: tuple(v) for k, v in by_token.items()}
     idx.global_ = tuple(global_groups)

@@ -75,7 +75,6 @@ EXACT: Final = 1  # no "*", final "$": path == prefix
 STAR: Final = 2  # one "*": prefix, then suffix found after it (or ending the path)
 WILD: Final = 3  # several "*": the literal segments found in order
 LINEAR_MAX: Final = 8  # groups this small are scanned rule by rule
-GRAM: Final = 3  # length of the literal heads the always-scanned rules are indexed by
 INDEX_BITS: Final = 28  # a rule's directive index fits here (lines are packed in 28 bits)
 INDEX_MASK: Final = (1 << INDEX_BITS) - 1
 _RANKS: Final = 1 << 24  # 2 * priority + allow stays below this (priority is clamped)

@@ -21,7 +21,7 @@ from array import array
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
-from . import _directives as D
+from . import _directives
 from ._dialects import SPECS
 from ._findings import finding
 
@@ -39,27 +39,27 @@ _WS: Final = WHITESPACE
 BOM: Final = b"\xef\xbb\xbf"
 
 # Stream kinds: a directive's place in the registry (robotrules._directives), plus two.
-UA: Final[int] = D.kind_of("user-agent")
-ALLOW: Final[int] = D.kind_of("allow")
-DISALLOW: Final[int] = D.kind_of("disallow")
-SITEMAP: Final[int] = D.kind_of("sitemap")
-CRAWL_DELAY: Final[int] = D.kind_of("crawl-delay")
-REQUEST_RATE: Final[int] = D.kind_of("request-rate")
-VISIT_TIME: Final[int] = D.kind_of("visit-time")
-UNKNOWN: Final[int] = D.UNKNOWN
-BLANK: Final[int] = D.BLANK
-KIND_NAMES: Final = D.KIND_NAMES
+UA: Final[int] = _directives.kind_of("user-agent")
+ALLOW: Final[int] = _directives.kind_of("allow")
+DISALLOW: Final[int] = _directives.kind_of("disallow")
+SITEMAP: Final[int] = _directives.kind_of("sitemap")
+CRAWL_DELAY: Final[int] = _directives.kind_of("crawl-delay")
+REQUEST_RATE: Final[int] = _directives.kind_of("request-rate")
+VISIT_TIME: Final[int] = _directives.kind_of("visit-time")
+UNKNOWN: Final[int] = _directives.UNKNOWN
+BLANK: Final[int] = _directives.BLANK
+KIND_NAMES: Final = _directives.KIND_NAMES
 
 
 def classify_key(key: str, dialect: Dialect) -> tuple[int, str | None]:
     """Stream kind of a field name and, when it was read leniently, the intended name."""
-    return D.classify_key(key, SPECS[dialect].lenient_keys)
+    return _directives.classify_key(key, SPECS[dialect].lenient_keys)
 
 
 def key_class(key: str, lenient: bool) -> tuple[int, bool]:
     """Stream kind of a field name as written, and whether it was read leniently (a Google
     misspelling or prefix): what the native tokenizer asks once per distinct key."""
-    kind, intended = D.classify_key(key, lenient)
+    kind, intended = _directives.classify_key(key, lenient)
     return kind, intended is not None
 
 
@@ -89,7 +89,7 @@ def display(raw: str) -> str:
 KIND_SHIFT: Final = 25
 LINE_MASK: Final = (1 << KIND_SHIFT) - 1
 _EXACT_SHIFTED: Final = {
-    name: D.kind_of(key) << KIND_SHIFT
+    name: _directives.kind_of(key) << KIND_SHIFT
     for key in ("user-agent", "allow", "disallow", "sitemap")
     for name in (key, key.capitalize(), key.title(), key.upper())
 }
