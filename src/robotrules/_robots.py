@@ -679,7 +679,7 @@ _REASON_INDEX: Final = {"rule": 0, "no-matching-rule": 1, "no-group": 2, "robots
 
 def _check_urls(urls: Sequence[str], user_agent: str) -> None:
     """The batch APIs' arguments: a sequence (not one ``str``) and a ``str`` (each URL is
-    checked where it is read: ``_keys``)."""
+    checked where it is read: the peer's ``url_keys``)."""
     if type(urls) is not list and type(urls) is not tuple and (
             isinstance(urls, (str, bytes, bytearray, memoryview))
             or not isinstance(urls, Sequence)):

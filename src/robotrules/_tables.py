@@ -8,8 +8,8 @@ pattern reading), so the kernel and the pure peer read one rule; ``tests/core/te
 holds the tables to those homes.
 
 A table indexed by a byte is a ``bytes`` of 256 flags (1 or 0). Dialect codes are the
-positions in :data:`CODES`; the kernel matches the first two (:data:`NATIVE_DIALECTS`), and
-for the third only tokenizes.
+positions in :data:`CODES` (the dialects' own order); the kernel matches the first two
+(:data:`NATIVE_DIALECTS`, from the specs' fields), and for the third only tokenizes.
 """
 
 from __future__ import annotations
@@ -58,9 +58,16 @@ __all__ = [
     "whitespace",
 ]
 
-#: The kernel's dialect codes: 0 and 1 are matched natively, 2 (1994) only tokenized.
-CODES: Final[tuple[Dialect, ...]] = ("rfc9309", "google", "1994")
-NATIVE_DIALECTS: Final[tuple[Dialect, ...]] = CODES[:2]
+#: The kernel's dialect codes: a dialect's code is its index in robotrules._dialects.NAMES.
+CODES: Final[tuple[Dialect, ...]] = tuple(_dialects.NAMES)
+#: The dialects the kernel matches: longest match over product tokens (a spec that asks for
+#: the first match in file order, or matches agents by substring, is the pure peer's alone).
+NATIVE_DIALECTS: Final[tuple[Dialect, ...]] = tuple(
+    name for name in CODES
+    if _dialects.SPECS[name].token_agents and not _dialects.SPECS[name].first_match)
+# the kernel's per-dialect arrays hold the natively matched dialects first, then the others
+assert CODES[: len(NATIVE_DIALECTS)] == NATIVE_DIALECTS
+assert len(CODES) == 3
 
 # -- numbers the kernel checks its own against -------------------------------------------------
 KIND_SHIFT: Final = _tokenize.KIND_SHIFT

@@ -115,17 +115,19 @@ def _work(monkeypatch: Any, body: bytes, vs: str) -> tuple[int, int]:
     import io
 
     import robotrules
-    from robotrules import _compile
+    from robotrules import _compile, _robots
     from robotrules.cli import _diff
     from robotrules.cli._common import Source
 
     work = {"n": 0}
-    real_allowed, real_explain = robotrules.RobotsTxt.is_allowed, robotrules.RobotsTxt.explain
+    real_explain = robotrules.RobotsTxt.explain
     real_best = _compile._FirstMatch.best
 
-    def is_allowed(self: Any, url: str, *, user_agent: str = "*") -> bool:
-        work["n"] += 1
-        return real_allowed(self, url, user_agent=user_agent)
+    def counted(real: Any) -> Any:
+        def is_allowed(self: Any, url: str, *, user_agent: str = "*") -> bool:
+            work["n"] += 1
+            return real(self, url, user_agent=user_agent)
+        return is_allowed
 
     def explain(self: Any, url: str, *, user_agent: str = "*") -> Any:
         work["n"] += 1
@@ -135,7 +137,9 @@ def _work(monkeypatch: Any, body: bytes, vs: str) -> tuple[int, int]:
         work["n"] += len(self._lengths)  # one table look-up per distinct prefix length
         return real_best(self, path)
 
-    monkeypatch.setattr(robotrules.RobotsTxt, "is_allowed", is_allowed)
+    # is_allowed is each peer's own (robotrules._peer): counted on both concrete classes
+    for cls in (_robots.PureRobotsTxt, _robots.NativeRobotsTxt):
+        monkeypatch.setattr(cls, "is_allowed", counted(cls.is_allowed))
     monkeypatch.setattr(robotrules.RobotsTxt, "explain", explain)
     monkeypatch.setattr(_compile._FirstMatch, "best", best)
     src = Source("gen.txt", body)

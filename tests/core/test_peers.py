@@ -248,9 +248,9 @@ def test_the_selector_takes_the_native_fast_path_where_it_should() -> None:
     assert _peers.peer_for(body, "1994") is PurePeer
     assert isinstance(robotrules.parse(body, "1994"), PurePeer)
     assert isinstance(robotrules.parse(body, "1994"), robotrules.RobotsTxt)
-    cap = _peers.MAX_NATIVE_BODY
-    assert _peers.peer_for(bytes(cap), "google") is _native
-    assert _peers.peer_for(bytes(cap + 1), "google") is PurePeer
+    past_cap = bytes(_peers.MAX_NATIVE_BODY + 1)  # zero pages: cheap to make, never parsed
+    assert _peers.peer_for(past_cap, "google") is PurePeer
+    assert _peers.peer_for(past_cap, "rfc9309") is PurePeer
 
 
 def test_the_native_peer_refuses_what_it_does_not_read() -> None:
@@ -261,3 +261,31 @@ def test_the_native_peer_refuses_what_it_does_not_read() -> None:
         _native(b"User-agent: *\n", "1994", None)
     with pytest.raises(TypeError):
         _native("User-agent: *\n", "google", None)  # type: ignore[arg-type]
+
+
+def test_only_the_selector_chooses() -> None:
+    """One selector (issue 20): no module but robotrules._peers imports the kernel to run it
+    (type-only imports aside), and no trace of the old switch remains (``_native_on``, the
+    callback ``_pure_is_allowed``)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(robotrules.__file__).parent
+    importers = set()
+    for path in sorted(root.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        assert "_native_on" not in source, path
+        assert "_pure_is_allowed" not in source, path
+        tree = ast.parse(source)
+        typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                       and "TYPE_CHECKING" in ast.unparse(node.test)
+                       for stmt in node.body for n in ast.walk(stmt)}
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.ImportFrom) and (
+                    node.module == "_native" or any(a.name == "_native" for a in node.names)):
+                importers.add(path.relative_to(root).as_posix())
+    assert importers == {"_peers.py"}
+    for part in sorted((root / "_kernel").glob("*.pxi")):
+        assert "_pure_is_allowed" not in part.read_text(encoding="utf-8"), part

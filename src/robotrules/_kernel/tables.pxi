@@ -127,10 +127,4 @@ cdef inline bint may_have_companion(const unsigned char* raw, Py_ssize_t n, bint
 
 
 cdef inline int dialect_code(str dialect) except -1:
-    if dialect == "rfc9309":
-        return 0
-    if dialect == "google":
-        return 1
-    if dialect == "1994":
-        return 2
-    raise ValueError(dialect)
+    return _NAMES.index(dialect)  # robotrules._tables.CODES; ValueError for no dialect
