@@ -174,12 +174,10 @@ class RobotsTxt(_Surface):
             classes, sets = array("l", [0 if a else -1 for a in decided.allowed]), [()]
         else:
             classes, sets = uses.paths.classify(paths, decided.allowed)
-        answers = [uses.of(d)[0] for d in sets]
-        for k in keys:
-            if k == "crawl":
-                continue
-            row = array("b", [_TRI[a.get(k)] for a in answers])
-            cols[k] = self.gather(classes, row)
+        cats = keys[1:]  # usage_keys: "crawl" first
+        rows = b"".join([uses.row(d, cats) for d in sets])  # one row of values per set
+        for j, k in enumerate(cats):
+            cols[k] = self.gather(classes, array("b", rows[j::len(cats)]))
         return cols
 
     def _decide_many(self, urls: Sequence[str], user_agent: str, paths: list[str] | None
@@ -188,7 +186,8 @@ class RobotsTxt(_Surface):
         sel = self._selection(user_agent)
         keys = self.url_keys(urls, user_agent, paths)
         reasons = _REASON_INDEX
-        rules: dict[Rule, int] = {}
+        rules: dict[int, Rule] = {}  # each rule once, by identity (made once per line)
+        at: dict[int, int] = {}
         table = self.distinct_keys(keys)
         facts = sel.facts
         allowed_t = bytearray()
@@ -200,14 +199,18 @@ class RobotsTxt(_Surface):
             rule = f[2]
             allowed_t.append(f[0])
             line_t.append(f[1] or 0)
-            rule_t.append(-1 if rule is None else rules.setdefault(rule, len(rules)))
+            if rule is None:
+                rule_t.append(-1)
+            else:
+                rule_t.append(at.setdefault(id(rule), len(at)))
+                rules.setdefault(id(rule), rule)
             reason_t.append(reasons[f[4]])
         allowed, line, index, reason = self.fill_columns(
             keys, table, bytes(allowed_t), line_t, rule_t, bytes(reason_t))
         make = _DECISIONS
         if make is None:
             make = _makers()[2]
-        return make(allowed, line, index, reason, tuple(rules), user_agent)
+        return make(allowed, line, index, reason, tuple(rules.values()), user_agent)
 
     def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
         """Which group applies and why, in words for site owners."""
@@ -612,7 +615,7 @@ class _Uses:
     (robotrules.aipref.usage.preference_parts), the matcher of its Content-Usage paths, and
     the answer per set of deciding rules (made once)."""
 
-    __slots__ = ("answers", "cu", "others", "paths", "signals")
+    __slots__ = ("answers", "cu", "others", "paths", "rows", "signals")
 
     def __init__(self, cu: tuple[Statement, ...], signals: tuple[Statement, ...],
                  others: tuple[Statement, ...], paths: UsagePaths | None) -> None:
@@ -621,11 +624,24 @@ class _Uses:
         self.others = others
         self.paths = paths
         self.answers: dict[tuple[int, ...], _Answer] = {}
+        self.rows: dict[tuple[int, ...], bytes] = {}
 
     def answer(self, path: str) -> _Answer:
         """``(categories, lines, statements)`` for a path that may be fetched (the
         categories are shared: copy before handing out)."""
         return self.of(() if self.paths is None else self.paths.deciding(path))
+
+    def row(self, chosen: tuple[int, ...], keys: Sequence[str]) -> bytes:
+        """The values of ``keys`` (the categories of ``usage_many``, fixed by this object's
+        vocabulary) for a set of deciding rules, as ``array('b')`` bytes: 1, 0 or -1."""
+        hit = self.rows.get(chosen)
+        if hit is None:
+            cats = self.of(chosen)[0]
+            hit = bytes([_TRI[cats.get(k)] & 0xFF for k in keys])
+            if len(self.rows) >= _SAID_MAX:
+                self.rows.clear()
+            self.rows[chosen] = hit
+        return hit
 
     def of(self, chosen: tuple[int, ...]) -> _Answer:
         hit = self.answers.get(chosen)
