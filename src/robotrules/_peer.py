@@ -166,6 +166,14 @@ class Peer(Protocol):
         ...
 
     @staticmethod
+    def decide_columns(keys: array[int], facts: dict[int, Any], extra: dict[int, Any],
+                       reasons: dict[str, int]) -> tuple[Any, ...]:
+        """The columns of ``Decisions`` for ``keys`` from the verdict facts kept per key
+        (``facts`` or ``extra``): ``(allowed, line, rule, reason, rules)``, each rule once by
+        identity in the order of the sorted keys; or ``(None, missing keys)``."""
+        ...
+
+    @staticmethod
     def gather(classes: array[int], table: array[int]) -> array[int]:
         """``array('b')`` with ``table[classes[i]]`` at ``i`` (``-1`` where ``classes[i]``
         is ``-1``): the batch usage columns."""

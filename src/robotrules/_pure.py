@@ -223,6 +223,31 @@ class PurePeer:
         return array("q", sorted(set(keys)))
 
     @staticmethod
+    def decide_columns(keys: array[int], facts: dict[int, Any], extra: dict[int, Any],
+                       reasons: dict[str, int]) -> tuple[Any, ...]:
+        table = PurePeer.distinct_keys(keys)
+        missing = [k for k in table if k not in facts and k not in extra]
+        if missing:
+            return None, missing
+        at: dict[int, int] = {}
+        rules: list[Any] = []
+        allowed, line, rule, reason = bytearray(), array("q"), array("q"), bytearray()
+        for key in table:
+            f = facts[key] if key in facts else extra[key]
+            allowed.append(1 if f[0] else 0)
+            line.append(f[1] or 0)
+            r = f[2]
+            if r is None:
+                rule.append(-1)
+            else:
+                rule.append(at.setdefault(id(r), len(at)))
+                if len(rules) < len(at):
+                    rules.append(r)
+            reason.append(reasons[f[4]])
+        return (*PurePeer.fill_columns(keys, table, bytes(allowed), line, rule, bytes(reason)),
+                tuple(rules))
+
+    @staticmethod
     def gather(classes: array[int], table: array[int]) -> array[int]:
         return array("b", [-1 if c < 0 else table[c] for c in classes])
 

@@ -185,32 +185,19 @@ class RobotsTxt(_Surface):
         """:meth:`decide_many`, appending each URL's path to ``paths`` unless it is None."""
         sel = self._selection(user_agent)
         keys = self.url_keys(urls, user_agent, paths)
-        reasons = _REASON_INDEX
-        rules: dict[int, Rule] = {}  # each rule once, by identity (made once per line)
-        at: dict[int, int] = {}
-        table = self.distinct_keys(keys)
-        facts = sel.facts
-        allowed_t = bytearray()
-        line_t = array("q")
-        rule_t = array("q")
-        reason_t = bytearray()
-        for key in table:  # each distinct deciding key once
-            f = facts.get(key) or sel.fact(self, key)
-            rule = f[2]
-            allowed_t.append(f[0])
-            line_t.append(f[1] or 0)
-            if rule is None:
-                rule_t.append(-1)
-            else:
-                rule_t.append(at.setdefault(id(rule), len(at)))
-                rules.setdefault(id(rule), rule)
-            reason_t.append(reasons[f[4]])
-        allowed, line, index, reason = self.fill_columns(
-            keys, table, bytes(allowed_t), line_t, rule_t, bytes(reason_t))
+        extra: dict[int, _Facts] = {}
+        cols = self.decide_columns(keys, sel.facts, extra, _REASON_INDEX)
+        if cols[0] is None:  # facts not kept yet: made (and kept), then asked again with
+            # every key's facts at hand (making some may drop others from the bounded memo)
+            facts = sel.facts
+            extra = {key: facts.get(key) or sel.fact(self, key)
+                     for key in self.distinct_keys(keys)}
+            cols = self.decide_columns(keys, {}, extra, _REASON_INDEX)
+        allowed, line, index, reason, rules = cols
         make = _DECISIONS
         if make is None:
             make = _makers()[2]
-        return make(allowed, line, index, reason, tuple(rules.values()), user_agent)
+        return make(allowed, line, index, reason, rules, user_agent)
 
     def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
         """Which group applies and why, in words for site owners."""

@@ -597,6 +597,11 @@ cdef class Doc:
             pattern(s.path, self.dialect)) for s in rules_cu])
 
     @staticmethod
+    def decide_columns(keys, facts, extra, reasons):
+        """The batch API's columns from the facts kept per key (see facts.pxi)."""
+        return decide_columns(keys, facts, extra, reasons)
+
+    @staticmethod
     def gather(classes, table):
         """The batch usage columns (see facts.pxi's gather)."""
         return gather(classes, table)

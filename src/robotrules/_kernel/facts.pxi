@@ -304,3 +304,53 @@ def usage_of(Doc doc not None, url, user_agent, dict sels not None, uses,
     umake.put(u, 7, v)
     umake.put(u, 8, vocabulary)
     return u
+
+
+def decide_columns(keys, dict facts not None, dict extra not None, dict reasons not None):
+    """The batch API's columns from the facts the facade keeps (``facts[key]`` or
+    ``extra[key]``: robotrules._robots._Selection.fact) for each distinct key of ``keys``
+    (an ``array('q')``): ``(allowed, line, rule, reason, rules)`` as
+    robotrules._model.Decisions holds them (``rules``: each rule once, by identity, in the
+    order of the sorted keys), or ``(None, missing keys)`` when some facts are not kept yet.
+    One C loop over the distinct keys, then over the URLs (fill_columns)."""
+    cdef Py_ssize_t nt, j
+    cdef dict at = {}
+    cdef list rules = [], missing = []
+    cdef tuple f
+    table = distinct_keys(keys)
+    nt = Py_SIZE(table)
+    allowed = bytearray(nt)
+    reason = bytearray(nt)
+    line = carray.clone(<carray.array>table, nt, False)
+    rule = carray.clone(<carray.array>table, nt, False)
+    cdef int64_t* tl = <int64_t*>(<carray.array>line).data.as_voidptr
+    cdef int64_t* tr = <int64_t*>(<carray.array>rule).data.as_voidptr
+    cdef const int64_t* tk = <const int64_t*>(<carray.array>table).data.as_voidptr
+    for j in range(nt):
+        key = tk[j]
+        hit = facts.get(key)
+        if hit is None:
+            hit = extra.get(key)
+            if hit is None:
+                missing.append(key)
+                continue
+        f = <tuple?>hit
+        if PyTuple_GET_SIZE(f) != 7:
+            raise ValueError("verdict facts are 7 values")
+        allowed[j] = 1 if f[0] else 0
+        tl[j] = 0 if f[1] is None else <int64_t>f[1]
+        r = f[2]
+        if r is None:
+            tr[j] = -1
+        else:
+            ident = id(r)
+            k = at.get(ident)
+            if k is None:
+                k = at[ident] = len(rules)
+                rules.append(r)
+            tr[j] = <int64_t>k
+        reason[j] = <uint8_t>reasons[f[4]]
+    if missing:
+        return None, missing
+    a, l, i, z = fill_columns(keys, table, bytes(allowed), line, rule, bytes(reason))
+    return a, l, i, z, tuple(rules)
