@@ -11,7 +11,8 @@ asserted. Sections:
   ``usage`` and ``decide_many`` per URL over ``is_allowed``'s (targets: explain within 3x,
   usage within 5x);
 - **batch**: ``decide_many(urls)`` against the loop ``[explain(u) for u in urls]`` it equals,
-  and against the ``is_allowed`` loop (target: at least 3x the per-call loop);
+  and against the ``is_allowed`` loop; ``usage_many(urls)`` against the ``usage`` loop
+  (target: at least 3x the per-call loop);
 - **line ends**: parsing 120,000 rules with CR-only and mixed line ends over LF (linear: near 1);
 - **memory**: a 1 MiB file whose big group is named together with 100 small groups, asked by
   100 agents twice: what the parsed file keeps, over the body's size (``tracemalloc``; the
@@ -21,6 +22,7 @@ asserted. Sections:
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import time
@@ -79,6 +81,16 @@ def answers(files: int, queries: int, rounds: int, corpus: Path) -> dict[str, fl
             for agent, urls in groups:
                 rules.decide_many(urls, user_agent=agent)
 
+    def usage_many() -> None:
+        for rules, groups in batches:
+            for agent, urls in groups:
+                rules.usage_many(urls, user_agent=agent)
+
+    def usage_loop() -> None:
+        for rules, groups in batches:
+            for agent, urls in groups:
+                [rules.usage(u, user_agent=agent) for u in urls]
+
     def explain_loop() -> None:
         for rules, groups in batches:
             for agent, urls in groups:
@@ -89,12 +101,14 @@ def answers(files: int, queries: int, rounds: int, corpus: Path) -> dict[str, fl
             for agent, urls in groups:
                 [rules.is_allowed(u, user_agent=agent) for u in urls]
 
-    for warm in (is_allowed, explain, usage, decide_many):
+    for warm in (is_allowed, explain, usage, decide_many, usage_many):
         warm()
     t = {name: _best(f, rounds) / count * 1e6 for name, f, count in (
         ("is_allowed", is_allowed, n), ("explain", explain, n), ("usage", usage, n),
         ("decide_many", decide_many, nb), ("explain_loop", explain_loop, nb),
-        ("is_allowed_loop", is_allowed_loop, nb))}
+        ("is_allowed_loop", is_allowed_loop, nb), ("usage_many", usage_many, nb),
+        ("usage_loop", usage_loop, nb))}
+    prefs = sum(1 for s in sites if re.search(rb"(?i)content[-_ ](usage|signal)", s.body))
     print(f"answers: {len(sites)} files x {queries} queries ({n} URLs; batches: {nb} URLs), "
           f"native={robotrules.NATIVE}")
     for name, us in t.items():
@@ -104,6 +118,8 @@ def answers(files: int, queries: int, rounds: int, corpus: Path) -> dict[str, fl
     print(f"  decide_many vs explain loop   {t['explain_loop'] / t['decide_many']:.1f}x "
           "faster (target >= 3x)")
     print(f"  decide_many vs is_allowed loop {t['is_allowed_loop'] / t['decide_many']:.1f}x")
+    print(f"  usage_many vs usage loop      {t['usage_loop'] / t['usage_many']:.1f}x "
+          f"faster (target >= 3x; {prefs} of the {len(parsed)} files state preferences)")
     return t
 
 

@@ -9,7 +9,9 @@ Every case is a robots.txt body, a few agents and URLs from one deterministic ge
 (``random.Random(seed * 1_000_003 + case)``), parsed by :func:`robotrules.parse` (native where
 built) and by :func:`robotrules._robots.reference` (the pure peer, the reference), in the
 ``rfc9309`` and ``google`` dialects. They must agree on every verdict (``explain``, field by
-field, ``is_allowed``, ``decide_many``) and on the directive stream (``_native.tokenize``
+field, ``is_allowed``, ``decide_many``; ``usage`` and ``usage_many`` too, with a family of
+Content-Usage and Content-Signal lines whose paths the kernel matches) and on the directive
+stream (``_native.tokenize``
 against ``_tokenize.tokenize``). The generator's families reach the shapes issue 20 names:
 rules normalising past 64 KiB, runs of bytes that are not UTF-8, CR-only and mixed line ends,
 NUL bytes, 100,000 rules, thousands of groups and agents, 1 MB paths, and lengths and counts
@@ -70,7 +72,7 @@ def _rule(rng: random.Random, long: bool = False) -> bytes:
 
 def _body(rng: random.Random, case: int) -> tuple[bytes, list[str], list[str]]:
     """One case: the body, agents to ask, URLs to ask."""
-    family = case % 12
+    family = case % 13
     eol = rng.choice(EOLS) if rng.random() < 0.6 else b"\n"
     lines: list[bytes] = []
     agents = list(AGENTS)
@@ -132,6 +134,23 @@ def _body(rng: random.Random, case: int) -> tuple[bytes, list[str], list[str]]:
     elif family == 8:  # the agent memos: more agents than the per-file and process memos
         lines += [b"User-agent: a%d\nDisallow: /%d" % (i, i) for i in range(50)]
         agents += [f"a{i}" for i in range(rng.choice([5, 50]))]
+    elif family == 12:  # AI usage preferences: Content-Usage paths matched by the kernel
+        for _ in range(rng.randint(1, 6)):
+            lines.append(b"User-agent: " + rng.choice([b"*", b"FooBot", b"BarBot"]))
+            for _ in range(rng.randint(0, 10)):
+                r = rng.random()
+                if r < 0.3:
+                    lines.append(_rule(rng, long=rng.random() < 0.02))
+                elif r < 0.85:
+                    path = _pattern(rng, long=rng.random() < 0.02) + b" " if (
+                        rng.random() < 0.8) else b""
+                    lines.append(b"Content-Usage: " + path + rng.choice(
+                        [b"train-ai=n", b"train-ai=y, search=n", b"search=y", b"x("]))
+                else:
+                    lines.append(b"Content-Signal: " + rng.choice(
+                        [b"ai-train=no", b"search=yes, ai-input=no"]))
+        urls += ["/" + "".join(_piece(rng).decode("latin-1") for _ in range(6))
+                 for _ in range(10)]
     else:  # mixed: generated groups with every oddity
         for _ in range(rng.randint(1, 30)):
             lines.append(b"User-agent: " + rng.choice([b"*", b"FooBot", b"Bar\xe9Bot",
@@ -170,6 +189,17 @@ def _check(body: bytes, agents: list[str], urls: list[str]) -> str | None:
             if fast.decide_many(urls, user_agent=agent) != slow.decide_many(
                     urls, user_agent=agent):
                 return f"decide_many({agent!r}) ({dialect})"
+            if fast.usage_many(urls, user_agent=agent) != slow.usage_many(
+                    urls, user_agent=agent):
+                return f"usage_many({agent!r}) ({dialect})"
+        if b"ontent" in body:  # AI usage preferences: every answer, both scopes
+            for agent in agents[:3]:
+                for url in urls[:12]:
+                    for scope in ("group", "file"):
+                        want_u = slow.usage(url, user_agent=agent, content_signal_scope=scope)
+                        got_u = fast.usage(url, user_agent=agent, content_signal_scope=scope)
+                        if got_u != want_u or got_u.verdict != want_u.verdict:
+                            return f"usage({url[:60]!r}, {agent!r}, {scope}) ({dialect})"
     return None
 
 

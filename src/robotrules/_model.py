@@ -11,9 +11,9 @@ live in :mod:`robotrules._types` and are re-exported here.
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import time
-from typing import Final, Literal, NamedTuple
+from typing import Any, Final, Literal, NamedTuple
 
 from ._types import Dialect, Severity
 
@@ -29,6 +29,7 @@ __all__ = [
     "Severity",
     "Verdict",
     "VisitTime",
+    "field_slots",
 ]
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +155,11 @@ class Verdict:
     ``rule`` that rule; ``agents`` the user-agent values of the group(s) that applied (merged
     groups give all their values; ``()`` when none applied); ``path`` the path as matched
     (after the dialect's normalisation); ``detail`` a sentence for people.
+
+    ``detail`` is written when it is first read (issue 20: an answer costs its facts, not its
+    prose): a query stores the facts the sentence is made of, and equality, ``repr``,
+    ``hash``, ``to_dict`` and pickling read the sentence, so a verdict behaves exactly as if
+    it had been written at once.
     """
 
     allowed: bool
@@ -190,6 +196,35 @@ class Verdict:
             "dialect": self.dialect,
             "detail": self.detail,
         }
+
+
+#: The slot that stores a verdict's detail: the sentence, or until it is read the facts it is
+#: written from, as ``(write, *facts)`` with ``write(verdict, *facts) -> str``.
+_DETAIL: Final[Any] = Verdict.__dict__["detail"]
+
+
+def _read_detail(self: Verdict) -> str:
+    """The sentence of a verdict, written from its facts on first read (then kept)."""
+    d = _DETAIL.__get__(self, Verdict)
+    if type(d) is tuple:
+        d = d[0](self, *d[1:])
+        _DETAIL.__set__(self, d)  # racing threads write the same sentence
+    return d  # type: ignore[no-any-return]
+
+
+# the field reads through the property; __init__, dataclasses.replace and unpickling store
+# through it (object.__setattr__), so a detail given as text stays text
+setattr(Verdict, "detail", property(  # noqa: B010 - mypy knows the field, not the property
+    _read_detail, _DETAIL.__set__, None, "The verdict in one sentence for people."))
+_RAW_SLOTS: Final[dict[tuple[type, str], Any]] = {(Verdict, "detail"): _DETAIL}
+
+
+def field_slots(cls: type) -> tuple[Any, ...]:
+    """The member descriptors that store the fields of the slotted dataclass ``cls``, in field
+    order (for a field read through a property, such as ``Verdict.detail``, its raw slot):
+    what a fast constructor (``robotrules._native.Maker``) writes."""
+    return tuple(_RAW_SLOTS.get((cls, f.name)) or cls.__dict__[f.name]
+                 for f in fields(cls))
 
 
 #: The reasons a robots.txt itself gives for a verdict (``Verdict.reason`` without the fetch

@@ -20,6 +20,8 @@ Parts, by job:
 - ``doc.pxi``: :class:`Doc`, the parsed file (groups, agent tokens, selections), and the
   Python boundary (``exact_str``);
 - ``batch.pxi``: the batch API's loops over many keys (``distinct_keys``, ``fill_columns``).
+- ``facts.pxi``: the facts of an answer (the path as text, ``Maker`` the fast constructor
+  of ``Verdict`` and ``Usage``, ``PathSet`` the Content-Usage matcher, ``gather``).
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
@@ -298,3 +300,9 @@ cdef Py_ssize_t value_bytes(U32Vec* uas) noexcept
 
 # batch.pxi
 cdef int cmp_int64(const void* a, const void* b) noexcept nogil
+cdef const int64_t* q_data(object keys, str name, Py_ssize_t* n) except NULL
+cdef void sort_int64_small(int64_t* a, Py_ssize_t n) noexcept nogil
+
+# facts.pxi
+cdef object path_text(str url, const unsigned char* u, Py_ssize_t n, const unsigned char* p,
+                   Py_ssize_t plen)

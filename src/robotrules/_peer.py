@@ -19,14 +19,29 @@ bit and the directive index inside; ``-1`` stands for RFC 9309's ``/robots.txt``
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ._index import GroupIndex
     from ._types import Dialect
+    from .aipref import Statement
 
-__all__ = ["Peer"]
+__all__ = ["Peer", "UsagePaths"]
+
+
+class UsagePaths(Protocol):
+    """The matcher of one agent's Content-Usage paths (:meth:`Peer.usage_paths`)."""
+
+    def deciding(self, path: str) -> tuple[int, ...]:
+        """The indices of the rules that decide ``path``, in rule order."""
+        ...
+
+    def classify(self, paths: Sequence[str], allowed: Sequence[int]
+                 ) -> tuple[array[int], list[tuple[int, ...]]]:
+        """Per path, the index of its deciding set in the list returned (``-1`` where
+        ``allowed[i]`` is 0)."""
+        ...
 
 
 class Peer(Protocol):
@@ -65,9 +80,39 @@ class Peer(Protocol):
         reads a URL's path) for ``user_agent``, or ``NO_MATCH``."""
         ...
 
-    def url_keys(self, urls: Sequence[str], user_agent: str) -> array[int]:
+    def url_keys(self, urls: Sequence[str], user_agent: str, paths: list[str] | None = None
+                 ) -> array[int]:
         """``array('q')``: the deciding key of each URL (``-1`` for RFC 9309's /robots.txt),
-        in input order; ``TypeError`` for a URL that is not ``str``."""
+        in input order; ``TypeError`` for a URL that is not ``str``. ``paths``, unless None,
+        gets each URL's path as the dialect's spec reads it."""
+        ...
+
+    def url_key_path(self, url: str, user_agent: str) -> tuple[int, str]:
+        """``(key, path)`` of one URL: its deciding key (as :meth:`url_keys`) and its path
+        as the dialect's spec reads it (``Verdict.path``)."""
+        ...
+
+    def known_verdict(self, url: str, user_agent: str, sels: dict[str, Any],
+                      make: Callable[..., Any] | None, words: object) -> Any:
+        """The verdict of ``url`` built from the facts the facade keeps per agent
+        (``sels[user_agent].facts[key]``, robotrules._robots._Selection), or None when they
+        are not kept yet (then the facade builds it). The native peer answers in C; the pure
+        peer always says None (the facade's Python is its path)."""
+        ...
+
+    def known_usage(self, url: str, user_agent: str, sels: dict[str, Any], uses: Any,
+                    vmake: Callable[..., Any] | None, umake: Callable[..., Any] | None,
+                    words: object,
+                    scope: str, vocabulary: str) -> Any:
+        """The ``Usage`` of ``url`` from the facts the facade keeps (the verdict's, and
+        ``uses``: robotrules._robots._Uses), or None as :meth:`known_verdict`."""
+        ...
+
+    def usage_paths(self, rules_cu: Sequence[Statement]) -> UsagePaths:
+        """The matcher of one agent's Content-Usage paths (attach-05 3.1: matched as
+        Allow/Disallow patterns), with the precedence of
+        :func:`robotrules.aipref.usage.deciding`: the kernel's own matcher on the native
+        peer."""
         ...
 
     def selected_groups(self, user_agent: str) -> tuple[int, ...]:
@@ -118,6 +163,20 @@ class Peer(Protocol):
     @staticmethod
     def distinct_keys(keys: array[int]) -> array[int]:
         """The distinct values of ``keys``, sorted, as an ``array('q')``."""
+        ...
+
+    @staticmethod
+    def decide_columns(keys: array[int], facts: dict[int, Any], extra: dict[int, Any],
+                       reasons: dict[str, int]) -> tuple[Any, ...]:
+        """The columns of ``Decisions`` for ``keys`` from the verdict facts kept per key
+        (``facts`` or ``extra``): ``(allowed, line, rule, reason, rules)``, each rule once by
+        identity in the order of the sorted keys; or ``(None, missing keys)``."""
+        ...
+
+    @staticmethod
+    def gather(classes: array[int], table: array[int]) -> array[int]:
+        """``array('b')`` with ``table[classes[i]]`` at ``i`` (``-1`` where ``classes[i]``
+        is ``-1``): the batch usage columns."""
         ...
 
     @staticmethod

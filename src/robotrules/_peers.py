@@ -13,8 +13,9 @@ answer, and the facade (:class:`robotrules.RobotsTxt`) asks whichever peer it go
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from ._pure import PurePeer
 
@@ -27,8 +28,10 @@ if TYPE_CHECKING:
     _PURE_HAS_IT: type[Peer] = PurePeer
     _NATIVE_HAS_IT: type[Peer] = Doc
 
-__all__ = ["MAX_NATIVE_BODY", "NATIVE", "NATIVE_DIALECTS", "NativePeer", "PurePeer", "peer_for"]
+__all__ = ["MAX_NATIVE_BODY", "NATIVE", "NATIVE_DIALECTS", "NativePeer", "PurePeer",
+           "fast_constructor", "peer_for"]
 
+_T = TypeVar("_T")
 _native: ModuleType | None = None
 if os.environ.get("ROBOTRULES_PURE") != "1":
     try:
@@ -61,3 +64,15 @@ def peer_for(body: bytes, dialect: Dialect) -> type[Doc] | type[PurePeer]:
     if NativePeer is not None and dialect in NATIVE_DIALECTS and len(body) <= MAX_NATIVE_BODY:
         return NativePeer
     return PurePeer
+
+
+def fast_constructor(cls: type[_T]) -> Callable[..., _T]:
+    """A constructor of the slotted dataclass ``cls`` (``Verdict``, ``Usage``, ``Decisions``)
+    that stores every field without a Python frame (the native module's ``Maker``, issue 20)
+    where the native peer is in use; else ``cls`` itself. Either builds the same value."""
+    if _native is None:
+        return cls
+    from ._model import field_slots
+
+    make: Callable[..., _T] = _native.Maker(cls, field_slots(cls))
+    return make

@@ -13,8 +13,8 @@ all of them together bounded by a budget per file.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 from . import _token, _tokenize
 from ._compile import compile_groups, select
@@ -24,7 +24,9 @@ from ._index import build as build_index
 from ._match import ALLOW_BIT, Matcher
 
 if TYPE_CHECKING:
+    from ._peer import UsagePaths
     from ._types import Dialect
+    from .aipref import Statement
 
 __all__ = ["PurePeer", "str_arg"]
 
@@ -166,7 +168,8 @@ class PurePeer:
             user_agent = str_arg(user_agent, "user_agent")
         return self._for_agent(user_agent)[0].best(path)
 
-    def url_keys(self, urls: Sequence[str], user_agent: str) -> array[int]:
+    def url_keys(self, urls: Sequence[str], user_agent: str, paths: list[str] | None = None
+                 ) -> array[int]:
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
         sp = SPECS[self.dialect]
@@ -177,8 +180,36 @@ class PurePeer:
             if type(url) is not str:
                 url = str_arg(url, "url")
             path = sp.path(url)
+            if paths is not None:
+                paths.append(path)
             out[i] = -1 if robots and path == "/robots.txt" else best(path)
         return out
+
+    def url_key_path(self, url: str, user_agent: str) -> tuple[int, str]:
+        if type(url) is not str:
+            url = str_arg(url, "url")
+        if type(user_agent) is not str:
+            user_agent = str_arg(user_agent, "user_agent")
+        sp = SPECS[self.dialect]
+        path = sp.path(url)
+        if sp.robots_txt_allowed and path == "/robots.txt":
+            return -1, path
+        return self._for_agent(user_agent)[0].best(path), path
+
+    def known_verdict(self, url: str, user_agent: str, sels: dict[str, Any],
+                      make: Callable[..., Any] | None, words: object) -> Any:
+        return None  # the facade builds it (robotrules._robots: explain)
+
+    def known_usage(self, url: str, user_agent: str, sels: dict[str, Any], uses: Any,
+                    vmake: Callable[..., Any] | None, umake: Callable[..., Any] | None,
+                    words: object,
+                    scope: str, vocabulary: str) -> Any:
+        return None  # the facade builds it (robotrules._robots: usage)
+
+    def usage_paths(self, rules_cu: Sequence[Statement]) -> UsagePaths:
+        from .aipref.usage import PathSet
+
+        return PathSet(rules_cu, self.dialect)
 
     def selected_groups(self, user_agent: str) -> tuple[int, ...]:
         if type(user_agent) is not str:
@@ -190,6 +221,35 @@ class PurePeer:
     @staticmethod
     def distinct_keys(keys: array[int]) -> array[int]:
         return array("q", sorted(set(keys)))
+
+    @staticmethod
+    def decide_columns(keys: array[int], facts: dict[int, Any], extra: dict[int, Any],
+                       reasons: dict[str, int]) -> tuple[Any, ...]:
+        table = PurePeer.distinct_keys(keys)
+        missing = [k for k in table if k not in facts and k not in extra]
+        if missing:
+            return None, missing
+        at: dict[int, int] = {}
+        rules: list[Any] = []
+        allowed, line, rule, reason = bytearray(), array("q"), array("q"), bytearray()
+        for key in table:
+            f = facts[key] if key in facts else extra[key]
+            allowed.append(1 if f[0] else 0)
+            line.append(f[1] or 0)
+            r = f[2]
+            if r is None:
+                rule.append(-1)
+            else:
+                rule.append(at.setdefault(id(r), len(at)))
+                if len(rules) < len(at):
+                    rules.append(r)
+            reason.append(reasons[f[4]])
+        return (*PurePeer.fill_columns(keys, table, bytes(allowed), line, rule, bytes(reason)),
+                tuple(rules))
+
+    @staticmethod
+    def gather(classes: array[int], table: array[int]) -> array[int]:
+        return array("b", [-1 if c < 0 else table[c] for c in classes])
 
     @staticmethod
     def fill_columns(keys: array[int], table: array[int], allowed: bytes, line: array[int],

@@ -21,7 +21,7 @@ from ._dialects import SPECS, DialectSpec, spec
 from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW
 from ._index import build as build_index
 from ._match import INDEX_MASK, NO_MATCH, key_allows
-from ._peers import NATIVE, NativePeer, PurePeer, peer_for
+from ._peers import NATIVE, NativePeer, PurePeer, fast_constructor, peer_for
 from ._pure import str_arg
 
 if TYPE_CHECKING:
@@ -36,8 +36,9 @@ if TYPE_CHECKING:
         VisitTime,
     )
     from ._peer import Peer as _Surface
+    from ._peer import UsagePaths
     from ._types import Dialect
-    from .aipref import Scope, Usage
+    from .aipref import Scope, Statement, Usage
 else:  # stand-ins that import the model on first use (issue 15: import robotrules stays light)
     from ._later import stand_ins
 
@@ -52,7 +53,7 @@ _V = TypeVar("_V")
 
 # What the facade keeps per file, made on first use (each concrete class has these slots).
 _FACADE_SLOTS: Final = ("_all_records", "_columns", "_findings", "_groups", "_records",
-                        "_rules_", "_sels", "_starts")
+                        "_rules_", "_sels", "_starts", "_uses")
 
 
 class RobotsTxt(_Surface):
@@ -93,42 +94,36 @@ class RobotsTxt(_Surface):
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
+        try:  # the whole answer in the peer (in C on the native one) once its facts are kept
+            v: Verdict | None = self.known_verdict(url, user_agent, self._sels, _VERDICT,
+                                                   _preference_words)
+        except (AttributeError, TypeError):  # no facts yet; or the arguments: said below
+            v = None
+        if v is not None:
+            return v
         if type(url) is not str:
             url = str_arg(url, "url")
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        path = self._path(url)
-        if path == "/robots.txt" and self._spec.robots_txt_allowed:
-            return Verdict(True, None, None, (), "robots-txt", user_agent, path, self.dialect,
-                           "/robots.txt is always allowed (RFC 9309 2.2.2)")
-        sel = self._selection(user_agent)
-        if not sel.groups:
-            return Verdict(True, None, None, (), "no-group", user_agent, path, self.dialect,
-                           "no group applies to this user agent: everything is allowed")
-        key = self.path_key(path, user_agent)
-        if key == NO_MATCH:
-            empty = sel.empty
-            if empty is not None:
-                # compat(google): robots.cc matches an empty pattern at priority 0 and reports
-                # its line (matching_line()), though it decides nothing: everything allowed
-                return self._with_preferences(Verdict(
-                    True, empty.line, empty, sel.agents, "rule", user_agent, path,
-                    self.dialect, f"{sel.where}; no rule with a pattern matches {path!r}, and "
-                    f"line {empty.line} '{empty}' is empty: it allows everything "
-                    "(RFC 9309 2.2.2)"))
-            return self._with_preferences(Verdict(
-                True, None, None, sel.agents, "no-matching-rule", user_agent, path,
-                self.dialect, f"{sel.where}; none of its {sel.count} rule(s) matches "
-                f"{path!r}, so it is allowed (a path no rule matches is allowed, RFC 9309 "
-                "2.2.2)"))
-        rule, allow, detail = sel.decided(self, key)
-        v = Verdict(allow, rule.line, rule, sel.agents, "rule", user_agent, path, self.dialect,
-                    detail)
-        return self._with_preferences(v) if allow else v
+        key, path = self.url_key_path(url, user_agent)
+        try:
+            sel = self._sels[user_agent]
+        except (AttributeError, KeyError):
+            sel = self._selection(user_agent)
+        facts = sel.facts.get(key)
+        if facts is None:
+            facts = sel.fact(self, key)
+        allowed, line, rule, agents, reason, detail, prefs = facts
+        if prefs:  # the preferences that apply join the sentence when it is read
+            detail = (_preference_words, self, detail)
+        make = _VERDICT
+        if make is None:
+            make = _makers()[0]
+        return make(allowed, line, rule, agents, reason, user_agent, path, self.dialect, detail)
 
     def _selection(self, user_agent: str) -> _Selection:
         """What every verdict for ``user_agent`` shares (its groups, their agents, which group
-        applies in words, Google's empty rule, the wording per deciding rule), memoised for
+        applies in words, Google's empty rule, the facts per deciding key), memoised for
         at most ``_AGENT_MEMO`` agents."""
         sels: dict[str, _Selection] | None = getattr(self, "_sels", None)
         if sels is None:
@@ -138,11 +133,12 @@ class RobotsTxt(_Surface):
         if sel is None:
             groups = self.selected_groups(user_agent)
             if not groups:
-                sel = _Selection(groups, (), "", None, 0)
+                sel = _Selection(groups, (), "", None, 0, False)
             else:
                 sel = _Selection(groups, self._agents_of(groups),
                                  self._where(groups, user_agent), self._empty_rule(groups),
-                                 self.group_index.rule_count(groups))
+                                 self.group_index.rule_count(groups),
+                                 self.group_index.preferences)
             if len(sels) >= _AGENT_MEMO:
                 sels.clear()
             sels[user_agent] = sel
@@ -153,29 +149,7 @@ class RobotsTxt(_Surface):
         (:class:`robotrules.Decisions`): entry ``i`` equals ``explain(urls[i])`` field by
         field (allowed, line, rule, reason)."""
         _check_urls(urls, user_agent)
-        sel = self._selection(user_agent)
-        keys = self.url_keys(urls, user_agent)
-        reasons = _REASON_INDEX
-        rules: dict[Rule, int] = {}
-        table = self.distinct_keys(keys)
-        facts: list[tuple[int, int, int, int]] = []
-        for key in table:  # each distinct deciding key once
-            if key == -1:
-                facts.append((1, 0, -1, reasons["robots-txt"]))
-            elif not sel.groups:
-                facts.append((1, 0, -1, reasons["no-group"]))
-            elif key == NO_MATCH:
-                empty = sel.empty
-                facts.append((1, 0, -1, reasons["no-matching-rule"]) if empty is None else (
-                    1, empty.line, rules.setdefault(empty, len(rules)), reasons["rule"]))
-            else:
-                rule, allow, _ = sel.decided(self, key)
-                facts.append((int(allow), rule.line, rules.setdefault(rule, len(rules)),
-                              reasons["rule"]))
-        allowed, line, index, reason = self.fill_columns(
-            keys, table, bytes(f[0] for f in facts), array("q", [f[1] for f in facts]),
-            array("q", [f[2] for f in facts]), bytes(f[3] for f in facts))
-        return Decisions(allowed, line, index, reason, tuple(rules), user_agent)
+        return self._decide_many(urls, user_agent, None)
 
     def usage_many(self, urls: Sequence[str], *, user_agent: str = "*",
                    vocabulary: str = "vocab-07") -> dict[str, array[int]]:
@@ -184,33 +158,46 @@ class RobotsTxt(_Surface):
         state) an ``array('b')`` of 1 (allowed, y), 0 (disallowed, n) or -1 (unstated), one
         entry per URL in input order, equal to ``usage(urls[i])[key]``."""
         keys = usage_keys(vocabulary)
-        decided = self.decide_many(urls, user_agent=user_agent)
+        _check_urls(urls, user_agent)
+        try:
+            uses = self._uses[user_agent, "group", vocabulary]
+        except (AttributeError, KeyError, TypeError):
+            uses = self._uses_of(user_agent, "group", vocabulary)
+        paths: list[str] | None = [] if uses.cu or uses.signals else None
+        decided = self._decide_many(urls, user_agent, paths)
         cols = {k: array("b", [-1]) * len(urls) for k in keys}
         cols["crawl"] = array("b", decided.allowed)
-        if not self.group_index.preferences:  # no line states a preference: the crawl verdict only
+        if paths is None:  # no line states a preference for this agent: the crawl only
             return cols
-        cats = [(k, cols[k]) for k in keys if k != "crawl"]
-        for i, url in enumerate(urls):
-            if not decided.allowed[i]:
-                continue  # no preferences attach to a URL that may not be fetched
-            u = self.usage(url, user_agent=user_agent, vocabulary=vocabulary)
-            for k, col in cats:
-                got = u[k]
-                if got is not None:
-                    col[i] = got
+        sets: list[tuple[int, ...]]
+        if uses.paths is None:  # the same answer for every URL that may be fetched
+            classes, sets = array("l", [0 if a else -1 for a in decided.allowed]), [()]
+        else:
+            classes, sets = uses.paths.classify(paths, decided.allowed)
+        cats = keys[1:]  # usage_keys: "crawl" first
+        rows = b"".join([uses.row(d, cats) for d in sets])  # one row of values per set
+        for j, k in enumerate(cats):
+            cols[k] = self.gather(classes, array("b", rows[j::len(cats)]))
         return cols
 
-    def _with_preferences(self, v: Verdict) -> Verdict:
-        """``v`` with the AI usage preferences that apply added to its detail (robotrules.aipref;
-        only files that state any pay for the look)."""
-        if not v.allowed or not self.group_index.preferences:
-            return v
-        from dataclasses import replace
-
-        from .aipref import explain_detail
-
-        extra = explain_detail(self, v)
-        return replace(v, detail=f"{v.detail}; {extra}") if extra else v
+    def _decide_many(self, urls: Sequence[str], user_agent: str, paths: list[str] | None
+                     ) -> Decisions:
+        """:meth:`decide_many`, appending each URL's path to ``paths`` unless it is None."""
+        sel = self._selection(user_agent)
+        keys = self.url_keys(urls, user_agent, paths)
+        extra: dict[int, _Facts] = {}
+        cols = self.decide_columns(keys, sel.facts, extra, _REASON_INDEX)
+        if cols[0] is None:  # facts not kept yet: made (and kept), then asked again with
+            # every key's facts at hand (making some may drop others from the bounded memo)
+            facts = sel.facts
+            extra = {key: facts.get(key) or sel.fact(self, key)
+                     for key in self.distinct_keys(keys)}
+            cols = self.decide_columns(keys, {}, extra, _REASON_INDEX)
+        allowed, line, index, reason, rules = cols
+        make = _DECISIONS
+        if make is None:
+            make = _makers()[2]
+        return make(allowed, line, index, reason, rules, user_agent)
 
     def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
         """Which group applies and why, in words for site owners."""
@@ -290,11 +277,56 @@ class RobotsTxt(_Surface):
         """AI usage preferences (Content-Usage, Content-Signal, policy-token groups) of ``url``
         for ``user_agent``, under the AIPREF vocabulary version ``vocabulary``: see
         :mod:`robotrules.aipref`."""
-        from . import aipref
+        if policy_tokens:  # policy-token groups: asked per token (robotrules.aipref)
+            from . import aipref
 
-        return aipref.usage(self, url, user_agent=user_agent,
-                            content_signal_scope=content_signal_scope, vocabulary=vocabulary,
-                            policy_tokens=policy_tokens)
+            return aipref.usage(self, url, user_agent=user_agent,
+                                content_signal_scope=content_signal_scope,
+                                vocabulary=vocabulary, policy_tokens=policy_tokens)
+        try:  # the whole answer in the peer (in C on the native one) once its facts are kept
+            u: Usage | None = self.known_usage(url, user_agent, self._sels,
+                                 self._uses[user_agent, content_signal_scope, vocabulary],
+                                 _VERDICT, _USAGE, _preference_words, content_signal_scope,
+                                 vocabulary)
+        except (AttributeError, KeyError, TypeError):  # no facts yet, or the arguments
+            u = None
+        if u is not None:
+            return u
+        if type(user_agent) is not str:
+            user_agent = str_arg(user_agent, "user_agent")
+        try:
+            uses = self._uses[user_agent, content_signal_scope, vocabulary]
+        except (AttributeError, KeyError, TypeError):
+            uses = self._uses_of(user_agent, content_signal_scope, vocabulary)
+        v = self.explain(url, user_agent=user_agent)
+        make = _USAGE
+        if make is None:
+            make = _makers()[1]
+        if not v.allowed:  # no preferences attach to a URL that may not be fetched
+            return make(False, {}, (), (), user_agent, v.path, content_signal_scope, v,
+                        vocabulary)
+        cats, lines, stmts = uses.answer(v.path)
+        return make(True, dict(cats), lines, stmts, user_agent, v.path, content_signal_scope,
+                    v, vocabulary)
+
+    def _uses_of(self, user_agent: str, scope: Scope, vocabulary: str) -> _Uses:
+        """The usage statements of ``user_agent`` that do not depend on the path, and the
+        matcher of its Content-Usage paths (robotrules.aipref.usage.preference_parts), kept
+        for at most ``_AGENT_MEMO`` (agent, scope, vocabulary) triples."""
+        from .aipref.usage import preference_parts
+        from .aipref.vocabulary import vocabulary as vocabulary_of
+
+        if scope not in ("group", "file"):
+            raise ValueError(f"content_signal_scope must be 'group' or 'file', not {scope!r}")
+        vocabulary_of(vocabulary)  # ValueError naming the versions
+        cu, signals, others = preference_parts(self, user_agent, scope, vocabulary)
+        uses = _Uses(cu, signals, others, self.usage_paths(cu) if cu else None)
+        memo: dict[tuple[str, str, str], _Uses] | None = getattr(self, "_uses", None)
+        if memo is None or len(memo) >= _AGENT_MEMO:
+            memo = {}
+            self._uses = memo
+        memo[user_agent, scope, vocabulary] = uses
+        return uses
 
     def group_for(self, user_agent: str) -> Group | None:
         """The group that applies to ``user_agent`` (merged when several name it), or None."""
@@ -488,35 +520,148 @@ if NativePeer is not None:
 
 class _Selection:
     """What the verdicts of one agent share: its groups, their agents, which group applies in
-    words, Google's empty rule and the rule count; per deciding key, the rule and its
-    sentence (made once, so that a verdict costs a lookup)."""
+    words, Google's empty rule, the rule count and whether the file states preferences; per
+    deciding key, the facts of its verdict (made once, so that a verdict costs a lookup)."""
 
-    __slots__ = ("agents", "count", "empty", "groups", "said", "where")
+    __slots__ = ("agents", "count", "empty", "facts", "groups", "prefs", "where")
 
     def __init__(self, groups: tuple[int, ...], agents: tuple[str, ...], where: str,
-                 empty: Rule | None, count: int) -> None:
+                 empty: Rule | None, count: int, prefs: bool) -> None:
         self.groups = groups
         self.agents = agents
         self.where = where
         self.empty = empty
         self.count = count
-        self.said: dict[int, tuple[Rule, bool, str]] = {}
+        self.prefs = prefs
+        self.facts: dict[int, _Facts] = {}
 
-    def decided(self, rules: RobotsTxt, key: int) -> tuple[Rule, bool, str]:
-        """The rule a key names, its verdict and the sentence for it."""
-        hit = self.said.get(key)
-        if hit is None:
+    def fact(self, rules: RobotsTxt, key: int) -> _Facts:
+        """The facts of the verdict a deciding key gives: ``(allowed, line, rule, agents,
+        reason, detail, preferences)``; ``detail`` is the sentence, or ``(write, *facts)``
+        where it names the path (robotrules._model.Verdict writes it when read);
+        ``preferences``: the AI usage preferences join the sentence (allowed, and the file
+        states some)."""
+        facts: _Facts
+        if key == -1:
+            facts = (True, None, None, (), "robots-txt",
+                     "/robots.txt is always allowed (RFC 9309 2.2.2)", False)
+        elif not self.groups:
+            facts = (True, None, None, (), "no-group",
+                     "no group applies to this user agent: everything is allowed", False)
+        elif key == NO_MATCH:
+            empty = self.empty
+            if empty is not None:
+                # compat(google): robots.cc matches an empty pattern at priority 0 and reports
+                # its line (matching_line()), though it decides nothing: everything allowed
+                facts = (True, empty.line, empty, self.agents, "rule",
+                         (_empty_words, self.where, empty.line, str(empty)), self.prefs)
+            else:
+                facts = (True, None, None, self.agents, "no-matching-rule",
+                         (_none_words, self.where, self.count), self.prefs)
+        else:
             rule = rules._rule(key & INDEX_MASK)
             allow = key_allows(key)
             verb = "allows" if allow else "disallows"
-            hit = (rule, allow, f"line {rule.line} '{rule}' {verb} it ({self.where})")
-            if len(self.said) >= _SAID_MAX:
-                self.said.clear()
-            self.said[key] = hit
+            facts = (allow, rule.line, rule, self.agents, "rule",
+                     f"line {rule.line} '{rule}' {verb} it ({self.where})", allow and self.prefs)
+        if len(self.facts) >= _SAID_MAX:
+            self.facts.clear()
+        self.facts[key] = facts
+        return facts
+
+
+_Facts = tuple[bool, "int | None", "Rule | None", tuple[str, ...], str, object, bool]
+_SAID_MAX: Final = 1024  # verdict facts kept per agent
+
+
+def _empty_words(v: Verdict, where: str, line: int, rule: str) -> str:
+    return (f"{where}; no rule with a pattern matches {v.path!r}, and line {line} '{rule}' "
+            "is empty: it allows everything (RFC 9309 2.2.2)")
+
+
+def _none_words(v: Verdict, where: str, count: int) -> str:
+    return (f"{where}; none of its {count} rule(s) matches {v.path!r}, so it is allowed (a "
+            "path no rule matches is allowed, RFC 9309 2.2.2)")
+
+
+def _preference_words(v: Verdict, rules: RobotsTxt, base: object) -> str:
+    """The sentence of an allowed verdict in a file that states AI usage preferences: the
+    verdict's own, then the preferences that apply (robotrules.aipref.explain_detail)."""
+    from .aipref import explain_detail
+
+    text = base if type(base) is str else base[0](v, *base[1:])  # type: ignore[index]
+    extra = explain_detail(rules, v)
+    return f"{text}; {extra}" if extra else text
+
+
+class _Uses:
+    """The usage statements of one agent (scope, vocabulary) that do not depend on the path
+    (robotrules.aipref.usage.preference_parts), the matcher of its Content-Usage paths, and
+    the answer per set of deciding rules (made once)."""
+
+    __slots__ = ("answers", "cu", "others", "paths", "rows", "signals")
+
+    def __init__(self, cu: tuple[Statement, ...], signals: tuple[Statement, ...],
+                 others: tuple[Statement, ...], paths: UsagePaths | None) -> None:
+        self.cu = cu
+        self.signals = signals
+        self.others = others
+        self.paths = paths
+        self.answers: dict[tuple[int, ...], _Answer] = {}
+        self.rows: dict[tuple[int, ...], bytes] = {}
+
+    def answer(self, path: str) -> _Answer:
+        """``(categories, lines, statements)`` for a path that may be fetched (the
+        categories are shared: copy before handing out)."""
+        return self.of(() if self.paths is None else self.paths.deciding(path))
+
+    def row(self, chosen: tuple[int, ...], keys: Sequence[str]) -> bytes:
+        """The values of ``keys`` (the categories of ``usage_many``, fixed by this object's
+        vocabulary) for a set of deciding rules, as ``array('b')`` bytes: 1, 0 or -1."""
+        hit = self.rows.get(chosen)
+        if hit is None:
+            cats = self.of(chosen)[0]
+            hit = bytes([_TRI[cats.get(k)] & 0xFF for k in keys])
+            if len(self.rows) >= _SAID_MAX:
+                self.rows.clear()
+            self.rows[chosen] = hit
+        return hit
+
+    def of(self, chosen: tuple[int, ...]) -> _Answer:
+        hit = self.answers.get(chosen)
+        if hit is None:
+            from .aipref.usage import answer
+
+            hit = answer([self.cu[i] for i in chosen], self.signals, (), self.others)
+            if len(self.answers) >= _SAID_MAX:
+                self.answers.clear()
+            self.answers[chosen] = hit
         return hit
 
 
-_SAID_MAX: Final = 1024  # sentences kept per agent
+_Answer = tuple[dict[str, "bool | None"], tuple[int, ...], tuple["Statement", ...]]
+
+
+_TRI: Final = {True: 1, False: 0, None: -1}
+
+# fast constructors of Verdict and Usage (robotrules._native.Maker: no Python frame), made on
+# first use (the model is not imported by a parse); the classes themselves on the pure core
+_VERDICT: Callable[..., Verdict] | None = None
+_USAGE: Callable[..., Usage] | None = None
+_DECISIONS: Callable[..., Decisions] | None = None
+
+
+def _makers() -> tuple[Callable[..., Verdict], Callable[..., Usage], Callable[..., Decisions]]:
+    global _VERDICT, _USAGE, _DECISIONS
+    from ._model import Decisions as D
+    from ._model import Verdict as V
+    from .aipref.usage import Usage as U
+
+    globals()["Verdict"] = V  # the stand-in's place, as its first call would (robotrules._later)
+    _VERDICT = fast_constructor(V)
+    _USAGE = fast_constructor(U)
+    _DECISIONS = fast_constructor(D)
+    return _VERDICT, _USAGE, _DECISIONS
 
 
 def usage_keys(vocabulary: str = "vocab-07") -> tuple[str, ...]:

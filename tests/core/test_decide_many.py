@@ -140,3 +140,21 @@ def test_arguments_are_checked() -> None:
 def test_reason_indexes_are_the_model_order() -> None:
     """``Decisions.reason`` indexes ``REASONS``: the facade's table agrees with it."""
     assert {r: i for i, r in enumerate(REASONS)} == _robots._REASON_INDEX
+
+
+def test_more_distinct_rules_than_the_facts_kept_per_agent() -> None:
+    """More deciding rules in one call than the facts a file keeps per agent
+    (``_robots._SAID_MAX``): every entry still equals ``explain`` (the named source), on
+    both peers."""
+    n = _robots._SAID_MAX + 500
+    body = b"User-agent: *\n" + b"".join(b"Disallow: /p%d/\n" % i for i in range(n))
+    urls = [f"/p{i}/x" for i in range(n)] + ["/elsewhere", "/robots.txt"]
+    for make in PEERS.values():
+        rules = make(body)  # type: ignore[operator]
+        got = rules.decide_many(urls)
+        assert len(got.rules) == n
+        for i in (0, n // 2, n - 1, n, n + 1):
+            v = rules.explain(urls[i])
+            assert got.rule_of(i) == v.rule
+            assert REASONS[got.reason[i]] == v.reason
+            assert bool(got.allowed[i]) == v.allowed

@@ -477,10 +477,11 @@ cdef class Doc:
         return self._best(<const unsigned char*>PyBytes_AS_STRING(data),
                           PyBytes_GET_SIZE(data), user_agent)
 
-    cdef int64_t _url_key(self, str url, str user_agent) except -3:  # -3: never a key
+    cdef int64_t _url_key(self, str url, str user_agent, PyObject** path) except -3:  # -3: never a key
         """The key of the rule that decides ``url`` for ``user_agent`` (NO_MATCH when none
         does), or ROBOTS_TXT for RFC 9309's /robots.txt: the path as the dialect's spec reads
-        it (robotrules._url), found in C."""
+        it (robotrules._url), found in C. ``path``, unless NULL, gets that path as a new
+        reference to a ``str`` (the spec's ``path(url)``; the caller owns it)."""
         cdef const unsigned char* u
         cdef Py_ssize_t n, start, end
         cdef bint slash
@@ -538,13 +539,18 @@ cdef class Doc:
                             break
                         PyMem_Free(buf)
                         buf = NULL
-                        norm = _rfc_path(url).encode("utf-8", "surrogatepass")
+                        text = _rfc_path(url)
+                        norm = text.encode("utf-8", "surrogatepass")
                         data = norm
                         p = <const unsigned char*>PyBytes_AS_STRING(norm)
                         plen = PyBytes_GET_SIZE(norm)
                         break
-                if plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
-                    return ROBOTS_TXT  # RFC 9309 2.2.2
+            if path != NULL:
+                text = path_text(url, u, n, p, plen)
+                Py_INCREF(text)
+                path[0] = <PyObject*>text
+            if self.d == 0 and plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
+                return ROBOTS_TXT  # RFC 9309 2.2.2
             return self._best(p, plen, user_agent)
         finally:
             if buf != NULL and buf != &small[0]:
@@ -556,14 +562,57 @@ cdef class Doc:
             url = exact_str(url, "url")
         if type(user_agent) is not str:
             user_agent = exact_str(user_agent, "user_agent")
-        return (self._url_key(url, user_agent) & ALLOW_BIT) != 0  # ROBOTS_TXT has the bit
+        return (self._url_key(url, user_agent, NULL) & ALLOW_BIT) != 0  # ROBOTS_TXT has the bit
 
-    def url_keys(self, urls, user_agent):
+    def url_key_path(self, url, user_agent):
+        """``(key, path)``: the key of the rule that decides ``url`` for ``user_agent`` (as
+        :meth:`url_keys` gives it) and the path as the dialect's spec reads it, in one call
+        (``explain``: the facts of a verdict)."""
+        cdef PyObject* path = NULL
+        if type(url) is not str:
+            url = exact_str(url, "url")
+        if type(user_agent) is not str:
+            user_agent = exact_str(user_agent, "user_agent")
+        key = self._url_key(url, user_agent, &path)
+        text = <object>path
+        Py_DECREF(text)  # the reference _url_key gave, now held by text
+        return key, text
+
+    def known_verdict(self, url, user_agent, sels, make, words):
+        """The verdict from the facts the facade keeps, in C (facts.pxi: verdict_of), or
+        None when they are not kept yet."""
+        return _verdict_of(self, url, user_agent, <dict?>sels, <Maker?>make, words)
+
+    def known_usage(self, url, user_agent, sels, uses, vmake, umake, words, scope,
+                    vocabulary):
+        """The Usage from the facts the facade keeps, in C (facts.pxi: usage_of), or None."""
+        return usage_of(self, url, user_agent, sels, uses, vmake, umake, words, scope,
+                        vocabulary)
+
+    def usage_paths(self, rules_cu):
+        """The kernel's matcher of one agent's Content-Usage paths (facts.pxi: PathSet),
+        each path read as the pure peer reads it (robotrules.aipref._paths.pattern)."""
+        from .aipref._paths import pattern  # imported on use: a parse never needs aipref
+        return PathSet([None if s.path is None else _compile._native_form(
+            pattern(s.path, self.dialect)) for s in rules_cu])
+
+    @staticmethod
+    def decide_columns(keys, facts, extra, reasons):
+        """The batch API's columns from the facts kept per key (see facts.pxi)."""
+        return decide_columns(keys, facts, extra, reasons)
+
+    @staticmethod
+    def gather(classes, table):
+        """The batch usage columns (see facts.pxi's gather)."""
+        return gather(classes, table)
+
+    def url_keys(self, urls, user_agent, list paths=None):
         """``array('q')`` of the deciding keys of ``urls`` (a list or tuple of ``str``) for
         ``user_agent``: robotrules._match's keys, NO_MATCH, or -1 for RFC 9309's
         /robots.txt (the batch APIs: one C loop, no Python frame per URL)."""
         cdef Py_ssize_t i, n
         cdef int64_t[::1] view
+        cdef PyObject* path = NULL
         user_agent = exact_str(user_agent, "user_agent")
         if type(urls) is not list and type(urls) is not tuple:
             urls = list(urls)
@@ -574,7 +623,13 @@ cdef class Doc:
             url = urls[i]
             if type(url) is not str:
                 url = exact_str(url, "url")
-            view[i] = self._url_key(url, user_agent)
+            if paths is None:
+                view[i] = self._url_key(url, user_agent, NULL)
+            else:
+                view[i] = self._url_key(url, user_agent, &path)
+                text = <object>path
+                Py_DECREF(text)
+                paths.append(text)
         return out
 
     def selected_groups(self, user_agent):

@@ -24,7 +24,8 @@ memoised (bounded LRU).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
@@ -41,8 +42,9 @@ from .vocabulary import vocabulary as vocabulary_of  # parameters here are named
 if TYPE_CHECKING:
     from .._robots import RobotsTxt
 
-__all__ = ["SignalSummary", "Usage", "describe", "explain_detail", "norm_key", "records",
-           "summarize_signals", "usage", "usage_of_verdict"]
+__all__ = ["PathSet", "SignalSummary", "Usage", "answer", "deciding", "describe",
+           "explain_detail", "norm_key", "preference_parts", "records", "summarize_signals",
+           "usage", "usage_of_verdict"]
 
 FILE_WIDE: Final = {"llm-policy": "llm-policy", "license": "license"}
 #: The field names of AI-preference lines (normalised), for lint and the census.
@@ -216,39 +218,101 @@ def usage_of_verdict(rules: RobotsTxt, verdict: Verdict, *,
     if not verdict.allowed:
         return Usage(False, {}, (), (), user_agent, path, content_signal_scope, verdict,
                      vocabulary)
-    group = rules.group_for(user_agent)
-    dialect = rules.dialect
-    best = -1
-    deciding: list[Statement] = []
-    signals: list[Statement] = []
-    for rec in group.records if group is not None else ():
-        key = norm_key(rec.key)
-        if key == CONTENT_USAGE:
-            s = parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocabulary,
-                                    octets=rec.octets)
-            n = path_length(s.path, path, dialect)
-            if n > best:
-                best, deciding = n, [s]
-            elif n == best and n >= 0:
-                deciding.append(s)  # identical lengths: combined most-restrictively
-        elif key == CONTENT_SIGNAL and content_signal_scope == "group":
-            signals.append(parse_content_signal(rec.value, line=rec.line, key=rec.key))
-    others: list[Statement] = []
-    for rec in _all_records(rules):
-        key = norm_key(rec.key)
-        if key == CONTENT_SIGNAL and content_signal_scope == "file":
-            signals.append(parse_content_signal(rec.value, line=rec.line, key=rec.key))
-        elif key in FILE_WIDE:
-            s2 = _statement(rec, vocabulary)
-            if s2 is not None:
-                others.append(s2)
+    rules_cu, signals, others = preference_parts(rules, user_agent, content_signal_scope,
+                                                 vocabulary)
+    chosen = [rules_cu[i] for i in deciding(rules_cu, path, rules.dialect)]
     tokens = policy_statements(rules, url if url is not None else path, policy_tokens)
-    applied = sorted([*deciding, *signals, *tokens], key=lambda s: s.line or 0)
-    cats = combine(*applied)
-    lines = tuple(sorted({s.line for s in applied if s.line is not None}))
-    stmts = tuple(sorted(applied + others, key=lambda s: s.line or 0))
+    cats, lines, stmts = answer(chosen, signals, tokens, others)
     return Usage(True, cats, lines, stmts, user_agent, path, content_signal_scope, verdict,
                  vocabulary)
+
+
+Parts = tuple[tuple[Statement, ...], tuple[Statement, ...], tuple[Statement, ...]]
+
+
+def preference_parts(rules: RobotsTxt, user_agent: str, scope: Scope, vocabulary: str
+                     ) -> Parts:
+    """What may apply to any URL for ``user_agent``, whatever its path: the Content-Usage rules
+    of the group(s) that apply (:func:`deciding` picks per path), the Content-Signal lines in
+    ``scope`` and the file-wide statements (LLM-Policy, License). A parsed file keeps them per
+    agent (``RobotsTxt.usage``)."""
+    group = rules.group_for(user_agent)
+    rules_cu: list[Statement] = []
+    signals: list[Statement] = []
+    others: list[Statement] = []
+    for rec in group.records if group is not None else ():
+        key = norm_key(rec.key)
+        if key == CONTENT_USAGE or (key == CONTENT_SIGNAL and scope == "group"):
+            s = _statement(rec, vocabulary)
+            assert s is not None
+            (rules_cu if key == CONTENT_USAGE else signals).append(s)
+    for rec in _all_records(rules):
+        key = norm_key(rec.key)
+        if (key == CONTENT_SIGNAL and scope == "file") or key in FILE_WIDE:
+            s = _statement(rec, vocabulary)
+            assert s is not None
+            (signals if key == CONTENT_SIGNAL else others).append(s)
+    return tuple(rules_cu), tuple(signals), tuple(others)
+
+
+def deciding(rules_cu: Sequence[Statement], path: str, dialect: str) -> tuple[int, ...]:
+    """The indices of the Content-Usage rules that decide ``path`` (the module docstring's
+    precedence: the longest path match, a rule without a path at length 0, all rules of
+    identical longest length), in rule order. The native kernel's ``PathSet`` answers the
+    same with its own matcher (tests/aipref/test_usage_native.py holds them equal)."""
+    best = -1
+    out: list[int] = []
+    for i, s in enumerate(rules_cu):
+        n = path_length(s.path, path, dialect)
+        if n > best:
+            best, out = n, [i]
+        elif n == best and n >= 0:
+            out.append(i)  # identical lengths: combined most-restrictively
+    return tuple(out)
+
+
+class PathSet:
+    """:func:`deciding` over one agent's Content-Usage rules, with the surface of the native
+    kernel's ``PathSet`` (the pure peer's)."""
+
+    __slots__ = ("dialect", "rules_cu")
+
+    def __init__(self, rules_cu: Sequence[Statement], dialect: str) -> None:
+        self.rules_cu = tuple(rules_cu)
+        self.dialect = dialect
+
+    def deciding(self, path: str) -> tuple[int, ...]:
+        return deciding(self.rules_cu, path, self.dialect)
+
+    def classify(self, paths: Sequence[str], allowed: Sequence[int]
+                 ) -> tuple[array[int], list[tuple[int, ...]]]:
+        """Per path, the index of its deciding set in the list returned (``-1`` where
+        ``allowed[i]`` is 0)."""
+        at: dict[tuple[int, ...], int] = {}
+        sets: list[tuple[int, ...]] = []
+        out = array("l", [-1]) * len(paths)
+        for i, path in enumerate(paths):
+            if allowed[i]:
+                d = self.deciding(path)
+                c = at.get(d)
+                if c is None:
+                    c = at[d] = len(sets)
+                    sets.append(d)
+                out[i] = c
+        return out, sets
+
+
+def answer(chosen: Iterable[Statement], signals: Iterable[Statement],
+           tokens: Iterable[Statement], others: Iterable[Statement]
+           ) -> tuple[dict[str, Tri], tuple[int, ...], tuple[Statement, ...]]:
+    """``(categories, lines, statements)`` of a URL that may be fetched: the deciding
+    Content-Usage rules, the Content-Signal lines and the policy-token statements combined
+    most-restrictively; the file-wide statements listed too."""
+    applied = sorted([*chosen, *signals, *tokens], key=lambda s: s.line or 0)
+    cats = combine(*applied)
+    lines = tuple(sorted({s.line for s in applied if s.line is not None}))
+    stmts = tuple(sorted([*applied, *others], key=lambda s: s.line or 0))
+    return cats, lines, stmts
 
 
 def explain_detail(rules: RobotsTxt, verdict: Verdict) -> str:

@@ -1,0 +1,356 @@
+# The native kernels' answers as facts (issue 20, "every answer at native speed"): the path
+# of a URL as text (for Verdict.path), a fast constructor for the public values (Verdict,
+# Usage), the Content-Usage path matcher (the kernel's entry_matches over the pure reading of
+# each path), and the gather of the batch usage columns.
+
+from cpython.object cimport PyTypeObject
+from libc.stdint cimport int8_t
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+
+import types as _types
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+        int flags
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+    object PyType_GenericAlloc(PyTypeObject* tp, Py_ssize_t nitems)
+    object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
+
+cdef enum:
+    MAKER_MAX = 16        # fields a Maker writes
+    T_OBJECT_EX_ = 16     # structmember.h: a slot holding an object (AttributeError if unset)
+    MEMBER_READONLY = 1   # structmember.h: READONLY
+
+
+cdef object path_text(str url, const unsigned char* u, Py_ssize_t n, const unsigned char* p,
+               Py_ssize_t plen):
+    """The matchable path ``p[:plen]`` found in ``url`` (whose UTF-8 bytes are ``u[:n]``) as
+    text: ``url`` itself when nothing was cut or changed."""
+    if p == u and plen == n:
+        return url
+    return PyUnicode_DecodeUTF8(<const char*>p, plen, "surrogatepass")
+
+
+cdef class Maker:
+    """A fast constructor of a slotted dataclass (``Verdict``, ``Usage``): ``maker(*values)``
+    is ``cls(*values)`` without a Python frame, each value stored in its field's slot as the
+    dataclass ``__init__`` stores it (no ``__post_init__``, no defaults: every field given).
+    ``slots`` are the member descriptors of the fields, in order
+    (:func:`robotrules._model.field_slots`); each is checked to be an object slot of ``cls``."""
+
+    cdef object cls
+    cdef Py_ssize_t n
+    cdef Py_ssize_t offsets[MAKER_MAX]
+
+    def __cinit__(self, cls, slots):
+        cdef Py_ssize_t i
+        cdef PyMemberDef* m
+        slots = tuple(slots)
+        if not isinstance(cls, type) or not 0 < len(slots) <= MAKER_MAX:
+            raise TypeError("Maker(cls, slots): a class and 1 to 16 member descriptors")
+        for i, d in enumerate(slots):
+            if type(d) is not _types.MemberDescriptorType or d.__objclass__ is not cls:
+                raise TypeError(f"slot {i} is not a member descriptor of {cls.__name__}")
+            m = (<PyMemberDescrObject*>d).d_member
+            if m.type != T_OBJECT_EX_ or m.flags & MEMBER_READONLY or m.offset <= 0:
+                raise TypeError(f"slot {i} of {cls.__name__} is not a writable object slot")
+            self.offsets[i] = m.offset
+        self.cls = cls
+        self.n = len(slots)
+
+    def __call__(self, *values):
+        cdef Py_ssize_t i
+        if PyTuple_GET_SIZE(values) != self.n:
+            raise TypeError(f"{self.cls.__name__} takes {self.n} values")
+        obj = self.new()
+        for i in range(self.n):
+            self.put(obj, i, <object>PyTuple_GET_ITEM(values, i))
+        return obj
+
+    cdef inline object new(self):
+        """A fresh instance, every slot NULL (zeroed), tracked by the GC."""
+        return PyType_GenericAlloc(<PyTypeObject*>self.cls, 0)
+
+    cdef inline void put(self, object obj, Py_ssize_t i, object value) noexcept:
+        """Store ``value`` in field ``i`` of a fresh instance (from :meth:`new`, each field
+        once: there is nothing to release)."""
+        cdef PyObject** at = <PyObject**>((<char*>(<PyObject*>obj)) + self.offsets[i])
+        Py_INCREF(value)
+        at[0] = <PyObject*>value
+
+
+def verdict_of(Doc doc not None, url, user_agent, dict sels not None, Maker make not None,
+               words):
+    return _verdict_of(doc, url, user_agent, sels, make, words)
+
+
+cdef object _verdict_of(Doc doc, url, user_agent, dict sels, Maker make, words):
+    """The verdict of ``url`` for ``user_agent`` built from the facts the facade keeps
+    (``sels[user_agent].facts[key]``: robotrules._robots._Selection.fact), without a Python
+    frame: ``None`` when they are not kept yet (the facade makes them and asks again).
+    ``make`` builds the Verdict; where the facts say the preferences join the sentence, its
+    detail is ``(words, doc, detail)`` (written when read)."""
+    cdef PyObject* path = NULL
+    cdef tuple facts
+    cdef Py_ssize_t i
+    if sels is None or make is None:  # typed arguments of a cdef function may be None
+        raise TypeError("verdict_of needs the facts and a Maker")
+    if type(url) is not str:
+        url = exact_str(url, "url")
+    if type(user_agent) is not str:
+        user_agent = exact_str(user_agent, "user_agent")
+    sel = sels.get(user_agent)
+    if sel is None:
+        return None
+    key = doc._url_key(url, user_agent, &path)
+    text = <object>path
+    Py_DECREF(text)  # the reference _url_key gave, now held by text
+    hit = (<dict?>sel.facts).get(key)
+    if hit is None:
+        return None
+    facts = <tuple?>hit
+    if PyTuple_GET_SIZE(facts) != 7 or make.n != 9:
+        raise ValueError("verdict facts are 7 values, a Verdict 9")
+    v = make.new()
+    for i in range(5):  # allowed, line, rule, agents, reason
+        make.put(v, i, facts[i])
+    make.put(v, 5, user_agent)
+    make.put(v, 6, text)
+    make.put(v, 7, _NAMES[doc.d])
+    make.put(v, 8, (words, doc, facts[5]) if facts[6] else facts[5])
+    return v
+
+
+cdef class PathSet:
+    """The Content-Usage rules of one group selection, matched by the kernel's matcher
+    (``entry_matches``) over the pure reading of each path
+    (:func:`robotrules.aipref._paths.pattern`, as :func:`robotrules._compile._native_form`
+    gives it): ``forms[i]`` is rule ``i``'s form, or None for a rule without a path (it
+    matches every path at length 0). :meth:`deciding` is the precedence of
+    :func:`robotrules.aipref.usage.deciding`: the rules of the longest match, all of them
+    on a tie."""
+
+    cdef Entry* entries
+    cdef uint8_t* pathless
+    cdef Py_ssize_t n
+    cdef Pats pats
+    cdef dict memo    # the tuple of each set of indices, made once
+
+    def __cinit__(self, forms):
+        cdef Py_ssize_t i
+        forms = list(forms)
+        memset(&self.pats, 0, sizeof(Pats))
+        self.n = len(forms)
+        if self.n >= NATIVE_MAX:
+            raise OverflowError("too many Content-Usage rules")
+        self.entries = <Entry*>xmalloc(self.n * sizeof(Entry))
+        self.pathless = <uint8_t*>xmalloc(self.n)
+        self.memo = {}
+        for i in range(self.n):
+            form = forms[i]
+            self.pathless[i] = form is None
+            if form is not None:
+                fill_entry(&self.entries[i], <tuple?>form, <uint32_t>i, &self.pats)
+
+    def __dealloc__(self):
+        PyMem_Free(self.entries)
+        PyMem_Free(self.pathless)
+        PyMem_Free(self.pats.data)
+
+    cdef int64_t _best(self, const unsigned char* p, Py_ssize_t plen, uint64_t* mask,
+                       Py_ssize_t words) noexcept:
+        """The longest match length (-1: none) and, in ``mask``, the rules that reach it."""
+        cdef Py_ssize_t i
+        cdef int64_t best = -1, got
+        memset(mask, 0, words * sizeof(uint64_t))
+        for i in range(self.n):
+            if self.pathless[i]:
+                got = 0
+            elif entry_matches(&self.entries[i], p, plen, NULL, self.pats.data):
+                got = self.entries[i].prio
+            else:
+                continue
+            if got > best:
+                best = got
+                memset(mask, 0, words * sizeof(uint64_t))
+            if got == best:
+                mask[i >> 6] |= (<uint64_t>1) << (i & 63)
+        return best
+
+    cdef tuple _deciding(self, const unsigned char* p, Py_ssize_t plen):
+        cdef Py_ssize_t words = (self.n + 63) >> 6, i
+        cdef uint64_t small[4]
+        cdef uint64_t* mask = &small[0] if words <= 4 else <uint64_t*>xmalloc(
+            words * sizeof(uint64_t))
+        try:
+            self._best(p, plen, mask, words)
+            if words == 1:
+                key = mask[0]
+            else:
+                key = tuple([mask[i] for i in range(words)])
+            hit = self.memo.get(key)
+            if hit is None:
+                hit = tuple([i for i in range(self.n) if mask[i >> 6] >> (i & 63) & 1])
+                if len(self.memo) < 4096:
+                    self.memo[key] = hit
+            return <tuple>hit
+        finally:
+            if mask != &small[0]:
+                PyMem_Free(mask)
+
+    def deciding(self, path):
+        """The indices of the rules that decide ``path`` (a matchable path, as the dialect's
+        spec gives it), in rule order; ``()`` when none matches."""
+        return self.deciding_of(exact_str(path, "path"))
+
+    cdef tuple deciding_of(self, str path):
+        if PyUnicode_IS_ASCII(path):
+            return self._deciding(<const unsigned char*>PyUnicode_DATA(path),
+                                  PyUnicode_GET_LENGTH(path))
+        data = path.encode("utf-8", "surrogatepass")
+        return self._deciding(<const unsigned char*>PyBytes_AS_STRING(data),
+                              PyBytes_GET_SIZE(data))
+
+    def classify(self, paths, allowed):
+        """Per path, the index in the returned list of distinct deciding sets (``-1`` where
+        ``allowed[i]`` is 0: no preference attaches to a URL that may not be fetched):
+        ``(array('l') of classes, [deciding tuples])``, one C loop."""
+        cdef Py_ssize_t i, n = len(paths)
+        cdef const uint8_t[::1] ok = allowed
+        cdef long[::1] view
+        cdef dict at = {}
+        cdef list sets = []
+        if ok.shape[0] != n:
+            raise ValueError("paths and allowed differ in length")
+        out = array("l", bytes(sizeof(long) * n))
+        view = out
+        for i in range(n):
+            if not ok[i]:
+                view[i] = -1
+                continue
+            d = self.deciding_of(exact_str(paths[i], "path"))
+            c = at.get(d)
+            if c is None:
+                c = at[d] = len(sets)
+                sets.append(d)
+            view[i] = <long>c
+        return out, sets
+
+
+def gather(classes, table):
+    """``array('b')`` with ``table[classes[i]]`` at ``i`` (``-1`` where ``classes[i]`` is
+    ``-1``): the batch usage columns filled from each distinct answer, in one C loop."""
+    cdef const long[::1] c = classes
+    cdef const int8_t[::1] t = table
+    cdef Py_ssize_t i, n = c.shape[0], m = t.shape[0]
+    cdef long k
+    out = array("b", bytes(n))
+    cdef int8_t[::1] o = out
+    for i in range(n):
+        k = c[i]
+        if k < 0:
+            o[i] = -1
+        elif k < m:
+            o[i] = t[k]
+        else:
+            raise IndexError("class out of range")
+    return out
+
+
+def usage_of(Doc doc not None, url, user_agent, dict sels not None, uses,
+             Maker vmake not None, Maker umake not None, words, scope, vocabulary):
+    """The Usage of ``url`` for ``user_agent`` built from the facts the facade keeps (the
+    verdict's, see :func:`verdict_of`, and ``uses``: robotrules._robots._Uses, whose
+    ``answers`` hold ``(categories, lines, statements)`` per set of deciding Content-Usage
+    rules), without a Python frame; ``None`` when they are not kept yet."""
+    cdef PathSet ps
+    v = _verdict_of(doc, url, user_agent, sels, vmake, words)
+    if v is None:
+        return None
+    if umake.n != 9:
+        raise ValueError("a Usage is 9 values")
+    path = v.path
+    user_agent = v.user_agent
+    if not v.allowed:  # no preferences attach to a URL that may not be fetched
+        u = umake.new()
+        umake.put(u, 0, False)
+        umake.put(u, 1, {})
+        umake.put(u, 2, ())
+        umake.put(u, 3, ())
+    else:
+        paths = uses.paths
+        if paths is None:
+            chosen = ()
+        else:
+            ps = <PathSet?>paths
+            chosen = ps.deciding_of(path)
+        hit = (<dict?>uses.answers).get(chosen)
+        if hit is None:
+            return None
+        answer = <tuple?>hit
+        if PyTuple_GET_SIZE(answer) != 3:
+            raise ValueError("an answer is 3 values")
+        u = umake.new()
+        umake.put(u, 0, True)
+        umake.put(u, 1, dict(<dict?>answer[0]))  # the caller's own copy
+        umake.put(u, 2, answer[1])
+        umake.put(u, 3, answer[2])
+    umake.put(u, 4, user_agent)
+    umake.put(u, 5, path)
+    umake.put(u, 6, scope)
+    umake.put(u, 7, v)
+    umake.put(u, 8, vocabulary)
+    return u
+
+
+def decide_columns(keys, dict facts not None, dict extra not None, dict reasons not None):
+    """The batch API's columns from the facts the facade keeps (``facts[key]`` or
+    ``extra[key]``: robotrules._robots._Selection.fact) for each distinct key of ``keys``
+    (an ``array('q')``): ``(allowed, line, rule, reason, rules)`` as
+    robotrules._model.Decisions holds them (``rules``: each rule once, by identity, in the
+    order of the sorted keys), or ``(None, missing keys)`` when some facts are not kept yet.
+    One C loop over the distinct keys, then over the URLs (fill_columns)."""
+    cdef Py_ssize_t nt, j
+    cdef dict at = {}
+    cdef list rules = [], missing = []
+    cdef tuple f
+    table = distinct_keys(keys)
+    nt = Py_SIZE(table)
+    allowed = bytearray(nt)
+    reason = bytearray(nt)
+    line = carray.clone(<carray.array>table, nt, False)
+    rule = carray.clone(<carray.array>table, nt, False)
+    cdef int64_t* tl = <int64_t*>(<carray.array>line).data.as_voidptr
+    cdef int64_t* tr = <int64_t*>(<carray.array>rule).data.as_voidptr
+    cdef const int64_t* tk = <const int64_t*>(<carray.array>table).data.as_voidptr
+    for j in range(nt):
+        key = tk[j]
+        hit = facts.get(key)
+        if hit is None:
+            hit = extra.get(key)
+            if hit is None:
+                missing.append(key)
+                continue
+        f = <tuple?>hit
+        if PyTuple_GET_SIZE(f) != 7:
+            raise ValueError("verdict facts are 7 values")
+        allowed[j] = 1 if f[0] else 0
+        tl[j] = 0 if f[1] is None else <int64_t>f[1]
+        r = f[2]
+        if r is None:
+            tr[j] = -1
+        else:
+            ident = id(r)
+            k = at.get(ident)
+            if k is None:
+                k = at[ident] = len(rules)
+                rules.append(r)
+            tr[j] = <int64_t>k
+        reason[j] = <uint8_t>reasons[f[4]]
+    if missing:
+        return None, missing
+    a, l, i, z = fill_columns(keys, table, bytes(allowed), line, rule, bytes(reason))
+    return a, l, i, z, tuple(rules)

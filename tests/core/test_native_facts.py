@@ -1,0 +1,122 @@
+"""robotrules._kernel/facts.pxi: the native kernel's answers as facts.
+
+The pure peer is the declared reference: ``Maker(cls, field_slots(cls))(*values)`` must equal
+``cls(*values)``; ``PathSet(forms).deciding(path)`` must equal
+:func:`robotrules.aipref.usage.deciding` (attach-05 3.1: Content-Usage paths match "using the
+same path prefix matching rules as defined for Allow and Disallow", the longest path decides,
+identical lengths combine) on generated rules and paths; ``gather`` is the column lookup it
+names. The fast paths of ``explain`` and ``usage`` must be the ones taken once their facts are
+kept (issue 20: "assert that the native fast path is actually taken where it should be").
+"""
+
+from __future__ import annotations
+
+import random
+from array import array
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import robotrules
+from robotrules import _peers, _robots
+from robotrules._compile import _native_form
+from robotrules._dialects import SPECS
+from robotrules._model import Rule, Verdict, field_slots
+from robotrules.aipref import parse_content_usage
+from robotrules.aipref._paths import pattern
+from robotrules.aipref.usage import Usage, deciding
+
+pytestmark = pytest.mark.skipif(not robotrules.NATIVE, reason="native kernels not built")
+native = _peers._native
+
+PIECES = ["/", "a", "b", "*", "$", "%41", "%2F", "%", "\u00e9", "?", "=", "x.html", "\udcff"]
+
+
+def test_maker_builds_what_the_class_builds() -> None:
+    assert native is not None
+    make = native.Maker(Verdict, field_slots(Verdict))
+    rule = Rule("allow", "/a", 3)
+    values = (True, 3, rule, ("*",), "rule", "*", "/a", "rfc9309", "d")
+    assert make(*values) == Verdict(*values)
+    assert type(make(*values)) is Verdict
+    with pytest.raises(TypeError):
+        make(*values[:-1])  # every field given
+
+
+def test_maker_refuses_what_is_not_an_object_slot_of_the_class() -> None:
+    assert native is not None
+    with pytest.raises(TypeError):
+        native.Maker(Verdict, field_slots(Rule))  # another class' slots
+    with pytest.raises(TypeError):
+        native.Maker(Verdict, [Verdict.__dict__["detail"]])  # the property, not a slot
+    with pytest.raises(TypeError):
+        native.Maker(Verdict, [])
+    with pytest.raises(TypeError):
+        native.Maker(object(), field_slots(Verdict))  # type: ignore[arg-type]
+
+
+def _path_text(rng: random.Random) -> str:
+    return "/" + "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 6)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32), dialect=st.sampled_from(["rfc9309", "google"]))
+def test_pathset_decides_as_the_pure_precedence(seed: int, dialect: str) -> None:
+    assert native is not None
+    rng = random.Random(seed)
+    rules = [parse_content_usage(
+        (_path_text(rng) + " " if rng.random() < 0.8 else "") + "train-ai=n", line=i + 1)
+        for i in range(rng.randint(1, 8))]
+    ps = native.PathSet([None if s.path is None else _native_form(pattern(s.path, dialect))
+                         for s in rules])
+    spec = SPECS[dialect]
+    paths = [spec.path(_path_text(rng)) for _ in range(20)]
+    for path in paths:
+        assert ps.deciding(path) == deciding(rules, path, dialect), path
+    allowed = array("B", [rng.random() < 0.8 for _ in paths])
+    classes, sets = ps.classify(paths, allowed)
+    for i, path in enumerate(paths):
+        if allowed[i]:
+            assert sets[classes[i]] == deciding(rules, path, dialect)
+        else:
+            assert classes[i] == -1
+
+
+def test_pathset_past_one_word_of_rules() -> None:
+    """More than 64 rules: the tie set spans several 64-bit words."""
+    assert native is not None
+    rules = [parse_content_usage(f"/p{i % 3} train-ai=y", line=i + 1) for i in range(150)]
+    ps = native.PathSet([_native_form(pattern(s.path or "", "rfc9309")) for s in rules])
+    for path in ("/p0x", "/p1", "/p2/z", "/q"):
+        assert ps.deciding(path) == deciding(rules, path, "rfc9309")
+
+
+def test_gather() -> None:
+    assert native is not None
+    got = native.gather(array("l", [0, -1, 2, 1]), array("b", [1, 0, -1]))
+    assert got == array("b", [1, -1, -1, 0])
+    with pytest.raises(IndexError):
+        native.gather(array("l", [3]), array("b", [1]))
+
+
+def test_the_fast_paths_are_taken_once_the_facts_are_kept() -> None:
+    assert native is not None
+    body = b"User-agent: *\nDisallow: /a\nContent-Usage: /b train-ai=n\n"
+    rules = robotrules.parse(body)
+    assert native.verdict_of(rules, "/a/x", "*", {}, _robots._makers()[0], None) is None
+    with pytest.raises(TypeError):
+        rules.known_verdict("/a/x", "*", None, None, None)  # type: ignore[arg-type]
+    first = rules.explain("/a/x")
+    fast = native.verdict_of(rules, "/a/x", "*", rules._sels, _robots._VERDICT,
+                             _robots._preference_words)
+    assert type(fast) is Verdict
+    assert fast == first
+    u = rules.usage("/b")
+    uses = rules._uses["*", "group", "vocab-07"]
+    again = native.usage_of(rules, "/b", "*", rules._sels, uses, _robots._VERDICT,
+                            _robots._USAGE, _robots._preference_words, "group", "vocab-07")
+    assert type(again) is Usage
+    assert again == u
+    assert again == _robots.reference(body).usage("/b")
+    assert again.categories is not u.categories  # each answer its own mapping
