@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ._index import GroupIndex
+from ._match import Pattern
 from ._types import Dialect
-from .aipref import Statement
 
 DIALECTS: tuple[Dialect, ...]
 MAX_BODY: int
@@ -37,7 +37,7 @@ class Doc:
     def known_usage(self, url: str, user_agent: str, sels: dict[str, Any], uses: Any,
                     vmake: Callable[..., Any] | None, umake: Callable[..., Any] | None,
                     words: object, scope: str, vocabulary: str) -> Any: ...
-    def usage_paths(self, rules_cu: Sequence[Statement]) -> PathSet: ...
+    def usage_paths(self, patterns: Sequence[Pattern | None]) -> PathSet: ...
     @staticmethod
     def gather(classes: array[int], table: array[int]) -> array[int]: ...
     @staticmethod

@@ -28,6 +28,7 @@ of ``R``'s, so a group of ``n`` rules costs about ``n * prefix length`` look-ups
 from __future__ import annotations
 
 import re
+from array import array
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
@@ -225,3 +226,50 @@ def access_of(group_rules: Sequence[Rule], dialect: Dialect,
     dead_lines = {rule.line for rule, winner in dead.values() if winner.allow}
     alive = [r for r in live if not r.allow and r.line not in dead_lines]
     return ("partial", alive[0]) if alive else ("allowed", None)
+
+
+def longest_matches(patterns: Sequence[Pattern | None], path: str) -> tuple[int, ...]:
+    """The indices of ``patterns`` that decide ``path`` when a rule set is read by its longest
+    match and identical longest lengths all decide together (attach-05 3.1, Content-Usage
+    rules): a pattern's length is the matcher's priority (its octets), ``None`` (a rule
+    without a path) matches every path at length 0. In rule order."""
+    best = -1
+    out: list[int] = []
+    for i, p in enumerate(patterns):
+        n = 0 if p is None else p.priority if pattern_matches(p, path) else -1
+        if n > best:
+            best, out = n, [i]
+        elif n == best and n >= 0:
+            out.append(i)
+    return tuple(out)
+
+
+class PathSet:
+    """:func:`longest_matches` over one rule set's patterns, kept: the pure peer's matcher of
+    Content-Usage paths (the native kernel's ``PathSet`` has the same surface and is held
+    equal by tests/core/test_native_facts.py)."""
+
+    __slots__ = ("patterns",)
+
+    def __init__(self, patterns: Sequence[Pattern | None]) -> None:
+        self.patterns = tuple(patterns)
+
+    def deciding(self, path: str) -> tuple[int, ...]:
+        return longest_matches(self.patterns, path)
+
+    def classify(self, paths: Sequence[str], allowed: Sequence[int]
+                 ) -> tuple[array[int], list[tuple[int, ...]]]:
+        """Per path, the index of its deciding set in the list returned (``-1`` where
+        ``allowed[i]`` is 0)."""
+        at: dict[tuple[int, ...], int] = {}
+        sets: list[tuple[int, ...]] = []
+        out = array("l", [-1]) * len(paths)
+        for i, path in enumerate(paths):
+            if allowed[i]:
+                d = longest_matches(self.patterns, path)
+                c = at.get(d)
+                if c is None:
+                    c = at[d] = len(sets)
+                    sets.append(d)
+                out[i] = c
+        return out, sets

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ._index import GroupIndex
+    from ._match import Pattern
     from ._types import Dialect
-    from .aipref import Statement
 
 __all__ = ["Peer", "UsagePaths"]
 
@@ -108,11 +108,11 @@ class Peer(Protocol):
         ``uses``: robotrules._robots._Uses), or None as :meth:`known_verdict`."""
         ...
 
-    def usage_paths(self, rules_cu: Sequence[Statement]) -> UsagePaths:
-        """The matcher of one agent's Content-Usage paths (attach-05 3.1: matched as
-        Allow/Disallow patterns), with the precedence of
-        :func:`robotrules.aipref.usage.deciding`: the kernel's own matcher on the native
-        peer."""
+    def usage_paths(self, patterns: Sequence[Pattern | None]) -> UsagePaths:
+        """The matcher of one agent's Content-Usage paths, given as the core reads them
+        (attach-05 3.1: as Allow/Disallow patterns; ``None`` for a rule without a path), with
+        the precedence of :func:`robotrules._patterns.longest_matches`: the kernel's own
+        matcher on the native peer."""
         ...
 
     def selected_groups(self, user_agent: str) -> tuple[int, ...]:

@@ -21,12 +21,12 @@ from ._compile import compile_groups, select
 from ._dialects import SPECS
 from ._index import GroupIndex
 from ._index import build as build_index
-from ._match import ALLOW_BIT, Matcher
+from ._match import ALLOW_BIT, Matcher, Pattern
+from ._patterns import PathSet
 
 if TYPE_CHECKING:
     from ._peer import UsagePaths
     from ._types import Dialect
-    from .aipref import Statement
 
 __all__ = ["PurePeer", "str_arg"]
 
@@ -206,10 +206,8 @@ class PurePeer:
                     scope: str, vocabulary: str) -> Any:
         return None  # the facade builds it (robotrules._robots: usage)
 
-    def usage_paths(self, rules_cu: Sequence[Statement]) -> UsagePaths:
-        from .aipref.usage import PathSet
-
-        return PathSet(rules_cu, self.dialect)
+    def usage_paths(self, patterns: Sequence[Pattern | None]) -> UsagePaths:
+        return PathSet(patterns)
 
     def selected_groups(self, user_agent: str) -> tuple[int, ...]:
         if type(user_agent) is not str:

@@ -313,14 +313,15 @@ class RobotsTxt(_Surface):
         """The usage statements of ``user_agent`` that do not depend on the path, and the
         matcher of its Content-Usage paths (robotrules.aipref.usage.preference_parts), kept
         for at most ``_AGENT_MEMO`` (agent, scope, vocabulary) triples."""
-        from .aipref.usage import preference_parts
+        from .aipref.usage import preference_parts, usage_patterns
         from .aipref.vocabulary import vocabulary as vocabulary_of
 
         if scope not in ("group", "file"):
             raise ValueError(f"content_signal_scope must be 'group' or 'file', not {scope!r}")
         vocabulary_of(vocabulary)  # ValueError naming the versions
         cu, signals, others = preference_parts(self, user_agent, scope, vocabulary)
-        uses = _Uses(cu, signals, others, self.usage_paths(cu) if cu else None)
+        paths = self.usage_paths(usage_patterns(cu, self.dialect)) if cu else None
+        uses = _Uses(cu, signals, others, paths)
         memo: dict[tuple[str, str, str], _Uses] | None = getattr(self, "_uses", None)
         if memo is None or len(memo) >= _AGENT_MEMO:
             memo = {}

@@ -589,12 +589,10 @@ cdef class Doc:
         return usage_of(self, url, user_agent, sels, uses, vmake, umake, words, scope,
                         vocabulary)
 
-    def usage_paths(self, rules_cu):
+    def usage_paths(self, patterns):
         """The kernel's matcher of one agent's Content-Usage paths (facts.pxi: PathSet),
-        each path read as the pure peer reads it (robotrules.aipref._paths.pattern)."""
-        from .aipref._paths import pattern  # imported on use: a parse never needs aipref
-        return PathSet([None if s.path is None else _compile._native_form(
-            pattern(s.path, self.dialect)) for s in rules_cu])
+        given as the core reads them (robotrules._match.Pattern, None: no path)."""
+        return PathSet([None if p is None else _compile._native_form(p) for p in patterns])
 
     @staticmethod
     def decide_columns(keys, facts, extra, reasons):

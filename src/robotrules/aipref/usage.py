@@ -24,14 +24,15 @@ memoised (bounded LRU).
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
+from .._match import Pattern
 from .._model import Record, Verdict
-from ._paths import path_length
+from .._patterns import longest_matches
+from ._paths import pattern
 from ._values import Scope, Statement, Tri, combine
 from .content_signal import CONTENT_SIGNAL, parse_content_signal, to_aipref
 from .content_usage import CONTENT_USAGE, parse_content_usage
@@ -42,9 +43,21 @@ from .vocabulary import vocabulary as vocabulary_of  # parameters here are named
 if TYPE_CHECKING:
     from .._robots import RobotsTxt
 
-__all__ = ["PathSet", "SignalSummary", "Usage", "answer", "deciding", "describe",
-           "explain_detail", "norm_key", "preference_parts", "records", "summarize_signals",
-           "usage", "usage_of_verdict"]
+__all__ = [
+    "SignalSummary",
+    "Usage",
+    "answer",
+    "deciding",
+    "describe",
+    "explain_detail",
+    "norm_key",
+    "preference_parts",
+    "records",
+    "summarize_signals",
+    "usage",
+    "usage_of_verdict",
+    "usage_patterns",
+]
 
 FILE_WIDE: Final = {"llm-policy": "llm-policy", "license": "license"}
 #: The field names of AI-preference lines (normalised), for lint and the census.
@@ -258,48 +271,17 @@ def preference_parts(rules: RobotsTxt, user_agent: str, scope: Scope, vocabulary
 def deciding(rules_cu: Sequence[Statement], path: str, dialect: str) -> tuple[int, ...]:
     """The indices of the Content-Usage rules that decide ``path`` (the module docstring's
     precedence: the longest path match, a rule without a path at length 0, all rules of
-    identical longest length), in rule order. The native kernel's ``PathSet`` answers the
-    same with its own matcher (tests/aipref/test_usage_native.py holds them equal)."""
-    best = -1
-    out: list[int] = []
-    for i, s in enumerate(rules_cu):
-        n = path_length(s.path, path, dialect)
-        if n > best:
-            best, out = n, [i]
-        elif n == best and n >= 0:
-            out.append(i)  # identical lengths: combined most-restrictively
-    return tuple(out)
+    identical longest length), in rule order: :func:`robotrules._patterns.longest_matches`
+    over the paths read as Allow/Disallow patterns. The peers' ``usage_paths`` keep the same
+    (the native kernel with its own matcher; tests/aipref/test_usage_native.py holds them
+    equal)."""
+    return longest_matches(usage_patterns(rules_cu, dialect), path)
 
 
-class PathSet:
-    """:func:`deciding` over one agent's Content-Usage rules, with the surface of the native
-    kernel's ``PathSet`` (the pure peer's)."""
-
-    __slots__ = ("dialect", "rules_cu")
-
-    def __init__(self, rules_cu: Sequence[Statement], dialect: str) -> None:
-        self.rules_cu = tuple(rules_cu)
-        self.dialect = dialect
-
-    def deciding(self, path: str) -> tuple[int, ...]:
-        return deciding(self.rules_cu, path, self.dialect)
-
-    def classify(self, paths: Sequence[str], allowed: Sequence[int]
-                 ) -> tuple[array[int], list[tuple[int, ...]]]:
-        """Per path, the index of its deciding set in the list returned (``-1`` where
-        ``allowed[i]`` is 0)."""
-        at: dict[tuple[int, ...], int] = {}
-        sets: list[tuple[int, ...]] = []
-        out = array("l", [-1]) * len(paths)
-        for i, path in enumerate(paths):
-            if allowed[i]:
-                d = self.deciding(path)
-                c = at.get(d)
-                if c is None:
-                    c = at[d] = len(sets)
-                    sets.append(d)
-                out[i] = c
-        return out, sets
+def usage_patterns(rules_cu: Sequence[Statement], dialect: str) -> list[Pattern | None]:
+    """The paths of Content-Usage rules read as the core reads Allow/Disallow patterns
+    (:func:`robotrules.aipref._paths.pattern`; ``None``: a rule without a path)."""
+    return [None if s.path is None else pattern(s.path, dialect) for s in rules_cu]
 
 
 def answer(chosen: Iterable[Statement], signals: Iterable[Statement],
