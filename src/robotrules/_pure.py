@@ -147,19 +147,8 @@ class PurePeer:
 
     def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
-        if type(url) is not str:
-            url = str_arg(url, "url")
-        if type(user_agent) is not str:
-            user_agent = str_arg(user_agent, "user_agent")
-        sp = SPECS[self.dialect]
-        path = sp.path(url)
-        if sp.robots_txt_allowed and path == "/robots.txt":
-            return True
-        compiled: _Compiled | None = getattr(self, "_compiled", None)
-        hit = compiled.get(user_agent) if compiled is not None else None
-        if hit is None:
-            hit = self._for_agent(user_agent)
-        return hit[0].best(path) & ALLOW_BIT != 0  # NO_MATCH has the bit: allowed
+        key, path = self.url_key_path(url, user_agent)
+        return key & ALLOW_BIT != 0  # NO_MATCH and -1 (/robots.txt) have the bit: allowed
 
     def path_key(self, path: str, user_agent: str) -> int:
         if type(path) is not str:

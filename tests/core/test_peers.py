@@ -20,6 +20,7 @@ import robotrules
 from robotrules import _peers, _tokenize
 from robotrules._match import ALLOW_BIT, INDEX_MASK, NO_MATCH
 from robotrules._pure import PurePeer
+from tests.core import test_rfc9309
 
 if TYPE_CHECKING:
     from robotrules._peer import Peer
@@ -29,25 +30,8 @@ PEERS = [pytest.param(PurePeer, id="pure"),
          pytest.param(_native, id="native", marks=pytest.mark.skipif(
              _native is None, reason="the native peer is not in use in this build"))]
 
-# RFC 9309 section 5.1, "Simple Example" (the file as the RFC prints it).
-RFC_5_1 = b"""User-Agent: *
-Disallow: *.gif$
-Disallow: /example/
-Allow: /publications/
-
-User-Agent: foobot
-Disallow:/
-Allow:/example/page.html
-Allow:/example/allowed.gif
-
-User-Agent: barbot
-User-Agent: bazbot
-Disallow: /example/page.html
-
-User-Agent: quxbot
-
-EOF
-"""
+# RFC 9309 section 5.1, "Simple Example" (the file as the RFC prints it, kept in one place)
+RFC_5_1 = test_rfc9309.RFC_5_1.encode()
 
 Make = Callable[..., "Peer"]
 
