@@ -147,8 +147,7 @@ class PurePeer:
 
     def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
-        key, path = self.url_key_path(url, user_agent)
-        return key & ALLOW_BIT != 0  # NO_MATCH and -1 (/robots.txt) have the bit: allowed
+        return self.url_key_path(url, user_agent)[0] & ALLOW_BIT != 0  # NO_MATCH and -1 (/robots.txt) have the bit: allowed
 
     def path_key(self, path: str, user_agent: str) -> int:
         if type(path) is not str:
