@@ -147,7 +147,8 @@ class PurePeer:
 
     def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
-        return self.url_key_path(url, user_agent)[0] & ALLOW_BIT != 0  # NO_MATCH and -1 (/robots.txt) have the bit: allowed
+        # NO_MATCH and -1 (RFC 9309's /robots.txt) have the bit: allowed
+        return self.url_key_path(url, user_agent)[0] & ALLOW_BIT != 0
 
     def path_key(self, path: str, user_agent: str) -> int:
         if type(path) is not str:
