@@ -15,7 +15,7 @@ from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, TypeVar
 
-from . import _directives, _token, _tokenize
+from . import _directives, _token, _tokenize, _wording
 from ._checks import add_sitemap, file_findings
 from ._dialects import SPECS, DialectSpec, spec
 from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW
@@ -200,17 +200,12 @@ class RobotsTxt(_Surface):
         return make(allowed, line, index, reason, rules, user_agent)
 
     def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
-        """Which group applies and why, in words for site owners."""
+        """Which group applies and why, in words for site owners (robotrules._wording)."""
         idx = self.group_index
-        lines = ", ".join(str(self._line(idx.uas(g)[0])) for g in groups)
-        token = _token.product_token(user_agent)
-        at = f"line {lines}" if len(groups) == 1 else f"lines {lines}, merged"
-        if groups == idx.global_ and (not self._spec.token_agents or _token.query_key(
-                user_agent) not in idx.by_token):
-            if token in ("", "*"):
-                return f"the '*' group ({at}) applies"
-            return f"no group names '{token}', so the '*' group ({at}) applies"
-        return f"the group for '{token}' ({at}) applies"
+        global_ = groups == idx.global_ and (not self._spec.token_agents or _token.query_key(
+            user_agent) not in idx.by_token)
+        return _wording.where([self._line(idx.uas(g)[0]) for g in groups],
+                              _token.product_token(user_agent), global_)
 
     def _empty_rule(self, groups: tuple[int, ...]) -> Rule | None:
         """Google's report when no pattern matched: the first empty Allow of the groups,
@@ -544,27 +539,25 @@ class _Selection:
         states some)."""
         facts: _Facts
         if key == -1:
-            facts = (True, None, None, (), "robots-txt",
-                     "/robots.txt is always allowed (RFC 9309 2.2.2)", False)
+            facts = (True, None, None, (), "robots-txt", _wording.ROBOTS_TXT, False)
         elif not self.groups:
-            facts = (True, None, None, (), "no-group",
-                     "no group applies to this user agent: everything is allowed", False)
+            facts = (True, None, None, (), "no-group", _wording.NO_GROUP, False)
         elif key == NO_MATCH:
             empty = self.empty
             if empty is not None:
                 # compat(google): robots.cc matches an empty pattern at priority 0 and reports
                 # its line (matching_line()), though it decides nothing: everything allowed
                 facts = (True, empty.line, empty, self.agents, "rule",
-                         (_empty_words, self.where, empty.line, str(empty)), self.prefs)
+                         (_wording.empty_rule, self.where, empty.line, str(empty)), self.prefs)
             else:
                 facts = (True, None, None, self.agents, "no-matching-rule",
-                         (_none_words, self.where, self.count), self.prefs)
+                         (_wording.no_match, self.where, self.count), self.prefs)
         else:
             rule = rules._rule(key & INDEX_MASK)
             allow = key_allows(key)
-            verb = "allows" if allow else "disallows"
             facts = (allow, rule.line, rule, self.agents, "rule",
-                     f"line {rule.line} '{rule}' {verb} it ({self.where})", allow and self.prefs)
+                     _wording.decided(rule.line, str(rule), allow, self.where),
+                     allow and self.prefs)
         if len(self.facts) >= _SAID_MAX:
             self.facts.clear()
         self.facts[key] = facts
@@ -575,24 +568,14 @@ _Facts = tuple[bool, "int | None", "Rule | None", tuple[str, ...], str, object, 
 _SAID_MAX: Final = 1024  # verdict facts kept per agent
 
 
-def _empty_words(v: Verdict, where: str, line: int, rule: str) -> str:
-    return (f"{where}; no rule with a pattern matches {v.path!r}, and line {line} '{rule}' "
-            "is empty: it allows everything (RFC 9309 2.2.2)")
-
-
-def _none_words(v: Verdict, where: str, count: int) -> str:
-    return (f"{where}; none of its {count} rule(s) matches {v.path!r}, so it is allowed (a "
-            "path no rule matches is allowed, RFC 9309 2.2.2)")
-
-
 def _preference_words(v: Verdict, rules: RobotsTxt, base: object) -> str:
     """The sentence of an allowed verdict in a file that states AI usage preferences: the
-    verdict's own, then the preferences that apply (robotrules.aipref.explain_detail)."""
+    verdict's own, then the preferences that apply (robotrules.aipref.explain_detail), in
+    the words of robotrules._wording. The native peer's ``known_verdict`` calls it as ``words``
+    (``(words, doc, detail)``: robotrules._kernel.facts)."""
     from .aipref import explain_detail
 
-    text = base if type(base) is str else base[0](v, *base[1:])  # type: ignore[index]
-    extra = explain_detail(rules, v)
-    return f"{text}; {extra}" if extra else text
+    return _wording.joined(_wording.written(v, base), explain_detail(rules, v))
 
 
 class _Uses:
