@@ -105,12 +105,18 @@ class Record:
     bytes as the core keeps them (one Latin-1 character per octet) when they are not ASCII
     (``None``: the value is ASCII, its own octets). A path written in such a line is read from
     its octets, exactly as an Allow/Disallow pattern with the same bytes (AI preferences).
+    ``directive`` names the directive the line is, as the dialect's tokenizer classified its
+    key (:func:`robotrules._directives.classify_key`: ``Content_Usage`` and ``content usage``
+    are ``"content-usage"``): the registry's canonical key, ``None`` for a key no directive
+    has. Readers of records ask it, never the key as written. Like ``octets`` it is derived
+    from what the line says, so equality and ``repr`` leave it out.
     """
 
     key: str
     value: str
     line: int
     octets: str | None = field(default=None, compare=False, repr=False)
+    directive: str | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -360,12 +360,19 @@ class RobotsTxt(_Surface):
     def _outside(self) -> tuple[Record, ...]:
         out: tuple[Record, ...] | None = getattr(self, "_records", None)
         if out is None:
-            out = self._records = tuple(
-                Record(_tokenize.display(CANONICAL.get(self._kind(i))
-                                 or _tokenize.key_of(self.latin1_text, self.directives[3 * i + 1])),
-                       _tokenize.display(v), self._line(i), None if v.isascii() else v)
-                for i in self.group_index.outside for v in (self._value(i),))
+            out = self._records = tuple(self._record(i) for i in self.group_index.outside)
         return out
+
+    def _record(self, i: int) -> Record:
+        """The record of directive ``i``: the canonical key of a directive robotrules reads
+        (crawl-delay, host ...), else the key as written; its directive as the tokenizer
+        classified it (its stream kind: ``_directives.KIND_NAMES``, None for an unknown key)."""
+        kind = self._kind(i)
+        octets = self._value(i)
+        key = CANONICAL.get(kind) or _tokenize.display(
+            _tokenize.key_of(self.latin1_text, self.directives[3 * i + 1]))
+        return Record(key, _tokenize.display(octets), self._line(i),
+                      None if octets.isascii() else octets, _directives.KIND_NAMES.get(kind))
 
     def _every_record(self) -> tuple[Record, ...]:
         """Every record of the file: the groups' (in group order), then those outside."""
@@ -428,18 +435,14 @@ class RobotsTxt(_Surface):
             if k == _tokenize.ALLOW or k == _tokenize.DISALLOW:
                 rules.append(self._rule(i))
                 continue
-            octets = self._value(i)
-            value = _tokenize.display(octets)
+            rec = self._record(i)
             if k == _tokenize.CRAWL_DELAY and crawl_delay is None:
-                crawl_delay = _directives.parse_crawl_delay(value)
+                crawl_delay = _directives.parse_crawl_delay(rec.value)
             elif k == _tokenize.REQUEST_RATE and rate is None:
-                rate = _directives.parse_request_rate(value)
+                rate = _directives.parse_request_rate(rec.value)
             elif k == _tokenize.VISIT_TIME and visit is None:
-                visit = _directives.parse_visit_time(value)
-            key = CANONICAL.get(k) or _tokenize.display(
-                _tokenize.key_of(self.latin1_text, self.directives[3 * i + 1]))
-            records.append(Record(key, value, self._line(i),
-                                  None if octets.isascii() else octets))
+                visit = _directives.parse_visit_time(rec.value)
+            records.append(rec)
         return Group(agents, tokens, tuple(rules), self._line(uas[0]), crawl_delay, rate,
                      visit, tuple(records))
 
