@@ -97,6 +97,12 @@ class VisitTime:
         return moment >= self.start or moment <= self.end  # window across midnight
 
 
+def visit_window(h1: int, m1: int, h2: int, m2: int) -> VisitTime:
+    """The ``VisitTime`` from ``h1:m1`` to ``h2:m2`` (``_directives.parse_visit_time``'s
+    value: ``datetime`` is loaded with the model, robotrules._later)."""
+    return VisitTime(time(h1, m1), time(h2, m2))
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     """Any ``key: value`` line kept as data (extensions and unknown keys), with its line.

@@ -11,11 +11,13 @@ follows one query through all of them.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Final, TypeVar
 
-from . import _directives, _token, _tokenize, _wording
+from . import _directives, _later, _token, _tokenize, _wording
 from ._checks import add_sitemap, file_findings
 from ._dialects import SPECS, DialectSpec, spec
 from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW
@@ -39,10 +41,8 @@ if TYPE_CHECKING:
     from ._peer import UsagePaths
     from ._types import Dialect
     from .aipref import Scope, Statement, Usage
-else:  # stand-ins that import the model on first use (issue 15: import robotrules stays light)
-    from ._later import stand_ins
-
-    Decisions, Group, Record, Rule, Verdict = stand_ins(
+else:  # stand-ins that import the model on first use (import cost: robotrules._later)
+    Decisions, Group, Record, Rule, Verdict = _later.stand_ins(
         globals(), "Decisions", "Group", "Record", "Rule", "Verdict")
     _Surface = object
 
@@ -273,11 +273,10 @@ class RobotsTxt(_Surface):
         for ``user_agent``, under the AIPREF vocabulary version ``vocabulary``: see
         :mod:`robotrules.aipref`."""
         if policy_tokens:  # policy-token groups: asked per token (robotrules.aipref)
-            from . import aipref
-
-            return aipref.usage(self, url, user_agent=user_agent,
-                                content_signal_scope=content_signal_scope,
-                                vocabulary=vocabulary, policy_tokens=policy_tokens)
+            asked: Usage = _preferences().usage(
+                self, url, user_agent=user_agent, content_signal_scope=content_signal_scope,
+                vocabulary=vocabulary, policy_tokens=policy_tokens)
+            return asked
         try:  # the whole answer in the peer (in C on the native one) once its facts are kept
             u: Usage | None = self.known_usage(url, user_agent, self._sels,
                                  self._uses[user_agent, content_signal_scope, vocabulary],
@@ -308,14 +307,12 @@ class RobotsTxt(_Surface):
         """The usage statements of ``user_agent`` that do not depend on the path, and the
         matcher of its Content-Usage paths (robotrules.aipref.usage.preference_parts), kept
         for at most ``_AGENT_MEMO`` (agent, scope, vocabulary) triples."""
-        from .aipref.usage import preference_parts, usage_patterns
-        from .aipref.vocabulary import vocabulary as vocabulary_of
-
+        prefs = _preferences()
         if scope not in ("group", "file"):
             raise ValueError(f"content_signal_scope must be 'group' or 'file', not {scope!r}")
-        vocabulary_of(vocabulary)  # ValueError naming the versions
-        cu, signals, others = preference_parts(self, user_agent, scope, vocabulary)
-        paths = self.usage_paths(usage_patterns(cu, self.dialect)) if cu else None
+        prefs.vocabulary_of(vocabulary)  # ValueError naming the versions
+        cu, signals, others = prefs.preference_parts(self, user_agent, scope, vocabulary)
+        paths = self.usage_paths(prefs.usage_patterns(cu, self.dialect)) if cu else None
         uses = _Uses(cu, signals, others, paths)
         memo: dict[tuple[str, str, str], _Uses] | None = getattr(self, "_uses", None)
         if memo is None or len(memo) >= _AGENT_MEMO:
@@ -576,9 +573,7 @@ def _preference_words(v: Verdict, rules: RobotsTxt, base: object) -> str:
     verdict's own, then the preferences that apply (robotrules.aipref.explain_detail), in
     the words of robotrules._wording. The native peer's ``known_verdict`` calls it as ``words``
     (``(words, doc, detail)``: robotrules._kernel.facts)."""
-    from .aipref import explain_detail
-
-    return _wording.joined(_wording.written(v, base), explain_detail(rules, v))
+    return _wording.joined(_wording.written(v, base), _preferences().explain_detail(rules, v))
 
 
 class _Uses:
@@ -617,9 +612,8 @@ class _Uses:
     def of(self, chosen: tuple[int, ...]) -> _Answer:
         hit = self.answers.get(chosen)
         if hit is None:
-            from .aipref.usage import answer
-
-            hit = answer([self.cu[i] for i in chosen], self.signals, (), self.others)
+            hit = _preferences().answer([self.cu[i] for i in chosen], self.signals, (),
+                                        self.others)
             if len(self.answers) >= _SAID_MAX:
                 self.answers.clear()
             self.answers[chosen] = hit
@@ -631,6 +625,19 @@ _Answer = tuple[dict[str, "bool | None"], tuple[int, ...], tuple["Statement", ..
 
 _TRI: Final = {True: 1, False: 0, None: -1}
 
+def _preferences() -> ModuleType:
+    """:mod:`robotrules.aipref.usage`, the facade's one door to AI usage preferences (``usage``,
+    ``explain_detail``, ``answer``, ``preference_parts``, ``usage_patterns``, ``Usage``,
+    ``vocabulary_of``), imported on first call: they load ``http_sf``, ``json`` and the model,
+    which ``import robotrules`` does not pay for (import cost: robotrules._later). Read from
+    ``sys.modules``: the package re-exports the function ``usage`` under the module's name."""
+    from .aipref import usage as _  # noqa: F401 - imports the package and its usage module
+
+    return sys.modules[_PREFERENCES]
+
+
+_PREFERENCES: Final = f"{__package__}.aipref.usage"
+
 # fast constructors of Verdict and Usage (robotrules._native.Maker: no Python frame), made on
 # first use (the model is not imported by a parse); the classes themselves on the pure core
 _VERDICT: Callable[..., Verdict] | None = None
@@ -640,23 +647,17 @@ _DECISIONS: Callable[..., Decisions] | None = None
 
 def _makers() -> tuple[Callable[..., Verdict], Callable[..., Usage], Callable[..., Decisions]]:
     global _VERDICT, _USAGE, _DECISIONS
-    from ._model import Decisions as D
-    from ._model import Verdict as V
-    from .aipref.usage import Usage as U
-
-    globals()["Verdict"] = V  # the stand-in's place, as its first call would (robotrules._later)
-    _VERDICT = fast_constructor(V)
-    _USAGE = fast_constructor(U)
-    _DECISIONS = fast_constructor(D)
+    _VERDICT = fast_constructor(_later.resolve(globals(), "Verdict"))
+    _USAGE = fast_constructor(_preferences().Usage)
+    _DECISIONS = fast_constructor(_later.resolve(globals(), "Decisions"))
     return _VERDICT, _USAGE, _DECISIONS
 
 
 def usage_keys(vocabulary: str = "vocab-07") -> tuple[str, ...]:
     """The columns of :meth:`RobotsTxt.usage_many`: ``crawl``, then every category a usage
-    answer has under ``vocabulary`` (:func:`robotrules.aipref.usage_keys`, their one home)."""
-    from . import aipref
-
-    return ("crawl", *aipref.usage_keys(vocabulary))
+    answer has under ``vocabulary`` (``Vocabulary.usage_keys`` of
+    :mod:`robotrules.aipref.vocabulary`, their one home)."""
+    return ("crawl", *_preferences().vocabulary_of(vocabulary).usage_keys)
 
 
 # Decisions.reason: the index of each reason in robotrules._model.REASONS (the facade does
