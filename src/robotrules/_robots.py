@@ -4,9 +4,9 @@ A file is read by one of two peers with one surface (:class:`robotrules._peer.Pe
 native kernel or the pure-Python core, chosen by the selector (:mod:`robotrules._peers`).
 ``RobotsTxt`` is what both peers' concrete classes share: it builds verdicts, explanations,
 groups, records and findings from that surface alone (the text, the directive stream, the group
-index, the deciding keys), words them (:mod:`robotrules._checks` for findings,
-:mod:`robotrules.aipref` for AI usage preferences) and keeps what it made. docs/architecture.md
-follows one query through all of them.
+index, the deciding keys), has them worded (:mod:`robotrules._wording` for verdicts,
+:mod:`robotrules._checks` for findings, :mod:`robotrules.aipref` for AI usage preferences) and
+keeps what it made. docs/architecture.md follows one query through all of them.
 """
 
 from __future__ import annotations
