@@ -1,10 +1,11 @@
 """Immutable values of the public API: findings, rules, groups, records and verdicts.
 
 Everything here is a frozen dataclass: a parsed robots.txt is shared freely between threads
-and never changes after :func:`robotrules.parse` returns it. ``dataclasses`` costs ``import
-robotrules`` some 6 ms (it loads ``inspect``), so the parser and a query never import this
-module: what builds these values imports them when it runs, and ``robotrules`` resolves their
-names on first access (issue 15; tests/core/test_import_cost.py). ``Dialect`` and ``Severity``
+and never changes after :func:`robotrules.parse` returns it. ``dataclasses`` and ``datetime``
+make this module cost more than the rest of ``import robotrules``, so the parser and a query
+never import it: what builds these values asks :mod:`robotrules._later` (the import cost's one
+home) when it runs, and ``robotrules`` resolves their names on first access (issue 15;
+tests/core/test_import_cost.py). ``Dialect`` and ``Severity``
 live in :mod:`robotrules._types` and are re-exported here.
 """
 
