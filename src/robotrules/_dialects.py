@@ -48,8 +48,8 @@ __all__ = ["NAMES", "SPECS", "DialectSpec", "spec"]
 
 class DialectSpec:
     """How one dialect reads a file and answers a query (see the module table); immutable by
-    convention. A plain class, not a dataclass: ``dataclasses`` would cost ``import
-    robotrules`` some 6 ms (issue 15), and nothing compares, copies or prints specs."""
+    convention. A plain class, not a dataclass (import cost: :mod:`robotrules._later`), and
+    nothing compares, copies or prints specs."""
 
     __slots__ = ("agent_token", "blank_ends_group", "ends_agents", "first_match",
                  "lenient_keys", "merge_groups", "name", "not_plain", "path", "pattern",

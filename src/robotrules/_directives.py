@@ -21,6 +21,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Literal
 
+from . import _later
+
 if TYPE_CHECKING:
     from ._model import RequestRate, VisitTime
 
@@ -69,9 +71,7 @@ def parse_request_rate(value: str) -> RequestRate | None:
     seconds = float(m.group(2)) * _UNITS[m.group(3).lower()]
     if requests <= 0 or seconds <= 0:
         return None
-    from ._model import RequestRate  # the model stays off the import path (issue 15)
-
-    return RequestRate(requests, seconds)
+    return _later.model().RequestRate(requests, seconds)  # type: ignore[no-any-return]
 
 
 def parse_visit_time(value: str) -> VisitTime | None:
@@ -82,18 +82,14 @@ def parse_visit_time(value: str) -> VisitTime | None:
     h1, m1, h2, m2 = (int(g) for g in m.groups())
     if h1 > 23 or h2 > 23 or m1 > 59 or m2 > 59:
         return None
-    from datetime import time  # datetime and the model stay off the import path (issue 15)
-
-    from ._model import VisitTime
-
-    return VisitTime(time(h1, m1), time(h2, m2))
+    return _later.model().visit_window(h1, m1, h2, m2)  # type: ignore[no-any-return]
 
 
 class Directive:
     """One field of the registry (see the module docstring); immutable by convention.
 
-    A plain class, not a dataclass: ``dataclasses`` would cost ``import robotrules`` some 6 ms
-    (issue 15), and nothing compares, copies or prints directives.
+    A plain class, not a dataclass (import cost: :mod:`robotrules._later`); nothing compares,
+    copies or prints directives.
     """
 
     __slots__ = ("expect", "google", "key", "note", "parse", "role", "spellings", "typos")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
+from . import _later
 from ._types import Severity
 
 if TYPE_CHECKING:
@@ -134,10 +135,10 @@ CATALOGUE: Final[dict[str, CatalogueEntry]] = {
 def finding(code: str, line: int, column: int, message: str, fix: str | None = None, *,
             severity: Severity | None = None) -> Finding:
     """The finding ``code`` at ``line``/``column`` (1-based; line 0: the whole file)."""
-    from ._model import Finding  # the model stays off the import path (issue 15)
-
     entry = CATALOGUE[code]
-    return Finding(code, entry.kind, severity or entry.severity, line, column, message, fix)
+    made: Finding = _later.model().Finding(code, entry.kind, severity or entry.severity, line,
+                                           column, message, fix)
+    return made
 
 
 def code_range() -> str:

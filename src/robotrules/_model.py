@@ -1,10 +1,11 @@
 """Immutable values of the public API: findings, rules, groups, records and verdicts.
 
 Everything here is a frozen dataclass: a parsed robots.txt is shared freely between threads
-and never changes after :func:`robotrules.parse` returns it. ``dataclasses`` costs ``import
-robotrules`` some 6 ms (it loads ``inspect``), so the parser and a query never import this
-module: what builds these values imports them when it runs, and ``robotrules`` resolves their
-names on first access (issue 15; tests/core/test_import_cost.py). ``Dialect`` and ``Severity``
+and never changes after :func:`robotrules.parse` returns it. ``dataclasses`` and ``datetime``
+make this module cost more than the rest of ``import robotrules``, so the parser and a query
+never import it: what builds these values asks :mod:`robotrules._later` (the import cost's one
+home) when it runs, and ``robotrules`` resolves their names on first access (issue 15;
+tests/core/test_import_cost.py). ``Dialect`` and ``Severity``
 live in :mod:`robotrules._types` and are re-exported here.
 """
 
@@ -97,6 +98,12 @@ class VisitTime:
         return moment >= self.start or moment <= self.end  # window across midnight
 
 
+def visit_window(h1: int, m1: int, h2: int, m2: int) -> VisitTime:
+    """The ``VisitTime`` from ``h1:m1`` to ``h2:m2`` (``_directives.parse_visit_time``'s
+    value: ``datetime`` is loaded with the model, robotrules._later)."""
+    return VisitTime(time(h1, m1), time(h2, m2))
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     """Any ``key: value`` line kept as data (extensions and unknown keys), with its line.
@@ -105,12 +112,18 @@ class Record:
     bytes as the core keeps them (one Latin-1 character per octet) when they are not ASCII
     (``None``: the value is ASCII, its own octets). A path written in such a line is read from
     its octets, exactly as an Allow/Disallow pattern with the same bytes (AI preferences).
+    ``directive`` names the directive the line is, as the dialect's tokenizer classified its
+    key (:func:`robotrules._directives.classify_key`: ``Content_Usage`` and ``content usage``
+    are ``"content-usage"``): the registry's canonical key, ``None`` for a key no directive
+    has. Readers of records ask it, never the key as written. Like ``octets`` it is derived
+    from what the line says, so equality and ``repr`` leave it out.
     """
 
     key: str
     value: str
     line: int
     octets: str | None = field(default=None, compare=False, repr=False)
+    directive: str | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Final, TypeVar
 
+from . import _later
 from ._pure import PurePeer
 
 if TYPE_CHECKING:
@@ -72,7 +73,5 @@ def fast_constructor(cls: type[_T]) -> Callable[..., _T]:
     where the native peer is in use; else ``cls`` itself. Either builds the same value."""
     if _native is None:
         return cls
-    from ._model import field_slots
-
-    make: Callable[..., _T] = _native.Maker(cls, field_slots(cls))
+    make: Callable[..., _T] = _native.Maker(cls, _later.model().field_slots(cls))
     return make

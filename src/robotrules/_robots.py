@@ -4,18 +4,20 @@ A file is read by one of two peers with one surface (:class:`robotrules._peer.Pe
 native kernel or the pure-Python core, chosen by the selector (:mod:`robotrules._peers`).
 ``RobotsTxt`` is what both peers' concrete classes share: it builds verdicts, explanations,
 groups, records and findings from that surface alone (the text, the directive stream, the group
-index, the deciding keys), words them (:mod:`robotrules._checks` for findings,
-:mod:`robotrules.aipref` for AI usage preferences) and keeps what it made. docs/architecture.md
-follows one query through all of them.
+index, the deciding keys), has them worded (:mod:`robotrules._wording` for verdicts,
+:mod:`robotrules._checks` for findings, :mod:`robotrules.aipref` for AI usage preferences) and
+keeps what it made. docs/architecture.md follows one query through all of them.
 """
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Final, TypeVar
 
-from . import _directives, _token, _tokenize
+from . import _directives, _later, _token, _tokenize, _wording
 from ._checks import add_sitemap, file_findings
 from ._dialects import SPECS, DialectSpec, spec
 from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW
@@ -39,10 +41,8 @@ if TYPE_CHECKING:
     from ._peer import UsagePaths
     from ._types import Dialect
     from .aipref import Scope, Statement, Usage
-else:  # stand-ins that import the model on first use (issue 15: import robotrules stays light)
-    from ._later import stand_ins
-
-    Decisions, Group, Record, Rule, Verdict = stand_ins(
+else:  # stand-ins that import the model on first use (import cost: robotrules._later)
+    Decisions, Group, Record, Rule, Verdict = _later.stand_ins(
         globals(), "Decisions", "Group", "Record", "Rule", "Verdict")
     _Surface = object
 
@@ -200,17 +200,12 @@ class RobotsTxt(_Surface):
         return make(allowed, line, index, reason, rules, user_agent)
 
     def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
-        """Which group applies and why, in words for site owners."""
+        """Which group applies and why, in words for site owners (robotrules._wording)."""
         idx = self.group_index
-        lines = ", ".join(str(self._line(idx.uas(g)[0])) for g in groups)
-        token = _token.product_token(user_agent)
-        at = f"line {lines}" if len(groups) == 1 else f"lines {lines}, merged"
-        if groups == idx.global_ and (not self._spec.token_agents or _token.query_key(
-                user_agent) not in idx.by_token):
-            if token in ("", "*"):
-                return f"the '*' group ({at}) applies"
-            return f"no group names '{token}', so the '*' group ({at}) applies"
-        return f"the group for '{token}' ({at}) applies"
+        global_ = groups == idx.global_ and (not self._spec.token_agents or _token.query_key(
+            user_agent) not in idx.by_token)
+        return _wording.where([self._line(idx.uas(g)[0]) for g in groups],
+                              _token.product_token(user_agent), global_)
 
     def _empty_rule(self, groups: tuple[int, ...]) -> Rule | None:
         """Google's report when no pattern matched: the first empty Allow of the groups,
@@ -278,11 +273,10 @@ class RobotsTxt(_Surface):
         for ``user_agent``, under the AIPREF vocabulary version ``vocabulary``: see
         :mod:`robotrules.aipref`."""
         if policy_tokens:  # policy-token groups: asked per token (robotrules.aipref)
-            from . import aipref
-
-            return aipref.usage(self, url, user_agent=user_agent,
-                                content_signal_scope=content_signal_scope,
-                                vocabulary=vocabulary, policy_tokens=policy_tokens)
+            asked: Usage = _preferences().usage(
+                self, url, user_agent=user_agent, content_signal_scope=content_signal_scope,
+                vocabulary=vocabulary, policy_tokens=policy_tokens)
+            return asked
         try:  # the whole answer in the peer (in C on the native one) once its facts are kept
             u: Usage | None = self.known_usage(url, user_agent, self._sels,
                                  self._uses[user_agent, content_signal_scope, vocabulary],
@@ -313,14 +307,12 @@ class RobotsTxt(_Surface):
         """The usage statements of ``user_agent`` that do not depend on the path, and the
         matcher of its Content-Usage paths (robotrules.aipref.usage.preference_parts), kept
         for at most ``_AGENT_MEMO`` (agent, scope, vocabulary) triples."""
-        from .aipref.usage import preference_parts, usage_patterns
-        from .aipref.vocabulary import vocabulary as vocabulary_of
-
+        prefs = _preferences()
         if scope not in ("group", "file"):
             raise ValueError(f"content_signal_scope must be 'group' or 'file', not {scope!r}")
-        vocabulary_of(vocabulary)  # ValueError naming the versions
-        cu, signals, others = preference_parts(self, user_agent, scope, vocabulary)
-        paths = self.usage_paths(usage_patterns(cu, self.dialect)) if cu else None
+        prefs.vocabulary_of(vocabulary)  # ValueError naming the versions
+        cu, signals, others = prefs.preference_parts(self, user_agent, scope, vocabulary)
+        paths = self.usage_paths(prefs.usage_patterns(cu, self.dialect)) if cu else None
         uses = _Uses(cu, signals, others, paths)
         memo: dict[tuple[str, str, str], _Uses] | None = getattr(self, "_uses", None)
         if memo is None or len(memo) >= _AGENT_MEMO:
@@ -365,12 +357,19 @@ class RobotsTxt(_Surface):
     def _outside(self) -> tuple[Record, ...]:
         out: tuple[Record, ...] | None = getattr(self, "_records", None)
         if out is None:
-            out = self._records = tuple(
-                Record(_tokenize.display(CANONICAL.get(self._kind(i))
-                                 or _tokenize.key_of(self.latin1_text, self.directives[3 * i + 1])),
-                       _tokenize.display(v), self._line(i), None if v.isascii() else v)
-                for i in self.group_index.outside for v in (self._value(i),))
+            out = self._records = tuple(self._record(i) for i in self.group_index.outside)
         return out
+
+    def _record(self, i: int) -> Record:
+        """The record of directive ``i``: the canonical key of a directive robotrules reads
+        (crawl-delay, host ...), else the key as written; its directive as the tokenizer
+        classified it (its stream kind: ``_directives.KIND_NAMES``, None for an unknown key)."""
+        kind = self._kind(i)
+        octets = self._value(i)
+        key = CANONICAL.get(kind) or _tokenize.display(
+            _tokenize.key_of(self.latin1_text, self.directives[3 * i + 1]))
+        return Record(key, _tokenize.display(octets), self._line(i),
+                      None if octets.isascii() else octets, _directives.KIND_NAMES.get(kind))
 
     def _every_record(self) -> tuple[Record, ...]:
         """Every record of the file: the groups' (in group order), then those outside."""
@@ -433,18 +432,14 @@ class RobotsTxt(_Surface):
             if k == _tokenize.ALLOW or k == _tokenize.DISALLOW:
                 rules.append(self._rule(i))
                 continue
-            octets = self._value(i)
-            value = _tokenize.display(octets)
+            rec = self._record(i)
             if k == _tokenize.CRAWL_DELAY and crawl_delay is None:
-                crawl_delay = _directives.parse_crawl_delay(value)
+                crawl_delay = _directives.parse_crawl_delay(rec.value)
             elif k == _tokenize.REQUEST_RATE and rate is None:
-                rate = _directives.parse_request_rate(value)
+                rate = _directives.parse_request_rate(rec.value)
             elif k == _tokenize.VISIT_TIME and visit is None:
-                visit = _directives.parse_visit_time(value)
-            key = CANONICAL.get(k) or _tokenize.display(
-                _tokenize.key_of(self.latin1_text, self.directives[3 * i + 1]))
-            records.append(Record(key, value, self._line(i),
-                                  None if octets.isascii() else octets))
+                visit = _directives.parse_visit_time(rec.value)
+            records.append(rec)
         return Group(agents, tokens, tuple(rules), self._line(uas[0]), crawl_delay, rate,
                      visit, tuple(records))
 
@@ -544,27 +539,25 @@ class _Selection:
         states some)."""
         facts: _Facts
         if key == -1:
-            facts = (True, None, None, (), "robots-txt",
-                     "/robots.txt is always allowed (RFC 9309 2.2.2)", False)
+            facts = (True, None, None, (), "robots-txt", _wording.ROBOTS_TXT, False)
         elif not self.groups:
-            facts = (True, None, None, (), "no-group",
-                     "no group applies to this user agent: everything is allowed", False)
+            facts = (True, None, None, (), "no-group", _wording.NO_GROUP, False)
         elif key == NO_MATCH:
             empty = self.empty
             if empty is not None:
                 # compat(google): robots.cc matches an empty pattern at priority 0 and reports
                 # its line (matching_line()), though it decides nothing: everything allowed
                 facts = (True, empty.line, empty, self.agents, "rule",
-                         (_empty_words, self.where, empty.line, str(empty)), self.prefs)
+                         (_wording.empty_rule, self.where, empty.line, str(empty)), self.prefs)
             else:
                 facts = (True, None, None, self.agents, "no-matching-rule",
-                         (_none_words, self.where, self.count), self.prefs)
+                         (_wording.no_match, self.where, self.count), self.prefs)
         else:
             rule = rules._rule(key & INDEX_MASK)
             allow = key_allows(key)
-            verb = "allows" if allow else "disallows"
             facts = (allow, rule.line, rule, self.agents, "rule",
-                     f"line {rule.line} '{rule}' {verb} it ({self.where})", allow and self.prefs)
+                     _wording.decided(rule.line, str(rule), allow, self.where),
+                     allow and self.prefs)
         if len(self.facts) >= _SAID_MAX:
             self.facts.clear()
         self.facts[key] = facts
@@ -575,24 +568,12 @@ _Facts = tuple[bool, "int | None", "Rule | None", tuple[str, ...], str, object, 
 _SAID_MAX: Final = 1024  # verdict facts kept per agent
 
 
-def _empty_words(v: Verdict, where: str, line: int, rule: str) -> str:
-    return (f"{where}; no rule with a pattern matches {v.path!r}, and line {line} '{rule}' "
-            "is empty: it allows everything (RFC 9309 2.2.2)")
-
-
-def _none_words(v: Verdict, where: str, count: int) -> str:
-    return (f"{where}; none of its {count} rule(s) matches {v.path!r}, so it is allowed (a "
-            "path no rule matches is allowed, RFC 9309 2.2.2)")
-
-
 def _preference_words(v: Verdict, rules: RobotsTxt, base: object) -> str:
     """The sentence of an allowed verdict in a file that states AI usage preferences: the
-    verdict's own, then the preferences that apply (robotrules.aipref.explain_detail)."""
-    from .aipref import explain_detail
-
-    text = base if type(base) is str else base[0](v, *base[1:])  # type: ignore[index]
-    extra = explain_detail(rules, v)
-    return f"{text}; {extra}" if extra else text
+    verdict's own, then the preferences that apply (robotrules.aipref.explain_detail), in
+    the words of robotrules._wording. The native peer's ``known_verdict`` calls it as ``words``
+    (``(words, doc, detail)``: robotrules._kernel.facts)."""
+    return _wording.joined(_wording.written(v, base), _preferences().explain_detail(rules, v))
 
 
 class _Uses:
@@ -631,9 +612,8 @@ class _Uses:
     def of(self, chosen: tuple[int, ...]) -> _Answer:
         hit = self.answers.get(chosen)
         if hit is None:
-            from .aipref.usage import answer
-
-            hit = answer([self.cu[i] for i in chosen], self.signals, (), self.others)
+            hit = _preferences().answer([self.cu[i] for i in chosen], self.signals, (),
+                                        self.others)
             if len(self.answers) >= _SAID_MAX:
                 self.answers.clear()
             self.answers[chosen] = hit
@@ -645,6 +625,19 @@ _Answer = tuple[dict[str, "bool | None"], tuple[int, ...], tuple["Statement", ..
 
 _TRI: Final = {True: 1, False: 0, None: -1}
 
+def _preferences() -> ModuleType:
+    """:mod:`robotrules.aipref.usage`, the facade's one door to AI usage preferences (``usage``,
+    ``explain_detail``, ``answer``, ``preference_parts``, ``usage_patterns``, ``Usage``,
+    ``vocabulary_of``), imported on first call: they load ``http_sf``, ``json`` and the model,
+    which ``import robotrules`` does not pay for (import cost: robotrules._later). Read from
+    ``sys.modules``: the package re-exports the function ``usage`` under the module's name."""
+    from .aipref import usage as _  # noqa: F401 - imports the package and its usage module
+
+    return sys.modules[_PREFERENCES]
+
+
+_PREFERENCES: Final = f"{__package__}.aipref.usage"
+
 # fast constructors of Verdict and Usage (robotrules._native.Maker: no Python frame), made on
 # first use (the model is not imported by a parse); the classes themselves on the pure core
 _VERDICT: Callable[..., Verdict] | None = None
@@ -654,23 +647,17 @@ _DECISIONS: Callable[..., Decisions] | None = None
 
 def _makers() -> tuple[Callable[..., Verdict], Callable[..., Usage], Callable[..., Decisions]]:
     global _VERDICT, _USAGE, _DECISIONS
-    from ._model import Decisions as D
-    from ._model import Verdict as V
-    from .aipref.usage import Usage as U
-
-    globals()["Verdict"] = V  # the stand-in's place, as its first call would (robotrules._later)
-    _VERDICT = fast_constructor(V)
-    _USAGE = fast_constructor(U)
-    _DECISIONS = fast_constructor(D)
+    _VERDICT = fast_constructor(_later.resolve(globals(), "Verdict"))
+    _USAGE = fast_constructor(_preferences().Usage)
+    _DECISIONS = fast_constructor(_later.resolve(globals(), "Decisions"))
     return _VERDICT, _USAGE, _DECISIONS
 
 
 def usage_keys(vocabulary: str = "vocab-07") -> tuple[str, ...]:
     """The columns of :meth:`RobotsTxt.usage_many`: ``crawl``, then every category a usage
-    answer has under ``vocabulary`` (:func:`robotrules.aipref.usage_keys`, their one home)."""
-    from . import aipref
-
-    return ("crawl", *aipref.usage_keys(vocabulary))
+    answer has under ``vocabulary`` (``Vocabulary.usage_keys`` of
+    :mod:`robotrules.aipref.vocabulary`, their one home)."""
+    return ("crawl", *_preferences().vocabulary_of(vocabulary).usage_keys)
 
 
 # Decisions.reason: the index of each reason in robotrules._model.REASONS (the facade does

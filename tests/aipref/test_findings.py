@@ -191,3 +191,17 @@ def test_l031_follows_the_vocabulary() -> None:
     assert [f.code for f in lint_findings(rules) if f.code != "L042"] == ["L031"]
     assert [f.code for f in lint_findings(rules, vocabulary_name="vocab-08")
             if f.code != "L042"] == []
+
+
+# The preference lines lint reads are the tokenizer's (Record.directive, issue 21;
+# robotrules._directives.classify_key: no case, "_" and " " as "-"), in every dialect:
+# L040 for a Content-Usage line before any group ("attach-05: it is a rule inside a group"),
+# L042 naming the lines; "ContentUsage" is no key the registry has.
+@pytest.mark.parametrize("dialect", ["rfc9309", "google", "1994"])
+@pytest.mark.parametrize(("key", "read"), [
+    ("Content-Usage", True), ("Content_Usage", True), ("content usage", True),
+    ("CONTENT-USAGE", True), ("ContentUsage", False)])
+def test_preference_key_spellings(dialect: str, key: str, read: bool) -> None:
+    body = f"{key}: train-ai=n\nUser-agent: *\nAllow: /\n"
+    found = [(f.code, f.line) for f in lint_findings(parse(body, dialect))]  # type: ignore[arg-type]
+    assert found == ([("L040", 1), ("L042", 1)] if read else [])

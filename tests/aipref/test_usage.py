@@ -7,6 +7,8 @@ shape."""
 
 from __future__ import annotations
 
+import pytest
+
 from robotrules import aipref, parse
 
 BODY = """\
@@ -59,3 +61,18 @@ def test_usage_to_dict_shape() -> None:
     assert d["policy_tokens"] == []
     assert d["content_signal_as_aipref"] == {"search": True, "train-ai": False}
     assert list(d["categories"])[:4] == ["train-ai", "search", "ai-train", "ai-input"]  # type: ignore[call-overload]
+
+
+# Which lines are Content-Usage lines is the tokenizer's key classification, read through
+# Record.directive (issue 21; robotrules._directives.classify_key: an extension's key is matched
+# without case, "_" and " " read as "-"), the same in every dialect; "ContentUsage" is no key
+# the registry has (draft-ietf-aipref-attach names the field "Content-Usage").
+
+@pytest.mark.parametrize("dialect", ["rfc9309", "google", "1994"])
+@pytest.mark.parametrize(("key", "read"), [
+    ("Content-Usage", True), ("Content_Usage", True), ("content usage", True),
+    ("CONTENT-USAGE", True), ("ContentUsage", False)])
+def test_content_usage_key_spellings(dialect: str, key: str, read: bool) -> None:
+    rules = parse(f"User-agent: *\n{key}: train-ai=n\n", dialect)  # type: ignore[arg-type]
+    u = rules.usage("https://e.com/a")
+    assert (u["train-ai"], u.lines) == ((False, (2,)) if read else (None, ()))

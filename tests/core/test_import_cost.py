@@ -139,3 +139,54 @@ def test_first_value_replaces_the_stand_in() -> None:
     out = subprocess.run([sys.executable, "-c", CHILD_LATER], env=env, capture_output=True,
                          text=True, check=True).stdout
     assert ast.literal_eval(out.strip()) == ("_Later", True, True, True)
+
+
+# The import-cost engineering has one home, robotrules._later (issue 21: "the import-cost
+# engineering in one place ... with the import-cost test as its guard"): no module of the core
+# imports the model inside a function but _later, and AI usage preferences are imported inside
+# a function only through the facade's one door (_robots._preferences) and by lint() when it
+# runs. A new deferral goes there, or this test names it.
+SRC = Path(robotrules.__file__).resolve().parent
+DEFERRED_AIPREF = {("_robots.py", "_preferences"), ("lint/__init__.py", "lint")}
+
+
+def _function_imports(path: Path) -> list[tuple[str, str]]:
+    """``(function, module imported)`` for each import statement inside a function."""
+    out: list[tuple[str, str]] = []
+    for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom):
+                    names = [f"{node.module or ''}.{a.name}" for a in node.names]
+                    out.extend((fn.name, f"{'.' * node.level}{n}") for n in names)
+    return out
+
+
+def test_deferred_imports_live_in_one_place() -> None:
+    core = [p for p in SRC.rglob("*.py") if p.parts[len(SRC.parts)] not in (
+        "fetch", "stores", "cli", "web", "guard", "dataset")]
+    assert len(core) > 20  # the package's core was found
+    model, prefs = [], []
+    for path in core:
+        rel = path.relative_to(SRC).as_posix()
+        for fn, name in _function_imports(path):
+            bare = name.lstrip(".")
+            if bare.startswith("_model") and rel != "_later.py":
+                model.append((rel, fn))
+            if bare.startswith("aipref") and not rel.startswith("aipref/") and (
+                    (rel, fn) not in DEFERRED_AIPREF):
+                prefs.append((rel, fn, name))
+    assert model == []
+    assert prefs == []
+
+
+def test_later_model_and_resolve() -> None:
+    from robotrules import _later, _model
+
+    assert _later.model() is _model
+    namespace: dict[str, object] = {}
+    (stand_in,) = _later.stand_ins(namespace, "Rule")
+    namespace["Rule"] = stand_in
+    assert stand_in("allow", "/a", 1) == _model.Rule("allow", "/a", 1)
+    assert namespace["Rule"] is _model.Rule  # the first call put the class in its place
+    assert _later.resolve(namespace, "Rule") is _model.Rule

@@ -103,3 +103,37 @@ def test_field_slots_are_the_raw_slots_in_field_order() -> None:
     assert [s.__name__ for s in slots] == [f.name for f in dataclasses.fields(Verdict)]
     assert slots[-1] is _model._DETAIL
     assert isinstance(Verdict.__dict__["detail"], property)
+
+
+# Record.directive: the directive a line is, as the tokenizer classified its key (issue 21: "a
+# Record carries its directive kind so no module re-normalises keys"). The expectation is the
+# key classification's one home, robotrules._directives.classify_key (extensions read "_" and
+# " " as "-"; ABNF strings such as RFC 9309's field names are case-insensitive, RFC 5234 2.3),
+# in each dialect (lenient keys for google and rfc9309, exact ones for 1994).
+SPELLINGS = ["Content-Usage", "Content_Usage", "content usage", "CONTENT-USAGE", "ContentUsage",
+             "content_signal", "LLM_Policy", "Licence", "X-Whatever"]
+
+
+@pytest.mark.parametrize("peer", PEERS)
+@pytest.mark.parametrize("dialect", ["rfc9309", "google", "1994"])
+@pytest.mark.parametrize("key", SPELLINGS)
+def test_record_carries_the_directive_its_key_names(peer: str, dialect: str, key: str) -> None:
+    from robotrules import _directives
+
+    rules = PEERS[peer](f"{key}: v\nUser-agent: *\n{key}: w\n".encode(), dialect)  # type: ignore[arg-type]
+    kind, _ = _directives.classify_key(key, dialect != "1994")
+    expected = _directives.KIND_NAMES.get(kind)
+    outside, = rules.records
+    inside, = rules.groups[0].records
+    assert (outside.directive, inside.directive) == (expected, expected)
+    assert (outside.line, inside.line) == (1, 3)
+
+
+def test_record_directive_stays_out_of_equality_and_repr() -> None:
+    # the value as before (tests/core/test_api.py builds records without it)
+    rec, = robotrules.parse(b"Content_Usage: train-ai=n\n").records
+    assert rec.directive == "content-usage"
+    assert rec.key == "Content_Usage"  # the key as written is kept
+    assert rec == robotrules.Record("Content_Usage", "train-ai=n", 1)
+    assert repr(rec) == repr(robotrules.Record("Content_Usage", "train-ai=n", 1))
+    assert pickle.loads(pickle.dumps(rec)).directive == "content-usage"

@@ -24,7 +24,7 @@ from .content_usage import (
     split_content_usage,
 )
 from .policy_tokens import policy_groups
-from .usage import PREFERENCE_KEYS, norm_key
+from .usage import PREFERENCE_KEYS
 from .vocabulary import CONTENT_SIGNAL_KEYS, DEFAULT_VOCABULARY, VOCABULARIES, vocabulary
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def preference_lines(rules: RobotsTxt) -> tuple[int, ...]:
     """The lines of the file's AI-preference records (Content-Usage, Content-Signal,
     LLM-Policy, License), in file order."""
     return tuple(sorted(r.line for r in rules._every_record()
-                        if norm_key(r.key) in PREFERENCE_KEYS))
+                        if r.directive in PREFERENCE_KEYS))
 
 
 def without_core_noise(found: Iterable[Finding], rules: RobotsTxt) -> list[Finding]:
@@ -62,7 +62,7 @@ def lint_findings(rules: RobotsTxt, *, vocabulary_name: str = DEFAULT_VOCABULARY
     groups = rules.groups
     _lint_overview(rules, out)
     for rec in rules.records:
-        key = norm_key(rec.key)
+        key = rec.directive
         if key == CONTENT_SIGNAL:
             out.append(_finding(
                 "L040", rec.line,
@@ -76,11 +76,11 @@ def lint_findings(rules: RobotsTxt, *, vocabulary_name: str = DEFAULT_VOCABULARY
                 "Content-Usage before any user-agent line belongs to no group and is ignored "
                 "(attach-05: it is a rule inside a group)", "put it inside a group"))
     for rec in rules._every_record():
-        if norm_key(rec.key) == "license":
+        if rec.directive == "license":
             _lint_license(rec, out)
     for g in groups:
         for rec in g.records:
-            key = norm_key(rec.key)
+            key = rec.directive
             if key == CONTENT_USAGE:
                 _lint_content_usage(rules, g.tokens, rec, out, vocabulary_name)
             elif key == CONTENT_SIGNAL:
@@ -101,7 +101,7 @@ def _lint_overview(rules: RobotsTxt, out: list[Finding]) -> None:
     lines = preference_lines(rules)
     if not lines:
         return
-    kinds = sorted({r.key for r in rules._every_record() if norm_key(r.key) in PREFERENCE_KEYS})
+    kinds = sorted({r.key for r in rules._every_record() if r.directive in PREFERENCE_KEYS})
     shown = ", ".join(str(n) for n in lines[:8]) + (" ..." if len(lines) > 8 else "")
     out.append(_finding(
         "L042", lines[0],
@@ -252,7 +252,7 @@ def _lint_only_global(groups: tuple[Group, ...], out: list[Finding]) -> None:
     named: list[str] = []
     named_with = False
     for g in groups:
-        has = [r.line for r in g.records if norm_key(r.key) in pref_keys]
+        has = [r.line for r in g.records if r.directive in pref_keys]
         if g.is_global:
             if has and star_line is None:
                 star_line = has[0]

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
 from .._match import Pattern
@@ -50,7 +49,6 @@ __all__ = [
     "deciding",
     "describe",
     "explain_detail",
-    "norm_key",
     "preference_parts",
     "records",
     "summarize_signals",
@@ -64,22 +62,16 @@ FILE_WIDE: Final = {"llm-policy": "llm-policy", "license": "license"}
 PREFERENCE_KEYS: Final = (CONTENT_USAGE, CONTENT_SIGNAL, *FILE_WIDE)
 
 
-@lru_cache(maxsize=1024)
-def norm_key(key: str) -> str:
-    """A field name as the tokenizer classifies it (classify_key): "_" and " " read as "-"."""
-    return key.lower().replace("_", "-").replace(" ", "-")
-
-
 def _statement(rec: Record, vocab: str) -> Statement | None:
-    key = norm_key(rec.key)
+    key = rec.directive  # as the tokenizer classified the key (Content_Usage: content-usage)
     if key == CONTENT_USAGE:
         return parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocab,
                                    octets=rec.octets)
     if key == CONTENT_SIGNAL:
         return parse_content_signal(rec.value, line=rec.line, key=rec.key)
-    source = FILE_WIDE.get(key)
-    if source is not None:
-        return Statement(source, rec.line, rec.value, extra=(("url", rec.value),), key=rec.key)
+    if key in FILE_WIDE:
+        return Statement(FILE_WIDE[key], rec.line, rec.value, extra=(("url", rec.value),),
+                         key=rec.key)
     return None
 
 
@@ -254,13 +246,13 @@ def preference_parts(rules: RobotsTxt, user_agent: str, scope: Scope, vocabulary
     signals: list[Statement] = []
     others: list[Statement] = []
     for rec in group.records if group is not None else ():
-        key = norm_key(rec.key)
+        key = rec.directive
         if key == CONTENT_USAGE or (key == CONTENT_SIGNAL and scope == "group"):
             s = _statement(rec, vocabulary)
             assert s is not None
             (rules_cu if key == CONTENT_USAGE else signals).append(s)
     for rec in _all_records(rules):
-        key = norm_key(rec.key)
+        key = rec.directive
         if (key == CONTENT_SIGNAL and scope == "file") or key in FILE_WIDE:
             s = _statement(rec, vocabulary)
             assert s is not None
