@@ -103,6 +103,10 @@ cdef class Doc:
     # each group's rules start, each selection's groups and where they start; per rule, its
     # entries in the pool (MEMO_NONE until read; see pattern_entries)
     cdef U32Vec rule_words, gstart, sel_groups, sel_start, pool
+    # until the first query: each user-agent line (vstart, vlen, group); the tokens and
+    # selections are made from them then (_index: a file only parsed never pays for them)
+    cdef U32Vec ua_words
+    cdef bint agents_indexed
     cdef uint32_t* pat_memo
     cdef uint32_t nrules
     cdef Py_ssize_t tokbuf_size
@@ -144,7 +148,8 @@ cdef class Doc:
                              "(robotrules.parse gives the pure peer longer ones)")
         # robotrules._tokenize.bom_length (the rule's home) says how many bytes of a
         # byte-order mark to skip; the tokenizer reads CR and CRLF line ends as they are
-        skip = _bom_length(body)
+        skip = _bom_length(body) if size and _bom_start[<unsigned char>PyBytes_AS_STRING(
+            body)[0]] else 0
         self.body = body
         self.t = <const unsigned char*>PyBytes_AS_STRING(body) + skip
         self.n = size - skip
@@ -172,6 +177,7 @@ cdef class Doc:
         vec_free(&self.gstart)
         vec_free(&self.sel_groups)
         vec_free(&self.sel_start)
+        vec_free(&self.ua_words)
 
     cdef int _build(self) except -1:
         cdef U32Vec dirs, ua_words, rule_words, gstart
@@ -215,7 +221,7 @@ cdef class Doc:
                         has_rules = True
             vec_push(&gstart, <uint32_t>(rule_words.n // 3))
             vec_free(&dirs)
-            self._index_agents(&ua_words, &gstart)
+            vec_move(&self.ua_words, &ua_words)  # indexed on the first query (_index)
             self.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
             self.pat_memo = <uint32_t*>xmalloc((rule_words.n // 3) * sizeof(uint32_t))
             memset(self.pat_memo, 0xFF, (rule_words.n // 3) * sizeof(uint32_t))  # MEMO_NONE
@@ -227,6 +233,13 @@ cdef class Doc:
             vec_free(&ua_words)
             vec_free(&rule_words)
             vec_free(&gstart)
+        return 0
+
+    cdef int _index(self) except -1:
+        """Make the agent tokens and the selections (on the first query that needs them)."""
+        self._index_agents(&self.ua_words, &self.gstart)
+        vec_free(&self.ua_words)
+        self.agents_indexed = True
         return 0
 
     cdef int _index_agents(self, U32Vec* uas, U32Vec* gstart) except -1:
@@ -250,6 +263,10 @@ cdef class Doc:
         memset(&sel_start, 0, sizeof(U32Vec))
         memset(&lists, 0, sizeof(HashMap))
         try:
+            PyMem_Free(self.tokbuf)  # what a call cut short by MemoryError left, if any
+            PyMem_Free(self.tokens)
+            self.tokbuf = NULL
+            self.tokens = NULL
             self.tokbuf_size = 1 + value_bytes(uas)
             self.tokbuf = <unsigned char*>xmalloc(self.tokbuf_size)
             self.tokens = <Token*>xmalloc((nua if nua else 1) * sizeof(Token))
@@ -421,6 +438,8 @@ cdef class Doc:
         for i in range(MEMO):
             if self.memo_agent[i] == ua:
                 return self.memo_sel[i]
+        if not self.agents_indexed:
+            self._index()
         hit = PyDict_GetItem(_AGENT_KEYS, user_agent)
         if hit != NULL:
             key = <object>hit
@@ -701,7 +720,7 @@ cdef class Doc:
         cdef LitIndex* li
         size += self.tokbuf_size + self.nsels * sizeof(Matcher)
         size += (self.pool.cap + self.rule_words.cap + self.gstart.cap + self.sel_groups.cap
-                 + self.sel_start.cap) * sizeof(uint32_t)
+                 + self.sel_start.cap + self.ua_words.cap) * sizeof(uint32_t)
         if self.pat_memo != NULL:
             size += self.nrules * sizeof(uint32_t)
         for i in range(self.nsels):
