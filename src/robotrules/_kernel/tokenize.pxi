@@ -198,8 +198,18 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
                 else:
                     if odd != NULL:
                         vec_push(odd, start)
-                    if find(p + a, b - a, C_SPACE) >= 0 or find(p + a, b - a, C_TAB) >= 0:
-                        careful_line(p, n, lineno, start, d, out)  # Google's "key value"
+                    # Google's "key value": one run of blanks inside (careful_line reads
+                    # nothing else; most such lines are prose or markup, settled here)
+                    i = a
+                    while i < b and p[i] != C_SPACE and p[i] != C_TAB:
+                        i += 1
+                    if i < b:
+                        while i < b and (p[i] == C_SPACE or p[i] == C_TAB):
+                            i += 1
+                        while i < b and p[i] != C_SPACE and p[i] != C_TAB:
+                            i += 1
+                        if i == b:
+                            careful_line(p, n, lineno, start, d, out)
         else:
             k0 = 0
             k1 = colon
