@@ -102,11 +102,11 @@ cdef class Doc:
     # until every selection is compiled: each rule (vstart, index, vlen | RULE_ALLOW), where
     # each group's rules start, each selection's groups and where they start; per rule, its
     # entries in the pool (MEMO_NONE until read; see pattern_entries)
+    # (until the first query, sels is NULL and sel_groups holds each user-agent line as
+    # (vstart, vlen, group): the tokens and selections are made from them then, by _index, so
+    # that a file only parsed never pays for them; no field of its own, so that a Doc and its
+    # facade subclass stay small objects of Python's allocator)
     cdef U32Vec rule_words, gstart, sel_groups, sel_start, pool
-    # until the first query: each user-agent line (vstart, vlen, group); the tokens and
-    # selections are made from them then (_index: a file only parsed never pays for them)
-    cdef U32Vec ua_words
-    cdef bint agents_indexed
     cdef uint32_t* pat_memo
     cdef uint32_t nrules
     cdef Py_ssize_t tokbuf_size
@@ -177,7 +177,6 @@ cdef class Doc:
         vec_free(&self.gstart)
         vec_free(&self.sel_groups)
         vec_free(&self.sel_start)
-        vec_free(&self.ua_words)
 
     cdef int _build(self) except -1:
         cdef U32Vec dirs, ua_words, rule_words, gstart
@@ -221,7 +220,7 @@ cdef class Doc:
                         has_rules = True
             vec_push(&gstart, <uint32_t>(rule_words.n // 3))
             vec_free(&dirs)
-            vec_move(&self.ua_words, &ua_words)  # indexed on the first query (_index)
+            vec_move(&self.sel_groups, &ua_words)  # indexed on the first query (_index)
             self.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
             self.pat_memo = <uint32_t*>xmalloc((rule_words.n // 3) * sizeof(uint32_t))
             memset(self.pat_memo, 0xFF, (rule_words.n // 3) * sizeof(uint32_t))  # MEMO_NONE
@@ -237,9 +236,14 @@ cdef class Doc:
 
     cdef int _index(self) except -1:
         """Make the agent tokens and the selections (on the first query that needs them)."""
-        self._index_agents(&self.ua_words, &self.gstart)
-        vec_free(&self.ua_words)
-        self.agents_indexed = True
+        cdef U32Vec uas = self.sel_groups  # the user-agent lines (see the fields)
+        memset(&self.sel_groups, 0, sizeof(U32Vec))
+        try:
+            self._index_agents(&uas, &self.gstart)
+        except BaseException:
+            self.sel_groups = uas  # kept for the next query to try again (MemoryError)
+            raise
+        vec_free(&uas)
         return 0
 
     cdef int _index_agents(self, U32Vec* uas, U32Vec* gstart) except -1:
@@ -438,7 +442,7 @@ cdef class Doc:
         for i in range(MEMO):
             if self.memo_agent[i] == ua:
                 return self.memo_sel[i]
-        if not self.agents_indexed:
+        if self.sels == NULL:
             self._index()
         hit = PyDict_GetItem(_AGENT_KEYS, user_agent)
         if hit != NULL:
@@ -720,7 +724,7 @@ cdef class Doc:
         cdef LitIndex* li
         size += self.tokbuf_size + self.nsels * sizeof(Matcher)
         size += (self.pool.cap + self.rule_words.cap + self.gstart.cap + self.sel_groups.cap
-                 + self.sel_start.cap + self.ua_words.cap) * sizeof(uint32_t)
+                 + self.sel_start.cap) * sizeof(uint32_t)
         if self.pat_memo != NULL:
             size += self.nrules * sizeof(uint32_t)
         for i in range(self.nsels):
