@@ -28,10 +28,12 @@ The source is split by job into the parts included below (``_kernel/*.pxi``); wh
 is declared in ``_native.pxd``, the map.
 
 What a parse builds (:class:`Doc`), all in C arrays (``PyMem``, so tracemalloc sees them):
-the rules of each group (offsets into the file's bytes, which are kept, not copied), the
-groups' agent tokens (sorted, lower-cased) and each distinct group selection. A selection's
-matcher is compiled on its first query (a file is rarely asked about every group), in C, so
-that first query costs microseconds; the rule lists go once every selection is compiled.
+the rules of each group (offsets into the file's bytes, which are kept, not copied) and its
+user-agent lines; the groups' agent tokens (sorted, lower-cased) and each distinct group
+selection are made from those on the first query (a file parsed and never asked pays for
+neither). A selection's matcher is compiled on its first query (a file is rarely asked
+about every group), in C, so that first query costs microseconds; the rule lists go once
+every selection is compiled.
 The directive stream is not kept: the peer's slower surface (``directives``, ``group_index``)
 makes it on first use, with :func:`tokenize`.
 

@@ -102,6 +102,10 @@ cdef class Doc:
     # until every selection is compiled: each rule (vstart, index, vlen | RULE_ALLOW), where
     # each group's rules start, each selection's groups and where they start; per rule, its
     # entries in the pool (MEMO_NONE until read; see pattern_entries)
+    # (until the first query, sels is NULL and sel_groups holds each user-agent line as
+    # (vstart, vlen, group): the tokens and selections are made from them then, by _index, so
+    # that a file only parsed never pays for them; no field of its own, so that a Doc and its
+    # facade subclass stay small objects of Python's allocator)
     cdef U32Vec rule_words, gstart, sel_groups, sel_start, pool
     cdef uint32_t* pat_memo
     cdef uint32_t nrules
@@ -144,7 +148,8 @@ cdef class Doc:
                              "(robotrules.parse gives the pure peer longer ones)")
         # robotrules._tokenize.bom_length (the rule's home) says how many bytes of a
         # byte-order mark to skip; the tokenizer reads CR and CRLF line ends as they are
-        skip = _bom_length(body)
+        skip = _bom_length(body) if size and _bom_start[<unsigned char>PyBytes_AS_STRING(
+            body)[0]] else 0
         self.body = body
         self.t = <const unsigned char*>PyBytes_AS_STRING(body) + skip
         self.n = size - skip
@@ -215,7 +220,7 @@ cdef class Doc:
                         has_rules = True
             vec_push(&gstart, <uint32_t>(rule_words.n // 3))
             vec_free(&dirs)
-            self._index_agents(&ua_words, &gstart)
+            vec_move(&self.sel_groups, &ua_words)  # indexed on the first query (_index)
             self.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
             self.pat_memo = <uint32_t*>xmalloc((rule_words.n // 3) * sizeof(uint32_t))
             memset(self.pat_memo, 0xFF, (rule_words.n // 3) * sizeof(uint32_t))  # MEMO_NONE
@@ -227,6 +232,18 @@ cdef class Doc:
             vec_free(&ua_words)
             vec_free(&rule_words)
             vec_free(&gstart)
+        return 0
+
+    cdef int _index(self) except -1:
+        """Make the agent tokens and the selections (on the first query that needs them)."""
+        cdef U32Vec uas = self.sel_groups  # the user-agent lines (see the fields)
+        memset(&self.sel_groups, 0, sizeof(U32Vec))
+        try:
+            self._index_agents(&uas, &self.gstart)
+        except BaseException:
+            self.sel_groups = uas  # kept for the next query to try again (MemoryError)
+            raise
+        vec_free(&uas)
         return 0
 
     cdef int _index_agents(self, U32Vec* uas, U32Vec* gstart) except -1:
@@ -250,6 +267,10 @@ cdef class Doc:
         memset(&sel_start, 0, sizeof(U32Vec))
         memset(&lists, 0, sizeof(HashMap))
         try:
+            PyMem_Free(self.tokbuf)  # what a call cut short by MemoryError left, if any
+            PyMem_Free(self.tokens)
+            self.tokbuf = NULL
+            self.tokens = NULL
             self.tokbuf_size = 1 + value_bytes(uas)
             self.tokbuf = <unsigned char*>xmalloc(self.tokbuf_size)
             self.tokens = <Token*>xmalloc((nua if nua else 1) * sizeof(Token))
@@ -421,6 +442,8 @@ cdef class Doc:
         for i in range(MEMO):
             if self.memo_agent[i] == ua:
                 return self.memo_sel[i]
+        if self.sels == NULL:
+            self._index()
         hit = PyDict_GetItem(_AGENT_KEYS, user_agent)
         if hit != NULL:
             key = <object>hit

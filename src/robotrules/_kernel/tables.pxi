@@ -59,6 +59,7 @@ cdef uint8_t _fast_pattern[2][256]
 cdef uint8_t _pattern_slow[2][256]  # neither kept as it is nor '%': the pure reading
 cdef uint8_t _pattern_decodes[2][256]
 cdef bytes _COMPANION = _tables.COMPANION_MARK  # Google's companion rule's trigger
+cdef uint8_t _bom_start[256]  # the bytes that may open a byte-order mark (Doc: bom_length)
 
 
 cdef int copy_table(uint8_t* dst, bytes src, Py_ssize_t n) except -1:
@@ -71,7 +72,7 @@ cdef int copy_table(uint8_t* dst, bytes src, Py_ssize_t n) except -1:
 def _init_tables():
     """Copy every table off robotrules._tables (their one home) into the C arrays above."""
     global PATTERN_GROWTH
-    cdef int d
+    cdef int d, b
     copy_table(_ws, _tables.whitespace(), 256)
     one, two = _tables.key_heads()
     copy_table(_starts1, one, 128)
@@ -85,6 +86,8 @@ def _init_tables():
         copy_table(_fast_pattern[d], kept, 256)
         copy_table(_pattern_slow[d], slow, 256)
         copy_table(_pattern_decodes[d], decodes, 256)
+    for b in range(256):  # asked of the rule's home: a body opening with any other byte
+        _bom_start[b] = _bom_length(bytes((b,))) > 0  # skips none (Doc asks no further)
     for d in range(3):
         roles, _lenient[d], _legacy[d] = _tables.roles(_NAMES[d])
         copy_table(_roles[d], roles, 128)
@@ -127,4 +130,10 @@ cdef inline bint may_have_companion(const unsigned char* raw, Py_ssize_t n, bint
 
 
 cdef inline int dialect_code(str dialect) except -1:
-    return _NAMES.index(dialect)  # robotrules._tables.CODES; ValueError for no dialect
+    """The code of ``dialect`` (its place in robotrules._tables.CODES), ValueError for no
+    dialect: the interned names are compared first (no Python call on the parse path)."""
+    cdef int d
+    for d in range(3):
+        if <PyObject*>dialect == <PyObject*>_NAMES[d]:
+            return d
+    return _NAMES.index(dialect)

@@ -72,10 +72,28 @@ cdef inline void strip_ws(const unsigned char* p, Py_ssize_t* a, Py_ssize_t* b) 
 
 
 cdef int emit(U32Vec* out, uint32_t head, uint32_t vstart, uint32_t vlen) except -1:
-    vec_push(out, head)
-    vec_push(out, vstart)
-    vec_push(out, vlen)
+    """Append one directive (three words) to ``out``: one capacity check, three stores."""
+    cdef uint32_t* w
+    if out.n + 3 > out.cap:
+        vec_reserve(out, 3)
+    w = out.data + out.n
+    w[0] = head
+    w[1] = vstart
+    w[2] = vlen
+    out.n += 3
     return 0
+
+
+cdef inline Py_ssize_t next_at(const unsigned char* t, Py_ssize_t size, Py_ssize_t pos,
+                               Py_ssize_t known, unsigned char c) noexcept:
+    """The first ``c`` at or after ``pos`` (-1: none), given ``known``, the one found before
+    (-1: none left, -2: not looked for): looked for again only once passed, so that each byte
+    of the body is read once per byte value looked for, whatever the lines."""
+    cdef const void* at
+    if known == -2 or (known >= 0 and known < pos):
+        at = memchr(t + pos, c, size - pos)
+        return -1 if at == NULL else <const unsigned char*>at - t
+    return known
 
 
 cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uint32_t start,
@@ -131,35 +149,40 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
     CRLF end lines too, as in robotrules._tokenize.to_text (offsets are then into ``t``)."""
     cdef Py_ssize_t pos = 0, n, colon, hsh, a, b, end, k0, k1, i, vl, vs
     cdef const unsigned char* p
-    cdef const void* cr
-    cdef Py_ssize_t next_lf = -2  # the next LF at or after pos; -1: none left, -2: not known
+    # the next LF, CR, '#' and NUL at or after pos (-1: none left, -2: not looked for yet):
+    # each is looked for again only once passed (linear for every line-end mix, and a line
+    # costs no search over its bytes for a byte it does not hold)
+    cdef Py_ssize_t next_lf = -2, next_cr = -2, next_hash = -2, next_nul = -2
     cdef bint crs = memchr(t, C_CR, size) != NULL, at_cr = False
     cdef const unsigned char* last_key = NULL
     cdef Py_ssize_t last_n = -1
     cdef int last_kind = 0
     cdef bint last_lenient = False
     cdef uint32_t lineno = 0, start
-    cdef bint rare = size > MAX_LINE or memchr(t, 0, size) != NULL
+    cdef bint nuls = memchr(t, 0, size) != NULL
     cdef bint legacy = _legacy[d], lenient = _lenient[d], longnul, lenient_read
     cdef int kind
+    if out.cap == 0:
+        vec_reserve(out, 3 * (size // 32) + 48)  # about one directive per 32 bytes
     while True:
-        # the LF is looked for again only once passed (CR-only bodies stay linear)
-        if next_lf == -2 or (next_lf >= 0 and next_lf < pos):
-            cr = memchr(t + pos, C_LF, size - pos)
-            next_lf = -1 if cr == NULL else <const unsigned char*>cr - t
+        next_lf = next_at(t, size, pos, next_lf, C_LF)
         n = (size - pos) if next_lf < 0 else next_lf - pos
         p = t + pos
         if crs:
-            cr = memchr(p, C_CR, n)
-            at_cr = cr != NULL
+            next_cr = next_at(t, size, pos, next_cr, C_CR)
+            at_cr = 0 <= next_cr < pos + n
             if at_cr:
-                n = <const unsigned char*>cr - p
+                n = next_cr - pos
         start = <uint32_t>pos
         if lineno < LINE_MASK:
             lineno += 1
         colon = find(p, n, C_COLON)
-        hsh = find(p, n, C_HASH)
-        longnul = rare and (n > MAX_LINE or memchr(p, 0, n) != NULL)
+        next_hash = next_at(t, size, pos, next_hash, C_HASH)
+        hsh = next_hash - pos if 0 <= next_hash < pos + n else -1
+        longnul = n > MAX_LINE
+        if nuls and not longnul:
+            next_nul = next_at(t, size, pos, next_nul, C_NUL)
+            longnul = 0 <= next_nul < pos + n
         if colon < 0 or (0 <= hsh < colon) or longnul:
             if longnul or (colon >= 0 and hsh != 0):  # very long, NUL, or '#' before ':'
                 if odd != NULL:
@@ -175,8 +198,18 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
                 else:
                     if odd != NULL:
                         vec_push(odd, start)
-                    if find(p + a, b - a, C_SPACE) >= 0 or find(p + a, b - a, C_TAB) >= 0:
-                        careful_line(p, n, lineno, start, d, out)  # Google's "key value"
+                    # Google's "key value": one run of blanks inside (careful_line reads
+                    # nothing else; most such lines are prose or markup, settled here)
+                    i = a
+                    while i < b and p[i] != C_SPACE and p[i] != C_TAB:
+                        i += 1
+                    if i < b:
+                        while i < b and (p[i] == C_SPACE or p[i] == C_TAB):
+                            i += 1
+                        while i < b and p[i] != C_SPACE and p[i] != C_TAB:
+                            i += 1
+                        if i == b:
+                            careful_line(p, n, lineno, start, d, out)
         else:
             k0 = 0
             k1 = colon
