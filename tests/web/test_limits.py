@@ -134,11 +134,17 @@ def test_a_client_that_leaves_stops_its_work() -> None:
 
 def test_when_every_worker_is_busy_the_answer_is_429_with_retry_after() -> None:
     app = create_app(workers=1, queue_wait=0.3, work_deadline=8)
+    pool = app.state.pool
     with running(app) as base:
         slow = threading.Thread(target=lambda: httpx.post(
             base + "/api/lint", json=lint_bomb(), timeout=30), daemon=True)
         slow.start()
-        time.sleep(1.0)  # the bomb has its worker by now
+        # wait until the bomb holds the one worker (its lint takes over a second, well past
+        # the 0.3 s queue wait), however fast the machine or the parser is
+        deadline = time.monotonic() + 20
+        while pool.running == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert pool.running == 1
         busy = httpx.post(base + "/api/lint", json={"robots_txt": "User-agent: *\n"},
                           timeout=10)
         assert busy.status_code == 429, busy.text

@@ -344,6 +344,7 @@ class WorkPool:
         self.deadline = deadline
         self.memory = memory
         self.killed = 0  # processes killed (deadline or disconnect), for tests and logs
+        self.running = 0  # jobs holding a worker now, for tests and logs
         self._slots = threading.BoundedSemaphore(size)
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
@@ -391,6 +392,7 @@ class WorkPool:
             if await disconnected():
                 raise Gone()
             await anyio.sleep(0.05)
+        self.running += 1
         try:
             worker = await run_in_threadpool(self._dispatch, name, args)
             end = time.monotonic() + self.deadline
@@ -416,6 +418,7 @@ class WorkPool:
             with self._lock:
                 self._idle.append(worker)
         finally:
+            self.running -= 1
             self._slots.release()
         if reply[0] == "ok":
             result: dict[str, Any] = reply[1]
