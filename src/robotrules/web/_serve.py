@@ -1,4 +1,5 @@
-"""``robotrules serve``: bind a socket, print the address, run the app under uvicorn.
+"""``robotrules serve``: bind a socket, run the app under uvicorn, print the address once it
+answers.
 
 Nothing here imports Starlette or uvicorn at import time, so the command can be listed (and
 explain what to install) even when the ``web`` extra is missing.
@@ -65,19 +66,26 @@ def serve(
     )
     sock = bind(host, port)
     bound_port = int(sock.getsockname()[1])
-    print(f"robotrules web tester: {display_url(host, bound_port)}  (Ctrl+C to stop)", file=out)
+    lines = [f"robotrules web tester: {display_url(host, bound_port)}  (Ctrl+C to stop)"]
     if not loopback:
-        print(
-            f"warning: listening on {host}, not loopback: anyone who can reach this address "
-            "can use the tester and its fetch-by-URL",
-            file=out,
-        )
+        lines.append(f"warning: listening on {host}, not loopback: anyone who can reach this "
+                     "address can use the tester and its fetch-by-URL")
     if allow_private:
-        print("note: fetch-by-URL may reach loopback and private addresses", file=out)
-    out.flush()
+        lines.append("note: fetch-by-URL may reach loopback and private addresses")
+
+    class Announcing(uvicorn.Server):
+        """Prints the address once the tester answers: its work processes started (the
+        lifespan) and uvicorn's Ctrl-C handling in place, so a Ctrl-C pressed after the
+        address appears always stops it (one pressed earlier stops the start-up)."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                print("\n".join(lines), file=out, flush=True)
+
     # The lifespan starts the work processes before the first request and stops them after.
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        Announcing(config).run(sockets=[sock])
     finally:
         sock.close()
