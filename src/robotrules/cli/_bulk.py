@@ -89,7 +89,10 @@ def bulk(source: str, agents: tuple[str, ...], concurrency: int, fmt: str, diale
     if user_agent is None:
         user_agent = next((h for h in map(header_for, agents) if h), None)
     if source == "-":
-        stream: IO[bytes] = sys.stdin.buffer
+        # stdin unbuffered (its descriptor, left open): the reader thread then blocks in a raw
+        # read that holds no lock, so an exit (Ctrl-C) while it waits for input cannot meet
+        # the interpreter's shutdown on sys.stdin's buffer lock (a fatal abort, SIGABRT)
+        stream: IO[bytes] = open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115
     else:
         try:
             stream = open(source, "rb")  # noqa: SIM115 (closed below)
@@ -105,8 +108,7 @@ def bulk(source: str, agents: tuple[str, ...], concurrency: int, fmt: str, diale
     try:
         elapsed = asyncio.run(run(settings, tokens, stream, totals))
     finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
+        stream.close()
     write_summary(settings.color, summary, totals, len(tokens), elapsed)
     failed = totals.invalid + totals.bad_lines
     if failed:
