@@ -462,13 +462,8 @@ def run_census(
     usage = True
     n = workers or os.cpu_count() or 1
     counts: dict[str, Counter[tuple[str, ...]]] = {}
-    session = None
-    if engine == "spark":
-        from .engines import spark_session
-        require("pyspark", "spark")
-        session = spark if spark is not None else spark_session()
-    elif engine != "duckdb":
-        raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
+    from .engines import session_for
+    session = session_for(engine, spark)
     for label, path in labelled:
         counts[label] = (
             _count_crawl_spark(session, path, tokens, usage, policy_tokens)

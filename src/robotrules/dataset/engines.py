@@ -385,6 +385,18 @@ def spark_session(master: str = "local[*]", app: str = "robotrules-dataset") -> 
             .getOrCreate())
 
 
+def session_for(engine: str, spark: Any = None) -> Any:
+    """The Spark session a dataset command runs on: ``spark`` (the caller's) or a new
+    :func:`spark_session` for ``engine="spark"``, ``None`` for DuckDB; any other engine is a
+    :class:`DatasetError` naming the two."""
+    if engine == "spark":
+        require("pyspark", "spark")
+        return spark if spark is not None else spark_session()
+    if engine != "duckdb":
+        raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
+    return None
+
+
 def _python() -> str:
     import sys
     return sys.executable

@@ -312,13 +312,8 @@ def run_outcomes(robots: list[str], ranks_path: str, output: str, *,
     if not ranks:
         raise DatasetError(f"{ranks_path}: no ranked hosts")
     strata = top or parse_top("1000,10000,50000,100000,1000000")
-    session = None
-    if engine == "spark":
-        from .engines import spark_session
-        require("pyspark", "spark")
-        session = spark if spark is not None else spark_session()
-    elif engine != "duckdb":
-        raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
+    from .engines import session_for
+    session = session_for(engine, spark)
     rows: list[dict[str, Any]] = []
     cross: list[dict[str, Any]] = []
     for label, path in labelled:
