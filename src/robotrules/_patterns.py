@@ -228,6 +228,13 @@ def access_of(group_rules: Sequence[Rule], dialect: Dialect,
     return ("partial", alive[0]) if alive else ("allowed", None)
 
 
+def match_length(p: Pattern | None, path: str) -> int:
+    """How long a match ``p`` makes on ``path``: the matcher's priority (the pattern's octets,
+    RFC 9309 2.2.2), 0 for ``None`` (a rule without a path matches everything), -1 for no
+    match."""
+    return 0 if p is None else p.priority if pattern_matches(p, path) else -1
+
+
 def longest_matches(patterns: Sequence[Pattern | None], path: str) -> tuple[int, ...]:
     """The indices of ``patterns`` that decide ``path`` when a rule set is read by its longest
     match and identical longest lengths all decide together (attach-05 3.1, Content-Usage
@@ -236,7 +243,7 @@ def longest_matches(patterns: Sequence[Pattern | None], path: str) -> tuple[int,
     best = -1
     out: list[int] = []
     for i, p in enumerate(patterns):
-        n = 0 if p is None else p.priority if pattern_matches(p, path) else -1
+        n = match_length(p, path)
         if n > best:
             best, out = n, [i]
         elif n == best and n >= 0:

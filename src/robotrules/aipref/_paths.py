@@ -19,10 +19,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .._compile import new_pattern
-from .._match import Pattern, pattern_matches
+from .._match import Pattern
 from .._tokenize import to_bytes
 
-__all__ = ["path_length", "pattern"]
+__all__ = ["pattern"]
 
 
 @lru_cache(maxsize=4096)
@@ -32,11 +32,3 @@ def pattern(text: str, dialect: str) -> Pattern:
     # allow=False: Google's derived "/dir/$" companion of Allow rules is not wanted here
     return new_pattern(raw, dialect, False)
 
-
-def path_length(rule_path: str | None, path: str, dialect: str) -> int:
-    """The match length of ``rule_path`` against ``path`` (the core's priority: octets of the
-    encoded pattern, attach-05 3.1); 0 for a rule without a path; -1 when it does not match."""
-    if rule_path is None:
-        return 0
-    p = pattern(rule_path, dialect)
-    return p.priority if pattern_matches(p, path) else -1

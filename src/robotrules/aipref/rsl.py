@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urljoin
 
-from .._match import pattern_matches
 from .._origin import origin_or_none
+from .._patterns import match_length
 from .._url import path_params_query, rfc_path
 from ._paths import pattern
 from ._values import Statement, Tri
@@ -136,8 +136,7 @@ class RslDocument:
             target = path_params_query(target)
         elif not target.startswith(("/", "*")):
             return -1
-        p = pattern(target, "rfc9309")
-        return p.priority if pattern_matches(p, path) else -1
+        return match_length(pattern(target, "rfc9309"), path)
 
     def content_for(self, url: str) -> RslContent | None:
         """The ``<content>`` that decides for ``url`` (longest matching pattern, first on ties)."""
