@@ -58,7 +58,7 @@ cdef enum:
     STAR = 2
     WILD = 3
     LINEAR_MAX = 16
-    SORT_SMALL_MAX = 32  # lists this short are insertion-sorted (sort_small), longer by qsort
+    SORT_SMALL_MAX = 32  # a batch call's distinct keys: this few are gathered by a scan
     NATIVE_MAX = 1 << 28  # bodies up to 256 MiB (offsets in 32 bits, directives in 28);
                           # a longer body is read by the pure peer
     LIT_MIN = 48      # longer lists of wildcard rules get a literal index:
@@ -260,7 +260,7 @@ cdef int pattern_entries(const RawRule* rule, const unsigned char* text, int d, 
                          uint32_t* memo, U32Vec* pool) except -1
 
 # build.pxi
-cdef int cmp_entry_key(const void* a, const void* b) noexcept nogil
+cdef void sort_entries(Entry* a, Py_ssize_t n) noexcept nogil
 cdef void sort_small(Entry* es, uint32_t n) noexcept nogil
 cdef void sort_refs(PrefixRef* a, Py_ssize_t n, const unsigned char* text,
                     const unsigned char* pats) noexcept nogil

@@ -3,9 +3,52 @@
 # prefixes with parent links, and the literal index of the rules that could match anywhere
 # (robotrules._match's IndexedMatcher and _Literals, in C).
 
-cdef int cmp_entry_key(const void* a, const void* b) noexcept nogil:
-    cdef int64_t ka = entry_key(<const Entry*>a), kb = entry_key(<const Entry*>b)
-    return (ka > kb) - (ka < kb)
+cdef void sort_entries(Entry* a, Py_ssize_t n) noexcept nogil:
+    """Best first (by entry_key): quicksort (Hoare's partition around the middle element)
+    with insertion sort for short runs, recursing on the smaller side (depth at most
+    log2 n). Keys are unique but for a rule's companion, which answers as the rule does."""
+    cdef Py_ssize_t i, j
+    cdef Entry t
+    cdef int64_t pivot
+    while n > 16:
+        pivot = entry_key(&a[(n - 1) >> 1])
+        i = -1
+        j = n
+        while True:
+            i += 1
+            while entry_key(&a[i]) < pivot:
+                i += 1
+            j -= 1
+            while pivot < entry_key(&a[j]):
+                j -= 1
+            if i >= j:
+                break
+            t = a[i]
+            a[i] = a[j]
+            a[j] = t
+        if j + 1 < n - j - 1:
+            sort_entries(a, j + 1)
+            a += j + 1
+            n -= j + 1
+        else:
+            sort_entries(a + j + 1, n - j - 1)
+            n = j + 1
+    sort_small(a, <uint32_t>n)
+
+
+cdef extern from *:
+    """
+    /* Whether any of the n bytes at p is marked in the 256-entry table tbl (stops at the
+       first). */
+    static inline int robotrules_any_marked(const uint8_t* tbl, const unsigned char* p,
+                                            Py_ssize_t n) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (tbl[p[i]]) return 1;
+        return 0;
+    }
+    """
+    bint any_marked "robotrules_any_marked" (const uint8_t* tbl, const unsigned char* p,
+                                             Py_ssize_t n) noexcept nogil
 
 
 cdef void sort_small(Entry* es, uint32_t n) noexcept nogil:
@@ -58,13 +101,27 @@ cdef inline int cmp_prefix(const PrefixRef* x, const PrefixRef* y, const unsigne
     """Prefix bytes (values hold no NUL, so zero padding orders a shorter prefix first),
     then entry index."""
     cdef int c
+    cdef const unsigned char* xp
+    cdef const unsigned char* yp
+    cdef uint64_t hx, hy
     if x.head != y.head:
         return -1 if x.head < y.head else 1
     if x.len > 8 or y.len > 8:
-        c = cmp_bytes(base_of(x.flags, text, pats) + x.off, x.len,
-                      base_of(y.flags, text, pats) + y.off, y.len)
-        if c:
-            return c
+        # equal heads: both are at least eight bytes long (values hold no NUL), and those
+        # eight are equal; the next eight compared as one number, the rest as bytes
+        xp = base_of(x.flags, text, pats) + x.off + 8
+        yp = base_of(y.flags, text, pats) + y.off + 8
+        hx = head8(xp, x.len - 8)
+        hy = head8(yp, y.len - 8)
+        if hx != hy:
+            return -1 if hx < hy else 1
+        if x.len > 16 or y.len > 16:
+            c = cmp_bytes(xp + 8, x.len - 16 if x.len > 16 else 0,
+                          yp + 8, y.len - 16 if y.len > 16 else 0)
+            if c:
+                return c
+        elif x.len != y.len:
+            return -1 if x.len < y.len else 1
     elif x.len != y.len:
         return -1 if x.len < y.len else 1
     return (x.entry > y.entry) - (x.entry < y.entry)
@@ -263,9 +320,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     cdef bint fresh
     cdef uint32_t* slot
     cdef int32_t parent
-    cdef Py_ssize_t c
     cdef uint64_t h
-    cdef uint8_t bad
     cdef const uint8_t* tbl = _not_plain[d]
     memset(m, 0, sizeof(Matcher))
     memset(&plain_words, 0, sizeof(U32Vec))
@@ -284,10 +339,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                 continue  # an empty pattern never decides
             raw = text + rules[k].vstart
             allow = rules[k].allow
-            bad = 0
-            for c in range(n):
-                bad |= tbl[raw[c]]
-            plain = bad == 0
+            plain = not any_marked(tbl, raw, n)
             if plain and may_have_companion(raw, n, allow):
                 plain = False
             if plain:
@@ -310,10 +362,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
         es = <Entry*>other_words.data
         if nother > 1:
             # of the other rules that match exactly the same paths, only the best can decide
-            if nother <= SORT_SMALL_MAX:
-                sort_small(es, nother)
-            else:
-                qsort(es, nother, sizeof(Entry), cmp_entry_key)
+            sort_entries(es, nother)
             map_init(&seen, nother)
             kept = 0
             for k in range(nother):

@@ -137,7 +137,8 @@ cdef void map_free(HashMap* h) noexcept:
 
 cdef int add_entry(U32Vec* v, const Entry* e) except -1:
     """Append an Entry (ENTRY_WORDS words) to a vector of uint32 words."""
-    vec_reserve(v, ENTRY_WORDS)
-    memcpy(v.data + v.n, e, sizeof(Entry))
+    if v.n + ENTRY_WORDS > v.cap:
+        vec_reserve(v, ENTRY_WORDS)
+    (<Entry*>(v.data + v.n))[0] = e[0]
     v.n += ENTRY_WORDS
     return 0

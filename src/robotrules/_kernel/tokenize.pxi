@@ -84,6 +84,66 @@ cdef int emit(U32Vec* out, uint32_t head, uint32_t vstart, uint32_t vlen) except
     return 0
 
 
+cdef extern from *:
+    """
+    #if defined(__SSE2__) || defined(_M_X64) || defined(_M_AMD64)
+    #  include <emmintrin.h>
+    #  define ROBOTRULES_SSE2 1
+    #endif
+    static inline unsigned robotrules_ctz(unsigned v) {
+    #if defined(__GNUC__) || defined(__clang__)
+        return (unsigned)__builtin_ctz(v);
+    #else
+        unsigned n = 0;
+        while (!(v & 1u)) { v >>= 1; n++; }
+        return n;
+    #endif
+    }
+    /* The end of the line at t[pos]: the first LF (10), or CR (13) too when cr is 13 (-1:
+       none before size), with the first ':' (58) and '#' (35) before it in *colon and *hash
+       (-1: none). Each byte is read once, sixteen at a time where SSE2 is there (it is on
+       every x86-64), never past t[size - 1]. */
+    static inline Py_ssize_t robotrules_line_end(const unsigned char* t, Py_ssize_t size,
+                                                 Py_ssize_t pos, unsigned char cr,
+                                                 Py_ssize_t* colon, Py_ssize_t* hash) {
+        Py_ssize_t i = pos, c = -1, h = -1;
+    #ifdef ROBOTRULES_SSE2
+        const __m128i lf_ = _mm_set1_epi8(10), cr_ = _mm_set1_epi8((char)cr);
+        const __m128i colon_ = _mm_set1_epi8(58), hash_ = _mm_set1_epi8(35);
+        while (size - i >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i*)(t + i));
+            unsigned end = (unsigned)_mm_movemask_epi8(
+                _mm_or_si128(_mm_cmpeq_epi8(v, lf_), _mm_cmpeq_epi8(v, cr_)));
+            unsigned before = end ? (end & (0u - end)) - 1u : 0xFFFFu;  /* bits before it */
+            unsigned mc = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, colon_)) & before;
+            unsigned mh = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, hash_)) & before;
+            if (c < 0 && mc) c = i + robotrules_ctz(mc);
+            if (h < 0 && mh) h = i + robotrules_ctz(mh);
+            if (end) {
+                *colon = c; *hash = h;
+                return i + robotrules_ctz(end);
+            }
+            i += 16;
+        }
+    #endif
+        for (; i < size; i++) {
+            unsigned char b = t[i];
+            if (b == 10 || b == cr) {
+                *colon = c; *hash = h;
+                return i;
+            }
+            if (b == 58) { if (c < 0) c = i; }
+            else if (b == 35) { if (h < 0) h = i; }
+        }
+        *colon = c; *hash = h;
+        return -1;
+    }
+    """
+    Py_ssize_t line_end "robotrules_line_end" (const unsigned char* t, Py_ssize_t size,
+                                               Py_ssize_t pos, unsigned char cr,
+                                               Py_ssize_t* colon, Py_ssize_t* hash) noexcept nogil
+
+
 cdef inline Py_ssize_t next_at(const unsigned char* t, Py_ssize_t size, Py_ssize_t pos,
                                Py_ssize_t known, unsigned char c) noexcept:
     """The first ``c`` at or after ``pos`` (-1: none), given ``known``, the one found before
@@ -147,13 +207,14 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
               ) except -1:
     """robotrules._tokenize.tokenize (without findings) over the Latin-1 text ``t``. CR and
     CRLF end lines too, as in robotrules._tokenize.to_text (offsets are then into ``t``)."""
-    cdef Py_ssize_t pos = 0, n, colon, hsh, a, b, end, k0, k1, i, vl, vs
+    cdef Py_ssize_t pos = 0, n, colon, hsh, a, b, end, k0, k1, i, vl, vs, eol
     cdef const unsigned char* p
-    # the next LF, CR, '#' and NUL at or after pos (-1: none left, -2: not looked for yet):
-    # each is looked for again only once passed (linear for every line-end mix, and a line
-    # costs no search over its bytes for a byte it does not hold)
-    cdef Py_ssize_t next_lf = -2, next_cr = -2, next_hash = -2, next_nul = -2
-    cdef bint crs = memchr(t, C_CR, size) != NULL, at_cr = False
+    # each line is read once for its end (LF, and CR when the body has one), its first ':'
+    # and its first '#' (line_end: linear for every line-end mix); the next NUL, in the rare
+    # body that has one, is looked for again only once passed (next_at)
+    cdef Py_ssize_t next_nul = -2
+    cdef unsigned char cr = C_CR if memchr(t, C_CR, size) != NULL else C_LF
+    cdef bint at_cr = False
     cdef const unsigned char* last_key = NULL
     cdef Py_ssize_t last_n = -1
     cdef int last_kind = 0
@@ -165,20 +226,17 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
     if out.cap == 0:
         vec_reserve(out, 3 * (size // 32) + 48)  # about one directive per 32 bytes
     while True:
-        next_lf = next_at(t, size, pos, next_lf, C_LF)
-        n = (size - pos) if next_lf < 0 else next_lf - pos
+        eol = line_end(t, size, pos, cr, &colon, &hsh)
+        n = (size - pos) if eol < 0 else eol - pos
+        at_cr = eol >= 0 and t[eol] == C_CR
         p = t + pos
-        if crs:
-            next_cr = next_at(t, size, pos, next_cr, C_CR)
-            at_cr = 0 <= next_cr < pos + n
-            if at_cr:
-                n = next_cr - pos
         start = <uint32_t>pos
         if lineno < LINE_MASK:
             lineno += 1
-        colon = find(p, n, C_COLON)
-        next_hash = next_at(t, size, pos, next_hash, C_HASH)
-        hsh = next_hash - pos if 0 <= next_hash < pos + n else -1
+        if colon >= 0:
+            colon -= pos
+        if hsh >= 0:
+            hsh -= pos
         longnul = n > MAX_LINE
         if nuls and not longnul:
             next_nul = next_at(t, size, pos, next_nul, C_NUL)
@@ -242,7 +300,7 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
                     vs = i if vl else colon + 1
                     emit(out, <uint32_t>kind << KIND_SHIFT | lineno, start + <uint32_t>vs,
                          <uint32_t>vl)
-        if next_lf < 0 and not at_cr:
+        if eol < 0:
             break
         pos += n + 1
         if at_cr and pos < size and t[pos] == C_LF:
