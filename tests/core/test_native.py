@@ -108,6 +108,44 @@ def test_tokenizer_long_lines_nul_and_line_ends() -> None:
         _same(text.encode(), "google", ["*", "x"], ["/a", "/b", "/c", "/" + "a" * 17000])
 
 
+def test_tokenizer_block_boundaries() -> None:
+    """robotrules._tokenize.tokenize (the pure reference) against the kernel's line scan,
+    which reads sixteen bytes a step: every line length from 1 to 40 with the line end, the
+    ':' and the '#' at each place around a block's edge, for LF, CR and CRLF line ends and a
+    last line with none (robots.cc: CR, LF and CRLF end lines; '#' starts a comment)."""
+    for end in ("\n", "\r", "\r\n", ""):
+        for size in range(1, 41):
+            for colon in (0, 1, size // 2, size - 2, size - 1, 15, 16, 17):
+                for hash_at in (-1, 0, colon - 1, colon + 1, 15, 16, size - 1):
+                    line = ["a"] * size
+                    if 0 <= colon < size:
+                        line[colon] = ":"
+                    if 0 <= hash_at < size:
+                        line[hash_at] = "#"
+                    text = "Disallow" + "".join(line)
+                    body = "x" * (size % 17) + end + text + end + text
+                    _tokens_agree(T.to_text(body.encode())[0])
+
+
+@pytest.mark.parametrize("n", [14, 15, 16, 17, 31, 32, 33, 63, 64, 65, 66, 129])
+def test_wildcard_search_around_its_cut(n: int) -> None:
+    """RFC 9309 2.2.3 ('*' matches any sequence of characters) in the kernel's search of a
+    literal after a '*', done inline on paths of up to 64 bytes and by libc's memmem above:
+    paths of n bytes with the literal at the start, the middle, the very end, nearly there
+    (all its bytes but the last) and repeated, against the pure peer."""
+    lits = ["q", "zz", "abc", "x" * 8, "ab" * 9]
+    body = ("User-agent: *\nDisallow: /\n" + "".join(
+        f"Allow: /*{lit}\nAllow: /*{lit}$\nAllow: /p*{lit}*e\n" for lit in lits)).encode()
+    paths = []
+    for lit in lits:
+        fill = "y" * max(0, n - len(lit) - 1)
+        paths += ["/" + lit + fill, "/" + fill + lit, "/" + fill[: len(fill) // 2] + lit + fill[
+            len(fill) // 2:], "/" + fill + lit[:-1], "/" + (lit[:-1] * n)[: n - 1],
+            "/p" + lit * (n // len(lit)) + "e", "/p" + fill + lit + "e"]
+    for dialect in DIALECTS:
+        _same(body, dialect, ["*"], paths)
+
+
 # -- queries ---------------------------------------------------------------------------------
 
 
