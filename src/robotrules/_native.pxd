@@ -264,6 +264,8 @@ cdef void sort_entries(Entry* a, Py_ssize_t n) noexcept nogil
 cdef void sort_small(Entry* es, uint32_t n) noexcept nogil
 cdef void sort_refs(PrefixRef* a, Py_ssize_t n, const unsigned char* text,
                     const unsigned char* pats) noexcept nogil
+cdef int order_refs(PrefixRef* refs, Py_ssize_t n, const unsigned char* text,
+                    const unsigned char* pats) except -1
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                    const unsigned char* text, const unsigned char* pats) except -1
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,

@@ -172,6 +172,64 @@ cdef void sort_refs(PrefixRef* a, Py_ssize_t n, const unsigned char* text,
         a[j] = t
 
 
+cdef extern from *:
+    """
+    /* The place (0 = the most significant) of the first byte in which x is not zero (x != 0). */
+    static inline int robotrules_first_byte(uint64_t x) {
+    #if defined(__GNUC__) || defined(__clang__)
+        return __builtin_clzll(x) >> 3;
+    #else
+        int k = 0;
+        while (!(x & 0xFF00000000000000ull)) { x <<= 8; k++; }
+        return k;
+    #endif
+    }
+    """
+    int first_byte "robotrules_first_byte" (uint64_t x) noexcept nogil
+
+
+cdef int order_refs(PrefixRef* refs, Py_ssize_t n, const unsigned char* text,
+                    const unsigned char* pats) except -1:
+    """``refs`` in cmp_prefix order (as sort_refs leaves them): filed by the first byte of
+    their heads in which they differ (the bytes before it are the same in all, so the
+    buckets come in head order), then each bucket sorted by sort_refs. The rules of a
+    robots.txt mostly differ early, so buckets are small and few comparisons are made (a
+    comparison sort's mispredicted branches were most of a selection's compile)."""
+    cdef uint64_t first, diff = 0
+    cdef Py_ssize_t i, b, at
+    cdef int shift
+    cdef Py_ssize_t start[257]
+    cdef PrefixRef* out
+    if n <= 16:
+        sort_refs(refs, n, text, pats)
+        return 0
+    first = refs[0].head
+    for i in range(1, n):
+        diff |= refs[i].head ^ first
+    if diff == 0:  # every head the same: the bytes after them decide
+        sort_refs(refs, n, text, pats)
+        return 0
+    shift = 56 - 8 * first_byte(diff)
+    memset(start, 0, sizeof(start))
+    for i in range(n):
+        start[((refs[i].head >> shift) & 0xFF) + 1] += 1
+    for b in range(256):
+        start[b + 1] += start[b]
+    out = <PrefixRef*>xmalloc(n * sizeof(PrefixRef))
+    for i in range(n):
+        b = (refs[i].head >> shift) & 0xFF
+        out[start[b]] = refs[i]
+        start[b] += 1
+    at = 0  # start[b] is now the end of bucket b
+    for b in range(256):
+        if start[b] - at > 1:
+            sort_refs(out + at, start[b] - at, text, pats)
+        at = start[b]
+    memcpy(refs, out, n * sizeof(PrefixRef))
+    PyMem_Free(out)
+    return 0
+
+
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                    const unsigned char* text, const unsigned char* pats) except -1:
     """Index best-first ``es[first : first + count]`` under the rarest run of 1 to 4 bytes of
@@ -412,7 +470,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
         for k in range(nref):
             refs[k].head = head8(base_of(refs[k].flags, text, pats.data) + refs[k].off,
                                  refs[k].len)
-        sort_refs(refs, nref, text, pats.data)
+        order_refs(refs, nref, text, pats.data)
         # nodes: one per distinct prefix
         m.nodes = <Node*>xmalloc(nref * sizeof(Node))
         i = 0
