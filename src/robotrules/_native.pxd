@@ -233,7 +233,6 @@ cdef int ready() except -1
 
 # memory.pxi
 cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1
-cdef int vec_push(U32Vec* v, uint32_t x) except -1
 cdef void* xmalloc(Py_ssize_t size) except NULL
 cdef int map_init(HashMap* h, Py_ssize_t items) except -1
 cdef int map_count(HashMap* h, uint64_t key) except -1
@@ -243,7 +242,6 @@ cdef int add_entry(U32Vec* v, const Entry* e) except -1
 # tokenize.pxi
 cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read_leniently
                   ) except -1
-cdef int emit(U32Vec* out, uint32_t head, uint32_t vstart, uint32_t vlen) except -1
 cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uint32_t start,
                       int d, U32Vec* out) except -1
 cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Vec* odd

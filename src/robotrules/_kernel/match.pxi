@@ -11,42 +11,6 @@ cdef inline const unsigned char* base_of(uint8_t flags, const unsigned char* tex
     return pats if flags & F_PATS else text
 
 
-cdef extern from *:
-    """
-    /* Whether the n bytes at a and b are equal: a byte loop for the short compares of the
-       matcher (a rule's prefix against a path mostly differs in its first bytes), memcmp for
-       longer ones. */
-    static inline int robotrules_same(const unsigned char* a, const unsigned char* b,
-                                      Py_ssize_t n) {
-        if (n > 16) return memcmp(a, b, (size_t)n) == 0;
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (a[i] != b[i]) return 0;
-        return 1;
-    }
-    /* The first place of the m bytes at s in the n bytes at h, or NULL (memmem): on short
-       haystacks a search for the first byte with the rest compared (at most 64 x 64 byte
-       reads), on longer ones libc's memmem (linear whatever the bytes). */
-    static inline const unsigned char* robotrules_find(const unsigned char* h, Py_ssize_t n,
-                                                       const unsigned char* s, Py_ssize_t m) {
-        if (m > n) return NULL;
-        if (m == 1) return (const unsigned char*)memchr(h, s[0], (size_t)n);
-        if (n > 64) return (const unsigned char*)memmem(h, (size_t)n, s, (size_t)m);
-        for (Py_ssize_t i = 0; i + m <= n; i++) {
-            if (h[i] != s[0]) continue;
-            Py_ssize_t k = 1;
-            while (k < m && h[i + k] == s[k]) k++;
-            if (k == m) return h + i;
-        }
-        return NULL;
-    }
-    """
-    bint same_bytes "robotrules_same" (const unsigned char* a, const unsigned char* b,
-                                       Py_ssize_t n) noexcept nogil
-    const unsigned char* find_bytes "robotrules_find" (const unsigned char* h, Py_ssize_t n,
-                                                       const unsigned char* s, Py_ssize_t m
-                                                       ) noexcept nogil
-
-
 cdef bint entry_matches(const Entry* e, const unsigned char* path, Py_ssize_t n,
                         const unsigned char* text, const unsigned char* pats) noexcept nogil:
     cdef const unsigned char* pat = base_of(e.flags, text, pats) + e.off

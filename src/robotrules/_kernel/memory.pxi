@@ -18,7 +18,7 @@ cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1:
     return 0
 
 
-cdef int vec_push(U32Vec* v, uint32_t x) except -1:
+cdef inline int vec_push(U32Vec* v, uint32_t x) except -1:
     if v.n == v.cap:
         vec_reserve(v, 1)
     v.data[v.n] = x
@@ -142,3 +142,39 @@ cdef int add_entry(U32Vec* v, const Entry* e) except -1:
     (<Entry*>(v.data + v.n))[0] = e[0]
     v.n += ENTRY_WORDS
     return 0
+
+
+cdef extern from *:
+    """
+    /* Whether the n bytes at a and b are equal: a byte loop for the short compares of the
+       matcher (a rule's prefix against a path mostly differs in its first bytes), memcmp for
+       longer ones. */
+    static inline int robotrules_same(const unsigned char* a, const unsigned char* b,
+                                      Py_ssize_t n) {
+        if (n > 16) return memcmp(a, b, (size_t)n) == 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (a[i] != b[i]) return 0;
+        return 1;
+    }
+    /* The first place of the m bytes at s in the n bytes at h, or NULL (memmem): on short
+       haystacks a search for the first byte with the rest compared (at most 64 x 64 byte
+       reads), on longer ones libc's memmem (linear whatever the bytes). */
+    static inline const unsigned char* robotrules_find(const unsigned char* h, Py_ssize_t n,
+                                                       const unsigned char* s, Py_ssize_t m) {
+        if (m > n) return NULL;
+        if (m == 1) return (const unsigned char*)memchr(h, s[0], (size_t)n);
+        if (n > 64) return (const unsigned char*)memmem(h, (size_t)n, s, (size_t)m);
+        for (Py_ssize_t i = 0; i + m <= n; i++) {
+            if (h[i] != s[0]) continue;
+            Py_ssize_t k = 1;
+            while (k < m && h[i + k] == s[k]) k++;
+            if (k == m) return h + i;
+        }
+        return NULL;
+    }
+    """
+    bint same_bytes "robotrules_same" (const unsigned char* a, const unsigned char* b,
+                                       Py_ssize_t n) noexcept nogil
+    const unsigned char* find_bytes "robotrules_find" (const unsigned char* h, Py_ssize_t n,
+                                                       const unsigned char* s, Py_ssize_t m
+                                                       ) noexcept nogil

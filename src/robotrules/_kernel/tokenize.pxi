@@ -71,7 +71,7 @@ cdef inline void strip_ws(const unsigned char* p, Py_ssize_t* a, Py_ssize_t* b) 
         b[0] -= 1
 
 
-cdef int emit(U32Vec* out, uint32_t head, uint32_t vstart, uint32_t vlen) except -1:
+cdef inline int emit(U32Vec* out, uint32_t head, uint32_t vstart, uint32_t vlen) except -1:
     """Append one directive (three words) to ``out``: one capacity check, three stores."""
     cdef uint32_t* w
     if out.n + 3 > out.cap:
@@ -276,7 +276,7 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
                 if odd != NULL:
                     vec_push(odd, start)
             else:
-                if k1 - k0 == last_n and memcmp(p + k0, last_key, last_n) == 0:
+                if k1 - k0 == last_n and same_bytes(p + k0, last_key, last_n):
                     kind = last_kind  # the same field as the line before (most are)
                     lenient_read = last_lenient
                 else:
