@@ -164,11 +164,16 @@ class PurePeer:
             url = str_arg(url, "url")
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
+        return self._key_path(url, self._for_agent(user_agent)[0].best)
+
+    def _key_path(self, url: str, best: Callable[[str], int]) -> tuple[int, str]:
+        """``url``'s key (by ``best``, the agent's matcher; -1 for RFC 9309's /robots.txt)
+        and its path as the dialect's spec reads it."""
         sp = SPECS[self.dialect]
         path = sp.path(url)
         if sp.robots_txt_allowed and path == "/robots.txt":
             return -1, path
-        return self._for_agent(user_agent)[0].best(path), path
+        return best(path), path
 
     def known_verdict(self, url: str, user_agent: str, sels: dict[str, Any],
                       make: Callable[..., Any] | None, words: object) -> Any:
@@ -207,17 +212,15 @@ class PurePeer:
             raise TypeError("decide_urls needs a FactMemo (PurePeer.fact_memo)")
         if type(urls) is not list and type(urls) is not tuple:
             urls = urls_arg(urls)
-        sp = SPECS[self.dialect]
         best = self._for_agent(user_agent)[0].best
-        robots = sp.robots_txt_allowed
         keys = []
         for url in urls:
             if type(url) is not str:
                 url = str_arg(url, "url")
-            path = sp.path(url)
+            key, path = self._key_path(url, best)
             if paths is not None:
                 paths.append(path)
-            keys.append(-1 if robots and path == "/robots.txt" else best(path))
+            keys.append(key)
         packed: dict[int, Packed] = {}
         for key in sorted(set(keys)):  # the rules numbered in the order of the sorted keys
             hit = memo.get(key)

@@ -242,8 +242,9 @@ cdef object decide_urls(Doc doc, object urls, object user_agent, FactMemo memo, 
     cdef const Fact* kept
     cdef Fact* f
     cdef Maker mk
-    if type(user_agent) is not str:
-        user_agent = exact_str(user_agent, "user_agent")
+    cdef str agent = user_agent if type(user_agent) is str else exact_str(user_agent,
+                                                                          "user_agent")
+    cdef str text
     if memo is None:
         raise TypeError("decide_urls needs a FactMemo (Doc.fact_memo)")
     is_list = type(urls) is list
@@ -272,19 +273,23 @@ cdef object decide_urls(Doc doc, object urls, object user_agent, FactMemo memo, 
                 url = <object>PyList_GET_ITEM(urls, i)
             else:
                 url = <object>PyTuple_GET_ITEM(urls, i)
-            if type(url) is not str:
-                url = exact_str(url, "url")
-            if paths is None:
-                key = doc._url_key(url, user_agent, NULL)
+            if type(url) is str:
+                text = <str>url
             else:
-                key = doc._url_key(url, user_agent, &path)
-                text = <object>path
-                Py_DECREF(text)  # the reference _url_key gave, now held by text
-                paths.append(text)
+                text = exact_str(url, "url")
+            if paths is None:
+                key = doc._url_key(text, agent, NULL)
+            else:
+                key = doc._url_key(text, agent, &path)
+                found = <object>path
+                Py_DECREF(found)  # the reference _url_key gave, now held by found
+                paths.append(found)
             if key == last_key and last_slot >= 0:
                 orr[i] = last_slot
                 continue
-            s = slots_find_or_add(&table, key, m)
+            s = table.vals[key_hash(key, table.shift)]  # found at home: most URLs
+            if s < 0 or facts[s].key != key:
+                s = slots_find_or_add(&table, key, m)
             if s < 0:  # a new distinct key
                 if m == dcap:
                     grown = <Fact*>xmalloc(2 * dcap * sizeof(Fact))
@@ -369,6 +374,6 @@ cdef object decide_urls(Doc doc, object urls, object user_agent, FactMemo memo, 
         mk.put(d, 2, out_r)
         mk.put(d, 3, out_z)
         mk.put(d, 4, rules)
-        mk.put(d, 5, user_agent)
+        mk.put(d, 5, agent)
         return d
-    return make(out_a, out_l, out_r, out_z, rules, user_agent)
+    return make(out_a, out_l, out_r, out_z, rules, agent)
