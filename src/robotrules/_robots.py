@@ -152,6 +152,7 @@ class RobotsTxt(_Surface):
         try:  # warm: straight to the peer (in C on the native one), which checks the URLs
             sel = self._sels[user_agent]
         except (AttributeError, KeyError, TypeError):  # no facts yet; or the arguments
+            _check_urls(urls, user_agent)
             return self._decide_many(urls, user_agent, None)
         memo = sel.memo
         make = _DECISIONS
@@ -190,8 +191,8 @@ class RobotsTxt(_Surface):
 
     def _decide_many(self, urls: Sequence[str], user_agent: str, paths: list[str] | None
                      ) -> Decisions:
-        """:meth:`decide_many`, appending each URL's path to ``paths`` unless it is None."""
-        _check_urls(urls, user_agent)
+        """:meth:`decide_many` (its arguments checked), appending each URL's path to
+        ``paths`` unless it is None."""
         sel = self._selection(user_agent)
         memo = sel.memo
         if memo is None:
