@@ -101,8 +101,9 @@ cdef class FactMemo:
     ``rule``, ``reason``: what a column of robotrules._model.Decisions holds), kept in C for
     the batch API: a warm call reads them without a Python object per key. At most ``bound``
     keys are kept: past it, every one is dropped before the next is kept (the bound of the
-    facade's facts per agent, robotrules._robots._Selection). The facade's ``_Selection``
-    holds one (``Doc.fact_memo``); nothing else reads it."""
+    facade's facts per agent, robotrules._robots._Selection), in at most ``2 * bound`` slots
+    of ``sizeof(Fact)`` (40) bytes. The facade's ``_Selection`` holds one
+    (``Doc.fact_memo``); nothing else reads it."""
 
     cdef Fact* slots
     cdef Py_ssize_t cap, count, bound
@@ -117,6 +118,10 @@ cdef class FactMemo:
 
     def __len__(self):
         return self.count
+
+    def __sizeof__(self):
+        """What it keeps in C: its slots (the rules are the facade's)."""
+        return sizeof(FactMemo) + self.cap * sizeof(Fact)
 
     cdef void _drop(self) noexcept:
         """Forget every key (the slots are detached first: releasing a rule runs no code
@@ -150,7 +155,7 @@ cdef class FactMemo:
         cdef Fact* old
         if self.count >= self.bound:
             self._drop()
-        if 2 * (self.count + 1) > self.cap:  # at most half full (at most 4 * bound slots)
+        if 2 * (self.count + 1) > self.cap:  # at most half full: at most 2 * bound slots
             cap = self.cap * 2 if self.cap else 16
             grown = <Fact*>xmalloc(cap * sizeof(Fact))
             memset(grown, 0, cap * sizeof(Fact))
