@@ -202,3 +202,39 @@ def test_duplicates_subclasses_and_sequences() -> None:
                 got = rules.decide_many(seq, user_agent=agent)
                 assert got == want
             _agree(rules, [Url(u) for u in urls], agent)
+
+
+@pytest.mark.skipif(not robotrules.NATIVE, reason="native kernels not built")
+def test_the_batch_runs_no_python_frame_per_url() -> None:
+    """Issue 20: "A batch API answers many URLs for one file and agent without a Python frame
+    per URL". On the native peer ``decide_many`` is one call of the kernel's ``decide_urls``:
+    cold, the facade is asked once per distinct deciding key (``_Selection.packed``); warm,
+    ``decide_many``'s own frame is the only Python frame of the call."""
+    import sys
+
+    from robotrules import _peers
+
+    body = b"User-agent: *\nDisallow: /a\nAllow: /a/b\nDisallow: /c$\n"
+    rules = robotrules.parse(body)
+    assert type(rules).decide_urls is _peers.NativePeer.decide_urls  # type: ignore[union-attr]
+    urls = ["/a", "/a/b", "/c", "/d", "/robots.txt"] * 40
+    rules.explain("/x")  # the agent's selection and the model's makers, made
+    frames: list[str] = []
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "call":
+            frames.append(frame.f_code.co_name)  # type: ignore[attr-defined]
+
+    for warm in (False, True):
+        frames.clear()
+        sys.setprofile(profile)
+        try:
+            got = rules.decide_many(urls)
+        finally:
+            sys.setprofile(None)
+        assert got == _robots.reference(body).decide_many(urls)
+        if warm:
+            assert frames == ["decide_many"]
+        else:  # five distinct keys: the facade asked once for each
+            assert frames.count("packed") == 5
+            assert frames.count("decide_many") == 1
