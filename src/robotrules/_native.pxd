@@ -19,7 +19,8 @@ Parts, by job:
 - ``urls.pxi``: a URL's path as the dialect reads it (``path_span``, ``fix_escapes``);
 - ``doc.pxi``: :class:`Doc`, the parsed file (groups, agent tokens, selections), and the
   Python boundary (``exact_str``);
-- ``batch.pxi``: the batch API's loops over many keys (``distinct_keys``, ``fill_columns``).
+- ``batch.pxi``: the batch API (``decide_urls``: every URL's key in one loop, filed under its
+  distinct key; ``FactMemo``, the packed facts per key of one agent).
 - ``facts.pxi``: the facts of an answer (the path as text, ``Maker`` the fast constructor
   of ``Verdict`` and ``Usage``, ``PathSet`` the Content-Usage matcher, ``gather``).
 """
@@ -226,6 +227,25 @@ cdef enum:
 
 
 
+cdef struct Fact:  # the packed facts of one deciding key (batch.pxi): a Decisions entry
+    int64_t key
+    int64_t line       # Decisions.line: 0 where no line decided
+    PyObject* rule     # a reference its holder owns, or NULL: no rule decided
+    Py_ssize_t index   # in one call: the rule's index in Decisions.rules (-1: none)
+    uint8_t allowed
+    uint8_t reason     # an index into robotrules._model.REASONS
+    uint8_t used       # FactMemo: the slot holds a key
+
+
+cdef struct SlotMap:  # open addressing, linear probing: int64 key -> Py_ssize_t (batch.pxi)
+    int64_t* keys
+    Py_ssize_t* vals   # -1: an empty slot
+    Py_ssize_t mask    # slots - 1 (a power of two)
+    int shift          # 64 - log2(slots): the hash's top bits pick the slot
+    Py_ssize_t used
+    bint heap          # the buffers are the table's (else the caller's, on its stack)
+
+
 # -- functions, by the part that defines them ------------------------------------------------
 
 # tables.pxi
@@ -299,9 +319,12 @@ cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const 
 cdef Py_ssize_t value_bytes(U32Vec* uas) noexcept
 
 # batch.pxi
-cdef int cmp_int64(const void* a, const void* b) noexcept nogil
-cdef const int64_t* q_data(object keys, str name, Py_ssize_t* n) except NULL
-cdef void sort_int64_small(int64_t* a, Py_ssize_t n) noexcept nogil
+cdef int slots_init(SlotMap* t, int64_t* keys, Py_ssize_t* vals, Py_ssize_t cap) noexcept
+cdef void slots_free(SlotMap* t) noexcept
+cdef int slots_grow(SlotMap* t) except -1
+cdef Py_ssize_t slots_find_or_add(SlotMap* t, int64_t key, Py_ssize_t value) except -2
+cdef int read_packed(object packed, Fact* f) except -1
+cdef int cmp_fact_key(const void* a, const void* b) noexcept nogil
 
 # facts.pxi
 cdef object path_text(str url, const unsigned char* u, Py_ssize_t n, const unsigned char* p,

@@ -20,14 +20,17 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from ._index import GroupIndex
     from ._match import Pattern
+    from ._pure import Packed
     from ._types import Dialect
 
-__all__ = ["Peer", "UsagePaths"]
+__all__ = ["FactMemo", "Peer", "UsagePaths"]
+
+_D = TypeVar("_D")
 
 
 class UsagePaths(Protocol):
@@ -80,16 +83,9 @@ class Peer(Protocol):
         reads a URL's path) for ``user_agent``, or ``NO_MATCH``."""
         ...
 
-    def url_keys(self, urls: Sequence[str], user_agent: str, paths: list[str] | None = None
-                 ) -> array[int]:
-        """``array('q')``: the deciding key of each URL (``-1`` for RFC 9309's /robots.txt),
-        in input order; ``TypeError`` for a URL that is not ``str``. ``paths``, unless None,
-        gets each URL's path as the dialect's spec reads it."""
-        ...
-
     def url_key_path(self, url: str, user_agent: str) -> tuple[int, str]:
-        """``(key, path)`` of one URL: its deciding key (as :meth:`url_keys`) and its path
-        as the dialect's spec reads it (``Verdict.path``)."""
+        """``(key, path)`` of one URL: its deciding key (``-1`` for RFC 9309's /robots.txt)
+        and its path as the dialect's spec reads it (``Verdict.path``)."""
         ...
 
     def known_verdict(self, url: str, user_agent: str, sels: dict[str, Any],
@@ -158,19 +154,27 @@ class Peer(Protocol):
         budget (a bound whatever number of agents query it)."""
         ...
 
-    # -- the batch API's two loops over every URL ------------------------------------------
+    # -- the batch API ------------------------------------------------------------------------
 
     @staticmethod
-    def distinct_keys(keys: array[int]) -> array[int]:
-        """The distinct values of ``keys``, sorted, as an ``array('q')``."""
+    def fact_memo(bound: int) -> FactMemo:
+        """A new, empty memo of the packed facts of one agent's verdicts per deciding key,
+        keeping at most ``bound`` keys (past it, every one is dropped before the next is
+        kept): the facade's ``_Selection`` holds one for :meth:`decide_urls`."""
         ...
 
-    @staticmethod
-    def decide_columns(keys: array[int], facts: dict[int, Any], extra: dict[int, Any],
-                       reasons: dict[str, int]) -> tuple[Any, ...]:
-        """The columns of ``Decisions`` for ``keys`` from the verdict facts kept per key
-        (``facts`` or ``extra``): ``(allowed, line, rule, reason, rules)``, each rule once by
-        identity in the order of the sorted keys; or ``(None, missing keys)``."""
+    def decide_urls(self, urls: Sequence[str], user_agent: str, memo: FactMemo,
+                    fact: Callable[[Any, int], Packed], make: Callable[..., _D],
+                    paths: list[str] | None = None) -> _D:
+        """``make(allowed, line, rule, reason, rules, user_agent)``: the columns of
+        :class:`~robotrules.Decisions` for ``urls`` (a list, tuple or other sequence of
+        ``str``; ``TypeError`` for one ``str``, bytes, or a URL that is not ``str``), entry
+        ``i`` equal to ``explain(urls[i])``'s fields: ``allowed`` and ``reason``
+        ``array('B')``, ``line`` and ``rule`` ``array('q')``, ``rules`` each rule once (by
+        identity) in the order of the sorted distinct keys. The facts of each distinct key
+        come from ``memo`` (made by :meth:`fact_memo`), else from ``fact(self, key)``
+        (:data:`robotrules._pure.Packed`; then kept in ``memo``). ``paths``, unless None,
+        gets each URL's path as the dialect's spec reads it, in input order."""
         ...
 
     @staticmethod
@@ -179,10 +183,11 @@ class Peer(Protocol):
         is ``-1``): the batch usage columns."""
         ...
 
-    @staticmethod
-    def fill_columns(keys: array[int], table: array[int], allowed: bytes, line: array[int],
-                     rule: array[int], reason: bytes
-                     ) -> tuple[array[int], array[int], array[int], array[int]]:
-        """For each of ``keys``, the facts of its entry in the sorted ``table`` (one
-        ``allowed``/``line``/``rule``/``reason`` per entry): four columns, one entry per key."""
+
+class FactMemo(Protocol):
+    """The packed facts of one agent's verdicts per deciding key (:meth:`Peer.fact_memo`):
+    opaque to the facade, read and filled by the peer that made it."""
+
+    def __len__(self) -> int:
+        """How many keys it keeps (at most its bound)."""
         ...

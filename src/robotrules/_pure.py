@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from . import _token, _tokenize
 from ._compile import compile_groups, select
@@ -25,12 +25,14 @@ from ._match import ALLOW_BIT, Matcher, Pattern
 from ._patterns import PathSet
 
 if TYPE_CHECKING:
-    from ._peer import UsagePaths
+    from ._model import Rule
+    from ._peer import FactMemo, UsagePaths
     from ._types import Dialect
 
-__all__ = ["PurePeer", "str_arg"]
+__all__ = ["Packed", "PureFactMemo", "PurePeer", "str_arg", "urls_arg"]
 
 _AGENT_MEMO: Final = 256
+_D = TypeVar("_D")
 # the rules the compiled matchers of one file may hold together: this, plus this many per rule
 # of the file (as the native peer's budget, _kernel/doc.pxi)
 _BUDGET_MIN: Final = 1 << 16
@@ -157,33 +159,21 @@ class PurePeer:
             user_agent = str_arg(user_agent, "user_agent")
         return self._for_agent(user_agent)[0].best(path)
 
-    def url_keys(self, urls: Sequence[str], user_agent: str, paths: list[str] | None = None
-                 ) -> array[int]:
-        if type(user_agent) is not str:
-            user_agent = str_arg(user_agent, "user_agent")
-        sp = SPECS[self.dialect]
-        best = self._for_agent(user_agent)[0].best
-        robots = sp.robots_txt_allowed
-        out = array("q", bytes(8 * len(urls)))
-        for i, url in enumerate(urls):
-            if type(url) is not str:
-                url = str_arg(url, "url")
-            path = sp.path(url)
-            if paths is not None:
-                paths.append(path)
-            out[i] = -1 if robots and path == "/robots.txt" else best(path)
-        return out
-
     def url_key_path(self, url: str, user_agent: str) -> tuple[int, str]:
         if type(url) is not str:
             url = str_arg(url, "url")
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
+        return self._key_path(url, self._for_agent(user_agent)[0].best)
+
+    def _key_path(self, url: str, best: Callable[[str], int]) -> tuple[int, str]:
+        """``url``'s key (by ``best``, the agent's matcher; -1 for RFC 9309's /robots.txt)
+        and its path as the dialect's spec reads it."""
         sp = SPECS[self.dialect]
         path = sp.path(url)
         if sp.robots_txt_allowed and path == "/robots.txt":
             return -1, path
-        return self._for_agent(user_agent)[0].best(path), path
+        return best(path), path
 
     def known_verdict(self, url: str, user_agent: str, sels: dict[str, Any],
                       make: Callable[..., Any] | None, words: object) -> Any:
@@ -203,48 +193,94 @@ class PurePeer:
             user_agent = str_arg(user_agent, "user_agent")
         return self._for_agent(user_agent)[1]
 
-    # -- the batch API's loops -----------------------------------------------------------------
-
-    @staticmethod
-    def distinct_keys(keys: array[int]) -> array[int]:
-        return array("q", sorted(set(keys)))
-
-    @staticmethod
-    def decide_columns(keys: array[int], facts: dict[int, Any], extra: dict[int, Any],
-                       reasons: dict[str, int]) -> tuple[Any, ...]:
-        table = PurePeer.distinct_keys(keys)
-        missing = [k for k in table if k not in facts and k not in extra]
-        if missing:
-            return None, missing
-        at: dict[int, int] = {}
-        rules: list[Any] = []
-        allowed, line, rule, reason = bytearray(), array("q"), array("q"), bytearray()
-        for key in table:
-            f = facts[key] if key in facts else extra[key]
-            allowed.append(1 if f[0] else 0)
-            line.append(f[1] or 0)
-            r = f[2]
-            if r is None:
-                rule.append(-1)
-            else:
-                rule.append(at.setdefault(id(r), len(at)))
-                if len(rules) < len(at):
-                    rules.append(r)
-            reason.append(reasons[f[4]])
-        return (*PurePeer.fill_columns(keys, table, bytes(allowed), line, rule, bytes(reason)),
-                tuple(rules))
+    # -- the batch API ------------------------------------------------------------------------
 
     @staticmethod
     def gather(classes: array[int], table: array[int]) -> array[int]:
         return array("b", [-1 if c < 0 else table[c] for c in classes])
 
     @staticmethod
-    def fill_columns(keys: array[int], table: array[int], allowed: bytes, line: array[int],
-                     rule: array[int], reason: bytes
-                     ) -> tuple[array[int], array[int], array[int], array[int]]:
-        if not len(allowed) == len(line) == len(rule) == len(reason) == len(table):
-            raise ValueError("one fact per table entry")
-        at = {k: i for i, k in enumerate(table)}
-        rows = [at[k] for k in keys]
-        return (array("B", [allowed[r] for r in rows]), array("q", [line[r] for r in rows]),
-                array("q", [rule[r] for r in rows]), array("B", [reason[r] for r in rows]))
+    def fact_memo(bound: int) -> FactMemo:
+        return PureFactMemo(bound)
+
+    def decide_urls(self, urls: Sequence[str], user_agent: str, memo: FactMemo,
+                    fact: Callable[[Any, int], Packed], make: Callable[..., _D],
+                    paths: list[str] | None = None) -> _D:
+        if type(user_agent) is not str:
+            user_agent = str_arg(user_agent, "user_agent")
+        if not isinstance(memo, PureFactMemo):
+            raise TypeError("decide_urls needs a FactMemo (PurePeer.fact_memo)")
+        if type(urls) is not list and type(urls) is not tuple:
+            urls = urls_arg(urls)
+        best = self._for_agent(user_agent)[0].best
+        keys = []
+        for url in urls:
+            if type(url) is not str:
+                url = str_arg(url, "url")
+            key, path = self._key_path(url, best)
+            if paths is not None:
+                paths.append(path)
+            keys.append(key)
+        packed: dict[int, Packed] = {}
+        for key in sorted(set(keys)):  # the rules numbered in the order of the sorted keys
+            hit = memo.get(key)
+            if hit is None:
+                hit = _checked(fact(self, key))
+                memo.put(key, hit)
+            packed[key] = hit
+        index: dict[int, int] = {}  # by the rule's identity
+        at = {key: -1 if p[2] is None else index.setdefault(id(p[2]), len(index))
+              for key, p in packed.items()}
+        rules = tuple({id(p[2]): p[2] for p in packed.values() if p[2] is not None}.values())
+        return make(array("B", [packed[k][0] for k in keys]),
+                    array("q", [packed[k][1] for k in keys]), array("q", [at[k] for k in keys]),
+                    array("B", [packed[k][3] for k in keys]), rules, user_agent)
+
+
+def urls_arg(urls: object) -> list[str]:
+    """The batch APIs' URLs (a sequence, not one ``str`` or bytes) as a list, or TypeError
+    (each URL is checked where it is read)."""
+    if isinstance(urls, (str, bytes, bytearray, memoryview)) or not isinstance(urls, Sequence):
+        raise TypeError(f"urls must be a sequence of str, not {type(urls).__name__}")
+    return list(urls)
+
+
+#: the facts of one deciding key as the batch API reads them: ``(allowed, line, rule,
+#: reason)``, ``line`` 0 and ``rule`` None where none decided, ``reason`` an index into
+#: robotrules._model.REASONS
+Packed = tuple[bool, int, "Rule | None", int]
+
+
+def _checked(packed: object) -> Packed:
+    """``packed`` as the native peer checks it (batch.pxi: read_packed)."""
+    if type(packed) is not tuple or len(packed) != 4:
+        raise TypeError("the facts of a key are (allowed, line, rule, reason)")
+    allowed, line, rule, reason = packed
+    if line < 0 or not 0 <= reason <= 255:
+        raise ValueError(f"facts out of range: line {line}, reason {reason}")
+    return bool(allowed), line, rule, reason
+
+
+class PureFactMemo:
+    """The packed facts of one agent's verdicts per deciding key, at most ``bound`` keys
+    (past it every one is dropped before the next is kept), as the native peer's FactMemo
+    (_kernel/batch.pxi) keeps them."""
+
+    __slots__ = ("bound", "kept")
+
+    def __init__(self, bound: int) -> None:
+        if bound < 1:
+            raise ValueError("a FactMemo keeps at least one key")
+        self.bound = bound
+        self.kept: dict[int, Packed] = {}
+
+    def __len__(self) -> int:
+        return len(self.kept)
+
+    def get(self, key: int) -> Packed | None:
+        return self.kept.get(key)
+
+    def put(self, key: int, packed: Packed) -> None:
+        if len(self.kept) >= self.bound:
+            self.kept.clear()
+        self.kept.setdefault(key, packed)

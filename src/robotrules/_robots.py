@@ -24,7 +24,7 @@ from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW
 from ._index import build as build_index
 from ._match import INDEX_MASK, NO_MATCH, key_allows
 from ._peers import NATIVE, NativePeer, PurePeer, fast_constructor, peer_for
-from ._pure import str_arg
+from ._pure import str_arg, urls_arg
 
 if TYPE_CHECKING:
     from ._model import (
@@ -37,8 +37,9 @@ if TYPE_CHECKING:
         Verdict,
         VisitTime,
     )
+    from ._peer import FactMemo, UsagePaths
     from ._peer import Peer as _Surface
-    from ._peer import UsagePaths
+    from ._pure import Packed
     from ._types import Dialect
     from .aipref import Scope, Statement, Usage
 else:  # stand-ins that import the model on first use (import cost: robotrules._later)
@@ -148,8 +149,16 @@ class RobotsTxt(_Surface):
         """The verdicts of many ``urls`` for one ``user_agent``, as columns
         (:class:`robotrules.Decisions`): entry ``i`` equals ``explain(urls[i])`` field by
         field (allowed, line, rule, reason)."""
-        _check_urls(urls, user_agent)
-        return self._decide_many(urls, user_agent, None)
+        try:  # warm: straight to the peer (in C on the native one), which checks the URLs
+            sel = self._sels[user_agent]
+        except (AttributeError, KeyError, TypeError):  # no facts yet; or the arguments
+            _check_urls(urls, user_agent)
+            return self._decide_many(urls, user_agent, None)
+        memo = sel.memo
+        make = _DECISIONS
+        if memo is None or make is None:
+            return self._decide_many(urls, user_agent, None)
+        return self.decide_urls(urls, user_agent, memo, sel.packed, make, None)
 
     def usage_many(self, urls: Sequence[str], *, user_agent: str = "*",
                    vocabulary: str = "vocab-07") -> dict[str, array[int]]:
@@ -158,7 +167,7 @@ class RobotsTxt(_Surface):
         state) an ``array('b')`` of 1 (allowed, y), 0 (disallowed, n) or -1 (unstated), one
         entry per URL in input order, equal to ``usage(urls[i])[key]``."""
         keys = usage_keys(vocabulary)
-        _check_urls(urls, user_agent)
+        _check_urls(urls, user_agent)  # before the agent's statements are read
         try:
             uses = self._uses[user_agent, "group", vocabulary]
         except (AttributeError, KeyError, TypeError):
@@ -182,22 +191,16 @@ class RobotsTxt(_Surface):
 
     def _decide_many(self, urls: Sequence[str], user_agent: str, paths: list[str] | None
                      ) -> Decisions:
-        """:meth:`decide_many`, appending each URL's path to ``paths`` unless it is None."""
+        """:meth:`decide_many` (its arguments checked), appending each URL's path to
+        ``paths`` unless it is None."""
         sel = self._selection(user_agent)
-        keys = self.url_keys(urls, user_agent, paths)
-        extra: dict[int, _Facts] = {}
-        cols = self.decide_columns(keys, sel.facts, extra, _REASON_INDEX)
-        if cols[0] is None:  # facts not kept yet: made (and kept), then asked again with
-            # every key's facts at hand (making some may drop others from the bounded memo)
-            facts = sel.facts
-            extra = {key: facts.get(key) or sel.fact(self, key)
-                     for key in self.distinct_keys(keys)}
-            cols = self.decide_columns(keys, {}, extra, _REASON_INDEX)
-        allowed, line, index, reason, rules = cols
+        memo = sel.memo
+        if memo is None:
+            memo = sel.memo = self.fact_memo(_SAID_MAX)
         make = _DECISIONS
         if make is None:
             make = _makers()[2]
-        return make(allowed, line, index, reason, rules, user_agent)
+        return self.decide_urls(urls, user_agent, memo, sel.packed, make, paths)
 
     def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
         """Which group applies and why, in words for site owners (robotrules._wording)."""
@@ -517,9 +520,12 @@ if NativePeer is not None:
 class _Selection:
     """What the verdicts of one agent share: its groups, their agents, which group applies in
     words, Google's empty rule, the rule count and whether the file states preferences; per
-    deciding key, the facts of its verdict (made once, so that a verdict costs a lookup)."""
+    deciding key, the facts of its verdict (made once, so that a verdict costs a lookup), and
+    for the batch API the same facts packed in the peer's memo (``memo``: made by the peer's
+    ``fact_memo`` on the first batch, filled by its ``decide_urls`` through :meth:`packed`;
+    both bounded by ``_SAID_MAX`` keys)."""
 
-    __slots__ = ("agents", "count", "empty", "facts", "groups", "prefs", "where")
+    __slots__ = ("agents", "count", "empty", "facts", "groups", "memo", "prefs", "where")
 
     def __init__(self, groups: tuple[int, ...], agents: tuple[str, ...], where: str,
                  empty: Rule | None, count: int, prefs: bool) -> None:
@@ -530,6 +536,15 @@ class _Selection:
         self.count = count
         self.prefs = prefs
         self.facts: dict[int, _Facts] = {}
+        self.memo: FactMemo | None = None
+
+    def packed(self, rules: RobotsTxt, key: int) -> Packed:
+        """The facts of ``key``'s verdict as the batch API's columns hold them (the peer's
+        ``decide_urls`` asks for those its memo does not keep): ``(allowed, line, rule,
+        reason)``, ``line`` 0 and ``rule`` None where none decided, ``reason`` the index of
+        ``Decisions.reason``."""
+        f = self.facts.get(key) or self.fact(rules, key)
+        return f[0], f[1] or 0, f[2], _REASON_INDEX[f[4]]
 
     def fact(self, rules: RobotsTxt, key: int) -> _Facts:
         """The facts of the verdict a deciding key gives: ``(allowed, line, rule, agents,
@@ -666,12 +681,11 @@ _REASON_INDEX: Final = {"rule": 0, "no-matching-rule": 1, "no-group": 2, "robots
 
 
 def _check_urls(urls: Sequence[str], user_agent: str) -> None:
-    """The batch APIs' arguments: a sequence (not one ``str``) and a ``str`` (each URL is
-    checked where it is read: the peer's ``url_keys``)."""
-    if type(urls) is not list and type(urls) is not tuple and (
-            isinstance(urls, (str, bytes, bytearray, memoryview))
-            or not isinstance(urls, Sequence)):
-        raise TypeError(f"urls must be a sequence of str, not {type(urls).__name__}")
+    """The batch APIs' arguments: a sequence (not one ``str``: robotrules._pure.urls_arg,
+    the peers' check) and a ``str`` (each URL is checked where it is read: the peer's
+    ``decide_urls``)."""
+    if type(urls) is not list and type(urls) is not tuple:
+        urls_arg(urls)
     if not isinstance(user_agent, str):
         raise TypeError(f"user_agent must be str, not {type(user_agent).__name__}")
 

@@ -158,3 +158,83 @@ def test_more_distinct_rules_than_the_facts_kept_per_agent() -> None:
             assert got.rule_of(i) == v.rule
             assert REASONS[got.reason[i]] == v.reason
             assert bool(got.allowed[i]) == v.allowed
+
+
+def test_memo_overflows_inside_one_call_and_stays_bounded() -> None:
+    """A selection whose kept facts overflow inside one call (``_robots._SAID_MAX``): every
+    entry equals ``explain`` (the named source), call after call, and neither memo of the
+    agent grows past the bound, on both peers."""
+    n = _robots._SAID_MAX + 300
+    body = b"User-agent: *\n" + b"".join(b"Allow: /p%d/\n" % i for i in range(n))
+    urls = [f"/p{i}/x" for i in reversed(range(n))]
+    urls += ["/robots.txt", "/p0/x"]
+    for make in PEERS.values():
+        rules = make(body)  # type: ignore[operator]
+        for _ in range(2):
+            got = rules.decide_many(urls)
+            sel = rules._sels["*"]
+            assert sel.memo is not None
+            assert len(sel.memo) <= _robots._SAID_MAX
+            assert len(sel.facts) <= _robots._SAID_MAX
+            for i in (0, 1, n // 2, n - 1, n, n + 1):
+                v = rules.explain(urls[i])
+                assert got.rule_of(i) == v.rule
+                assert got.line[i] == (v.line or 0)
+                assert REASONS[got.reason[i]] == v.reason
+                assert bool(got.allowed[i]) == v.allowed
+
+
+def test_duplicates_subclasses_and_sequences() -> None:
+    """Entry ``i`` equals ``explain(urls[i])`` for repeated URLs, ``str`` subclasses, and any
+    sequence of URLs (tuple, ``UserList``), on both peers, cold and warm."""
+    from collections import UserList
+
+    class Url(str):
+        pass
+
+    body = b"User-agent: *\nDisallow: /a\nAllow: /a/b\n\nUser-agent: bot\nDisallow: /\n"
+    urls = ["/a", "/a/b", "/c", "/a", "/robots.txt", "/a/b", "/a"]
+    for make in PEERS.values():
+        for agent in ("*", "bot", Url("bot")):
+            want = make(body).decide_many(urls, user_agent=agent)  # type: ignore[operator]
+            rules = make(body)  # type: ignore[operator]
+            for seq in ([Url(u) for u in urls], tuple(urls), UserList(urls), urls):
+                got = rules.decide_many(seq, user_agent=agent)
+                assert got == want
+            _agree(rules, [Url(u) for u in urls], agent)
+
+
+@pytest.mark.skipif(not robotrules.NATIVE, reason="native kernels not built")
+def test_the_batch_runs_no_python_frame_per_url() -> None:
+    """Issue 20: "A batch API answers many URLs for one file and agent without a Python frame
+    per URL". On the native peer ``decide_many`` is one call of the kernel's ``decide_urls``:
+    cold, the facade is asked once per distinct deciding key (``_Selection.packed``); warm,
+    ``decide_many``'s own frame is the only Python frame of the call."""
+    import sys
+
+    from robotrules import _peers
+
+    body = b"User-agent: *\nDisallow: /a\nAllow: /a/b\nDisallow: /c$\n"
+    rules = robotrules.parse(body)
+    assert type(rules).decide_urls is _peers.NativePeer.decide_urls  # type: ignore[union-attr]
+    urls = ["/a", "/a/b", "/c", "/d", "/robots.txt"] * 40
+    rules.explain("/x")  # the agent's selection and the model's makers, made
+    frames: list[str] = []
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "call":
+            frames.append(frame.f_code.co_name)  # type: ignore[attr-defined]
+
+    for warm in (False, True):
+        frames.clear()
+        sys.setprofile(profile)
+        try:
+            got = rules.decide_many(urls)
+        finally:
+            sys.setprofile(None)
+        assert got == _robots.reference(body).decide_many(urls)
+        if warm:
+            assert frames == ["decide_many"]
+        else:  # five distinct keys: the facade asked once for each
+            assert frames.count("packed") == 5
+            assert frames.count("decide_many") == 1

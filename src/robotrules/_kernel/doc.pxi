@@ -588,8 +588,8 @@ cdef class Doc:
         return (self._url_key(url, user_agent, NULL) & ALLOW_BIT) != 0  # ROBOTS_TXT has the bit
 
     def url_key_path(self, url, user_agent):
-        """``(key, path)``: the key of the rule that decides ``url`` for ``user_agent`` (as
-        :meth:`url_keys` gives it) and the path as the dialect's spec reads it, in one call
+        """``(key, path)``: the key of the rule that decides ``url`` for ``user_agent``
+        (robotrules._match's keys, NO_MATCH, or -1 for RFC 9309's /robots.txt) and the path as the dialect's spec reads it, in one call
         (``explain``: the facts of a verdict)."""
         cdef PyObject* path = NULL
         if type(url) is not str:
@@ -618,40 +618,25 @@ cdef class Doc:
         return PathSet([None if p is None else _compile._native_form(p) for p in patterns])
 
     @staticmethod
-    def decide_columns(keys, facts, extra, reasons):
-        """The batch API's columns from the facts kept per key (see facts.pxi)."""
-        return decide_columns(keys, facts, extra, reasons)
-
-    @staticmethod
     def gather(classes, table):
         """The batch usage columns (see facts.pxi's gather)."""
         return gather(classes, table)
 
-    def url_keys(self, urls, user_agent, list paths=None):
-        """``array('q')`` of the deciding keys of ``urls`` (a list or tuple of ``str``) for
-        ``user_agent``: robotrules._match's keys, NO_MATCH, or -1 for RFC 9309's
-        /robots.txt (the batch APIs: one C loop, no Python frame per URL)."""
-        cdef Py_ssize_t i, n
-        cdef int64_t[::1] view
-        cdef PyObject* path = NULL
-        user_agent = exact_str(user_agent, "user_agent")
-        if type(urls) is not list and type(urls) is not tuple:
-            urls = list(urls)
-        n = len(urls)
-        out = array("q", bytes(8 * n))
-        view = out
-        for i in range(n):
-            url = urls[i]
-            if type(url) is not str:
-                url = exact_str(url, "url")
-            if paths is None:
-                view[i] = self._url_key(url, user_agent, NULL)
-            else:
-                view[i] = self._url_key(url, user_agent, &path)
-                text = <object>path
-                Py_DECREF(text)
-                paths.append(text)
-        return out
+    @staticmethod
+    def fact_memo(Py_ssize_t bound):
+        """A new, empty memo of the packed facts of one agent's verdicts, at most ``bound``
+        keys (batch.pxi's FactMemo: the facade's _Selection holds it)."""
+        return FactMemo(bound)
+
+    def decide_urls(self, urls, user_agent, memo, fact, make, list paths=None):
+        """``make(allowed, line, rule, reason, rules, user_agent)``: the columns of
+        robotrules._model.Decisions for ``urls`` (a list, tuple or other sequence of
+        ``str``) and ``user_agent``, entry ``i`` equal to ``explain(urls[i])``'s fields.
+        The facts of each distinct deciding key come from ``memo`` (a FactMemo), else from
+        ``fact(self, key)`` (``(allowed, line, rule, reason)``, then kept in ``memo``);
+        ``paths``, unless None, gets each URL's path as the dialect's spec reads it. One C
+        loop over the URLs, no Python frame per URL (batch.pxi)."""
+        return decide_urls(self, urls, user_agent, <FactMemo?>memo, fact, make, paths)
 
     def selected_groups(self, user_agent):
         """The indices of the groups that apply to ``user_agent`` in :attr:`group_index`
@@ -703,18 +688,6 @@ cdef class Doc:
             self.index_ = _build_index(self.latin1_text, self.directives, self.dialect,
                                        self.base_url, None)
         return self.index_
-
-    # -- the batch API's loops (batch.pxi) -----------------------------------------------------
-
-    @staticmethod
-    def distinct_keys(keys):
-        """The distinct values of ``keys`` (an ``array('q')``), sorted."""
-        return distinct_keys(keys)
-
-    @staticmethod
-    def fill_columns(keys, table, allowed, line, rule, reason):
-        """The batch API's columns (see batch.pxi's fill_columns)."""
-        return fill_columns(keys, table, allowed, line, rule, reason)
 
     def __sizeof__(self):
         """What the native part keeps (the body given is the caller's): every C array."""
