@@ -36,21 +36,6 @@ cdef void sort_entries(Entry* a, Py_ssize_t n) noexcept nogil:
     sort_small(a, <uint32_t>n)
 
 
-cdef extern from *:
-    """
-    /* Whether any of the n bytes at p is marked in the 256-entry table tbl (stops at the
-       first). */
-    static inline int robotrules_any_marked(const uint8_t* tbl, const unsigned char* p,
-                                            Py_ssize_t n) {
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (tbl[p[i]]) return 1;
-        return 0;
-    }
-    """
-    bint any_marked "robotrules_any_marked" (const uint8_t* tbl, const unsigned char* p,
-                                             Py_ssize_t n) noexcept nogil
-
-
 cdef void sort_small(Entry* es, uint32_t n) noexcept nogil:
     """Best first: an insertion sort (the lists are short and nearly in order)."""
     cdef uint32_t i, j

@@ -1,6 +1,7 @@
 # Part of robotrules._native (see _native.pxd for the map): memory.pxi.
 # Memory: growable uint32 vectors (U32Vec), xmalloc, the open-addressing hash map (HashMap)
-# and the hashes it and the literal index use.
+# and the hashes it and the literal index use; the byte helpers of the tokenizer, the
+# compiler and the matcher (same_bytes, find_bytes, any_marked: C, inline).
 
 cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1:
     """Room for ``extra`` more words (the capacity doubles as needed)."""
@@ -178,3 +179,18 @@ cdef extern from *:
     const unsigned char* find_bytes "robotrules_find" (const unsigned char* h, Py_ssize_t n,
                                                        const unsigned char* s, Py_ssize_t m
                                                        ) noexcept nogil
+
+
+cdef extern from *:
+    """
+    /* Whether any of the n bytes at p is marked in the 256-entry table tbl (stops at the
+       first). */
+    static inline int robotrules_any_marked(const uint8_t* tbl, const unsigned char* p,
+                                            Py_ssize_t n) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (tbl[p[i]]) return 1;
+        return 0;
+    }
+    """
+    bint any_marked "robotrules_any_marked" (const uint8_t* tbl, const unsigned char* p,
+                                             Py_ssize_t n) noexcept nogil

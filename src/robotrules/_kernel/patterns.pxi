@@ -55,13 +55,9 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     cdef unsigned char* w
     cdef unsigned char c
     cdef int k
-    cdef const uint8_t* slow = _pattern_slow[d]
-    cdef uint8_t bad = 0
     if anchored:
         body = n - 1
-    for i in range(body):
-        bad |= slow[raw[i]]
-    if bad:
+    if any_marked(_pattern_slow[d], raw, body):
         return False
     if may_have_companion(raw, n, allow):
         return False  # Google's companion rule: the pure reading makes it
