@@ -269,6 +269,7 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
 
 # patterns.pxi
 cdef unsigned char* pats_reserve(Pats* pats, Py_ssize_t size) except NULL
+cdef void pats_fit(Pats* pats) noexcept
 cdef uint32_t pats_add(Pats* pats, bytes body) except? 0xFFFFFFFFu
 cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
                      uint32_t index, Pats* pats) except -1

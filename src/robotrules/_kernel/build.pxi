@@ -359,6 +359,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     cdef PrefixRef* refs = NULL
     cdef PrefixRef* r
     cdef Node* nd
+    cdef Node* nodes
     cdef HashMap seen
     cdef bint fresh
     cdef uint32_t* slot
@@ -484,6 +485,10 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                 k += 1
             m.nnodes += 1
             i = k
+        if m.nnodes < nref:  # one node per distinct prefix: the room past them given back
+            nodes = <Node*>PyMem_Realloc(m.nodes, m.nnodes * sizeof(Node))
+            if nodes != NULL:
+                m.nodes = nodes
         # the nodes' other rules, best first per node, then the "always" ones
         m.entries = <Entry*>xmalloc(nother * sizeof(Entry))
         _place_specials(m, es, nother, refs, nref, text, pats.data)

@@ -220,10 +220,12 @@ cdef class Doc:
                         has_rules = True
             vec_push(&gstart, <uint32_t>(rule_words.n // 3))
             vec_free(&dirs)
+            # what the file keeps until its selections are compiled, at its size
+            vec_fit(&ua_words)
+            vec_fit(&rule_words)
+            vec_fit(&gstart)
             vec_move(&self.sel_groups, &ua_words)  # indexed on the first query (_index)
             self.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
-            self.pat_memo = <uint32_t*>xmalloc((rule_words.n // 3) * sizeof(uint32_t))
-            memset(self.pat_memo, 0xFF, (rule_words.n // 3) * sizeof(uint32_t))  # MEMO_NONE
             self.budget = BUDGET_MIN + BUDGET_PER_RULE * <uint64_t>(rule_words.n // 3)
             vec_move(&self.rule_words, &rule_words)
             vec_move(&self.gstart, &gstart)
@@ -358,6 +360,8 @@ cdef class Doc:
             self.sels = <Matcher*>xmalloc(nsel * sizeof(Matcher))
             memset(self.sels, 0, nsel * sizeof(Matcher))
             self.nsels = nsel
+            vec_fit(&sels)
+            vec_fit(&sel_start)
             vec_move(&self.sel_groups, &sels)
             vec_move(&self.sel_start, &sel_start)
         finally:
@@ -386,6 +390,9 @@ cdef class Doc:
         cdef uint32_t count = 0, j, g, lo, hi, r, cap = 0, i
         cdef uint64_t cost
         cdef U32Vec* words = &self.rule_words
+        if self.pat_memo == NULL:  # the patterns read so far (pattern_entries): none yet
+            self.pat_memo = <uint32_t*>xmalloc(self.nrules * sizeof(uint32_t))
+            memset(self.pat_memo, 0xFF, self.nrules * sizeof(uint32_t))  # MEMO_NONE
         try:
             for j in range(self.sel_start.data[k], self.sel_start.data[k + 1]):
                 g = self.sel_groups.data[j]
@@ -429,6 +436,7 @@ cdef class Doc:
             vec_free(&self.pool)
             PyMem_Free(self.pat_memo)
             self.pat_memo = NULL
+            pats_fit(&self.pats)  # no pattern is added any more
         return 0
 
     cdef uint32_t _select(self, str user_agent) except 0xFFFFFFFFu:

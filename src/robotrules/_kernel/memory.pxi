@@ -27,6 +27,22 @@ cdef inline int vec_push(U32Vec* v, uint32_t x) except -1:
     return 0
 
 
+cdef inline void vec_fit(U32Vec* v) noexcept:
+    """Give back the capacity past ``v.n`` (for a vector kept with the parsed file; a
+    realloc that fails leaves it as it was)."""
+    cdef uint32_t* fitted
+    if v.cap > v.n:
+        if v.n == 0:
+            PyMem_Free(v.data)
+            v.data = NULL
+            v.cap = 0
+            return
+        fitted = <uint32_t*>PyMem_Realloc(v.data, v.n * sizeof(uint32_t))
+        if fitted != NULL:
+            v.data = fitted
+            v.cap = v.n
+
+
 cdef inline void vec_move(U32Vec* dst, U32Vec* src) noexcept:
     """Hand ``src``'s buffer over to ``dst`` (``src`` is left empty: freeing it is a no-op)."""
     dst[0] = src[0]

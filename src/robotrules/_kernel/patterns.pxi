@@ -28,6 +28,16 @@ cdef unsigned char* pats_reserve(Pats* pats, Py_ssize_t size) except NULL:
     return pats.data + pats.n
 
 
+cdef void pats_fit(Pats* pats) noexcept:
+    """Give back the room past the bodies written (a realloc that fails changes nothing)."""
+    cdef unsigned char* fitted
+    if pats.cap > pats.n + 1 and pats.data != NULL:
+        fitted = <unsigned char*>PyMem_Realloc(pats.data, pats.n + 1)
+        if fitted != NULL:
+            pats.data = fitted
+            pats.cap = pats.n + 1
+
+
 cdef inline uint32_t pats_commit(Pats* pats, Py_ssize_t size) except? 0xFFFFFFFFu:
     """Keep ``size`` bytes written at pats_reserve(); their offset (below 2 ** 32 by the
     bound at the top of this module; checked)."""
