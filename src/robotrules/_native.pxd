@@ -59,6 +59,7 @@ cdef enum:
     STAR = 2
     WILD = 3
     LINEAR_MAX = 16
+    RAW_ELSEWHERE = 0xFFFFFFFF  # fast_entry: the value is not in the text (write it in pats)
     SORT_SMALL_MAX = 32  # a batch call's distinct keys: this few are gathered by a scan
     NATIVE_MAX = 1 << 28  # bodies up to 256 MiB (offsets in 32 bits, directives in 28);
                           # a longer body is read by the pure peer
@@ -272,7 +273,7 @@ cdef unsigned char* pats_reserve(Pats* pats, Py_ssize_t size) except NULL
 cdef void pats_fit(Pats* pats) noexcept
 cdef uint32_t pats_add(Pats* pats, bytes body) except? 0xFFFFFFFFu
 cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
-                     uint32_t index, Pats* pats) except -1
+                     uint32_t index, Pats* pats, uint32_t raw_off) except -1
 cdef tuple pattern_of(const unsigned char* raw, Py_ssize_t n, int d, bint allow)
 cdef int fill_entry(Entry* e, tuple form, uint32_t index, Pats* pats) except -1
 cdef int pattern_entries(const RawRule* rule, const unsigned char* text, int d, Pats* pats,

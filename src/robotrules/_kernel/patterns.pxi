@@ -56,12 +56,15 @@ cdef uint32_t pats_add(Pats* pats, bytes body) except? 0xFFFFFFFFu:
 
 
 cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
-                     uint32_t index, Pats* pats) except -1:
+                     uint32_t index, Pats* pats, uint32_t raw_off) except -1:
     """robotrules._match.Pattern of the normal form of a raw rule, in C, for rules made of
     bytes the dialect keeps and ``%XX`` escapes: False when the rule needs the pure reading
-    (robotrules._compile.native_pattern) instead."""
+    (robotrules._compile.native_pattern) instead. Where the normal form is the raw value's
+    own bytes (no escape, no "**") and ``raw_off`` is where the value is in the text (not
+    RAW_ELSEWHERE), the entry points there and ``pats`` keeps nothing."""
     cdef Py_ssize_t i, body = n, out = 0, plen = -1, stars = 0, norm
     cdef bint anchored = raw[n - 1] == C_DOLLAR
+    cdef bint as_raw = raw_off != RAW_ELSEWHERE
     cdef unsigned char* w
     cdef unsigned char c
     cdef int k
@@ -77,6 +80,8 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     if memchr(raw, C_PERCENT, body) == NULL:
         memcpy(w, raw, body)
         i = out = body
+    else:
+        as_raw = False
     while i < body:
         c = raw[i]
         if c == C_PERCENT:
@@ -97,6 +102,7 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     for i in range(out, body):
         if w[i] == C_STAR:
             if out and w[out - 1] == C_STAR:
+                as_raw = False
                 continue
             if plen < 0:
                 plen = out
@@ -109,13 +115,15 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
         anchored = False
         if stars == 0:
             plen = -1
-    e.off = pats_commit(pats, out)
+    # the same bytes as the value (a trailing '*' dropped at most): read where they are
+    e.off = raw_off if as_raw else pats_commit(pats, out)
     e.len = <uint32_t>out  # out <= norm <= PATTERN_GROWTH * MAX_LINE: see the top
     e.plen = <uint32_t>(out if plen < 0 else plen)
     e.prio = <uint32_t>norm if norm < MAX_PRIO else MAX_PRIO
     e.flags = <uint8_t>((PREFIX if stars == 0 and not anchored else EXACT if stars == 0
                          else STAR if stars == 1 else WILD)
-                        | (F_ANCHORED if anchored else 0) | (F_ALLOW if allow else 0) | F_PATS)
+                        | (F_ANCHORED if anchored else 0) | (F_ALLOW if allow else 0)
+                        | (0 if as_raw else F_PATS))
     e.index = index
     return True
 
@@ -152,7 +160,7 @@ cdef int pattern_entries(const RawRule* rule, const unsigned char* text, int d, 
     cdef uint32_t at = <uint32_t>(pool.n // ENTRY_WORDS)  # < 2 * rules: see the top
     cdef const unsigned char* raw = text + rule.vstart
     cdef bint allow = rule.allow
-    if fast_entry(&e, raw, rule.vlen, d, allow, rule.index, pats):
+    if fast_entry(&e, raw, rule.vlen, d, allow, rule.index, pats, rule.vstart):
         add_entry(pool, &e)
         memo[rule.rid] = at
         return 0
@@ -204,7 +212,7 @@ def pattern_form(bytes raw not None, str dialect not None, bint allow):
     ready()
     try:
         if not fast_entry(&e, <const unsigned char*>PyBytes_AS_STRING(raw), len(raw), d, allow,
-                          0, &pats):
+                          0, &pats, RAW_ELSEWHERE):
             return None
         return ((<char*>pats.data)[e.off:e.off + e.len], e.flags & F_KIND,
                 bool(e.flags & F_ANCHORED), e.plen, e.prio)
