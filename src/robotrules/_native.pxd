@@ -134,17 +134,22 @@ cdef struct Entry:  # 24 bytes (six words of a U32Vec, see ENTRY_WORDS)
 
 cdef enum:
     ENTRY_WORDS = 6   # sizeof(Entry) // sizeof(uint32_t), checked below
+    NODE_LEN_BITS = 24  # a prefix is at most PATTERN_GROWTH * MAX_LINE bytes: checked at import
+    NODE_LEN = (1 << 24) - 1
 
 
-cdef struct Node:
-    uint32_t off      # the prefix (offset, F_PATS in flags)
-    uint32_t len
-    uint8_t flags     # F_ALLOW (of the plain rule) | F_PATS
-    uint8_t scans     # queries that scanned its other rules while they wait for an index
+cdef struct Node:  # 20 bytes: one per distinct prefix of an indexed matcher
+    uint32_t off      # the prefix (offset; F_PATS in its flags)
+    uint32_t lenf     # its length (the low NODE_LEN_BITS bits: node_len) and, above, its
+                      # flags (node_flags: F_ALLOW of the plain rule | F_PATS)
     uint32_t plain    # directive index of the best plain rule with exactly this prefix
     int32_t parent    # the longest other prefix that is a prefix of this one, or -1
     uint32_t special  # its other rules: entries[special : next node's special]
-    int32_t lit       # a LitIndex over them, or LIT_NONE, LIT_LATER, LIT_WANTED
+
+
+cdef struct NodeLit:  # a node's literal index state, kept only by a matcher with a long list
+    int32_t lit       # a LitIndex over its other rules, or LIT_NONE, LIT_LATER, LIT_WANTED
+    uint8_t scans     # queries that scanned them while they wait for an index
 
 
 cdef struct HashMap:  # open addressing, linear probing; power-of-two capacity
@@ -178,6 +183,7 @@ cdef struct Matcher:
     Entry* entries    # linear: every rule; indexed: the nodes' other rules, then "always"
     uint32_t nnodes
     Node* nodes
+    NodeLit* node_lits  # per node, where some node's list is long enough for an index; or NULL
     uint32_t always   # indexed: entries[always:] could match anywhere
     int32_t lit       # a LitIndex over entries[always:], or LIT_NONE, LIT_LATER, LIT_WANTED
     uint32_t nlits

@@ -360,6 +360,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     cdef PrefixRef* r
     cdef Node* nd
     cdef Node* nodes
+    cdef uint8_t flags
     cdef HashMap seen
     cdef bint fresh
     cdef uint32_t* slot
@@ -464,12 +465,9 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
         while i < nref:
             nd = &m.nodes[m.nnodes]
             nd.off = refs[i].off
-            nd.len = refs[i].len
-            nd.flags = refs[i].flags & F_PATS
-            nd.scans = 0
+            flags = refs[i].flags & F_PATS
             nd.plain = NO_PLAIN
             nd.parent = -1
-            nd.lit = LIT_NONE
             nd.special = 0
             k = i
             while k < nref and same_prefix(&refs[k], &refs[i], text, pats.data):
@@ -477,12 +475,13 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                     # plain rules with the same prefix: the best key is kept (lengths are
                     # equal: allow first, then the earliest line)
                     if (nd.plain == NO_PLAIN or
-                            ((refs[k].flags & F_ALLOW) and not (nd.flags & F_ALLOW)) or
-                            ((refs[k].flags & F_ALLOW) == (nd.flags & F_ALLOW)
+                            ((refs[k].flags & F_ALLOW) and not (flags & F_ALLOW)) or
+                            ((refs[k].flags & F_ALLOW) == (flags & F_ALLOW)
                              and refs[k].plain < nd.plain)):
                         nd.plain = refs[k].plain
-                        nd.flags = (nd.flags & F_PATS) | (refs[k].flags & F_ALLOW)
+                        flags = (flags & F_PATS) | (refs[k].flags & F_ALLOW)
                 k += 1
+            nd.lenf = refs[i].len | (<uint32_t>flags << NODE_LEN_BITS)
             m.nnodes += 1
             i = k
         if m.nnodes < nref:  # one node per distinct prefix: the room past them given back
@@ -507,7 +506,12 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             special = m.nodes[k].special
             always = m.nodes[k + 1].special if k + 1 < m.nnodes else m.always
             if always - special > LIT_MIN:
-                m.nodes[k].lit = LIT_LATER
+                if m.node_lits == NULL:  # the first long list: every node gets its state
+                    m.node_lits = <NodeLit*>xmalloc(m.nnodes * sizeof(NodeLit))
+                    for i in range(m.nnodes):
+                        m.node_lits[i].lit = LIT_NONE
+                        m.node_lits[i].scans = 0
+                m.node_lits[k].lit = LIT_LATER
         if m.nentries - m.always > LIT_MIN:
             m.lit = LIT_LATER
     finally:
@@ -534,11 +538,22 @@ cdef int32_t _add_lit(Matcher* m, uint32_t first, uint32_t count, const unsigned
     return <int32_t>(m.nlits - 1)
 
 
+cdef inline uint32_t node_len(const Node* nd) noexcept nogil:
+    """The length of a node's prefix."""
+    return nd.lenf & NODE_LEN
+
+
+cdef inline uint8_t node_flags(const Node* nd) noexcept nogil:
+    """A node's flags: F_ALLOW of its plain rule, F_PATS where its prefix is."""
+    return <uint8_t>(nd.lenf >> NODE_LEN_BITS)
+
+
 cdef inline bint _starts(const Node* a, const Node* b, const unsigned char* text,
                          const unsigned char* pats) noexcept nogil:
     """Whether node ``a``'s prefix starts with node ``b``'s."""
-    return b.len <= a.len and memcmp(base_of(a.flags, text, pats) + a.off,
-                                     base_of(b.flags, text, pats) + b.off, b.len) == 0
+    return node_len(b) <= node_len(a) and memcmp(
+        base_of(node_flags(a), text, pats) + a.off, base_of(node_flags(b), text, pats) + b.off,
+        node_len(b)) == 0
 
 
 cdef int _place_specials(Matcher* m, Entry* es, uint32_t n, PrefixRef* refs, uint32_t nref,

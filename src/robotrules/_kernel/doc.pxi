@@ -381,7 +381,7 @@ cdef class Doc:
         once per rule (pattern_entries), and when the matchers compiled so far and this one
         would hold more than ``budget`` entries and nodes (BUDGET_MIN + BUDGET_PER_RULE per
         rule of the file), the others are dropped first (they are compiled again when asked).
-        A matcher with E entries and N nodes holds at most 24 E + 40 N bytes plus its literal
+        A matcher with E entries and N nodes holds at most 24 E + 28 N bytes plus its literal
         indexes (built only over lists of more than LIT_MIN entries: at most 9.3 KiB + 40
         bytes an entry each), so all of them together stay within about 300 bytes a unit of
         the budget."""
@@ -711,6 +711,8 @@ cdef class Doc:
         for i in range(self.nsels):
             m = &self.sels[i]
             size += m.nentries * sizeof(Entry) + m.nnodes * sizeof(Node)
+            if m.node_lits != NULL:
+                size += m.nnodes * sizeof(NodeLit)
             for j in range(m.nlits):
                 li = &m.lits[j]
                 size += sizeof(LitIndex) + 8192 + 256 * sizeof(int32_t) + (

@@ -136,6 +136,8 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
     cdef int32_t k
     cdef Node* nd
     cdef uint32_t sp_end
+    cdef int32_t no_lit = LIT_NONE
+    cdef uint8_t no_scans = 0
     if not m.indexed:
         return scan_entries(m.entries, m.nentries, path, n, best, text, pats)
     # bisect_right over the sorted prefixes, minus one
@@ -144,25 +146,32 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
     while lo < hi:
         mid = (lo + hi) >> 1
         nd = &m.nodes[mid]
-        if cmp_bytes(path, n, base_of(nd.flags, text, pats) + nd.off, nd.len) < 0:
+        if cmp_bytes(path, n, base_of(node_flags(nd), text, pats) + nd.off, node_len(nd)) < 0:
             hi = mid
         else:
             lo = mid + 1
     k = <int32_t>lo - 1
     while k >= 0:
         nd = &m.nodes[k]
-        if nd.len <= n and same_bytes(path, base_of(nd.flags, text, pats) + nd.off, nd.len):
+        if node_len(nd) <= n and same_bytes(path, base_of(node_flags(nd), text, pats) + nd.off,
+                                            node_len(nd)):
             break
         k = nd.parent
     while k >= 0:  # every link from here on is a prefix of the path
         nd = &m.nodes[k]
         if nd.plain != NO_PLAIN:
-            key = ((RANKS - (2 * <int64_t>nd.len + ((nd.flags & F_ALLOW) != 0)))
+            key = ((RANKS - (2 * <int64_t>node_len(nd) + ((node_flags(nd) & F_ALLOW) != 0)))
                    << INDEX_BITS) + nd.plain
             if key < best:
                 best = key
         sp_end = m.nodes[k + 1].special if <uint32_t>k + 1 < m.nnodes else m.always
-        best = list_best(m, &nd.lit, &nd.scans, nd.special, sp_end, path, n, best, text, pats)
+        if m.node_lits != NULL:
+            best = list_best(m, &m.node_lits[k].lit, &m.node_lits[k].scans, nd.special, sp_end,
+                             path, n, best, text, pats)
+        else:  # no list long enough for an index: scanned
+            no_lit = LIT_NONE
+            best = list_best(m, &no_lit, &no_scans, nd.special, sp_end, path, n, best, text,
+                             pats)
         if best == NEED_INDEX:
             return NEED_INDEX
         k = nd.parent
@@ -193,11 +202,11 @@ cdef int index_wanted(Matcher* m, const unsigned char* text, const unsigned char
                       ) except -1:
     """Build the literal indexes matcher_best asked for (LIT_WANTED)."""
     cdef uint32_t k, special, end
-    for k in range(m.nnodes):
-        if m.nodes[k].lit == LIT_WANTED:
+    for k in range(m.nnodes if m.node_lits != NULL else 0):
+        if m.node_lits[k].lit == LIT_WANTED:
             special = m.nodes[k].special
             end = m.nodes[k + 1].special if k + 1 < m.nnodes else m.always
-            m.nodes[k].lit = _add_lit(m, special, end - special, text, pats)
+            m.node_lits[k].lit = _add_lit(m, special, end - special, text, pats)
     if m.lit == LIT_WANTED:
         m.lit = _add_lit(m, m.always, m.nentries - m.always, text, pats)
     return 0
@@ -218,6 +227,7 @@ cdef void matcher_free(Matcher* m) noexcept:
     PyMem_Free(m.lits)
     PyMem_Free(m.entries)
     PyMem_Free(m.nodes)
+    PyMem_Free(m.node_lits)
     memset(m, 0, sizeof(Matcher))
 
 
@@ -234,3 +244,4 @@ cdef inline uint64_t window(const unsigned char* p, int w) noexcept nogil:
 
 
 assert sizeof(Entry) == ENTRY_WORDS * sizeof(uint32_t)
+assert sizeof(Node) == 5 * sizeof(uint32_t)

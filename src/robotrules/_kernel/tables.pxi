@@ -15,7 +15,9 @@ assert INDEX_BITS == _tables.INDEX_BITS
 # (Doc.pat_memo), so the normalised bodies of a file (Pats) hold at most
 # (2 * PATTERN_GROWTH + 1) * NATIVE_MAX bytes (a companion rule each): below 2 ** 32, checked
 # at start-up and again by pats_commit. Counts of rules, entries and nodes are below the
-# number of directives. Lengths handed in from Python (paths, agents) are Py_ssize_t.
+# number of directives. Lengths handed in from Python (paths, agents) are Py_ssize_t. A
+# matcher node packs its prefix length (at most PATTERN_GROWTH * MAX_LINE < 2 ** 24: checked
+# at start-up) with its flags in one word.
 cdef int64_t RANKS = 1 << 24
 cdef uint32_t MAX_PRIO = _tables.MAX_PRIORITY
 assert RANKS == _tables.RANKS
@@ -94,6 +96,8 @@ def _init_tables():
     PATTERN_GROWTH = _tables.pattern_growth()
     assert (2 * PATTERN_GROWTH + 1) * <uint64_t>NATIVE_MAX < 0xFFFFFFFFu, \
         "normalised patterns must stay addressable in 32 bits (see the top)"
+    # a matcher node keeps its prefix's length in NODE_LEN_BITS bits (Node.lenf)
+    assert PATTERN_GROWTH * <uint64_t>MAX_LINE <= NODE_LEN, "a prefix would not fit a Node"
 
 
 # what the kernel asks the pure core per input (robotrules._tables names each)
