@@ -95,7 +95,8 @@ cdef class Doc:
     cdef Token* tokens
     cdef unsigned char* tokbuf
     cdef uint32_t nsels
-    cdef Matcher* sels         # sels[0]: the global selection ('*' groups, maybe none)
+    cdef Matcher** sels        # sels[0]: the global selection ('*' groups, maybe none);
+                               # NULL until compiled (a file names many agents few ask for)
     cdef PyObject* memo_agent[MEMO]
     cdef uint32_t memo_sel[MEMO]
     cdef uint32_t memo_next
@@ -166,7 +167,9 @@ cdef class Doc:
             if self.memo_agent[i] != NULL:
                 Py_DECREF(<object>self.memo_agent[i])
         for i in range(self.nsels):
-            matcher_free(&self.sels[i])
+            if self.sels[i] != NULL:
+                matcher_free(self.sels[i])
+                PyMem_Free(self.sels[i])
         PyMem_Free(self.sels)
         PyMem_Free(self.tokens)
         PyMem_Free(self.tokbuf)
@@ -357,8 +360,8 @@ cdef class Doc:
             self.ntokens = nfinal
             # one matcher per selection, compiled on its first query
             nsel = <uint32_t>(sel_start.n - 1)
-            self.sels = <Matcher*>xmalloc(nsel * sizeof(Matcher))
-            memset(self.sels, 0, nsel * sizeof(Matcher))
+            self.sels = <Matcher**>xmalloc(nsel * sizeof(Matcher*))
+            memset(self.sels, 0, nsel * sizeof(Matcher*))
             self.nsels = nsel
             vec_fit(&sels)
             vec_fit(&sel_start)
@@ -386,6 +389,7 @@ cdef class Doc:
         bytes an entry each), so all of them together stay within about 300 bytes a unit of
         the budget."""
         cdef Matcher m
+        cdef Matcher* made
         cdef RawRule* rules = NULL
         cdef uint32_t count = 0, j, g, lo, hi, r, cap = 0, i
         cdef uint64_t cost
@@ -413,19 +417,26 @@ cdef class Doc:
                           &self.pool)
         finally:
             PyMem_Free(rules)
-        if self.sels[k].ready:
+        if self.sels[k] != NULL:  # another thread published one meanwhile
             matcher_free(&m)
             return 0
+        made = <Matcher*>PyMem_Malloc(sizeof(Matcher))
+        if made == NULL:
+            matcher_free(&m)
+            raise MemoryError()
         cost = <uint64_t>m.nentries + m.nnodes
         if self.live + cost > self.budget:
             for i in range(self.nsels):
-                if self.sels[i].ready:
-                    matcher_free(&self.sels[i])
+                if self.sels[i] != NULL:
+                    matcher_free(self.sels[i])
+                    PyMem_Free(self.sels[i])
+                    self.sels[i] = NULL
             self.live = 0
             self.compiled = 0
             self.evictions += 1
         m.ready = 1
-        self.sels[k] = m
+        made[0] = m
+        self.sels[k] = made
         self.live += cost
         self.compiled += 1
         if self.compiled == self.nsels:  # every selection compiled: the groups are not needed
@@ -488,12 +499,12 @@ cdef class Doc:
     cdef int64_t _best(self, const unsigned char* p, Py_ssize_t n, str user_agent) except -1:
         cdef uint32_t s = self._select(user_agent)
         cdef int64_t key
-        if not self.sels[s].ready:
+        if self.sels[s] == NULL:
             self._compile(s)
-        key = matcher_best(&self.sels[s], p, n, self.t, self.pats.data)
+        key = matcher_best(self.sels[s], p, n, self.t, self.pats.data)
         while key == NEED_INDEX:
-            index_wanted(&self.sels[s], self.t, self.pats.data)
-            key = matcher_best(&self.sels[s], p, n, self.t, self.pats.data)
+            index_wanted(self.sels[s], self.t, self.pats.data)
+            key = matcher_best(self.sels[s], p, n, self.t, self.pats.data)
         return key
 
     def path_key(self, path, user_agent):
@@ -703,14 +714,16 @@ cdef class Doc:
         cdef uint32_t i, j
         cdef Matcher* m
         cdef LitIndex* li
-        size += self.tokbuf_size + self.nsels * sizeof(Matcher)
+        size += self.tokbuf_size + self.nsels * sizeof(Matcher*)
         size += (self.pool.cap + self.rule_words.cap + self.gstart.cap + self.sel_groups.cap
                  + self.sel_start.cap) * sizeof(uint32_t)
         if self.pat_memo != NULL:
             size += self.nrules * sizeof(uint32_t)
         for i in range(self.nsels):
-            m = &self.sels[i]
-            size += m.nentries * sizeof(Entry) + m.nnodes * sizeof(Node)
+            m = self.sels[i]
+            if m == NULL:
+                continue
+            size += sizeof(Matcher) + m.nentries * sizeof(Entry) + m.nnodes * sizeof(Node)
             if m.node_lits != NULL:
                 size += m.nnodes * sizeof(NodeLit)
             for j in range(m.nlits):
