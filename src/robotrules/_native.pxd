@@ -147,6 +147,22 @@ cdef struct Node:  # 20 bytes: one per distinct prefix of an indexed matcher
     uint32_t special  # its other rules: entries[special : next node's special]
 
 
+cdef struct Build:  # what a Doc keeps until every selection is compiled (then freed)
+    # each rule (vstart, index, vlen | RULE_ALLOW), where each group's rules start, each
+    # selection's groups and where they start; per rule, its entries in the pool (MEMO_NONE
+    # until read; see pattern_entries). Until the first query, sel_groups holds each
+    # user-agent line as (vstart, vlen, group): Doc._index makes the tokens and selections
+    U32Vec rule_words, gstart, sel_groups, sel_start, pool
+    uint32_t* pat_memo
+    uint32_t nrules
+    uint32_t compiled
+    uint32_t busy     # compiles under way (a Python call inside one may let another run):
+                      # the Build is freed only when none is
+    # entries and nodes of the compiled matchers, and the most they may hold together (past
+    # it, the others are dropped before one more is compiled: see Doc._compile)
+    uint64_t live, budget
+
+
 cdef struct NodeLit:  # a node's literal index state, kept only by a matcher with a long list
     int32_t lit       # a LitIndex over its other rules, or LIT_NONE, LIT_LATER, LIT_WANTED
     uint8_t scans     # queries that scanned them while they wait for an index

@@ -100,21 +100,10 @@ cdef class Doc:
     cdef PyObject* memo_agent[MEMO]
     cdef uint32_t memo_sel[MEMO]
     cdef uint32_t memo_next
-    # until every selection is compiled: each rule (vstart, index, vlen | RULE_ALLOW), where
-    # each group's rules start, each selection's groups and where they start; per rule, its
-    # entries in the pool (MEMO_NONE until read; see pattern_entries)
-    # (until the first query, sels is NULL and sel_groups holds each user-agent line as
-    # (vstart, vlen, group): the tokens and selections are made from them then, by _index, so
-    # that a file only parsed never pays for them; no field of its own, so that a Doc and its
-    # facade subclass stay small objects of Python's allocator)
-    cdef U32Vec rule_words, gstart, sel_groups, sel_start, pool
-    cdef uint32_t* pat_memo
-    cdef uint32_t nrules
+    # until every selection is compiled, what compiling them needs (Build; NULL after): kept
+    # apart so that a Doc and its facade subclass stay small objects of Python's allocator
+    cdef Build* b
     cdef Py_ssize_t tokbuf_size
-    cdef uint32_t compiled
-    # entries and nodes of the compiled matchers, and the most they may hold together (past
-    # it, the others are dropped before one more is compiled: see _compile)
-    cdef uint64_t live, budget
     # the peer surface's plain values
     cdef readonly str dialect
     cdef public Py_ssize_t size
@@ -174,12 +163,21 @@ cdef class Doc:
         PyMem_Free(self.tokens)
         PyMem_Free(self.tokbuf)
         PyMem_Free(self.pats.data)
-        PyMem_Free(self.pat_memo)
-        vec_free(&self.pool)
-        vec_free(&self.rule_words)
-        vec_free(&self.gstart)
-        vec_free(&self.sel_groups)
-        vec_free(&self.sel_start)
+        self._drop_build()
+
+    cdef void _drop_build(self) noexcept:
+        """Free what compiling needed (every selection is compiled, or the Doc goes)."""
+        cdef Build* b = self.b
+        if b == NULL:
+            return
+        self.b = NULL
+        PyMem_Free(b.pat_memo)
+        vec_free(&b.pool)
+        vec_free(&b.rule_words)
+        vec_free(&b.gstart)
+        vec_free(&b.sel_groups)
+        vec_free(&b.sel_start)
+        PyMem_Free(b)
 
     cdef int _build(self) except -1:
         cdef U32Vec dirs, ua_words, rule_words, gstart
@@ -192,6 +190,8 @@ cdef class Doc:
         memset(&ua_words, 0, sizeof(U32Vec))
         memset(&rule_words, 0, sizeof(U32Vec))
         memset(&gstart, 0, sizeof(U32Vec))
+        self.b = <Build*>xmalloc(sizeof(Build))
+        memset(self.b, 0, sizeof(Build))
         try:
             scan(self.t, self.n, self.d, &dirs, NULL)
             ndirs = dirs.n // 3
@@ -227,11 +227,11 @@ cdef class Doc:
             vec_fit(&ua_words)
             vec_fit(&rule_words)
             vec_fit(&gstart)
-            vec_move(&self.sel_groups, &ua_words)  # indexed on the first query (_index)
-            self.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
-            self.budget = BUDGET_MIN + BUDGET_PER_RULE * <uint64_t>(rule_words.n // 3)
-            vec_move(&self.rule_words, &rule_words)
-            vec_move(&self.gstart, &gstart)
+            vec_move(&self.b.sel_groups, &ua_words)  # indexed on the first query (_index)
+            self.b.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
+            self.b.budget = BUDGET_MIN + BUDGET_PER_RULE * <uint64_t>(rule_words.n // 3)
+            vec_move(&self.b.rule_words, &rule_words)
+            vec_move(&self.b.gstart, &gstart)
         finally:
             vec_free(&dirs)
             vec_free(&ua_words)
@@ -241,12 +241,12 @@ cdef class Doc:
 
     cdef int _index(self) except -1:
         """Make the agent tokens and the selections (on the first query that needs them)."""
-        cdef U32Vec uas = self.sel_groups  # the user-agent lines (see the fields)
-        memset(&self.sel_groups, 0, sizeof(U32Vec))
+        cdef U32Vec uas = self.b.sel_groups  # the user-agent lines (see the fields)
+        memset(&self.b.sel_groups, 0, sizeof(U32Vec))
         try:
-            self._index_agents(&uas, &self.gstart)
+            self._index_agents(&uas, &self.b.gstart)
         except BaseException:
-            self.sel_groups = uas  # kept for the next query to try again (MemoryError)
+            self.b.sel_groups = uas  # kept for the next query to try again (MemoryError)
             raise
         vec_free(&uas)
         return 0
@@ -365,8 +365,8 @@ cdef class Doc:
             self.nsels = nsel
             vec_fit(&sels)
             vec_fit(&sel_start)
-            vec_move(&self.sel_groups, &sels)
-            vec_move(&self.sel_start, &sel_start)
+            vec_move(&self.b.sel_groups, &sels)
+            vec_move(&self.b.sel_start, &sel_start)
         finally:
             vec_free(&sels)
             vec_free(&sel_start)
@@ -393,19 +393,21 @@ cdef class Doc:
         cdef RawRule* rules = NULL
         cdef uint32_t count = 0, j, g, lo, hi, r, cap = 0, i
         cdef uint64_t cost
-        cdef U32Vec* words = &self.rule_words
-        if self.pat_memo == NULL:  # the patterns read so far (pattern_entries): none yet
-            self.pat_memo = <uint32_t*>xmalloc(self.nrules * sizeof(uint32_t))
-            memset(self.pat_memo, 0xFF, self.nrules * sizeof(uint32_t))  # MEMO_NONE
+        cdef Build* b = self.b  # kept until this compile is over (busy)
+        cdef U32Vec* words = &b.rule_words
+        if b.pat_memo == NULL:  # the patterns read so far (pattern_entries): none yet
+            b.pat_memo = <uint32_t*>xmalloc(b.nrules * sizeof(uint32_t))
+            memset(b.pat_memo, 0xFF, b.nrules * sizeof(uint32_t))  # MEMO_NONE
+        b.busy += 1
         try:
-            for j in range(self.sel_start.data[k], self.sel_start.data[k + 1]):
-                g = self.sel_groups.data[j]
-                cap += self.gstart.data[g + 1] - self.gstart.data[g]
+            for j in range(self.b.sel_start.data[k], self.b.sel_start.data[k + 1]):
+                g = self.b.sel_groups.data[j]
+                cap += self.b.gstart.data[g + 1] - self.b.gstart.data[g]
             rules = <RawRule*>xmalloc(cap * sizeof(RawRule))
-            for j in range(self.sel_start.data[k], self.sel_start.data[k + 1]):
-                g = self.sel_groups.data[j]
-                lo = self.gstart.data[g]
-                hi = self.gstart.data[g + 1]
+            for j in range(self.b.sel_start.data[k], self.b.sel_start.data[k + 1]):
+                g = self.b.sel_groups.data[j]
+                lo = self.b.gstart.data[g]
+                hi = self.b.gstart.data[g + 1]
                 for r in range(lo, hi):
                     rules[count].vstart = words.data[3 * r]
                     rules[count].index = words.data[3 * r + 1]
@@ -413,42 +415,43 @@ cdef class Doc:
                     rules[count].allow = (words.data[3 * r + 2] & RULE_ALLOW) != 0
                     rules[count].rid = r
                     count += 1
-            compile_rules(&m, rules, count, self.t, self.d, &self.pats, self.pat_memo,
-                          &self.pool)
+            compile_rules(&m, rules, count, self.t, self.d, &self.pats, b.pat_memo, &b.pool)
         finally:
             PyMem_Free(rules)
+            b.busy -= 1
         if self.sels[k] != NULL:  # another thread published one meanwhile
             matcher_free(&m)
+            self._done_building()
             return 0
         made = <Matcher*>PyMem_Malloc(sizeof(Matcher))
         if made == NULL:
             matcher_free(&m)
+            self._done_building()
             raise MemoryError()
         cost = <uint64_t>m.nentries + m.nnodes
-        if self.live + cost > self.budget:
+        if self.b.live + cost > self.b.budget:
             for i in range(self.nsels):
                 if self.sels[i] != NULL:
                     matcher_free(self.sels[i])
                     PyMem_Free(self.sels[i])
                     self.sels[i] = NULL
-            self.live = 0
-            self.compiled = 0
+            self.b.live = 0
+            self.b.compiled = 0
             self.evictions += 1
         m.ready = 1
         made[0] = m
         self.sels[k] = made
-        self.live += cost
-        self.compiled += 1
-        if self.compiled == self.nsels:  # every selection compiled: the groups are not needed
-            vec_free(&self.rule_words)
-            vec_free(&self.gstart)
-            vec_free(&self.sel_groups)
-            vec_free(&self.sel_start)
-            vec_free(&self.pool)
-            PyMem_Free(self.pat_memo)
-            self.pat_memo = NULL
-            pats_fit(&self.pats)  # no pattern is added any more
+        self.b.live += cost
+        self.b.compiled += 1
+        self._done_building()
         return 0
+
+    cdef void _done_building(self) noexcept:
+        """Once every selection is compiled and no compile is under way, what compiling
+        needed is freed and the normalised bodies fitted (no pattern is added any more)."""
+        if self.b != NULL and self.b.compiled == self.nsels and self.b.busy == 0:
+            self._drop_build()
+            pats_fit(&self.pats)
 
     cdef uint32_t _select(self, str user_agent) except 0xFFFFFFFFu:
         """The selection a user agent picks (memoised for the last few agents)."""
@@ -714,11 +717,13 @@ cdef class Doc:
         cdef uint32_t i, j
         cdef Matcher* m
         cdef LitIndex* li
+        cdef Build* b = self.b
         size += self.tokbuf_size + self.nsels * sizeof(Matcher*)
-        size += (self.pool.cap + self.rule_words.cap + self.gstart.cap + self.sel_groups.cap
-                 + self.sel_start.cap) * sizeof(uint32_t)
-        if self.pat_memo != NULL:
-            size += self.nrules * sizeof(uint32_t)
+        if b != NULL:
+            size += sizeof(Build) + (b.pool.cap + b.rule_words.cap + b.gstart.cap
+                                     + b.sel_groups.cap + b.sel_start.cap) * sizeof(uint32_t)
+            if b.pat_memo != NULL:
+                size += b.nrules * sizeof(uint32_t)
         for i in range(self.nsels):
             m = self.sels[i]
             if m == NULL:
