@@ -21,6 +21,7 @@ Without a built extension these tests are skipped (CI builds it and checks ``NAT
 from __future__ import annotations
 
 import random
+import sys
 import threading
 from pathlib import Path
 
@@ -239,6 +240,47 @@ def test_first_queries_from_many_threads_agree() -> None:
         for t in threads:
             t.join()
         assert not errors
+
+
+def test_last_compiles_raced_by_threads_agree() -> None:
+    """What compiling needs is freed once every selection is compiled, never while another
+    thread's compile is under way: each group holds rules the pure reading makes (a space
+    and UTF-8 bytes, which RFC 9309 percent-encodes: a Python call inside the compile lets
+    another thread run), threads ask every agent in their own order with a tiny switch
+    interval, and every answer is the reference's (RFC 9309 2.2.2)."""
+    agents = [f"bot{i}" for i in range(6)]
+    lines = []
+    for i, agent in enumerate(agents):
+        lines += [f"User-agent: {agent}", f"Disallow: /a{i} b/\u00e9t\u00e9",
+                  f"Allow: /a{i} b/\u00e9t\u00e9/ok", f"Disallow: /*x{i}$", f"Disallow: /p{i}/", ""]
+    body = "\n".join(lines).encode()
+    urls = [f"/a{i}%20b/%C3%A9t%C3%A9{tail}" for i in range(6) for tail in ("", "/ok", "/no")]
+    urls += [f"/q/x{i}" for i in range(6)] + [f"/p{i}/z" for i in range(6)]
+    ref = _robots.reference(body)
+    want = {(a, u): ref.is_allowed(u, user_agent=a) for a in agents for u in urls}
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for round_ in range(20):
+            rules = robotrules.parse(body)
+            errors: list[tuple[str, str]] = []
+
+            def ask(order: list[str], rules: robotrules.RobotsTxt = rules,
+                    errors: list[tuple[str, str]] = errors) -> None:
+                for a in order:
+                    for u in urls:
+                        if rules.is_allowed(u, user_agent=a) != want[a, u]:
+                            errors.append((a, u))
+
+            orders = [agents[k:] + agents[:k] for k in range(4)]
+            threads = [threading.Thread(target=ask, args=(o,)) for o in orders]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert not errors, (round_, errors[:3])
+    finally:
+        sys.setswitchinterval(interval)
 
 
 def test_agents_full_headers_and_memo() -> None:

@@ -472,6 +472,8 @@ def test_the_verdicts_export_as_csv(page: Any) -> None:
     type_draft(page, "User-agent: *\nDisallow: /private/\n", ["/private/a", "/open"],
                ["Googlebot", "=HYPERLINK(1)"])
     expect(cell(page, "Googlebot", "/private/a")).to_contain_text("Blocked")
+    # the export reads the table as drawn: every cell first (the agents are answered in turn)
+    expect(cell(page, "=HYPERLINK(1)", "/open")).to_contain_text("Allowed")
     with page.expect_download() as info:
         page.locator("#export-csv").click()
     download = info.value
