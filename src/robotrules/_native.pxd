@@ -60,7 +60,6 @@ cdef enum:
     WILD = 3
     LINEAR_MAX = 16
     RAW_ELSEWHERE = 0xFFFFFFFF  # fast_entry: the value is not in the text (write it in pats)
-    SORT_SMALL_MAX = 32  # a batch call's distinct keys: this few are gathered by a scan
     NATIVE_MAX = 1 << 28  # bodies up to 256 MiB (offsets in 32 bits, directives in 28);
                           # a longer body is read by the pure peer
     LIT_MIN = 48      # longer lists of wildcard rules get a literal index:
@@ -192,7 +191,6 @@ cdef struct LitIndex:
 
 
 cdef struct Matcher:
-    uint8_t ready     # compiled (on the first query that selects it)
     uint8_t scans     # queries that scanned the "always" list while it waits for its index
     uint8_t indexed   # 0: entries are one best-first list (a small group)
     uint32_t nentries

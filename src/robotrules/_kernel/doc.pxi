@@ -400,14 +400,14 @@ cdef class Doc:
             memset(b.pat_memo, 0xFF, b.nrules * sizeof(uint32_t))  # MEMO_NONE
         b.busy += 1
         try:
-            for j in range(self.b.sel_start.data[k], self.b.sel_start.data[k + 1]):
-                g = self.b.sel_groups.data[j]
-                cap += self.b.gstart.data[g + 1] - self.b.gstart.data[g]
+            for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
+                g = b.sel_groups.data[j]
+                cap += b.gstart.data[g + 1] - b.gstart.data[g]
             rules = <RawRule*>xmalloc(cap * sizeof(RawRule))
-            for j in range(self.b.sel_start.data[k], self.b.sel_start.data[k + 1]):
-                g = self.b.sel_groups.data[j]
-                lo = self.b.gstart.data[g]
-                hi = self.b.gstart.data[g + 1]
+            for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
+                g = b.sel_groups.data[j]
+                lo = b.gstart.data[g]
+                hi = b.gstart.data[g + 1]
                 for r in range(lo, hi):
                     rules[count].vstart = words.data[3 * r]
                     rules[count].index = words.data[3 * r + 1]
@@ -429,20 +429,19 @@ cdef class Doc:
             self._done_building()
             raise MemoryError()
         cost = <uint64_t>m.nentries + m.nnodes
-        if self.b.live + cost > self.b.budget:
+        if b.live + cost > b.budget:
             for i in range(self.nsels):
                 if self.sels[i] != NULL:
                     matcher_free(self.sels[i])
                     PyMem_Free(self.sels[i])
                     self.sels[i] = NULL
-            self.b.live = 0
-            self.b.compiled = 0
+            b.live = 0
+            b.compiled = 0
             self.evictions += 1
-        m.ready = 1
         made[0] = m
         self.sels[k] = made
-        self.b.live += cost
-        self.b.compiled += 1
+        b.live += cost
+        b.compiled += 1
         self._done_building()
         return 0
 
@@ -611,8 +610,8 @@ cdef class Doc:
 
     def url_key_path(self, url, user_agent):
         """``(key, path)``: the key of the rule that decides ``url`` for ``user_agent``
-        (robotrules._match's keys, NO_MATCH, or -1 for RFC 9309's /robots.txt) and the path as the dialect's spec reads it, in one call
-        (``explain``: the facts of a verdict)."""
+        (robotrules._match's keys, NO_MATCH, or -1 for RFC 9309's /robots.txt) and the path
+        as the dialect's spec reads it, in one call (``explain``: the facts of a verdict)."""
         cdef PyObject* path = NULL
         if type(url) is not str:
             url = exact_str(url, "url")

@@ -168,8 +168,7 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
         if m.node_lits != NULL:
             best = list_best(m, &m.node_lits[k].lit, &m.node_lits[k].scans, nd.special, sp_end,
                              path, n, best, text, pats)
-        else:  # no list long enough for an index: scanned
-            no_lit = LIT_NONE
+        else:  # no list long enough for an index: scanned (list_best leaves LIT_NONE be)
             best = list_best(m, &no_lit, &no_scans, nd.special, sp_end, path, n, best, text,
                              pats)
         if best == NEED_INDEX:
