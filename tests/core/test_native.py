@@ -283,6 +283,43 @@ def test_last_compiles_raced_by_threads_agree() -> None:
         sys.setswitchinterval(interval)
 
 
+def test_compile_entered_from_the_pure_reading_agrees(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The interleaving the thread race above finds by chance, made on purpose: while one
+    agent's compile waits on the pure reading of a rule (Python code), the same file compiles
+    another agent's rules, and each compile still places and finds its own rules' entries.
+    Every answer is the reference's (RFC 9309 2.2.2: the most specific match of the agent's
+    group decides)."""
+    agents = [f"bot{i}" for i in range(4)]
+    lines = []
+    for i, agent in enumerate(agents):
+        lines += [f"User-agent: {agent}", f"Disallow: /a{i} b/\u00e9t\u00e9",
+                  f"Allow: /a{i} b/\u00e9t\u00e9/ok", f"Disallow: /p{i}/", ""]
+    body = "\n".join(lines).encode()
+    urls = [f"/a{i}%20b/%C3%A9t%C3%A9{tail}" for i in range(4) for tail in ("", "/ok", "/no")]
+    urls += [f"/p{i}/z" for i in range(4)]
+    ref = _robots.reference(body)
+    for first in range(len(agents)):
+        rules = robotrules.parse(body)
+        pure = _native._native_pattern
+        entered: list[str] = []
+
+        def reading(raw: str, dialect: str, allow: bool, rules: robotrules.RobotsTxt = rules,
+                    entered: list[str] = entered, pure: object = pure
+                    ) -> tuple[object, object]:
+            for agent in agents:  # each other agent, once, from inside the first compile
+                if agent not in entered:
+                    entered.append(agent)
+                    rules.is_allowed("/", user_agent=agent)
+            return pure(raw, dialect, allow)  # type: ignore[operator, no-any-return]
+
+        monkeypatch.setattr(_native, "_native_pattern", reading)
+        entered.append(agents[first])
+        got = {(a, u): rules.is_allowed(u, user_agent=a) for a in agents for u in urls}
+        monkeypatch.setattr(_native, "_native_pattern", pure)
+        assert sorted(entered) == agents  # the nested compiles did run
+        assert got == {(a, u): ref.is_allowed(u, user_agent=a) for a in agents for u in urls}
+
+
 def test_agents_full_headers_and_memo() -> None:
     """One token rule (robotrules._token.query_key) whatever the agent string: the same
     string object, an equal one, a full header; more agents than the per-file memo holds."""

@@ -155,16 +155,22 @@ cdef int pattern_entries(const RawRule* rule, const unsigned char* text, int d, 
                          uint32_t* memo, U32Vec* pool) except -1:
     """Read a non-plain rule into ``pool`` once per file (its entry, and its companion's),
     ``memo[rule.rid]`` pointing at them: every selection that holds the rule shares the
-    normalised body in ``pats``, so what a file keeps does not grow with its agents."""
+    normalised body in ``pats``, so what a file keeps does not grow with its agents. The
+    pure reading is Python code, during which another compile of the same file may run and
+    grow ``pool``: where this rule's entries go is read after it, not before."""
     cdef Entry e
-    cdef uint32_t at = <uint32_t>(pool.n // ENTRY_WORDS)  # < 2 * rules: see the top
+    cdef uint32_t at
     cdef const unsigned char* raw = text + rule.vstart
     cdef bint allow = rule.allow
     if fast_entry(&e, raw, rule.vlen, d, allow, rule.index, pats, rule.vstart):
+        at = <uint32_t>(pool.n // ENTRY_WORDS)  # < 2 * rules: see the top
         add_entry(pool, &e)
         memo[rule.rid] = at
         return 0
     main, comp = pattern_of(raw, rule.vlen, d, allow)
+    # where the entries go is read only now: the pure reading runs Python code, in which
+    # another thread (or a callback) may have compiled a selection and grown the pool
+    at = <uint32_t>(pool.n // ENTRY_WORDS)
     fill_entry(&e, main, rule.index, pats)
     if allow:
         e.flags |= F_ALLOW
