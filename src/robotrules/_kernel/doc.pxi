@@ -400,49 +400,50 @@ cdef class Doc:
             memset(b.pat_memo, 0xFF, b.nrules * sizeof(uint32_t))  # MEMO_NONE
         b.busy += 1
         try:
-            for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
-                g = b.sel_groups.data[j]
-                cap += b.gstart.data[g + 1] - b.gstart.data[g]
-            rules = <RawRule*>xmalloc(cap * sizeof(RawRule))
-            for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
-                g = b.sel_groups.data[j]
-                lo = b.gstart.data[g]
-                hi = b.gstart.data[g + 1]
-                for r in range(lo, hi):
-                    rules[count].vstart = words.data[3 * r]
-                    rules[count].index = words.data[3 * r + 1]
-                    rules[count].vlen = words.data[3 * r + 2] & RULE_LEN
-                    rules[count].allow = (words.data[3 * r + 2] & RULE_ALLOW) != 0
-                    rules[count].rid = r
-                    count += 1
-            compile_rules(&m, rules, count, self.t, self.d, &self.pats, b.pat_memo, &b.pool)
-        finally:
-            PyMem_Free(rules)
-            b.busy -= 1
-        if self.sels[k] != NULL:  # another thread published one meanwhile
-            matcher_free(&m)
+            try:
+                for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
+                    g = b.sel_groups.data[j]
+                    cap += b.gstart.data[g + 1] - b.gstart.data[g]
+                rules = <RawRule*>xmalloc(cap * sizeof(RawRule))
+                for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
+                    g = b.sel_groups.data[j]
+                    lo = b.gstart.data[g]
+                    hi = b.gstart.data[g + 1]
+                    for r in range(lo, hi):
+                        rules[count].vstart = words.data[3 * r]
+                        rules[count].index = words.data[3 * r + 1]
+                        rules[count].vlen = words.data[3 * r + 2] & RULE_LEN
+                        rules[count].allow = (words.data[3 * r + 2] & RULE_ALLOW) != 0
+                        rules[count].rid = r
+                        count += 1
+                compile_rules(&m, rules, count, self.t, self.d, &self.pats, b.pat_memo,
+                              &b.pool)
+            finally:
+                PyMem_Free(rules)
+                b.busy -= 1
+            if self.sels[k] != NULL:  # another thread published one meanwhile
+                matcher_free(&m)
+                return 0
+            made = <Matcher*>PyMem_Malloc(sizeof(Matcher))
+            if made == NULL:
+                matcher_free(&m)
+                raise MemoryError()
+            cost = <uint64_t>m.nentries + m.nnodes
+            if b.live + cost > b.budget:
+                for i in range(self.nsels):
+                    if self.sels[i] != NULL:
+                        matcher_free(self.sels[i])
+                        PyMem_Free(self.sels[i])
+                        self.sels[i] = NULL
+                b.live = 0
+                b.compiled = 0
+                self.evictions += 1
+            made[0] = m
+            self.sels[k] = made
+            b.live += cost
+            b.compiled += 1
+        finally:  # however this compile ended, the last one out frees what compiling needed
             self._done_building()
-            return 0
-        made = <Matcher*>PyMem_Malloc(sizeof(Matcher))
-        if made == NULL:
-            matcher_free(&m)
-            self._done_building()
-            raise MemoryError()
-        cost = <uint64_t>m.nentries + m.nnodes
-        if b.live + cost > b.budget:
-            for i in range(self.nsels):
-                if self.sels[i] != NULL:
-                    matcher_free(self.sels[i])
-                    PyMem_Free(self.sels[i])
-                    self.sels[i] = NULL
-            b.live = 0
-            b.compiled = 0
-            self.evictions += 1
-        made[0] = m
-        self.sels[k] = made
-        b.live += cost
-        b.compiled += 1
-        self._done_building()
         return 0
 
     cdef void _done_building(self) noexcept:

@@ -138,6 +138,8 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
     cdef uint32_t sp_end
     cdef int32_t no_lit = LIT_NONE
     cdef uint8_t no_scans = 0
+    cdef int32_t* lit
+    cdef uint8_t* scans
     if not m.indexed:
         return scan_entries(m.entries, m.nentries, path, n, best, text, pats)
     # bisect_right over the sorted prefixes, minus one
@@ -166,11 +168,12 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
                 best = key
         sp_end = m.nodes[k + 1].special if <uint32_t>k + 1 < m.nnodes else m.always
         if m.node_lits != NULL:
-            best = list_best(m, &m.node_lits[k].lit, &m.node_lits[k].scans, nd.special, sp_end,
-                             path, n, best, text, pats)
+            lit = &m.node_lits[k].lit
+            scans = &m.node_lits[k].scans
         else:  # no list long enough for an index: scanned (list_best leaves LIT_NONE be)
-            best = list_best(m, &no_lit, &no_scans, nd.special, sp_end, path, n, best, text,
-                             pats)
+            lit = &no_lit
+            scans = &no_scans
+        best = list_best(m, lit, scans, nd.special, sp_end, path, n, best, text, pats)
         if best == NEED_INDEX:
             return NEED_INDEX
         k = nd.parent
