@@ -242,20 +242,27 @@ def test_first_queries_from_many_threads_agree() -> None:
         assert not errors
 
 
+def _groups_read_in_python(n: int) -> tuple[list[str], bytes, list[str]]:
+    """``n`` agents, each with a group of its own whose first rules hold a space and UTF-8
+    bytes (RFC 9309 2.2.2 percent-encodes them: the kernel leaves such rules to the pure
+    reading, Python code inside a compile), and URLs each group decides."""
+    agents = [f"bot{i}" for i in range(n)]
+    lines = []
+    for i, agent in enumerate(agents):
+        lines += [f"User-agent: {agent}", f"Disallow: /a{i} b/\u00e9t\u00e9",
+                  f"Allow: /a{i} b/\u00e9t\u00e9/ok", f"Disallow: /*x{i}$", f"Disallow: /p{i}/", ""]
+    urls = [f"/a{i}%20b/%C3%A9t%C3%A9{tail}" for i in range(n) for tail in ("", "/ok", "/no")]
+    urls += [f"/q/x{i}" for i in range(n)] + [f"/p{i}/z" for i in range(n)]
+    return agents, "\n".join(lines).encode(), urls
+
+
 def test_last_compiles_raced_by_threads_agree() -> None:
     """What compiling needs is freed once every selection is compiled, never while another
     thread's compile is under way: each group holds rules the pure reading makes (a space
     and UTF-8 bytes, which RFC 9309 percent-encodes: a Python call inside the compile lets
     another thread run), threads ask every agent in their own order with a tiny switch
     interval, and every answer is the reference's (RFC 9309 2.2.2)."""
-    agents = [f"bot{i}" for i in range(6)]
-    lines = []
-    for i, agent in enumerate(agents):
-        lines += [f"User-agent: {agent}", f"Disallow: /a{i} b/\u00e9t\u00e9",
-                  f"Allow: /a{i} b/\u00e9t\u00e9/ok", f"Disallow: /*x{i}$", f"Disallow: /p{i}/", ""]
-    body = "\n".join(lines).encode()
-    urls = [f"/a{i}%20b/%C3%A9t%C3%A9{tail}" for i in range(6) for tail in ("", "/ok", "/no")]
-    urls += [f"/q/x{i}" for i in range(6)] + [f"/p{i}/z" for i in range(6)]
+    agents, body, urls = _groups_read_in_python(6)
     ref = _robots.reference(body)
     want = {(a, u): ref.is_allowed(u, user_agent=a) for a in agents for u in urls}
     interval = sys.getswitchinterval()
@@ -289,14 +296,7 @@ def test_compile_entered_from_the_pure_reading_agrees(monkeypatch: pytest.Monkey
     another agent's rules, and each compile still places and finds its own rules' entries.
     Every answer is the reference's (RFC 9309 2.2.2: the most specific match of the agent's
     group decides)."""
-    agents = [f"bot{i}" for i in range(4)]
-    lines = []
-    for i, agent in enumerate(agents):
-        lines += [f"User-agent: {agent}", f"Disallow: /a{i} b/\u00e9t\u00e9",
-                  f"Allow: /a{i} b/\u00e9t\u00e9/ok", f"Disallow: /p{i}/", ""]
-    body = "\n".join(lines).encode()
-    urls = [f"/a{i}%20b/%C3%A9t%C3%A9{tail}" for i in range(4) for tail in ("", "/ok", "/no")]
-    urls += [f"/p{i}/z" for i in range(4)]
+    agents, body, urls = _groups_read_in_python(4)
     ref = _robots.reference(body)
     for first in range(len(agents)):
         rules = robotrules.parse(body)
