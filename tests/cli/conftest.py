@@ -121,19 +121,27 @@ class Result:
     err: str
 
 
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a ``python -m robotrules.cli`` run by a test: this checkout's
+    sources, a private cache dir (no robots.txt another test cached for a reused loopback
+    port), no proxy between it and the loopback servers, no colour setting of the caller."""
+    e = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    e["PYTHONPATH"] = SRC + os.pathsep + e.get("PYTHONPATH", "")
+    e["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    e["NO_PROXY"] = "*"
+    e.pop("HTTP_PROXY", None)
+    e.pop("HTTPS_PROXY", None)
+    e.pop("ALL_PROXY", None)
+    return e
+
+
 @pytest.fixture
 def cli(tmp_path: Path) -> object:
-    """``cli(*args, input=...)`` runs ``python -m robotrules.cli`` with a private cache dir."""
+    """``cli(*args, input=...)`` runs ``python -m robotrules.cli`` in :func:`cli_env`."""
 
     def run(*args: str, input: str | None = None, env: dict[str, str] | None = None,
             timeout: float = 60) -> Result:
-        e = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-        e["PYTHONPATH"] = SRC + os.pathsep + e.get("PYTHONPATH", "")
-        e["XDG_CACHE_HOME"] = str(tmp_path / "cache")
-        e["NO_PROXY"] = "*"
-        e.pop("HTTP_PROXY", None)
-        e.pop("HTTPS_PROXY", None)
-        e.pop("ALL_PROXY", None)
+        e = cli_env(tmp_path)
         e.update(env or {})
         p = subprocess.run([sys.executable, "-m", "robotrules.cli", *args], input=input,
                            capture_output=True, text=True, env=e, timeout=timeout,

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.conftest import SRC, one_line_error
+from tests.cli.conftest import SRC, cli_env, one_line_error
 
 
 @pytest.mark.parametrize("command", ["check", "lint", "fetch", "bulk", "diff", "agents"])
@@ -36,10 +36,6 @@ def test_no_command_is_a_usage_error(cli: Any) -> None:
     assert cli().code == 2
 
 
-def _env() -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=SRC)
-
-
 def test_broken_pipe_is_quiet(tmp_path: Path) -> None:
     """`robotrules check ... | head -1`: the reader has what it wanted, so the command stops
     quietly with 0, as Unix filters do (issue 26: exit 2 broke `set -o pipefail` scripts)."""
@@ -48,7 +44,7 @@ def test_broken_pipe_is_quiet(tmp_path: Path) -> None:
     urls = [f"/p{i}" for i in range(20000)]
     p = subprocess.Popen([sys.executable, "-m", "robotrules.cli", "check", "--robots",
                           str(robots), "--agent", "A", *urls], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=_env())
+                         stderr=subprocess.PIPE, env=cli_env(tmp_path))
     assert p.stdout is not None
     assert p.stderr is not None
     p.stdout.readline()
@@ -65,17 +61,17 @@ def test_pipefail_script_goes_on_after_head(tmp_path: Path) -> None:
     urls = " ".join(f"/p{i}" for i in range(3000))  # ~300 KB of output: past a pipe buffer
     script = (f"set -o pipefail; {sys.executable} -m robotrules.cli check --robots {robots} "
               f"--agent A {urls} | head -n 1 >/dev/null")
-    p = subprocess.run(["bash", "-c", script], env=_env(), capture_output=True, text=True,
-                       timeout=60, check=False)
+    p = subprocess.run(["bash", "-c", script], env=cli_env(tmp_path), capture_output=True,
+                       text=True, timeout=60, check=False)
     assert p.returncode == 0, p.stderr
     assert p.stderr == ""
 
 
-def test_keyboard_interrupt_exits_130_silently() -> None:
+def test_keyboard_interrupt_exits_130_silently(tmp_path: Path) -> None:
     """Ctrl-C: the shell convention 128 + SIGINT (2), no traceback and nothing to read."""
     p = subprocess.Popen([sys.executable, "-m", "robotrules.cli", "bulk", "-", "--agent", "A"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=_env())
+                         env=cli_env(tmp_path))
     assert p.stdin is not None
     # Wait until it is really running, not for a fixed time (under load the interpreter may
     # still be importing when a timer fires): feed it a URL on a local server and wait for
@@ -143,7 +139,7 @@ def test_colour_on_a_terminal_unless_no_color(tmp_path: Path) -> None:
     robots = tmp_path / "r.txt"
     robots.write_text("User-agent: *\nDisallow: /x\n")
     args = ["check", "--robots", str(robots), "--agent", "A", "/x"]
-    env = {k: v for k, v in _env().items() if k != "NO_COLOR"}
+    env = cli_env(tmp_path)  # NO_COLOR unset
     env["TERM"] = "xterm"
     assert re.search(r"\x1b\[[0-9;]*31m", _on_a_terminal(args, env))  # red: "disallowed"
     assert "\x1b[" not in _on_a_terminal(args, {**env, "NO_COLOR": "1"})
