@@ -88,15 +88,16 @@ class Peer(Protocol):
         and its path as the dialect's spec reads it (``Verdict.path``)."""
         ...
 
-    def known_verdict(self, url: str, user_agent: str, sels: dict[str, Any],
+    def known_verdict(self, url: str, user_agent: str, sels: dict[str, Any] | None,
                       make: Callable[..., Any] | None, words: object) -> Any:
         """The verdict of ``url`` built from the facts the facade keeps per agent
-        (``sels[user_agent].facts[key]``, robotrules._robots._Selection), or None when they
-        are not kept yet (then the facade builds it). The native peer answers in C; the pure
-        peer always says None (the facade's Python is its path)."""
+        (``sels[user_agent].facts[key]``, robotrules._robots._Selection; ``sels`` is None
+        until the first agent's are kept), or None when they are not kept yet (then the
+        facade builds it). The native peer answers in C; the pure peer always says None (the
+        facade's Python is its path)."""
         ...
 
-    def known_usage(self, url: str, user_agent: str, sels: dict[str, Any], uses: Any,
+    def known_usage(self, url: str, user_agent: str, sels: dict[str, Any] | None, uses: Any,
                     vmake: Callable[..., Any] | None, umake: Callable[..., Any] | None,
                     words: object,
                     scope: str, vocabulary: str) -> Any:

@@ -175,11 +175,11 @@ class PurePeer:
             return -1, path
         return best(path), path
 
-    def known_verdict(self, url: str, user_agent: str, sels: dict[str, Any],
+    def known_verdict(self, url: str, user_agent: str, sels: dict[str, Any] | None,
                       make: Callable[..., Any] | None, words: object) -> Any:
         return None  # the facade builds it (robotrules._robots: explain)
 
-    def known_usage(self, url: str, user_agent: str, sels: dict[str, Any], uses: Any,
+    def known_usage(self, url: str, user_agent: str, sels: dict[str, Any] | None, uses: Any,
                     vmake: Callable[..., Any] | None, umake: Callable[..., Any] | None,
                     words: object,
                     scope: str, vocabulary: str) -> Any:

@@ -52,9 +52,27 @@ __all__ = ["NATIVE", "RobotsTxt", "parse", "reference"]
 _AGENT_MEMO: Final = 256
 _V = TypeVar("_V")
 
-# What the facade keeps per file, made on first use (each concrete class has these slots).
-_FACADE_SLOTS: Final = ("_all_records", "_columns", "_findings", "_groups", "_records",
-                        "_rules_", "_sels", "_starts", "_uses")
+class _Kept:
+    """What the facade keeps per file, each made on first use: one object, made when the
+    first of them is, so that a file only asked ``is_allowed`` keeps one empty slot for them
+    (each concrete facade class has the one slot ``_kept_``)."""
+
+    __slots__ = ("all_records", "columns", "findings", "groups", "records", "rules", "sels",
+                 "starts", "uses")
+
+    def __init__(self) -> None:
+        self.all_records: tuple[Record, ...] | None = None
+        self.columns: dict[int, int] | None = None
+        self.findings: tuple[Finding, ...] | None = None
+        self.groups: tuple[Group, ...] | None = None
+        self.records: tuple[Record, ...] | None = None
+        self.rules: dict[int, Rule] | None = None
+        self.sels: dict[str, _Selection] | None = None
+        self.starts: array[int] | None = None
+        self.uses: dict[tuple[str, str, str], _Uses] | None = None
+
+
+_FACADE_SLOTS: Final = ("_kept_",)
 
 
 class RobotsTxt(_Surface):
@@ -67,9 +85,18 @@ class RobotsTxt(_Surface):
     """
 
     __slots__ = ()  # a mixin beside the peer (a C type on the native peer): slots are theirs
+    _kept_: _Kept  # the concrete classes' one slot (see _Kept): set by _kept on first use
 
     # the caches below (groups, records, findings ...) are made on first use and read with
     # getattr(self, name, None): a parse sets only what every file needs
+
+    def _kept(self) -> _Kept:
+        """What this file keeps on first use (made with the first of it)."""
+        try:
+            return self._kept_
+        except AttributeError:
+            kept = self._kept_ = _Kept()
+            return kept
 
     @property
     def _spec(self) -> DialectSpec:
@@ -96,7 +123,7 @@ class RobotsTxt(_Surface):
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
         try:  # the whole answer in the peer (in C on the native one) once its facts are kept
-            v: Verdict | None = self.known_verdict(url, user_agent, self._sels, _VERDICT,
+            v: Verdict | None = self.known_verdict(url, user_agent, self._kept_.sels, _VERDICT,
                                                    _preference_words)
         except (AttributeError, TypeError):  # no facts yet; or the arguments: said below
             v = None
@@ -108,8 +135,8 @@ class RobotsTxt(_Surface):
             user_agent = str_arg(user_agent, "user_agent")
         key, path = self.url_key_path(url, user_agent)
         try:
-            sel = self._sels[user_agent]
-        except (AttributeError, KeyError):
+            sel = self._kept_.sels[user_agent]  # type: ignore[index]  # None: TypeError
+        except (AttributeError, KeyError, TypeError):
             sel = self._selection(user_agent)
         facts = sel.facts.get(key)
         if facts is None:
@@ -126,10 +153,10 @@ class RobotsTxt(_Surface):
         """What every verdict for ``user_agent`` shares (its groups, their agents, which group
         applies in words, Google's empty rule, the facts per deciding key), memoised for
         at most ``_AGENT_MEMO`` agents."""
-        sels: dict[str, _Selection] | None = getattr(self, "_sels", None)
+        kept = self._kept()
+        sels = kept.sels
         if sels is None:
-            sels = {}
-            self._sels = sels
+            sels = kept.sels = {}
         sel = sels.get(user_agent)
         if sel is None:
             groups = self.selected_groups(user_agent)
@@ -150,7 +177,7 @@ class RobotsTxt(_Surface):
         (:class:`robotrules.Decisions`): entry ``i`` equals ``explain(urls[i])`` field by
         field (allowed, line, rule, reason)."""
         try:  # warm: straight to the peer (in C on the native one), which checks the URLs
-            sel = self._sels[user_agent]
+            sel = self._kept_.sels[user_agent]  # type: ignore[index]  # None: TypeError
         except (AttributeError, KeyError, TypeError):  # no facts yet; or the arguments
             _check_urls(urls, user_agent)
             return self._decide_many(urls, user_agent, None)
@@ -169,7 +196,7 @@ class RobotsTxt(_Surface):
         keys = usage_keys(vocabulary)
         _check_urls(urls, user_agent)  # before the agent's statements are read
         try:
-            uses = self._uses[user_agent, "group", vocabulary]
+            uses = self._kept_.uses[user_agent, "group", vocabulary]  # type: ignore[index]
         except (AttributeError, KeyError, TypeError):
             uses = self._uses_of(user_agent, "group", vocabulary)
         paths: list[str] | None = [] if uses.cu or uses.signals else None
@@ -231,10 +258,10 @@ class RobotsTxt(_Surface):
 
     def _rule(self, i: int) -> Rule:
         """The rule of directive ``i`` (made once)."""
-        made: dict[int, Rule] | None = getattr(self, "_rules_", None)
+        kept = self._kept()
+        made = kept.rules
         if made is None:
-            made = {}
-            self._rules_ = made
+            made = kept.rules = {}
         rule = made.get(i)
         if rule is None:
             if self._kind(i) == _tokenize.ALLOW:
@@ -281,8 +308,9 @@ class RobotsTxt(_Surface):
                 vocabulary=vocabulary, policy_tokens=policy_tokens)
             return asked
         try:  # the whole answer in the peer (in C on the native one) once its facts are kept
-            u: Usage | None = self.known_usage(url, user_agent, self._sels,
-                                 self._uses[user_agent, content_signal_scope, vocabulary],
+            kept = self._kept_
+            u: Usage | None = self.known_usage(url, user_agent, kept.sels,
+                                 kept.uses[user_agent, content_signal_scope, vocabulary],  # type: ignore[index]
                                  _VERDICT, _USAGE, _preference_words, content_signal_scope,
                                  vocabulary)
         except (AttributeError, KeyError, TypeError):  # no facts yet, or the arguments
@@ -292,7 +320,7 @@ class RobotsTxt(_Surface):
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
         try:
-            uses = self._uses[user_agent, content_signal_scope, vocabulary]
+            uses = self._kept_.uses[user_agent, content_signal_scope, vocabulary]  # type: ignore[index]
         except (AttributeError, KeyError, TypeError):
             uses = self._uses_of(user_agent, content_signal_scope, vocabulary)
         v = self.explain(url, user_agent=user_agent)
@@ -317,10 +345,10 @@ class RobotsTxt(_Surface):
         cu, signals, others = prefs.preference_parts(self, user_agent, scope, vocabulary)
         paths = self.usage_paths(prefs.usage_patterns(cu, self.dialect)) if cu else None
         uses = _Uses(cu, signals, others, paths)
-        memo: dict[tuple[str, str, str], _Uses] | None = getattr(self, "_uses", None)
+        kept = self._kept()
+        memo = kept.uses
         if memo is None or len(memo) >= _AGENT_MEMO:
-            memo = {}
-            self._uses = memo
+            memo = kept.uses = {}
         memo[user_agent, scope, vocabulary] = uses
         return uses
 
@@ -358,9 +386,10 @@ class RobotsTxt(_Surface):
         return out
 
     def _outside(self) -> tuple[Record, ...]:
-        out: tuple[Record, ...] | None = getattr(self, "_records", None)
+        kept = self._kept()
+        out = kept.records
         if out is None:
-            out = self._records = tuple(self._record(i) for i in self.group_index.outside)
+            out = kept.records = tuple(self._record(i) for i in self.group_index.outside)
         return out
 
     def _record(self, i: int) -> Record:
@@ -376,9 +405,10 @@ class RobotsTxt(_Surface):
 
     def _every_record(self) -> tuple[Record, ...]:
         """Every record of the file: the groups' (in group order), then those outside."""
-        every: tuple[Record, ...] | None = getattr(self, "_all_records", None)
+        kept = self._kept()
+        every = kept.all_records
         if every is None:
-            every = self._all_records = (
+            every = kept.all_records = (
                 *(r for g in self.groups for r in g.records), *self._outside())
         return every
 
@@ -400,7 +430,8 @@ class RobotsTxt(_Surface):
     @property
     def findings(self) -> tuple[Finding, ...]:
         """Every oddity met while reading the file, sorted by line and column."""
-        found: tuple[Finding, ...] | None = getattr(self, "_findings", None)
+        kept = self._kept()
+        found = kept.findings
         if found is None:
             out: list[Finding] = []
             text = self.latin1_text
@@ -408,16 +439,17 @@ class RobotsTxt(_Surface):
             _tokenize.recheck(text, self.dialect, self.noted_lines, out)  # lines to look at
             build_index(text, self.directives, self.dialect, self.base_url, out)
             out.sort(key=lambda f: (f.line, f.column))
-            found = self._findings = tuple(out)
+            found = kept.findings = tuple(out)
         return found
 
     @property
     def groups(self) -> tuple[Group, ...]:
         """Every group of the file, in file order (not merged)."""
-        groups: tuple[Group, ...] | None = getattr(self, "_groups", None)
+        kept = self._kept()
+        groups = kept.groups
         if groups is None:
             groups = tuple(self._make_group(g) for g in range(self.group_index.count))
-            self._groups = groups
+            kept.groups = groups
         return groups
 
     def _make_group(self, g: int) -> Group:
@@ -452,7 +484,8 @@ class RobotsTxt(_Surface):
 
     def line_text(self, line: int) -> str:
         """The text of 1-based ``line`` as read (after line-ending normalisation)."""
-        starts: array[int] | None = getattr(self, "_starts", None)
+        kept = self._kept()
+        starts = kept.starts
         if starts is None:
             text = self.latin1_text
             starts = array("I", [0])
@@ -460,7 +493,7 @@ class RobotsTxt(_Surface):
             while pos >= 0:
                 starts.append(pos + 1)
                 pos = text.find("\n", pos + 1)
-            self._starts = starts
+            kept.starts = starts
         if not 1 <= line <= len(starts):
             return ""
         start = starts[line - 1]
@@ -469,7 +502,8 @@ class RobotsTxt(_Surface):
 
     def _value_column(self, line: int) -> int:
         """1-based column where the value of the directive on ``line`` starts (1 if none)."""
-        cols: dict[int, int] | None = getattr(self, "_columns", None)
+        kept = self._kept()
+        cols = kept.columns
         if cols is None:
             cols = {}
             dirs = self.directives
@@ -477,7 +511,7 @@ class RobotsTxt(_Surface):
             for i in range(0, len(dirs), 3):
                 start = dirs[i + 1]
                 cols.setdefault(dirs[i] & _tokenize.LINE_MASK, start - text.rfind("\n", 0, start))
-            self._columns = cols
+            kept.columns = cols
         return cols.get(line, 1)
 
     def __reduce__(self) -> tuple[Callable[..., RobotsTxt], tuple[object, ...]]:
