@@ -160,6 +160,12 @@ cdef struct Build:  # what a Doc keeps until every selection is compiled (then f
     # entries and nodes of the compiled matchers, and the most they may hold together (past
     # it, the others are dropped before one more is compiled: see Doc._compile)
     uint64_t live, budget
+    # made by Doc._index_agents when every selection's matcher together fits the budget (no
+    # compiled matcher is ever dropped), else NULL: per group, the selections not compiled
+    # yet that read it; ``dead``, the rules of the groups none reads any more, given back by
+    # Doc._shrink_build once they are half of the rules kept
+    uint32_t* readers
+    uint32_t dead
 
 
 cdef struct NodeLit:  # a node's literal index state, kept only by a matcher with a long list

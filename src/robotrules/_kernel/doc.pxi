@@ -172,6 +172,7 @@ cdef class Doc:
             return
         self.b = NULL
         PyMem_Free(b.pat_memo)
+        PyMem_Free(b.readers)
         vec_free(&b.pool)
         vec_free(&b.rule_words)
         vec_free(&b.gstart)
@@ -257,6 +258,7 @@ cdef class Doc:
         cdef Py_ssize_t nua = uas.n // 3, u, tlen, x
         cdef uint32_t vstart, vlen, g, off = 0, k, j, run, ntok = 0, nsel, sel
         cdef uint32_t count, lo, ngroups = <uint32_t>(gstart.n - 1)
+        cdef uint64_t spread
         cdef const unsigned char* v
         cdef const uint8_t* tb = _token_byte[self.d]
         cdef U32Vec sels, sel_start
@@ -365,6 +367,22 @@ cdef class Doc:
             self.nsels = nsel
             vec_fit(&sels)
             vec_fit(&sel_start)
+            # a matcher holds at most 4 units (entries and nodes) a rule of its selection
+            # (each rule one entry and a companion, a node each): when all of them fit the
+            # budget, none is ever dropped, and a compiled selection's rules are not read
+            # again
+            spread = 0
+            for k in range(<uint32_t>sels.n):
+                g = sels.data[k]
+                spread += gstart.data[g + 1] - gstart.data[g]
+            PyMem_Free(self.b.readers)  # what a call cut short by MemoryError left, if any
+            self.b.readers = NULL
+            if 4 * spread <= self.b.budget:
+                self.b.readers = <uint32_t*>xmalloc((ngroups if ngroups else 1)
+                                                   * sizeof(uint32_t))
+                memset(self.b.readers, 0, ngroups * sizeof(uint32_t))
+                for k in range(<uint32_t>sels.n):
+                    self.b.readers[sels.data[k]] += 1
             vec_move(&self.b.sel_groups, &sels)
             vec_move(&self.b.sel_start, &sel_start)
         finally:
@@ -442,16 +460,94 @@ cdef class Doc:
             self.sels[k] = made
             b.live += cost
             b.compiled += 1
+            if b.readers != NULL:  # the groups only compiled selections read: not again
+                for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
+                    g = b.sel_groups.data[j]
+                    b.readers[g] -= 1
+                    if b.readers[g] == 0:
+                        b.dead += b.gstart.data[g + 1] - b.gstart.data[g]
         finally:  # however this compile ended, the last one out frees what compiling needed
             self._done_building()
         return 0
 
     cdef void _done_building(self) noexcept:
         """Once every selection is compiled and no compile is under way, what compiling
-        needed is freed and the normalised bodies fitted (no pattern is added any more)."""
-        if self.b != NULL and self.b.compiled == self.nsels and self.b.busy == 0:
+        needed is freed and the normalised bodies fitted (no pattern is added any more);
+        before that, the rules no selection left to compile reads (_shrink_build)."""
+        if self.b == NULL or self.b.busy != 0:
+            return
+        if self.b.compiled == self.nsels:
             self._drop_build()
             pats_fit(&self.pats)
+        elif self.b.readers != NULL and 2 * <uint64_t>self.b.dead >= self.b.nrules > 0:
+            self._shrink_build()
+
+    cdef void _shrink_build(self) noexcept:
+        """Keep only the rules of the groups some selection not yet compiled reads (their
+        rule numbers, pattern memo and pool entries renumbered): a file whose first agents
+        compiled its big groups keeps what its other agents need, not the whole file. Only
+        when no compiled matcher is ever dropped (Build.readers) and no compile is under way
+        (busy: nothing holds a rule number or a pool position). Nothing changes when memory
+        for the smaller copy is short."""
+        cdef Build* b = self.b
+        cdef uint32_t ngroups = <uint32_t>(b.gstart.n - 1)
+        cdef uint32_t j, g, r, lo, hi, kept = 0, at, npool = 0
+        cdef uint32_t* words
+        cdef uint32_t* memo = NULL
+        cdef uint32_t* pool = NULL
+        cdef uint32_t* gstart = b.gstart.data
+        for g in range(ngroups):
+            if b.readers[g]:
+                kept += gstart[g + 1] - gstart[g]
+                if b.pat_memo != NULL:
+                    for r in range(gstart[g], gstart[g + 1]):
+                        if b.pat_memo[r] != MEMO_NONE:
+                            npool += 2 if b.pat_memo[r] & MEMO_PAIR else 1
+        words = <uint32_t*>PyMem_Malloc((3 * <Py_ssize_t>kept if kept else 1) * sizeof(uint32_t))
+        if b.pat_memo != NULL:
+            memo = <uint32_t*>PyMem_Malloc((kept if kept else 1) * sizeof(uint32_t))
+            pool = <uint32_t*>PyMem_Malloc(
+                (npool * <Py_ssize_t>ENTRY_WORDS if npool else 1) * sizeof(uint32_t))
+        if words == NULL or (b.pat_memo != NULL and (memo == NULL or pool == NULL)):
+            PyMem_Free(words)
+            PyMem_Free(memo)
+            PyMem_Free(pool)
+            return
+        kept = 0
+        npool = 0
+        for g in range(ngroups):  # gstart renumbered in place: gstart[g] is read first
+            lo = gstart[g]
+            hi = gstart[g + 1]
+            gstart[g] = kept
+            if not b.readers[g]:
+                continue
+            memcpy(&words[3 * <Py_ssize_t>kept], &b.rule_words.data[3 * <Py_ssize_t>lo],
+                   3 * <Py_ssize_t>(hi - lo) * sizeof(uint32_t))
+            if memo != NULL:
+                for r in range(lo, hi):
+                    at = b.pat_memo[r]
+                    if at == MEMO_NONE:
+                        memo[kept + r - lo] = MEMO_NONE
+                        continue
+                    memo[kept + r - lo] = npool | (at & MEMO_PAIR)
+                    j = 2 if at & MEMO_PAIR else 1
+                    memcpy(&pool[npool * <Py_ssize_t>ENTRY_WORDS],
+                           &b.pool.data[(at & ~MEMO_PAIR) * <Py_ssize_t>ENTRY_WORDS],
+                           j * ENTRY_WORDS * sizeof(uint32_t))
+                    npool += j
+            kept += hi - lo
+        gstart[ngroups] = kept
+        PyMem_Free(b.rule_words.data)
+        b.rule_words.data = words
+        b.rule_words.n = b.rule_words.cap = 3 * <Py_ssize_t>kept
+        if memo != NULL:
+            PyMem_Free(b.pat_memo)
+            b.pat_memo = memo
+            PyMem_Free(b.pool.data)
+            b.pool.data = pool
+            b.pool.n = b.pool.cap = npool * <Py_ssize_t>ENTRY_WORDS
+        b.nrules = kept
+        b.dead = 0
 
     cdef uint32_t _select(self, str user_agent) except 0xFFFFFFFFu:
         """The selection a user agent picks (memoised for the last few agents)."""
