@@ -405,3 +405,14 @@ def test_many_tokens_in_chained_groups_match_pure() -> None:
     body = ("\n".join(lines) + "\n").encode()
     _same(body, "rfc9309", [f"t{i}x" for i in (0, 1, 2, 1500, n - 1, n, n + 1)] + ["*"],
           ["/d0/a", "/d1/a", "/d1499/", "/d1500/x", f"/d{n - 1}/", "/other"])
+
+
+def test_a_parsed_file_is_one_small_object() -> None:
+    """What every parsed file costs before its arrays: the native Doc with the facade's one
+    slot (robotrules._robots._Kept) fits 240 bytes, 256 with the GC header, one size class of
+    Python's allocator (docs/architecture.md: what a parsed file keeps, issue 20's memory
+    figure). The dialect, read from the dialect code, is the name given."""
+    for dialect in DIALECTS:
+        rules = robotrules.parse(b"User-agent: *\nDisallow: /x\n", dialect)
+        assert type(rules).__basicsize__ <= 240
+        assert rules.dialect == dialect

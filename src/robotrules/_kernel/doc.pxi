@@ -86,35 +86,35 @@ cdef class Doc:
     anyway, the constructor raises ``ValueError`` (``TypeError`` for a body that is not
     ``bytes``). Nothing here calls back into a Python subclass."""
 
+    # Every parsed file is one of these (with its facade's one slot and Python's GC header):
+    # the fields are ordered so that the whole object stays at 256 bytes (the 4-byte ones
+    # together, no padding; checked by tests/core/test_native.py)
     cdef bytes body           # the file's bytes, as the caller gave them
     cdef const unsigned char* t
-    cdef Py_ssize_t n
     cdef Pats pats
-    cdef int d
-    cdef uint32_t ntokens
     cdef Token* tokens
     cdef unsigned char* tokbuf
-    cdef uint32_t nsels
     cdef Matcher** sels        # sels[0]: the global selection ('*' groups, maybe none);
                                # NULL until compiled (a file names many agents few ask for)
     cdef PyObject* memo_agent[MEMO]
-    cdef uint32_t memo_sel[MEMO]
-    cdef uint32_t memo_next
     # until every selection is compiled, what compiling them needs (Build; NULL after): kept
     # apart so that a Doc and its facade subclass stay small objects of Python's allocator
     cdef Build* b
-    cdef Py_ssize_t tokbuf_size
-    # the peer surface's plain values
-    cdef readonly str dialect
+    # the peer surface's plain values (its dialect: the property, from d)
     cdef public Py_ssize_t size
     cdef readonly object base_url
-    cdef readonly uint32_t directive_count
     cdef readonly uint64_t evictions  # how often the compiled matchers were dropped
     # the reading for the slower answers (groups, explanations, findings), made on first use
     # by the pure homes (robotrules._tables names them): the text, the directive stream, the
     # noted lines and the group index
     cdef object text_, dirs_, odd_, index_
-    cdef Py_ssize_t bom_
+    cdef uint32_t memo_sel[MEMO]
+    # lengths within a body of at most NATIVE_MAX (2 ** 28) bytes: the text after the
+    # byte-order mark, the lower-cased agent tokens (at most the body, and one), the mark
+    cdef uint32_t n, tokbuf_size, bom_
+    cdef int d
+    cdef uint32_t ntokens, nsels, memo_next
+    cdef readonly uint32_t directive_count
 
     def __cinit__(self, body, dialect, base_url=None):
         cdef int d
@@ -142,12 +142,11 @@ cdef class Doc:
             body)[0]] else 0
         self.body = body
         self.t = <const unsigned char*>PyBytes_AS_STRING(body) + skip
-        self.n = size - skip
+        self.n = <uint32_t>(size - skip)  # at most NATIVE_MAX: checked above
         self.d = d
-        self.dialect = dialect
         self.size = size
         self.base_url = base_url
-        self.bom_ = skip
+        self.bom_ = <uint32_t>skip
         self._build()
 
     def __dealloc__(self):
@@ -278,7 +277,7 @@ cdef class Doc:
             PyMem_Free(self.tokens)
             self.tokbuf = NULL
             self.tokens = NULL
-            self.tokbuf_size = 1 + value_bytes(uas)
+            self.tokbuf_size = <uint32_t>(1 + value_bytes(uas))  # values of a capped body
             self.tokbuf = <unsigned char*>xmalloc(self.tokbuf_size)
             self.tokens = <Token*>xmalloc((nua if nua else 1) * sizeof(Token))
             # the global selection first: the groups with a '*' line (in file order, once)
@@ -778,6 +777,10 @@ cdef class Doc:
     @property
     def bom_length(self):
         return self.bom_
+
+    @property
+    def dialect(self):
+        return _NAMES[self.d]
 
     cdef int _read_directives(self) except -1:
         if self.dirs_ is None:
