@@ -65,8 +65,9 @@ cdef enum:
     LIT_MIN = 48      # longer lists of wildcard rules get a literal index:
     LIT_NOW = 512     # at once when this long, or on a path this long,
     LIT_PATH = 256
-    LIT_AFTER = 12    # else after this many queries scanned the list (a file seen once
-                      # rarely pays for an index)
+    LIT_AFTER = 24    # else after this many queries scanned the list: a file seen once,
+                      # for the first URLs of its site, rarely pays for an index (12 made
+                      # the cold workload of benchmarks/ 5% slower)
     LIT_SAMPLE = 2048  # rules whose runs of bytes are counted to rank them
     LIT_NONE = -1
     LIT_LATER = -2
