@@ -138,13 +138,12 @@ cdef enum:
     NODE_LEN = (1 << 24) - 1
 
 
-cdef struct Node:  # 20 bytes: one per distinct prefix of an indexed matcher
+cdef struct Node:  # 16 bytes: one per distinct prefix of an indexed matcher
     uint32_t off      # the prefix (offset; F_PATS in its flags)
     uint32_t lenf     # its length (the low NODE_LEN_BITS bits: node_len) and, above, its
                       # flags (node_flags: F_ALLOW of the plain rule | F_PATS)
     uint32_t plain    # directive index of the best plain rule with exactly this prefix
     int32_t parent    # the longest other prefix that is a prefix of this one, or -1
-    uint32_t special  # its other rules: entries[special : next node's special]
 
 
 cdef struct Build:  # what a Doc keeps until every selection is compiled (then freed)
@@ -205,6 +204,9 @@ cdef struct Matcher:
     uint32_t nnodes
     Node* nodes
     NodeLit* node_lits  # per node, where some node's list is long enough for an index; or NULL
+    # node k's other rules: entries[specials[k] : specials[k + 1]] (nnodes + 1 of them, the
+    # last = always); NULL when no node has any (most matchers: only plain prefixes)
+    uint32_t* specials
     uint32_t always   # indexed: entries[always:] could match anywhere
     int32_t lit       # a LitIndex over entries[always:], or LIT_NONE, LIT_LATER, LIT_WANTED
     uint32_t nlits

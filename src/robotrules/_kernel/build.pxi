@@ -468,7 +468,6 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             flags = refs[i].flags & F_PATS
             nd.plain = NO_PLAIN
             nd.parent = -1
-            nd.special = 0
             k = i
             while k < nref and same_prefix(&refs[k], &refs[i], text, pats.data):
                 if refs[k].entry == 0xFFFFFFFFu:
@@ -502,9 +501,9 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                     parent = m.nodes[parent].parent
                 m.nodes[k].parent = parent
         # big lists of wildcard rules get a literal index (see matcher_best: when needed)
-        for k in range(m.nnodes):
-            special = m.nodes[k].special
-            always = m.nodes[k + 1].special if k + 1 < m.nnodes else m.always
+        for k in range(m.nnodes if m.specials != NULL else 0):
+            special = m.specials[k]
+            always = m.specials[k + 1]
             if always - special > LIT_MIN:
                 if m.node_lits == NULL:  # the first long list: every node gets its state
                     m.node_lits = <NodeLit*>xmalloc(m.nnodes * sizeof(NodeLit))
@@ -559,14 +558,16 @@ cdef inline bint _starts(const Node* a, const Node* b, const unsigned char* text
 cdef int _place_specials(Matcher* m, Entry* es, uint32_t n, PrefixRef* refs, uint32_t nref,
                          const unsigned char* text, const unsigned char* pats) except -1:
     """Copy the non-plain entries into ``m.entries`` grouped by node (best first within a
-    node, as ``refs`` is sorted by prefix, then entry index), then the "always" ones."""
+    node, as ``refs`` is sorted by prefix, then entry index), then the "always" ones; where
+    they start per node in ``m.specials``, kept only when some node has any."""
     cdef uint32_t i = 0, k, j = 0, node = 0
     cdef uint8_t* placed = <uint8_t*>xmalloc(n)
     memset(placed, 0, n)
     try:
+        m.specials = <uint32_t*>xmalloc((m.nnodes + 1) * sizeof(uint32_t))
         while i < nref:
             # refs[i] starts the run of node ``node``
-            m.nodes[node].special = j
+            m.specials[node] = j
             k = i
             while k < nref and same_prefix(&refs[k], &refs[i], text, pats):
                 if refs[k].entry != 0xFFFFFFFFu:
@@ -577,6 +578,10 @@ cdef int _place_specials(Matcher* m, Entry* es, uint32_t n, PrefixRef* refs, uin
             node += 1
             i = k
         m.always = j
+        m.specials[m.nnodes] = j
+        if j == 0:  # no node has other rules
+            PyMem_Free(m.specials)
+            m.specials = NULL
         for k in range(n):
             if not plain_node(&es[k]) and not placed[k]:
                 m.entries[j] = es[k]

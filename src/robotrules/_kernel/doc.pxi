@@ -830,6 +830,8 @@ cdef class Doc:
             size += sizeof(Matcher) + m.nentries * sizeof(Entry) + m.nnodes * sizeof(Node)
             if m.node_lits != NULL:
                 size += m.nnodes * sizeof(NodeLit)
+            if m.specials != NULL:
+                size += (m.nnodes + 1) * sizeof(uint32_t)
             for j in range(m.nlits):
                 li = &m.lits[j]
                 size += sizeof(LitIndex) + 8192 + 256 * sizeof(int32_t) + (

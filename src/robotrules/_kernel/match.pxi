@@ -166,16 +166,17 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
                    << INDEX_BITS) + nd.plain
             if key < best:
                 best = key
-        sp_end = m.nodes[k + 1].special if <uint32_t>k + 1 < m.nnodes else m.always
-        if m.node_lits != NULL:
-            lit = &m.node_lits[k].lit
-            scans = &m.node_lits[k].scans
-        else:  # no list long enough for an index: scanned (list_best leaves LIT_NONE be)
-            lit = &no_lit
-            scans = &no_scans
-        best = list_best(m, lit, scans, nd.special, sp_end, path, n, best, text, pats)
-        if best == NEED_INDEX:
-            return NEED_INDEX
+        if m.specials != NULL:  # the node's other rules
+            if m.node_lits != NULL:
+                lit = &m.node_lits[k].lit
+                scans = &m.node_lits[k].scans
+            else:  # no list long enough for an index: scanned (list_best leaves LIT_NONE be)
+                lit = &no_lit
+                scans = &no_scans
+            best = list_best(m, lit, scans, m.specials[k], m.specials[k + 1], path, n, best,
+                             text, pats)
+            if best == NEED_INDEX:
+                return NEED_INDEX
         k = nd.parent
     return list_best(m, &m.lit, &m.scans, m.always, m.nentries, path, n, best, text, pats)
 
@@ -206,8 +207,8 @@ cdef int index_wanted(Matcher* m, const unsigned char* text, const unsigned char
     cdef uint32_t k, special, end
     for k in range(m.nnodes if m.node_lits != NULL else 0):
         if m.node_lits[k].lit == LIT_WANTED:
-            special = m.nodes[k].special
-            end = m.nodes[k + 1].special if k + 1 < m.nnodes else m.always
+            special = m.specials[k]  # a node_lits entry is wanted only where specials are
+            end = m.specials[k + 1]
             m.node_lits[k].lit = _add_lit(m, special, end - special, text, pats)
     if m.lit == LIT_WANTED:
         m.lit = _add_lit(m, m.always, m.nentries - m.always, text, pats)
@@ -230,6 +231,7 @@ cdef void matcher_free(Matcher* m) noexcept:
     PyMem_Free(m.entries)
     PyMem_Free(m.nodes)
     PyMem_Free(m.node_lits)
+    PyMem_Free(m.specials)
     memset(m, 0, sizeof(Matcher))
 
 
@@ -246,4 +248,4 @@ cdef inline uint64_t window(const unsigned char* p, int w) noexcept nogil:
 
 
 assert sizeof(Entry) == ENTRY_WORDS * sizeof(uint32_t)
-assert sizeof(Node) == 5 * sizeof(uint32_t)
+assert sizeof(Node) == 4 * sizeof(uint32_t)
