@@ -48,6 +48,7 @@ __all__ = [
     "not_plain",
     "path_bytes_kept",
     "pattern_bytes",
+    "pattern_escapes",
     "pattern_growth",
     "query_key",
     "rfc_path",
@@ -149,6 +150,31 @@ def roles(dialect: Dialect) -> tuple[bytes, bool, bool]:
     return bytes(out), spec.lenient_keys, spec.blank_ends_group
 
 
+def _escaped(octets: bytes) -> str:
+    return "".join(f"%{b:02X}" for b in octets)
+
+
+def pattern_escapes(dialect: Dialect) -> tuple[bytes, bool]:
+    """The bytes the dialect's normaliser writes as escapes, asked of it: per ASCII byte,
+    whether it is written as its own ``%XX`` (RFC 9309 2.2.2: a space, ``"``, ``{`` ..., and
+    ``$`` before the end); and how a byte above 127 is written, checked for every one: in a
+    value that is UTF-8, as its own ``%XX`` (both dialects); in one that is not, as the
+    escapes of its Latin-1 character's UTF-8 (True: RFC 9309 reads such a file as Latin-1,
+    ``%C3%A9`` for ``0xE9``) or as its own (False: robots.cc escapes every octet)."""
+    pattern = _dialects.SPECS[dialect].pattern
+    encodes = bytearray(256)
+    for c in range(128):
+        encodes[c] = pattern("/a" + chr(c) + "b") == "/a" + _escaped(bytes((c,))) + "b"
+    latin1 = pattern("/a\xe9b") == "/a%C3%A9b"
+    for c in range(128, 256):  # alone, a byte above 127 is never UTF-8
+        octets = chr(c).encode("utf-8") if latin1 else bytes((c,))
+        assert pattern("/a" + chr(c) + "b") == "/a" + _escaped(octets) + "b", (dialect, c)
+    for char in ("\u00e9", "\u20ac", "\U0001f600"):  # UTF-8 of two, three and four bytes
+        octets = char.encode("utf-8")
+        assert pattern("/a" + octets.decode("latin-1") + "b") == "/a" + _escaped(octets) + "b"
+    return bytes(encodes), latin1
+
+
 def pattern_growth() -> int:
     """The most bytes one byte of a rule value becomes in its normal form, over the natively
     matched dialects (a byte above 127 of a value that is not UTF-8: ``%C3%BF``, 6)."""
@@ -163,16 +189,18 @@ def pattern_growth() -> int:
 def pattern_bytes(dialect: Dialect) -> tuple[bytes, bytes, bytes]:
     """What the kernel's C reading of patterns may do, asked of the dialect's normaliser
     (``DialectSpec.pattern``) byte by byte: the bytes it keeps as they are (never '%', nor
-    bytes above 127); the bytes that send a value to the pure reading (neither kept nor
-    '%'); and the ``%XX`` escapes it decodes (it upper-cases the others)."""
+    bytes above 127); the bytes that send a value to the pure reading (none of: kept, '%',
+    written as its own ``%XX`` escape, above 127: see :func:`pattern_escapes`); and the
+    ``%XX`` escapes it decodes (it upper-cases the others)."""
     pattern = _dialects.SPECS[dialect].pattern
     kept = bytearray(256)
     slow = bytearray(256)
     decodes = bytearray(256)
+    encodes = pattern_escapes(dialect)[0]
     for c in range(256):
         probe = "/a" + chr(c) + "b"
         kept[c] = 1 if c < 128 and chr(c) != "%" and pattern(probe) == probe else 0
-        slow[c] = 0 if kept[c] or chr(c) == "%" else 1
+        slow[c] = 0 if kept[c] or chr(c) == "%" or encodes[c] or c >= 128 else 1
         decoded = pattern(f"/%{c:02x}") == "/" + chr(c)
         if decoded:
             assert chr(c) not in "%*$", "a decoded escape must stay a literal"

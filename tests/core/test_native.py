@@ -243,25 +243,28 @@ def test_first_queries_from_many_threads_agree() -> None:
 
 
 def _groups_read_in_python(n: int) -> tuple[list[str], bytes, list[str]]:
-    """``n`` agents, each with a group of its own whose first rules hold a space and UTF-8
-    bytes (RFC 9309 2.2.2 percent-encodes them: the kernel leaves such rules to the pure
-    reading, Python code inside a compile), and URLs each group decides."""
+    """``n`` agents, each with a group of its own whose first rules hold Google's companion
+    rule (robots.cc HandleAllow: ``Allow: /x/index.html`` also allows ``/x/``; the kernel
+    leaves such rules to the pure reading, Python code inside a compile) and a space and
+    UTF-8 bytes (RFC 9309 2.2.2 percent-encodes them), and URLs each group decides."""
     agents = [f"bot{i}" for i in range(n)]
     lines = []
     for i, agent in enumerate(agents):
-        lines += [f"User-agent: {agent}", f"Disallow: /a{i} b/\u00e9t\u00e9",
-                  f"Allow: /a{i} b/\u00e9t\u00e9/ok", f"Disallow: /*x{i}$", f"Disallow: /p{i}/", ""]
-    urls = [f"/a{i}%20b/%C3%A9t%C3%A9{tail}" for i in range(n) for tail in ("", "/ok", "/no")]
+        lines += [f"User-agent: {agent}", f"Allow: /a{i}/index.html", f"Disallow: /a{i}/",
+                  f"Disallow: /b{i} b/\u00e9t\u00e9", f"Allow: /b{i} b/\u00e9t\u00e9/ok",
+                  f"Disallow: /*x{i}$", f"Disallow: /p{i}/", ""]
+    urls = [f"/a{i}/{tail}" for i in range(n) for tail in ("", "index.html", "no")]
+    urls += [f"/b{i}%20b/%C3%A9t%C3%A9{tail}" for i in range(n) for tail in ("", "/ok", "/no")]
     urls += [f"/q/x{i}" for i in range(n)] + [f"/p{i}/z" for i in range(n)]
     return agents, "\n".join(lines).encode(), urls
 
 
 def test_last_compiles_raced_by_threads_agree() -> None:
     """What compiling needs is freed once every selection is compiled, never while another
-    thread's compile is under way: each group holds rules the pure reading makes (a space
-    and UTF-8 bytes, which RFC 9309 percent-encodes: a Python call inside the compile lets
-    another thread run), threads ask every agent in their own order with a tiny switch
-    interval, and every answer is the reference's (RFC 9309 2.2.2)."""
+    thread's compile is under way: each group holds a rule the pure reading makes (Google's
+    companion rule: a Python call inside the compile lets another thread run), threads ask
+    every agent in their own order with a tiny switch interval, and every answer is the
+    reference's (RFC 9309 2.2.2)."""
     agents, body, urls = _groups_read_in_python(6)
     ref = _robots.reference(body)
     want = {(a, u): ref.is_allowed(u, user_agent=a) for a in agents for u in urls}
@@ -336,17 +339,52 @@ def test_agents_full_headers_and_memo() -> None:
 
 # -- the C readings of patterns and paths -----------------------------------------------------
 
-_PATTERN_CHARS = "/ab%4A2f*$?=&~.-_:Zé \x00#;+!'()[]@,|^`{}\"<>"
+# ASCII the dialects keep, escape or read specially, and bytes above 127 that make UTF-8
+# sequences of two, three and four bytes (\xc3\xa9, \xe2\x82\xac, \xf0\x9f\x98\x80), start
+# or end one wrongly (\xc0, \xed\xa0, \xf4\x90, a lone \x80) or are Latin-1 text (é)
+_PATTERN_CHARS = ("/ab%4A2f*$?=&~.-_:Zé \x00#;+!'()[]@,|^`{}\"<>"
+                  "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xc0\xed\xa0\xf4\x90")
+
+
+def _pattern_form_agrees(data: bytes, dialect: str, allow: bool) -> None:
+    """The C reading of a rule value equals the pure one (robotrules._compile.native_pattern,
+    the reading of RFC 9309 2.2.2 and robots.cc MaybeEscapePattern), and is the one taken:
+    no byte of a native dialect's value is left to the pure reading, only Google's
+    companion rule (an allow rule holding /index.htm)."""
+    got = _native.pattern_form(data, dialect, allow)
+    if _compile.may_have_companion(data.decode("latin-1"), allow):
+        assert got is None
+        return
+    assert got is not None
+    assert got == _compile.native_pattern(data.decode("latin-1"), dialect, allow)[0]
 
 
 @settings(max_examples=2000, deadline=None)
 @given(st.text(alphabet=_PATTERN_CHARS, min_size=1, max_size=12), st.sampled_from(DIALECTS),
        st.booleans())
 def test_pattern_form_matches_pure(raw: str, dialect: str, allow: bool) -> None:
-    data = raw.encode("latin-1")  # every character of _PATTERN_CHARS is Latin-1
-    got = _native.pattern_form(data, dialect, allow)
-    if got is not None:  # None: the C reading defers to the pure one
-        assert got == _compile.native_pattern(data.decode("latin-1"), dialect, allow)[0]
+    _pattern_form_agrees(raw.encode("latin-1"), dialect, allow)  # every character is Latin-1
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.binary(min_size=1, max_size=24).filter(lambda b: 0 not in b and 10 not in b
+                                                   and 13 not in b and 35 not in b),
+       st.sampled_from(DIALECTS), st.booleans())
+def test_pattern_form_of_any_value_matches_pure(data: bytes, dialect: str, allow: bool) -> None:
+    """Any bytes a rule value can hold (no NUL, line end or '#': the tokenizer ends the
+    value there)."""
+    _pattern_form_agrees(data, dialect, allow)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_utf8_or_latin1_values_in_c(dialect: str) -> None:
+    """RFC 9309 2.2.2 (robotrules._url.pattern_text): a value that is UTF-8 is escaped by its
+    own octets; one that is not (an overlong form, a surrogate, past U+10FFFF, cut short, a
+    lone continuation byte) is read as Latin-1. Google escapes every octet as it is."""
+    for value in (b"/caf\xc3\xa9", b"/\xe2\x82\xac/", b"/\xf0\x9f\x98\x80$", b"/\xc0\x80",
+                  b"/\xed\xa0\x80", b"/\xf4\x90\x80\x80", b"/\xe2\x82", b"/\x80x", b"/\xe9t\xe9",
+                  b"/\xf0\x9f\x98", b"/\xc3\xa9\xe9", b"/a b\xc3\xa9*{x}$"):
+        _pattern_form_agrees(value, dialect, False)
 
 
 @settings(max_examples=1000, deadline=None)

@@ -88,8 +88,30 @@ def test_pattern_bytes_are_the_normaliser_s(dialect: str) -> None:
             assert pattern(f"/%{c:02x}") == "/" + chr(c)
     assert not kept[ord("%")]
     assert not slow[ord("%")]  # the kernel reads escapes itself
-    assert slow[0xE9]  # a byte above 127 goes to the pure reading
+    assert not slow[0xE9]  # and the bytes above 127 (pattern_escapes)
     assert kept[ord("a")]
+    encodes, latin1 = _tables.pattern_escapes(dialect)  # type: ignore[arg-type]
+    for c in range(128):
+        if encodes[c]:
+            assert pattern("/a" + chr(c) + "b") == f"/a%{c:02X}b"
+            assert not kept[c]
+            assert not slow[c]
+    # RFC 9309 2.2.2 reads a file that is not UTF-8 as Latin-1 ("/caf\xe9": %C3%A9);
+    # robots.cc MaybeEscapePattern escapes each octet (%E9)
+    assert latin1 == (dialect == "rfc9309")
+    assert pattern("/caf\xe9") == ("/caf%C3%A9" if latin1 else "/caf%E9")
+    assert pattern("/caf\xc3\xa9") == "/caf%C3%A9"  # UTF-8: its own octets, both dialects
+
+
+def test_rfc9309_escapes_what_it_does_not_keep() -> None:
+    """RFC 9309 2.2.2: octets outside the URI characters (a space, ``"``, ``{`` ...) are
+    percent-encoded, and ``$`` too where it does not end the pattern; the kernel writes them
+    in C (no byte of a value is left to the pure reading)."""
+    encodes, _ = _tables.pattern_escapes("rfc9309")
+    assert all(encodes[ord(c)] for c in ' {$"')
+    assert not any(encodes[ord(c)] for c in "a*%")
+    assert not any(_tables.pattern_bytes("rfc9309")[1])
+    assert not any(_tables.pattern_bytes("google")[1])
 
 
 def test_rfc9309_decodes_unreserved_escapes_only() -> None:

@@ -57,27 +57,42 @@ cdef uint32_t pats_add(Pats* pats, bytes body) except? 0xFFFFFFFFu:
 
 cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
                      uint32_t index, Pats* pats, uint32_t raw_off) except -1:
-    """robotrules._match.Pattern of the normal form of a raw rule, in C, for rules made of
-    bytes the dialect keeps and ``%XX`` escapes: False when the rule needs the pure reading
-    (robotrules._compile.native_pattern) instead. Where the normal form is the raw value's
-    own bytes (no escape, no "**") and ``raw_off`` is where the value is in the text (not
-    RAW_ELSEWHERE), the entry points there and ``pats`` keeps nothing."""
-    cdef Py_ssize_t i, body = n, out = 0, plen = -1, stars = 0, norm
+    """robotrules._match.Pattern of the normal form of a raw rule, in C: the bytes the
+    dialect keeps, ``%XX`` escapes (decoded or upper-cased), the bytes it writes as escapes
+    (robotrules._tables.pattern_escapes: ASCII ones as their own ``%XX``; above 127, as their
+    own in a value that is UTF-8, else as the Latin-1 character's where the dialect reads it
+    so); False when the rule needs the pure reading (robotrules._compile.native_pattern)
+    instead (a byte none of those, Google's companion rule). Where the normal form is the raw
+    value's own bytes (no escape, no "**") and ``raw_off`` is where the value is in the text
+    (not RAW_ELSEWHERE), the entry points there and ``pats`` keeps nothing."""
+    cdef Py_ssize_t i, body = n, out = 0, plen = -1, stars = 0, norm, grow = 0, high = 0
     cdef bint anchored = raw[n - 1] == C_DOLLAR
-    cdef bint as_raw = raw_off != RAW_ELSEWHERE
+    cdef bint as_raw = raw_off != RAW_ELSEWHERE, latin1 = False
+    cdef const uint8_t* slow = _pattern_slow[d]
+    cdef const uint8_t* encodes = _pattern_encodes[d]
     cdef unsigned char* w
     cdef unsigned char c
     cdef int k
     if anchored:
         body = n - 1
-    if any_marked(_pattern_slow[d], raw, body):
-        return False
+    for i in range(body):  # what the value needs: bytes to escape, or the pure reading
+        c = raw[i]
+        if c >= 0x80:
+            high += 1
+        elif encodes[c]:
+            grow += 2
+        elif slow[c]:
+            return False
     if may_have_companion(raw, n, allow):
         return False  # Google's companion rule: the pure reading makes it
-    w = pats_reserve(pats, body)
-    # the normal form: escapes decoded or upper-cased (a '%' that starts none is kept)
+    if high:  # robotrules._url.pattern_text: a value that is not UTF-8 is read as Latin-1
+        latin1 = _latin1_high[d] and not utf8_valid(raw, n)
+        grow += high * (5 if latin1 else 2)
+    w = pats_reserve(pats, body + grow)  # at most PATTERN_GROWTH * body: see the top
+    # the normal form: escapes decoded or upper-cased (a '%' that starts none is kept), the
+    # bytes the dialect escapes escaped
     i = 0
-    if memchr(raw, C_PERCENT, body) == NULL:
+    if grow == 0 and memchr(raw, C_PERCENT, body) == NULL:
         memcpy(w, raw, body)
         i = out = body
     else:
@@ -89,6 +104,18 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
             if k:
                 i += k
                 continue
+        elif c >= 0x80:
+            if latin1:  # the escapes of U+00XX's two UTF-8 bytes
+                put_escape(w, &out, 0xC0 | (c >> 6))
+                put_escape(w, &out, 0x80 | (c & 0x3F))
+            else:
+                put_escape(w, &out, c)
+            i += 1
+            continue
+        elif encodes[c]:
+            put_escape(w, &out, c)
+            i += 1
+            continue
         w[out] = c
         out += 1
         i += 1
@@ -204,6 +231,51 @@ cdef inline int escape_at(const unsigned char* p, Py_ssize_t i, Py_ssize_t n,
         out[o[0] + 2] = _HEX[lo]
         o[0] += 3
     return 3
+
+
+cdef inline void put_escape(unsigned char* out, Py_ssize_t* o, unsigned int b) noexcept nogil:
+    """Write ``%XX`` (upper-case hex) for byte ``b`` at ``out[o]``."""
+    out[o[0]] = C_PERCENT
+    out[o[0] + 1] = _HEX[b >> 4]
+    out[o[0] + 2] = _HEX[b & 15]
+    o[0] += 3
+
+
+cdef bint utf8_valid(const unsigned char* p, Py_ssize_t n) noexcept nogil:
+    """Whether ``p[:n]`` is UTF-8 as Python's strict decoder reads it (RFC 3629: no overlong
+    form, no surrogate, nothing past U+10FFFF, no sequence cut short)."""
+    cdef Py_ssize_t i = 0, need, j
+    cdef unsigned char c, lo, hi
+    while i < n:
+        c = p[i]
+        if c < 0x80:
+            i += 1
+            continue
+        lo = 0x80
+        hi = 0xBF
+        if 0xC2 <= c <= 0xDF:
+            need = 1
+        elif 0xE0 <= c <= 0xEF:
+            need = 2
+            if c == 0xE0:
+                lo = 0xA0
+            elif c == 0xED:
+                hi = 0x9F
+        elif 0xF0 <= c <= 0xF4:
+            need = 3
+            if c == 0xF0:
+                lo = 0x90
+            elif c == 0xF4:
+                hi = 0x8F
+        else:
+            return False
+        if n - i <= need or not lo <= p[i + 1] <= hi:
+            return False
+        for j in range(i + 2, i + need + 1):
+            if not 0x80 <= p[j] <= 0xBF:
+                return False
+        i += need + 1
+    return True
 
 
 def pattern_form(bytes raw not None, str dialect not None, bint allow):

@@ -60,6 +60,8 @@ cdef bint _legacy[3]
 cdef uint8_t _fast_pattern[2][256]
 cdef uint8_t _pattern_slow[2][256]  # neither kept as it is nor '%': the pure reading
 cdef uint8_t _pattern_decodes[2][256]
+cdef uint8_t _pattern_encodes[2][256]  # ASCII bytes written as their own %XX
+cdef bint _latin1_high[2]  # a value that is not UTF-8: a byte above 127 read as Latin-1
 cdef bytes _COMPANION = _tables.COMPANION_MARK  # Google's companion rule's trigger
 cdef uint8_t _bom_start[256]  # the bytes that may open a byte-order mark (Doc: bom_length)
 
@@ -88,6 +90,8 @@ def _init_tables():
         copy_table(_fast_pattern[d], kept, 256)
         copy_table(_pattern_slow[d], slow, 256)
         copy_table(_pattern_decodes[d], decodes, 256)
+        encodes, _latin1_high[d] = _tables.pattern_escapes(_NAMES[d])
+        copy_table(_pattern_encodes[d], encodes, 256)
     for b in range(256):  # asked of the rule's home: a body opening with any other byte
         _bom_start[b] = _bom_length(bytes((b,))) > 0  # skips none (Doc asks no further)
     for d in range(3):
