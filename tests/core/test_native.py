@@ -111,13 +111,15 @@ def test_tokenizer_long_lines_nul_and_line_ends() -> None:
 
 def test_tokenizer_block_boundaries() -> None:
     """robotrules._tokenize.tokenize (the pure reference) against the kernel's line scan,
-    which reads sixteen bytes a step: every line length from 1 to 40 with the line end, the
-    ':' and the '#' at each place around a block's edge, for LF, CR and CRLF line ends and a
-    last line with none (robots.cc: CR, LF and CRLF end lines; '#' starts a comment)."""
+    which reads thirty-two bytes a step, then sixteen: every line length from 1 to 72 with
+    the line end, the ':' and the '#' at each place around a step's edge, for LF, CR and CRLF
+    line ends and a last line with none (robots.cc: CR, LF and CRLF end lines; '#' starts a
+    comment)."""
     for end in ("\n", "\r", "\r\n", ""):
-        for size in range(1, 41):
-            for colon in (0, 1, size // 2, size - 2, size - 1, 15, 16, 17):
-                for hash_at in (-1, 0, colon - 1, colon + 1, 15, 16, size - 1):
+        for size in range(1, 73):
+            for colon in (0, 1, size // 2, size - 2, size - 1, 7, 8, 15, 16, 17, 23, 24, 31,
+                          32, 33):
+                for hash_at in (-1, 0, colon - 1, colon + 1, 15, 16, 23, 24, 32, size - 1):
                     line = ["a"] * size
                     if 0 <= colon < size:
                         line[colon] = ":"

@@ -110,6 +110,26 @@ cdef extern from *:
     #ifdef ROBOTRULES_SSE2
         const __m128i lf_ = _mm_set1_epi8(10), cr_ = _mm_set1_epi8((char)cr);
         const __m128i colon_ = _mm_set1_epi8(58), hash_ = _mm_set1_epi8(35);
+        while (size - i >= 32) {  /* most lines end within 32 bytes: one round for them */
+            __m128i v = _mm_loadu_si128((const __m128i*)(t + i));
+            __m128i w = _mm_loadu_si128((const __m128i*)(t + i + 16));
+            unsigned end = (unsigned)_mm_movemask_epi8(
+                _mm_or_si128(_mm_cmpeq_epi8(v, lf_), _mm_cmpeq_epi8(v, cr_)))
+                | ((unsigned)_mm_movemask_epi8(
+                _mm_or_si128(_mm_cmpeq_epi8(w, lf_), _mm_cmpeq_epi8(w, cr_))) << 16);
+            unsigned before = end ? (end & (0u - end)) - 1u : 0xFFFFFFFFu;  /* bits before it */
+            unsigned mc = ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, colon_))
+                | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, colon_)) << 16)) & before;
+            unsigned mh = ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, hash_))
+                | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, hash_)) << 16)) & before;
+            if (c < 0 && mc) c = i + robotrules_ctz(mc);
+            if (h < 0 && mh) h = i + robotrules_ctz(mh);
+            if (end) {
+                *colon = c; *hash = h;
+                return i + robotrules_ctz(end);
+            }
+            i += 32;
+        }
         while (size - i >= 16) {
             __m128i v = _mm_loadu_si128((const __m128i*)(t + i));
             unsigned end = (unsigned)_mm_movemask_epi8(
