@@ -181,7 +181,7 @@ cdef class Doc:
 
     cdef int _build(self) except -1:
         cdef U32Vec dirs, ua_words, rule_words, gstart
-        cdef Py_ssize_t i, ndirs
+        cdef Py_ssize_t i, ndirs, nua, nrule
         cdef uint32_t head, kind, g = 0, vstart, vlen
         cdef int role
         cdef bint in_group = False, has_rules = False
@@ -196,6 +196,18 @@ cdef class Doc:
             scan(self.t, self.n, self.d, &dirs, NULL)
             ndirs = dirs.n // 3
             self.directive_count = <uint32_t>ndirs
+            # room for every user-agent line and rule at once (no regrowth, and no fitting
+            # but for rules outside a group and user-agent lines sharing one)
+            nua = nrule = 0
+            for i in range(ndirs):
+                role = roles[dirs.data[3 * i] >> KIND_SHIFT]
+                if role == R_UA:
+                    nua += 1
+                elif role == R_ALLOW or role == R_DISALLOW:
+                    nrule += 1
+            vec_init(&ua_words, 3 * nua)
+            vec_init(&rule_words, 3 * nrule)
+            vec_init(&gstart, nua + 1)
             # groups (robotrules._index.build): user-agent lines and rules per group
             for i in range(ndirs):
                 head = dirs.data[3 * i]

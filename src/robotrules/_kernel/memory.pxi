@@ -19,6 +19,14 @@ cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1:
     return 0
 
 
+cdef int vec_init(U32Vec* v, Py_ssize_t cap) except -1:
+    """An empty ``v`` with room for exactly ``cap`` words (one at least)."""
+    v.data = <uint32_t*>xmalloc((cap if cap > 0 else 1) * sizeof(uint32_t))
+    v.n = 0
+    v.cap = cap if cap > 0 else 1
+    return 0
+
+
 cdef inline int vec_push(U32Vec* v, uint32_t x) except -1:
     if v.n == v.cap:
         vec_reserve(v, 1)
