@@ -207,11 +207,17 @@ cdef extern from *:
 
 cdef extern from *:
     """
-    /* Whether any of the n bytes at p is marked in the 256-entry table tbl (stops at the
-       first). */
+    /* Whether any of the n bytes at p is marked in the 256-entry table tbl: eight lookups
+       at a time joined before one test (most calls read every byte: a branch per byte cost
+       more than the lookups). */
     static inline int robotrules_any_marked(const uint8_t* tbl, const unsigned char* p,
                                             Py_ssize_t n) {
-        for (Py_ssize_t i = 0; i < n; i++)
+        Py_ssize_t i = 0;
+        for (; i + 8 <= n; i += 8)
+            if (tbl[p[i]] | tbl[p[i + 1]] | tbl[p[i + 2]] | tbl[p[i + 3]] | tbl[p[i + 4]]
+                    | tbl[p[i + 5]] | tbl[p[i + 6]] | tbl[p[i + 7]])
+                return 1;
+        for (; i < n; i++)
             if (tbl[p[i]]) return 1;
         return 0;
     }
