@@ -175,44 +175,54 @@ cdef extern from *:
 
 cdef int order_refs(PrefixRef* refs, Py_ssize_t n, const unsigned char* text,
                     const unsigned char* pats) except -1:
-    """``refs`` in cmp_prefix order (as sort_refs leaves them): filed by the first byte of
-    their heads in which they differ (the bytes before it are the same in all, so the
-    buckets come in head order), then each bucket sorted by sort_refs. The rules of a
-    robots.txt mostly differ early, so buckets are small and few comparisons are made (a
-    comparison sort's mispredicted branches were most of a selection's compile)."""
-    cdef uint64_t first, diff = 0
-    cdef Py_ssize_t i, b, at
-    cdef int shift
-    cdef Py_ssize_t start[257]
+    """``refs`` in cmp_prefix order (as sort_refs leaves them), by file_refs (a comparison
+    sort's mispredicted branches were most of a selection's compile)."""
     cdef PrefixRef* out
     if n <= 16:
         sort_refs(refs, n, text, pats)
         return 0
+    out = <PrefixRef*>xmalloc(n * sizeof(PrefixRef))
+    file_refs(refs, out, n, text, pats)
+    PyMem_Free(out)
+    return 0
+
+
+cdef void file_refs(PrefixRef* refs, PrefixRef* out, Py_ssize_t n, const unsigned char* text,
+                    const unsigned char* pats) noexcept nogil:
+    """Sort ``refs`` (``out``: room for as many) by cmp_prefix: filed by the first byte of
+    their heads in which they differ (the bytes before it are the same in all, so the
+    buckets come in head order), each bucket of more than 16 filed again by its own first
+    differing byte (a later one: at most eight levels), the rest sorted by sort_refs. The
+    rules of a robots.txt mostly share their first bytes ("/wp-", "/catalog/") and then
+    differ, so few comparisons are made."""
+    cdef uint64_t first, diff = 0
+    cdef Py_ssize_t i, b, at
+    cdef int shift
+    cdef Py_ssize_t start[257]
     first = refs[0].head
     for i in range(1, n):
         diff |= refs[i].head ^ first
     if diff == 0:  # every head the same: the bytes after them decide
         sort_refs(refs, n, text, pats)
-        return 0
+        return
     shift = 56 - 8 * first_byte(diff)
     memset(start, 0, sizeof(start))
     for i in range(n):
         start[((refs[i].head >> shift) & 0xFF) + 1] += 1
     for b in range(256):
         start[b + 1] += start[b]
-    out = <PrefixRef*>xmalloc(n * sizeof(PrefixRef))
     for i in range(n):
         b = (refs[i].head >> shift) & 0xFF
         out[start[b]] = refs[i]
         start[b] += 1
+    memcpy(refs, out, n * sizeof(PrefixRef))
     at = 0  # start[b] is now the end of bucket b
     for b in range(256):
-        if start[b] - at > 1:
-            sort_refs(out + at, start[b] - at, text, pats)
+        if start[b] - at > 16:
+            file_refs(refs + at, out + at, start[b] - at, text, pats)
+        elif start[b] - at > 1:
+            sort_refs(refs + at, start[b] - at, text, pats)
         at = start[b]
-    memcpy(refs, out, n * sizeof(PrefixRef))
-    PyMem_Free(out)
-    return 0
 
 
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
