@@ -388,6 +388,9 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
         plain_words.cap = (count + 1) * ENTRY_WORDS
         other_words.data = <uint32_t*>xmalloc((2 * count + 1) * sizeof(Entry))
         other_words.cap = (2 * count + 1) * ENTRY_WORDS
+        plains = <Entry*>plain_words.data  # a rule adds one plain entry, or one other and
+        es = <Entry*>other_words.data      # maybe its companion: stored without a check
+        nplain = nother = 0
         for k in range(count):
             n = rules[k].vlen
             if n == 0:
@@ -404,17 +407,19 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                 e.prio = n
                 e.flags = PREFIX | (F_ALLOW if allow else 0)
                 e.index = rules[k].index
-                add_entry(&plain_words, &e)
+                plains[nplain] = e
+                nplain += 1
                 continue
             if memo[rules[k].rid] == MEMO_NONE:
                 pattern_entries(&rules[k], text, d, pats, memo, pool)
-            at = memo[rules[k].rid]
-            add_entry(&other_words, &(<Entry*>pool.data)[at & ~MEMO_PAIR])
+            at = memo[rules[k].rid]  # pool.data read after the call (it may have grown)
+            es[nother] = (<Entry*>pool.data)[at & ~MEMO_PAIR]
+            nother += 1
             if at & MEMO_PAIR:
-                add_entry(&other_words, &(<Entry*>pool.data)[(at & ~MEMO_PAIR) + 1])
-        nplain = <uint32_t>(plain_words.n // ENTRY_WORDS)
-        nother = <uint32_t>(other_words.n // ENTRY_WORDS)
-        es = <Entry*>other_words.data
+                es[nother] = (<Entry*>pool.data)[(at & ~MEMO_PAIR) + 1]
+                nother += 1
+        plain_words.n = nplain * <Py_ssize_t>ENTRY_WORDS
+        other_words.n = nother * <Py_ssize_t>ENTRY_WORDS
         if nother > 1:
             # of the other rules that match exactly the same paths, only the best can decide
             sort_entries(es, nother)
