@@ -59,6 +59,8 @@ cdef enum:
     STAR = 2
     WILD = 3
     LINEAR_MAX = 16
+    SMALL_RULES = 32  # a selection's rules (Doc._compile) and a small group's other
+                      # entries (compile_rules) up to this many are kept on the stack
     RAW_ELSEWHERE = 0xFFFFFFFF  # fast_entry: the value is not in the text (write it in pats)
     NATIVE_MAX = 1 << 28  # bodies up to 256 MiB (offsets in 32 bits, directives in 28);
                           # a longer body is read by the pure peer
@@ -283,6 +285,7 @@ cdef int ready() except -1
 
 # memory.pxi
 cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1
+cdef int vec_init(U32Vec* v, Py_ssize_t cap) except -1
 cdef void* xmalloc(Py_ssize_t size) except NULL
 cdef int map_init(HashMap* h, Py_ssize_t items) except -1
 cdef int map_count(HashMap* h, uint64_t key) except -1
@@ -315,11 +318,13 @@ cdef void sort_refs(PrefixRef* a, Py_ssize_t n, const unsigned char* text,
                     const unsigned char* pats) noexcept nogil
 cdef int order_refs(PrefixRef* refs, Py_ssize_t n, const unsigned char* text,
                     const unsigned char* pats) except -1
+cdef void file_refs(PrefixRef* refs, PrefixRef* out, Py_ssize_t n, const unsigned char* text,
+                    const unsigned char* pats) noexcept nogil
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                    const unsigned char* text, const unsigned char* pats) except -1
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
-                       const unsigned char* text, int d, Pats* pats, uint32_t* memo,
-                       U32Vec* pool) except -1
+                       const unsigned char* text, int d, Pats* pats, uint32_t** memo_at,
+                       uint32_t nmemo, U32Vec* pool) except -1
 cdef int32_t _add_lit(Matcher* m, uint32_t first, uint32_t count, const unsigned char* text,
                       const unsigned char* pats) except -2
 cdef int _place_specials(Matcher* m, Entry* es, uint32_t n, PrefixRef* refs, uint32_t nref,

@@ -355,10 +355,13 @@ cdef inline bint same_body(const Entry* a, const Entry* b, const unsigned char* 
 
 
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
-                       const unsigned char* text, int d, Pats* pats, uint32_t* memo,
-                       U32Vec* pool) except -1:
+                       const unsigned char* text, int d, Pats* pats, uint32_t** memo_at,
+                       uint32_t nmemo, U32Vec* pool) except -1:
     """Compile ``rules`` (of the selected groups) into ``m`` (their patterns read once per
-    file: see pattern_entries)."""
+    file: see pattern_entries; ``memo_at`` holds the file's memo of ``nmemo`` rules, made
+    here when the first rule that is not a plain prefix needs it)."""
+    cdef uint32_t* memo
+    cdef Entry few[SMALL_RULES + 1]  # a small group's other entries, on the stack
     cdef U32Vec plain_words, other_words
     cdef Entry e
     cdef Entry* es = NULL
@@ -386,7 +389,10 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
         # room for every rule (and a companion each) up front: no regrowth while filling
         plain_words.data = <uint32_t*>xmalloc((count + 1) * sizeof(Entry))
         plain_words.cap = (count + 1) * ENTRY_WORDS
-        other_words.data = <uint32_t*>xmalloc((2 * count + 1) * sizeof(Entry))
+        if 2 * count + 1 <= SMALL_RULES + 1:
+            other_words.data = <uint32_t*>few  # not freed below (see the finally)
+        else:
+            other_words.data = <uint32_t*>xmalloc((2 * count + 1) * sizeof(Entry))
         other_words.cap = (2 * count + 1) * ENTRY_WORDS
         plains = <Entry*>plain_words.data  # a rule adds one plain entry, or one other and
         es = <Entry*>other_words.data      # maybe its companion: stored without a check
@@ -410,6 +416,11 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                 plains[nplain] = e
                 nplain += 1
                 continue
+            memo = memo_at[0]
+            if memo == NULL:  # the file's first rule to read: its memo, none read yet
+                memo = <uint32_t*>xmalloc(nmemo * sizeof(uint32_t))
+                memset(memo, 0xFF, nmemo * sizeof(uint32_t))  # MEMO_NONE
+                memo_at[0] = memo
             if memo[rules[k].rid] == MEMO_NONE:
                 pattern_entries(&rules[k], text, d, pats, memo, pool)
             at = memo[rules[k].rid]  # pool.data read after the call (it may have grown)
@@ -530,7 +541,8 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             m.lit = LIT_LATER
     finally:
         vec_free(&plain_words)
-        vec_free(&other_words)
+        if other_words.data != <uint32_t*>few:
+            vec_free(&other_words)
         map_free(&seen)
         PyMem_Free(refs)
     return 0

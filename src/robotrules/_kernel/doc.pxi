@@ -388,7 +388,7 @@ cdef class Doc:
                 spread += gstart.data[g + 1] - gstart.data[g]
             PyMem_Free(self.b.readers)  # what a call cut short by MemoryError left, if any
             self.b.readers = NULL
-            if 4 * spread <= self.b.budget:
+            if 4 * spread <= self.b.budget and sel_start.n > 2:  # one selection: no use
                 self.b.readers = <uint32_t*>xmalloc((ngroups if ngroups else 1)
                                                    * sizeof(uint32_t))
                 memset(self.b.readers, 0, ngroups * sizeof(uint32_t))
@@ -420,20 +420,19 @@ cdef class Doc:
         cdef Matcher m
         cdef Matcher* made
         cdef RawRule* rules = NULL
+        cdef RawRule few[SMALL_RULES]  # most selections: their rules on the stack
         cdef uint32_t count = 0, j, g, lo, hi, r, cap = 0, i
         cdef uint64_t cost
         cdef Build* b = self.b  # kept until this compile is over (busy)
         cdef U32Vec* words = &b.rule_words
-        if b.pat_memo == NULL:  # the patterns read so far (pattern_entries): none yet
-            b.pat_memo = <uint32_t*>xmalloc(b.nrules * sizeof(uint32_t))
-            memset(b.pat_memo, 0xFF, b.nrules * sizeof(uint32_t))  # MEMO_NONE
         b.busy += 1
         try:
             try:
                 for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
                     g = b.sel_groups.data[j]
                     cap += b.gstart.data[g + 1] - b.gstart.data[g]
-                rules = <RawRule*>xmalloc(cap * sizeof(RawRule))
+                rules = (&few[0] if cap <= SMALL_RULES
+                         else <RawRule*>xmalloc(cap * sizeof(RawRule)))
                 for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
                     g = b.sel_groups.data[j]
                     lo = b.gstart.data[g]
@@ -445,10 +444,11 @@ cdef class Doc:
                         rules[count].allow = (words.data[3 * r + 2] & RULE_ALLOW) != 0
                         rules[count].rid = r
                         count += 1
-                compile_rules(&m, rules, count, self.t, self.d, &self.pats, b.pat_memo,
-                              &b.pool)
+                compile_rules(&m, rules, count, self.t, self.d, &self.pats, &b.pat_memo,
+                              b.nrules, &b.pool)
             finally:
-                PyMem_Free(rules)
+                if rules != &few[0]:
+                    PyMem_Free(rules)
                 b.busy -= 1
             if self.sels[k] != NULL:  # another thread published one meanwhile
                 matcher_free(&m)
