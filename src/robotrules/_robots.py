@@ -87,8 +87,8 @@ class RobotsTxt(_Surface):
     __slots__ = ()  # a mixin beside the peer (a C type on the native peer): slots are theirs
     _kept_: _Kept  # the concrete classes' one slot (see _Kept): set by _kept on first use
 
-    # the caches below (groups, records, findings ...) are made on first use and read with
-    # getattr(self, name, None): a parse sets only what every file needs
+    # the caches below (groups, records, findings ...) are made on first use and kept in
+    # one _Kept (see _kept): a parse sets only what every file needs
 
     def _kept(self) -> _Kept:
         """What this file keeps on first use (made with the first of it)."""

@@ -14,6 +14,7 @@ positions in :data:`CODES` (the dialects' own order); the kernel matches the fir
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Final
 
 from . import _compile, _dialects, _directives, _index, _match, _token, _tokenize, _url
@@ -154,6 +155,7 @@ def _escaped(octets: bytes) -> str:
     return "".join(f"%{b:02X}" for b in octets)
 
 
+@cache  # read by pattern_bytes and by the kernel: asked of the normaliser once
 def pattern_escapes(dialect: Dialect) -> tuple[bytes, bool]:
     """The bytes the dialect's normaliser writes as escapes, asked of it: per ASCII byte,
     whether it is written as its own ``%XX`` (RFC 9309 2.2.2: a space, ``"``, ``{`` ..., and

@@ -211,6 +211,14 @@ cdef int pattern_entries(const RawRule* rule, const unsigned char* text, int d, 
     return 0
 
 
+cdef inline void put_escape(unsigned char* out, Py_ssize_t* o, unsigned int b) noexcept nogil:
+    """Write ``%XX`` (upper-case hex) for byte ``b`` at ``out[o]``."""
+    out[o[0]] = C_PERCENT
+    out[o[0] + 1] = _HEX[b >> 4]
+    out[o[0] + 2] = _HEX[b & 15]
+    o[0] += 3
+
+
 cdef inline int escape_at(const unsigned char* p, Py_ssize_t i, Py_ssize_t n,
                           const uint8_t* decodes, unsigned char* out, Py_ssize_t* o) noexcept nogil:
     """At the '%' of ``p[i]``: write the normal form of its ``%XX`` escape at ``out[o]``
@@ -226,19 +234,8 @@ cdef inline int escape_at(const unsigned char* p, Py_ssize_t i, Py_ssize_t n,
         out[o[0]] = <unsigned char>v
         o[0] += 1
     else:
-        out[o[0]] = C_PERCENT
-        out[o[0] + 1] = _HEX[hi]
-        out[o[0] + 2] = _HEX[lo]
-        o[0] += 3
+        put_escape(out, o, v)
     return 3
-
-
-cdef inline void put_escape(unsigned char* out, Py_ssize_t* o, unsigned int b) noexcept nogil:
-    """Write ``%XX`` (upper-case hex) for byte ``b`` at ``out[o]``."""
-    out[o[0]] = C_PERCENT
-    out[o[0] + 1] = _HEX[b >> 4]
-    out[o[0] + 2] = _HEX[b & 15]
-    o[0] += 3
 
 
 cdef bint utf8_valid(const unsigned char* p, Py_ssize_t n) noexcept nogil:
