@@ -191,6 +191,17 @@ def key_starts() -> frozenset[str]:
     return frozenset(heads)
 
 
+def key_forms() -> tuple[frozenset[str], tuple[str, ...]]:
+    """What a field name that :func:`classify_key` reads as a directive is, lower-cased: one
+    of the names (with "-" for each "_" and " ", as extensions are read), or, read leniently,
+    a name starting with one of the prefixes (Google's rule). A name that is neither is
+    UNKNOWN: the native tokenizer answers such names (markup and scripts served as
+    robots.txt) without asking."""
+    names = frozenset({*_CORE, *_EXTENSION})
+    prefixes = tuple(dict.fromkeys(p for ps, _, _ in _PREFIXED for p in ps))
+    return names, prefixes
+
+
 def classify_key(key: str, lenient: bool) -> tuple[int, str | None]:
     """Stream kind of a field name and, when it was read leniently, the intended name.
 

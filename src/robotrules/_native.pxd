@@ -16,7 +16,7 @@ Parts, by job:
   ``pattern_of``), the normalised bodies of a file (``Pats``), ``pattern_form`` for tests;
 - ``build.pxi``: a matcher compiled from the rules of a group selection, its literal index;
 - ``match.pxi``: a compiled matcher asked about a path (``matcher_best``);
-- ``urls.pxi``: a URL's path as the dialect reads it (``path_span``, ``fix_escapes``);
+- ``urls.pxi``: a URL's path as the dialect reads it (``path_span``, ``normal_path``);
 - ``doc.pxi``: :class:`Doc`, the parsed file (groups, agent tokens, selections), and the
   Python boundary (``exact_str``);
 - ``batch.pxi``: the batch API (``decide_urls``: every URL's key in one loop, filed under its
@@ -217,6 +217,7 @@ cdef struct Matcher:
 
 cdef struct PrefixRef:
     uint64_t head     # the first eight bytes, big-endian (zero-padded): compared first
+    uint64_t next8    # the next eight, so (zero for a prefix of eight bytes or fewer)
     uint32_t off
     uint32_t len
     uint8_t flags
@@ -252,6 +253,7 @@ cdef struct Token:
 
 cdef enum:
     MEMO = 4
+    AGENT_SMALL = 128  # a user agent up to this long is lower-cased on the stack (Doc._select)
     RULE_ALLOW = 0x80000000  # rule_words: the allow bit beside a value length (< MAX_LINE)
     RULE_LEN = 0x7FFFFFFF
     BUDGET_MIN = 1 << 16     # the entries and nodes a file's compiled matchers may hold: this
@@ -293,6 +295,7 @@ cdef void map_free(HashMap* h) noexcept
 cdef int add_entry(U32Vec* v, const Entry* e) except -1
 
 # tokenize.pxi
+cdef bint maybe_directive(const unsigned char* p, Py_ssize_t n, bint lenient) noexcept
 cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read_leniently
                   ) except -1
 cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uint32_t start,
@@ -319,7 +322,7 @@ cdef void sort_refs(PrefixRef* a, Py_ssize_t n, const unsigned char* text,
 cdef int order_refs(PrefixRef* refs, Py_ssize_t n, const unsigned char* text,
                     const unsigned char* pats) except -1
 cdef void file_refs(PrefixRef* refs, PrefixRef* out, Py_ssize_t n, const unsigned char* text,
-                    const unsigned char* pats) noexcept nogil
+                    const unsigned char* pats, bint second) noexcept nogil
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                    const unsigned char* text, const unsigned char* pats) except -1
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
@@ -343,10 +346,10 @@ cdef int index_wanted(Matcher* m, const unsigned char* text, const unsigned char
 cdef void matcher_free(Matcher* m) noexcept
 
 # urls.pxi
-cdef Py_ssize_t fix_escapes(const unsigned char* p, Py_ssize_t n, unsigned char* out
+cdef Py_ssize_t normal_path(const unsigned char* p, Py_ssize_t n, unsigned char* out
                             ) noexcept nogil
 cdef void path_span(const unsigned char* u, Py_ssize_t n, Py_ssize_t* start, Py_ssize_t* end,
-                    bint* slash) noexcept
+                    bint* slash, bint* work) noexcept
 
 # doc.pxi
 cdef str exact_str(object value, str name)

@@ -15,14 +15,20 @@ rule's pure home, never written here again:
   per distinct key and remembered in a small C table;
 - which kinds open a group, are rules or end a run of user-agent lines: the registry and
   the dialect specs (:mod:`robotrules._directives`, :mod:`robotrules._dialects`);
-- agent tokens: :func:`robotrules._token.line_token_bytes` and :func:`~robotrules._token.query_key`;
+- agent tokens: :func:`robotrules._token.line_token_bytes`, and a query's key: an ASCII
+  agent without :data:`robotrules._token.HEADER_MARK` is its own token, lower-cased here;
+  :func:`~robotrules._token.query_key` is asked of any other (once per distinct agent);
 - which bytes keep a rule a plain prefix: the dialect spec's ``not_plain``, and Google's
-  companion trigger (:func:`robotrules._compile.may_have_companion`); every other pattern is
-  read by :func:`robotrules._compile.native_pattern` (the pure ``new_pattern``);
+  companion trigger (:func:`robotrules._compile.may_have_companion`); every other value is
+  escaped here by the normaliser's tables (:func:`robotrules._tables.pattern_bytes`,
+  :func:`~robotrules._tables.pattern_escapes`), and only Google's companion rule is read by
+  :func:`robotrules._compile.native_pattern` (the pure ``new_pattern``);
 - the byte-order mark a body opens with: :func:`robotrules._tokenize.bom_length`;
 - URL paths: Google's ``GetPathParamsQuery`` (ported here, as :func:`robotrules._url.path_of`
-  does it), and RFC 9309 normalisation by :func:`robotrules._url.rfc_path` for any path that
-  holds a byte :func:`robotrules._url.normal_path_bytes` says needs work.
+  does it), and RFC 9309 normalisation here by the tables read off
+  :func:`robotrules._url.rfc_normalize` (the bytes it keeps, the escapes it decodes, the
+  bytes it writes as escapes); :func:`robotrules._url.rfc_path` only for a URL holding a
+  lone surrogate.
 
 The source is split by job into the parts included below (``_kernel/*.pxi``); what they share
 is declared in ``_native.pxd``, the map.
@@ -44,6 +50,8 @@ one is scanned; a larger one files its rules under sorted literal prefixes with 
 under their rarest run of 4, 2 or 1 literal bytes (:c:type:`LitIndex`): the same theory as
 :mod:`robotrules._match`, with the same bounds.
 """
+
+cimport cython
 
 from array import array
 

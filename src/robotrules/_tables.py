@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ._types import Dialect
 
 __all__ = [
+    "AGENT_HEADER_MARK",
     "BLANK",
     "CODES",
     "COMPANION_MARK",
@@ -44,10 +45,12 @@ __all__ = [
     "build_index",
     "decoded_escapes",
     "key_class",
+    "key_forms",
     "key_heads",
     "native_pattern",
     "not_plain",
     "path_bytes_kept",
+    "path_escapes",
     "pattern_bytes",
     "pattern_escapes",
     "pattern_growth",
@@ -104,6 +107,15 @@ def whitespace() -> bytes:
     return _flags(lambda c: chr(c) in _tokenize.WHITESPACE)
 
 
+def key_forms() -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """The names a field name read as a directive is (lower-cased, "-" for "_" and " "), and
+    the prefixes one read leniently starts with (:func:`robotrules._directives.key_forms`):
+    a line whose key is neither is an unknown directive without a look-up."""
+    names, prefixes = _directives.key_forms()
+    return (tuple(sorted(n.encode("ascii") for n in names)),
+            tuple(p.encode("ascii") for p in prefixes))
+
+
 def key_heads() -> tuple[bytes, bytes]:
     """Which lower-cased first byte, and which first two bytes (``128 * a + b``), start a
     field name of the registry (:func:`robotrules._directives.key_starts`): a line whose key
@@ -121,6 +133,12 @@ def key_heads() -> tuple[bytes, bytes]:
 def decoded_escapes() -> bytes:
     """Per byte: RFC 9309 normalisation decodes its ``%XX`` escape (robotrules._url)."""
     return _url.decoded_escape_bytes()
+
+
+def path_escapes() -> bytes:
+    """Per byte: RFC 9309 normalisation writes it in a path as its own ``%XX``
+    (robotrules._url)."""
+    return _url.escaped_path_bytes()
 
 
 def path_bytes_kept() -> bytes:
@@ -216,11 +234,13 @@ def pattern_bytes(dialect: Dialect) -> tuple[bytes, bytes, bytes]:
 # -- what the kernel asks the pure core per input (each memoised by the kernel or its home) ----
 #: the directive kind of a field name, and whether it was read leniently
 key_class: Final = _tokenize.key_class
-#: a query's user agent as the key the groups are indexed by
+#: a query's user agent as the key the groups are indexed by (an ASCII agent without this
+#: mark: the agent lower-cased, found in C)
 query_key: Final = _token.query_key
+AGENT_HEADER_MARK: Final = _token.HEADER_MARK
 #: a rule value the C reading leaves to the pure one, and its companion
 native_pattern: Final = _compile.native_pattern
-#: RFC 9309's path of a URL whose bytes need more than escape fixes
+#: RFC 9309's path of a URL holding a lone surrogate (the rest is normalised in C)
 rfc_path: Final = _url.rfc_path
 #: how many bytes of a byte-order mark open a body (the parse skips them)
 bom_length: Final = _tokenize.bom_length

@@ -40,11 +40,15 @@ if TYPE_CHECKING:
     from ._types import Dialect
 
 
-__all__ = ["GLOBAL", "agent_key", "ascii_lower", "is_global_agent", "line_agent", "line_token",
-           "product_token", "query_key"]
+__all__ = ["GLOBAL", "HEADER_MARK", "agent_key", "ascii_lower", "is_global_agent", "line_agent",
+           "line_token", "product_token", "query_key"]
 
 #: What :func:`line_agent` gives for a value that names the global group.
 GLOBAL: Final = "*"
+#: What makes a query's user agent a User-Agent header (``Name/1.0 ...``) to read a product
+#: token out of: a user agent without it is its own token (:func:`product_token`), so its
+#: :func:`query_key` is the agent lower-cased (the native kernel reads no further).
+HEADER_MARK: Final = "/"
 _WS: Final = " \t\n\v\f\r"
 # A product name in a header: letters, digits, "_", "." and "-" (RFC 9110 allows more token
 # characters, but "Yahoo!" is an operator's name and "+http://" a contact URL, not products).
@@ -119,7 +123,7 @@ def product_token(user_agent: str) -> str:
 
 
 def _from_header(user_agent: str) -> str:
-    if "/" not in user_agent:
+    if HEADER_MARK not in user_agent:
         # a bare token, odd or not ("Foo Bar", "AB42bot"): compared whole, as Google's
         # matcher compares the token it is given (robots.cc AllowedByRobots)
         return user_agent

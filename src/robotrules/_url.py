@@ -121,6 +121,25 @@ def normal_path_bytes() -> bytes:
     return bytes(_NEEDS_WORK.search(chr(c)) is None for c in range(256))
 
 
+def escaped_path_bytes() -> bytes:
+    """For each byte value, 1 if RFC 9309 normalisation writes it in a path as its own
+    ``%XX`` (upper-case hex): read off :func:`rfc_normalize` itself, for the native kernels.
+    Every byte of a path is kept (:func:`normal_path_bytes`), '%' (an escape, or kept), or
+    written so; above 127, every octet of a character's UTF-8 is (checked here for UTF-8
+    of two, three and four bytes)."""
+    table = bytearray(256)
+    for c in range(128):
+        table[c] = rfc_normalize(chr(c)) == f"%{c:02X}"
+    for char in ("\u00e9", "\u20ac", "\U0001f600"):
+        octets = char.encode("utf-8")
+        assert rfc_normalize("/" + char) == "/" + "".join(f"%{b:02X}" for b in octets)
+    for c in range(128, 256):
+        table[c] = 1
+    kept = normal_path_bytes()
+    assert all(kept[c] or table[c] or c == 0x25 for c in range(256)), "a byte with no form"
+    return bytes(table)
+
+
 def decoded_escape_bytes() -> bytes:
     """For each byte value, 1 if RFC 9309 normalisation decodes its ``%XX`` escape (an
     unreserved character), 0 if it keeps the escape (upper-cased): read off

@@ -120,6 +120,25 @@ def test_key_starts_covers_every_readable_key(key: str, lenient: bool) -> None:
         assert kind == D.UNKNOWN
 
 
+_FRAGMENTS = ["user", "-", "_", " ", "agent", "dis", "allow", "sitemap", "site-map", "crawl",
+              "delay", "content", "usage", "signal", "noindex", "host", "x", "USER", "Allow",
+              "\u00e9", "clean", "param", "request", "rate", "visit", "time", "ai", "training"]
+
+
+@given(st.one_of(st.text(max_size=24),
+                 st.lists(st.sampled_from(_FRAGMENTS), max_size=5).map("".join)),
+       st.booleans())
+def test_key_forms_cover_every_readable_key(key: str, lenient: bool) -> None:
+    """key_forms()'s contract: a field name classify_key reads as a directive is one of the
+    names ("-" for "_" and " "), or, read leniently, starts with one of the prefixes."""
+    kind, _ = D.classify_key(key, lenient)
+    if kind != D.UNKNOWN:
+        names, prefixes = D.key_forms()
+        low = key.lower()
+        assert low.replace("_", "-").replace(" ", "-") in names or (
+            lenient and low.startswith(prefixes)), key
+
+
 def test_key_starts_is_small_and_has_the_four() -> None:
     starts = D.key_starts()
     assert {"us", "al", "di", "si", "cr"} <= starts

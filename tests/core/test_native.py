@@ -402,6 +402,67 @@ def test_rfc9309_escapes_in_c_match_rfc_path(path: str) -> None:
     assert fast.path_key(norm, "*") == slow.path_key(norm, "*")
 
 
+def test_agent_keys_and_paths_are_found_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast paths are the ones taken: a bare agent's key (robotrules._token.query_key: no
+    '/', its own token) and an RFC 9309 path that needs escapes (2.2.2: ``/a b`` is
+    ``/a%20b``, ``%7E`` is ``~``) are made in C; the pure functions are asked only for a full
+    User-Agent header and for a URL holding a lone surrogate, and then answer as before."""
+    asked: list[str] = []
+
+    def spy(name: str, real: object) -> object:
+        def call(arg: str) -> object:
+            asked.append(name)
+            return real(arg)  # type: ignore[operator]
+        return call
+
+    monkeypatch.setattr(_native, "_query_key", spy("query_key", _native._query_key))
+    monkeypatch.setattr(_native, "_rfc_path", spy("rfc_path", _native._rfc_path))
+    rules = robotrules.parse(b"User-agent: FooBot\nDisallow: /a%20b\nDisallow: /~x\n")
+    assert not rules.is_allowed("https://example.com/a b", user_agent="FOOBOT")
+    assert not rules.is_allowed("/%7Ex\u00e9", user_agent="foobot")
+    assert rules.is_allowed("/a%20c", user_agent="Other Bot")
+    assert asked == []
+    assert not rules.is_allowed("/a b", user_agent="FooBot/2.1 (+https://foo.example)")
+    assert asked == ["query_key"]
+    assert rules.is_allowed("/a\udc80", user_agent="foobot")
+    assert asked == ["query_key", "rfc_path"]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_one_special_byte_anywhere_in_16_byte_blocks(dialect: str) -> None:
+    """The kernel finds a rule that is no plain prefix, and a path that needs RFC 9309
+    normalisation, sixteen bytes at a time (SSSE3 where there, the last block overlapping):
+    a wildcard, an end anchor, an escape, a space or a byte above 127 at any place of values
+    around those lengths reads as the pure peer reads it (RFC 9309 2.2.2, 2.2.3)."""
+    specials = ["*", "$", "%41", "%2f", " ", "\u00e9", "\x7f", '"', "{"]
+    for size in (7, 8, 15, 16, 17, 31, 32, 33, 48):
+        for at in sorted({0, 1, size // 2, size - 1, size}):
+            for c in specials:
+                value = "/" + "a" * at + c + "b" * (size - at)
+                body = f"User-agent: *\nDisallow: /a\nAllow: {value}\n".encode()
+                fast = robotrules.parse(body, dialect)
+                slow = _robots.reference(body, dialect)
+                for path in (value, value.replace(c, "x"), value + "z", "/" + "a" * size):
+                    assert fast.is_allowed(path) == slow.is_allowed(path), (dialect, value, path)
+                    assert fast.path_key(path, "*") == slow.path_key(path, "*"), (value, path)
+                    for url in ("https://example.com" + path, "http://h" + path + "#" + c,
+                                "https://example.com" + path[:at + 1] + "#" + path[at + 1:]):
+                        assert fast.url_key_path(url, "*") == slow.url_key_path(url, "*"), url
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["user", "-", "_", " ", "agent", "dis", "allow", "Allow",
+                                 "sitemap", "crawl", "delay", "x", "\u00e9", "color", "li",
+                                 "DISALLOW", "noindex", "host"]), min_size=1, max_size=5
+                ).map("".join))
+def test_field_names_the_kernel_settles_read_as_pure(key: str) -> None:
+    """robotrules._directives.classify_key (Google's prefixes and typos read leniently): the
+    kernel settles a name that is none of key_forms() without asking, and reads every other
+    as the pure tokenizer does."""
+    _compile.clear_caches()  # the kernel's memo of field names: each key read afresh
+    _tokens_agree(f"{key}: /a\n{key.upper()}: /b\n{key} /c\n")
+
+
 def test_escape_table_is_read_off_rfc_normalize() -> None:
     table = _url.decoded_escape_bytes()
     assert table == bytes(_url.rfc_normalize(f"%{c:02x}") == chr(c) for c in range(256))

@@ -14,10 +14,12 @@ from array import array
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 
 import robotrules
-from robotrules import _peers, _tokenize
+from robotrules import _peers, _token, _tokenize, _url
 from robotrules._match import ALLOW_BIT, INDEX_MASK, NO_MATCH
 from robotrules._pure import PurePeer
 from tests.core import test_rfc9309
@@ -73,6 +75,87 @@ def test_robots_txt_is_implicitly_allowed(peer: Make) -> None:
     key, path = rules.url_key_path("/x", "*")
     assert (key != -1, path) == (True, "/x")
     assert not key & ALLOW_BIT
+
+
+# what a URL's path may hold: the bytes normalisation keeps, writes as escapes or decodes,
+# escapes good and broken, characters of UTF-8 of 2 to 4 bytes, lone surrogates (a str may
+# hold them: \udc80 stands for the byte 0x80), controls and the URL's own delimiters
+_PATH_TEXT = st.lists(st.one_of(
+    st.sampled_from(list("/ab%4A2f7E?=&~.-_:*$# \"<>{}|\\^`\x00\x7f\t")),
+    st.sampled_from(["%2a", "%7E", "%41", "%zz", "%", "\u00e9", "\u20ac", "\U0001f600",
+                     "\udc80", "\udcff", "\ud800", "\ud7ff", "\ue000"]),
+    st.characters()), max_size=16).map("".join)
+
+
+@hypothesis.settings(max_examples=600, deadline=None)
+@hypothesis.given(_PATH_TEXT)
+def test_rfc9309_path_is_rfc_path_for_any_text(text: str) -> None:
+    """RFC 9309 2.2.2 (robotrules._url.rfc_path, the rule's one home): the path each peer
+    matches for a URL is the normalised one, whatever the URL holds (the native peer
+    normalises it in C, and asks rfc_path only for a lone surrogate)."""
+    body = b"User-agent: *\nDisallow: /x\n"
+    for cls in (PurePeer, _native):
+        if cls is None:
+            continue
+        rules = cls(body, "rfc9309", None)
+        for url in ("https://example.com/" + text, "/" + text, text):
+            assert rules.url_key_path(url, "*")[1] == _url.rfc_path(url), (cls, url)
+
+
+@hypothesis.settings(max_examples=400, deadline=None)
+@hypothesis.given(st.lists(st.sampled_from(["foo", "FOO", "bot", "-", "_", "/", "1.0", " ", "(",
+                                            ";", "\u00e9", "\u212a", "K", "x" * 60]),
+                           max_size=8).map("".join))
+def test_each_peer_selects_the_group_query_key_names(agent: str) -> None:
+    """RFC 9309 2.2.1: the crawler's product token is matched case-insensitively against the
+    user-agent lines (robotrules._token.query_key: a header's token, ASCII case only). The
+    native peer lower-cases an ASCII agent without '/' in C and asks query_key for others;
+    both must select the group the key names."""
+    body = (b"User-agent: foo\nDisallow: /a\n\nUser-agent: foo-bot\nDisallow: /b\n\n"
+            b"User-agent: foobot\nDisallow: /c\n\nUser-agent: *\nDisallow: /s\n")
+    key = _token.query_key(agent)
+    group = {"foo": "/a", "foo-bot": "/b", "foobot": "/c"}.get(key, "/s")
+    for cls in (PurePeer, _native):
+        if cls is None:
+            continue
+        rules = cls(body, "rfc9309", None)
+        assert [rules.is_allowed(p, user_agent=agent) for p in ("/a", "/b", "/c", "/s")] == [
+            p != group for p in ("/a", "/b", "/c", "/s")], (cls, agent)
+
+
+@pytest.mark.parametrize("size", [1, 127, 128, 129, 4096])
+def test_long_agents_select_their_group(peer: Make, size: int) -> None:
+    """RFC 9309 2.2.1 (case-insensitive product tokens) at the lengths around the native
+    peer's stack buffer for the lower-cased agent (128 bytes): a group named by a long token
+    is selected by it in any case, and a longer or shorter agent falls to '*'."""
+    token = ("Ab-" * size)[:size]
+    body = (f"User-agent: {token}\nDisallow: /a\n\nUser-agent: *\nDisallow: /s\n").encode()
+    rules = peer(body, "rfc9309", None)
+    for agent in (token, token.upper(), token.lower()):
+        assert not rules.is_allowed("/a", user_agent=agent)
+        assert rules.is_allowed("/s", user_agent=agent)
+    for other in (token + "x", token[:-1] + "x" if size > 1 else "x"):
+        assert rules.is_allowed("/a", user_agent=other)
+        assert not rules.is_allowed("/s", user_agent=other)
+
+
+def test_hundreds_of_agents_select_their_groups(peer: Make) -> None:
+    """RFC 9309 2.2.1 over many groups: each token selects its own group(s), the names
+    sharing their first eight bytes ("crawlerbot-a", "crawlerbot-b") and named again in a
+    later group (merged) included; an unnamed agent falls to '*'."""
+    names = [f"crawlerbot-{i:03d}" if i % 3 else f"Bot{i}x" for i in range(240)]
+    lines = [f"User-agent: {n}\nDisallow: /p{i}\n" for i, n in enumerate(names)]
+    lines.append(f"User-agent: {names[5]}\nDisallow: /again\n")  # merged with group 5
+    lines.append("User-agent: *\nDisallow: /star\n")
+    rules = peer("\n".join(lines).encode(), "rfc9309", None)
+    for i, n in enumerate(names):
+        for agent in (n, n.upper()):
+            assert not rules.is_allowed(f"/p{i}", user_agent=agent), agent
+            assert rules.is_allowed(f"/p{(i + 1) % 240}", user_agent=agent), agent
+            assert rules.is_allowed("/star", user_agent=agent), agent
+            assert rules.is_allowed("/again", user_agent=agent) == (i != 5), agent
+    assert not rules.is_allowed("/star", user_agent="crawlerbot-999")
+    assert rules.is_allowed("/p1", user_agent="crawlerbot-99")
 
 
 def test_longest_match_wins_and_allow_wins_a_tie(peer: Make) -> None:

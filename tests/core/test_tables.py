@@ -8,6 +8,8 @@ the rule comes from outside, its source).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from robotrules import _compile, _dialects, _directives, _match, _tables, _token, _tokenize, _url
 
@@ -17,6 +19,17 @@ def test_whitespace_is_absl_ascii_isspace() -> None:
     ws = _tables.whitespace()
     assert len(ws) == 256
     assert [c for c in range(256) if ws[c]] == [9, 10, 11, 12, 13, 32]
+
+
+def test_key_forms_are_the_registrys() -> None:
+    """The kernel's names and prefixes are robotrules._directives.key_forms, as bytes: every
+    registry key is one of the names, and Google's keys and typos are prefixes."""
+    names, prefixes = _tables.key_forms()
+    dnames, dprefixes = _directives.key_forms()
+    assert set(names) == {n.encode() for n in dnames}
+    assert prefixes == tuple(p.encode() for p in dprefixes)
+    assert {b"user-agent", b"allow", b"disallow", b"sitemap", b"crawl-delay"} <= set(names)
+    assert {b"user-agent", b"useragent", b"disallow", b"dissallow"} <= set(prefixes)
 
 
 def test_key_heads_cover_every_registry_key() -> None:
@@ -123,6 +136,29 @@ def test_rfc9309_decodes_unreserved_escapes_only() -> None:
     assert not decodes[ord("/")]
     assert _tables.decoded_escapes() == _url.decoded_escape_bytes()
     assert _tables.path_bytes_kept() == _url.normal_path_bytes()
+
+
+def test_rfc9309_path_escapes_are_read_off_rfc_normalize() -> None:
+    """RFC 9309 2.2.2: a URL's octets outside the URI characters are percent-encoded
+    (``/a b`` is ``/a%20b``), and a literal ``*`` or ``$`` is written ``%2A`` / ``%24``
+    (robotrules._url); every other byte is kept or is '%'. The kernel reads this table."""
+    escapes = _tables.path_escapes()
+    assert escapes == _url.escaped_path_bytes()
+    assert all(escapes[ord(c)] for c in ' "<>{}|\\^`*$\x00\x7f')
+    assert not any(escapes[ord(c)] for c in "aZ09-._~:/?#[]@!&'()+,;=%")
+    assert all(escapes[c] for c in range(128, 256))  # UTF-8 octets: their own escapes
+    kept = _tables.path_bytes_kept()
+    assert all(kept[c] != escapes[c] for c in range(256) if c != ord("%"))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.characters(max_codepoint=127), max_size=40))
+def test_an_agent_without_the_header_mark_is_its_own_token(agent: str) -> None:
+    """robotrules._token.product_token: a user agent that is no header (no '/') is its own
+    product token, so its key is the agent lower-cased; the kernel computes that in C."""
+    assert _tables.AGENT_HEADER_MARK == _token.HEADER_MARK == "/"
+    if "/" not in agent:
+        assert _tables.query_key(agent) == agent.lower()
 
 
 def test_companion_mark_and_bom_have_one_home() -> None:

@@ -51,62 +51,32 @@ cdef void sort_small(Entry* es, uint32_t n) noexcept nogil:
         es[j] = e
 
 
-cdef extern from *:
-    """
-    static inline uint64_t robotrules_be64(const unsigned char* p) {
-        uint64_t v; memcpy(&v, p, 8);
-    #if defined(__GNUC__) || defined(__clang__)
-    #  if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        v = __builtin_bswap64(v);
-    #  endif
-    #else
-        v = ((uint64_t)p[0] << 56) | ((uint64_t)p[1] << 48) | ((uint64_t)p[2] << 40) |
-            ((uint64_t)p[3] << 32) | ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) |
-            ((uint64_t)p[6] << 8) | (uint64_t)p[7];
-    #endif
-        return v;
-    }
-    """
-    uint64_t robotrules_be64(const unsigned char* p) nogil
-
-
 cdef inline uint64_t head8(const unsigned char* p, Py_ssize_t n) noexcept nogil:
     """The first eight bytes as a big-endian number, zero-padded."""
-    cdef uint64_t h = 0
-    cdef Py_ssize_t i
+    cdef unsigned char w[8]
     if n >= 8:
         return robotrules_be64(p)
-    for i in range(8):
-        h = (h << 8) | (p[i] if i < n else 0)
-    return h
+    memset(w, 0, 8)
+    memcpy(w, p, n)
+    return robotrules_be64(w)
 
 
 cdef inline int cmp_prefix(const PrefixRef* x, const PrefixRef* y, const unsigned char* text,
                            const unsigned char* pats) noexcept nogil:
     """Prefix bytes (values hold no NUL, so zero padding orders a shorter prefix first),
-    then entry index."""
+    then entry index: the first sixteen bytes as two numbers (head, next8), the rest as
+    bytes."""
     cdef int c
-    cdef const unsigned char* xp
-    cdef const unsigned char* yp
-    cdef uint64_t hx, hy
     if x.head != y.head:
         return -1 if x.head < y.head else 1
-    if x.len > 8 or y.len > 8:
-        # equal heads: both are at least eight bytes long (values hold no NUL), and those
-        # eight are equal; the next eight compared as one number, the rest as bytes
-        xp = base_of(x.flags, text, pats) + x.off + 8
-        yp = base_of(y.flags, text, pats) + y.off + 8
-        hx = head8(xp, x.len - 8)
-        hy = head8(yp, y.len - 8)
-        if hx != hy:
-            return -1 if hx < hy else 1
-        if x.len > 16 or y.len > 16:
-            c = cmp_bytes(xp + 8, x.len - 16 if x.len > 16 else 0,
-                          yp + 8, y.len - 16 if y.len > 16 else 0)
-            if c:
-                return c
-        elif x.len != y.len:
-            return -1 if x.len < y.len else 1
+    if x.next8 != y.next8:
+        return -1 if x.next8 < y.next8 else 1
+    if x.len > 16 or y.len > 16:
+        # sixteen equal bytes: both are at least that long (values hold no NUL)
+        c = cmp_bytes(base_of(x.flags, text, pats) + x.off + 16, x.len - 16 if x.len > 16 else 0,
+                      base_of(y.flags, text, pats) + y.off + 16, y.len - 16 if y.len > 16 else 0)
+        if c:
+            return c
     elif x.len != y.len:
         return -1 if x.len < y.len else 1
     return (x.entry > y.entry) - (x.entry < y.entry)
@@ -114,8 +84,9 @@ cdef inline int cmp_prefix(const PrefixRef* x, const PrefixRef* y, const unsigne
 
 cdef inline bint same_prefix(const PrefixRef* a, const PrefixRef* b, const unsigned char* text,
                              const unsigned char* pats) noexcept nogil:
-    return a.head == b.head and a.len == b.len and (a.len <= 8 or memcmp(
-        base_of(a.flags, text, pats) + a.off, base_of(b.flags, text, pats) + b.off, a.len) == 0)
+    return a.head == b.head and a.next8 == b.next8 and a.len == b.len and (
+        a.len <= 16 or memcmp(base_of(a.flags, text, pats) + a.off + 16,
+                              base_of(b.flags, text, pats) + b.off + 16, a.len - 16) == 0)
 
 
 cdef void sort_refs(PrefixRef* a, Py_ssize_t n, const unsigned char* text,
@@ -178,48 +149,61 @@ cdef int order_refs(PrefixRef* refs, Py_ssize_t n, const unsigned char* text,
     """``refs`` in cmp_prefix order (as sort_refs leaves them), by file_refs (a comparison
     sort's mispredicted branches were most of a selection's compile)."""
     cdef PrefixRef* out
+    cdef PrefixRef few[SMALL_RULES]
     if n <= 16:
         sort_refs(refs, n, text, pats)
         return 0
-    out = <PrefixRef*>xmalloc(n * sizeof(PrefixRef))
-    file_refs(refs, out, n, text, pats)
-    PyMem_Free(out)
+    out = &few[0] if n <= SMALL_RULES else <PrefixRef*>xmalloc(n * sizeof(PrefixRef))
+    file_refs(refs, out, n, text, pats, False)
+    if out != &few[0]:
+        PyMem_Free(out)
     return 0
 
 
 cdef void file_refs(PrefixRef* refs, PrefixRef* out, Py_ssize_t n, const unsigned char* text,
-                    const unsigned char* pats) noexcept nogil:
+                    const unsigned char* pats, bint second) noexcept nogil:
     """Sort ``refs`` (``out``: room for as many) by cmp_prefix: filed by the first byte of
-    their heads in which they differ (the bytes before it are the same in all, so the
-    buckets come in head order), each bucket of more than 16 filed again by its own first
-    differing byte (a later one: at most eight levels), the rest sorted by sort_refs. The
-    rules of a robots.txt mostly share their first bytes ("/wp-", "/catalog/") and then
-    differ, so few comparisons are made."""
+    their heads (``second``: of their next8) in which they differ (the bytes before it are
+    the same in all, so the buckets come in order), each bucket of more than 16 filed again
+    by its own first differing byte (a later one: at most sixteen levels), the rest sorted
+    by sort_refs. The rules of a robots.txt mostly share their first bytes ("/wp-",
+    "/catalog/") and then differ, so few comparisons are made."""
     cdef uint64_t first, diff = 0
-    cdef Py_ssize_t i, b, at
+    cdef Py_ssize_t i, b, at, lo, hi
     cdef int shift
     cdef Py_ssize_t start[257]
-    first = refs[0].head
+    first = refs[0].next8 if second else refs[0].head
     for i in range(1, n):
-        diff |= refs[i].head ^ first
-    if diff == 0:  # every head the same: the bytes after them decide
-        sort_refs(refs, n, text, pats)
+        diff |= (refs[i].next8 if second else refs[i].head) ^ first
+    if diff == 0:  # the same eight bytes: the next eight decide, then the bytes after them
+        if second:
+            sort_refs(refs, n, text, pats)
+        else:
+            file_refs(refs, out, n, text, pats, True)
         return
     shift = 56 - 8 * first_byte(diff)
-    memset(start, 0, sizeof(start))
+    lo = 255
+    hi = 0
+    for i in range(n):  # the bytes used (path bytes span far fewer than 256 values)
+        b = ((refs[i].next8 if second else refs[i].head) >> shift) & 0xFF
+        if b < lo:
+            lo = b
+        if b > hi:
+            hi = b
+    memset(&start[lo], 0, (hi - lo + 2) * sizeof(Py_ssize_t))
     for i in range(n):
-        start[((refs[i].head >> shift) & 0xFF) + 1] += 1
-    for b in range(256):
+        start[(((refs[i].next8 if second else refs[i].head) >> shift) & 0xFF) + 1] += 1
+    for b in range(lo, hi + 1):
         start[b + 1] += start[b]
     for i in range(n):
-        b = (refs[i].head >> shift) & 0xFF
+        b = ((refs[i].next8 if second else refs[i].head) >> shift) & 0xFF
         out[start[b]] = refs[i]
         start[b] += 1
     memcpy(refs, out, n * sizeof(PrefixRef))
     at = 0  # start[b] is now the end of bucket b
-    for b in range(256):
+    for b in range(lo, hi + 1):
         if start[b] - at > 16:
-            file_refs(refs + at, out + at, start[b] - at, text, pats)
+            file_refs(refs + at, out + at, start[b] - at, text, pats, second)
         elif start[b] - at > 1:
             sort_refs(refs + at, start[b] - at, text, pats)
         at = start[b]
@@ -362,11 +346,14 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     here when the first rule that is not a plain prefix needs it)."""
     cdef uint32_t* memo
     cdef Entry few[SMALL_RULES + 1]  # a small group's other entries, on the stack
+    cdef Entry few_plain[SMALL_RULES]  # and its plain ones
+    cdef PrefixRef few_refs[SMALL_RULES]  # and its prefixes when indexed
+    cdef Node few_nodes[SMALL_RULES]
     cdef U32Vec plain_words, other_words
     cdef Entry e
     cdef Entry* es = NULL
     cdef Entry* plains
-    cdef uint32_t k, n, i, kept, nplain, nother, nref, special, always, at
+    cdef uint32_t k, n, i, j, kept, nplain, nother, nref, special, always, at
     cdef const unsigned char* raw
     cdef bint plain, allow
     cdef PrefixRef* refs = NULL
@@ -379,15 +366,19 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     cdef uint32_t* slot
     cdef int32_t parent
     cdef uint64_t h
-    cdef const uint8_t* tbl = _not_plain[d]
+    cdef const ByteSet* tbl = &_not_plain_set[d]
     memset(m, 0, sizeof(Matcher))
     memset(&plain_words, 0, sizeof(U32Vec))
     memset(&other_words, 0, sizeof(U32Vec))
     memset(&seen, 0, sizeof(HashMap))
     m.lit = LIT_NONE
     try:
-        # room for every rule (and a companion each) up front: no regrowth while filling
-        plain_words.data = <uint32_t*>xmalloc((count + 1) * sizeof(Entry))
+        # room for every rule (and a companion each) up front: no regrowth while filling;
+        # a small group's on the stack (what the matcher keeps is copied out at its size)
+        if count <= SMALL_RULES:
+            plain_words.data = <uint32_t*>&few_plain[0]  # not freed below (see the finally)
+        else:
+            plain_words.data = <uint32_t*>xmalloc((count + 1) * sizeof(Entry))
         plain_words.cap = (count + 1) * ENTRY_WORDS
         if 2 * count + 1 <= SMALL_RULES + 1:
             other_words.data = <uint32_t*>few  # not freed below (see the finally)
@@ -403,7 +394,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                 continue  # an empty pattern never decides
             raw = text + rules[k].vstart
             allow = rules[k].allow
-            plain = not any_marked(tbl, raw, n)
+            plain = not any_in(tbl, raw, n)
             if plain and may_have_companion(raw, n, allow):
                 plain = False
             if plain:
@@ -434,6 +425,17 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
         if nother > 1:
             # of the other rules that match exactly the same paths, only the best can decide
             sort_entries(es, nother)
+            kept = 0
+            if nother <= LINEAR_MAX:  # a few: each compared with those kept before it
+                for k in range(nother):
+                    for j in range(kept):
+                        if same_body(&es[j], &es[k], text, pats.data):
+                            break
+                    else:
+                        es[kept] = es[k]
+                        kept += 1
+                nother = kept
+        if nother > LINEAR_MAX:  # many: by a hash of their bodies
             map_init(&seen, nother)
             kept = 0
             for k in range(nother):
@@ -449,19 +451,20 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             map_free(&seen)
             nother = kept
         if nplain + nother <= LINEAR_MAX:
-            # small: every rule in one best-first list
-            for k in range(nother):
-                add_entry(&plain_words, &es[k])
-            n = <uint32_t>(plain_words.n // ENTRY_WORDS)
-            m.entries = <Entry*>plain_words.data
-            plain_words.data = NULL
+            # small: every rule in one best-first list, at its size
+            n = nplain + nother
+            m.entries = <Entry*>xmalloc(n * sizeof(Entry))
+            memcpy(m.entries, plains, nplain * sizeof(Entry))
+            memcpy(m.entries + nplain, es, nother * sizeof(Entry))
             m.nentries = n
             sort_small(m.entries, n)
             return 0
         # indexed: plain rules by prefix, and the others when their prefix has two bytes
         m.indexed = 1
-        plains = <Entry*>plain_words.data
-        refs = <PrefixRef*>xmalloc((nplain + nother) * sizeof(PrefixRef))
+        if nplain + nother <= SMALL_RULES:
+            refs = &few_refs[0]  # not freed below (see the finally)
+        else:
+            refs = <PrefixRef*>xmalloc((nplain + nother) * sizeof(PrefixRef))
         nref = 0
         for k in range(nplain):
             r = &refs[nref]
@@ -481,11 +484,12 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                 r.plain = es[k].index
                 nref += 1
         for k in range(nref):
-            refs[k].head = head8(base_of(refs[k].flags, text, pats.data) + refs[k].off,
-                                 refs[k].len)
+            raw = base_of(refs[k].flags, text, pats.data) + refs[k].off
+            refs[k].head = head8(raw, refs[k].len)
+            refs[k].next8 = head8(raw + 8, refs[k].len - 8) if refs[k].len > 8 else 0
         order_refs(refs, nref, text, pats.data)
-        # nodes: one per distinct prefix
-        m.nodes = <Node*>xmalloc(nref * sizeof(Node))
+        # nodes: one per distinct prefix (a few built on the stack, then copied out)
+        m.nodes = &few_nodes[0] if nref <= SMALL_RULES else <Node*>xmalloc(nref * sizeof(Node))
         i = 0
         m.nnodes = 0
         while i < nref:
@@ -509,13 +513,19 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             nd.lenf = refs[i].len | (<uint32_t>flags << NODE_LEN_BITS)
             m.nnodes += 1
             i = k
-        if m.nnodes < nref:  # one node per distinct prefix: the room past them given back
+        if m.nodes == &few_nodes[0]:
+            m.nodes = NULL  # (the stack is no matcher's: nothing kept if the copy fails)
+            nodes = <Node*>xmalloc(m.nnodes * sizeof(Node))
+            memcpy(nodes, few_nodes, m.nnodes * sizeof(Node))
+            m.nodes = nodes
+        elif m.nnodes < nref:  # one node per distinct prefix: the room past them given back
             nodes = <Node*>PyMem_Realloc(m.nodes, m.nnodes * sizeof(Node))
             if nodes != NULL:
                 m.nodes = nodes
-        # the nodes' other rules, best first per node, then the "always" ones
-        m.entries = <Entry*>xmalloc(nother * sizeof(Entry))
-        _place_specials(m, es, nother, refs, nref, text, pats.data)
+        # the nodes' other rules, best first per node, then the "always" ones (none: most)
+        if nother:
+            m.entries = <Entry*>xmalloc(nother * sizeof(Entry))
+            _place_specials(m, es, nother, refs, nref, text, pats.data)
         # parents: as robotrules._match.IndexedMatcher
         for k in range(1, m.nnodes):
             if _starts(&m.nodes[k], &m.nodes[k - 1], text, pats.data):
@@ -540,11 +550,13 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
         if m.nentries - m.always > LIT_MIN:
             m.lit = LIT_LATER
     finally:
-        vec_free(&plain_words)
+        if plain_words.data != <uint32_t*>&few_plain[0]:
+            vec_free(&plain_words)
         if other_words.data != <uint32_t*>few:
             vec_free(&other_words)
         map_free(&seen)
-        PyMem_Free(refs)
+        if refs != &few_refs[0]:
+            PyMem_Free(refs)
     return 0
 
 
@@ -588,7 +600,8 @@ cdef int _place_specials(Matcher* m, Entry* es, uint32_t n, PrefixRef* refs, uin
     node, as ``refs`` is sorted by prefix, then entry index), then the "always" ones; where
     they start per node in ``m.specials``, kept only when some node has any."""
     cdef uint32_t i = 0, k, j = 0, node = 0
-    cdef uint8_t* placed = <uint8_t*>xmalloc(n)
+    cdef uint8_t few[SMALL_RULES * 4]
+    cdef uint8_t* placed = &few[0] if n <= SMALL_RULES * 4 else <uint8_t*>xmalloc(n)
     memset(placed, 0, n)
     try:
         m.specials = <uint32_t*>xmalloc((m.nnodes + 1) * sizeof(uint32_t))
@@ -615,4 +628,5 @@ cdef int _place_specials(Matcher* m, Entry* es, uint32_t n, PrefixRef* refs, uin
                 j += 1
         m.nentries = j
     finally:
-        PyMem_Free(placed)
+        if placed != &few[0]:
+            PyMem_Free(placed)

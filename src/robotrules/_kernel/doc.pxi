@@ -28,12 +28,31 @@ cdef inline bint token_before(const unsigned char* buf, const Token* tokens, uin
 cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const Token* tokens
                      ) except -1:
     """Sort the token numbers ``idx`` by token_before: a bottom-up merge sort (stable,
-    O(n log n), its context passed along: no global state)."""
-    cdef uint32_t* tmp = <uint32_t*>xmalloc((n if n else 1) * sizeof(uint32_t))
+    O(n log n), its context passed along: no global state); an insertion sort in place for
+    a few (most files name a handful of agents)."""
+    cdef uint32_t* tmp
     cdef uint32_t* src = idx
-    cdef uint32_t* dst = tmp
+    cdef uint32_t* dst
     cdef uint32_t* swap
+    cdef uint32_t t
+    cdef uint64_t* heads
     cdef Py_ssize_t width = 1, lo, mid, hi, i, j, k
+    if n <= 16:
+        for i in range(1, n):
+            t = idx[i]
+            j = i
+            while j > 0 and token_before(buf, tokens, t, idx[j - 1]):
+                idx[j] = idx[j - 1]
+                j -= 1
+            idx[j] = t
+        return 0
+    # each token's first eight bytes as a number (zero-padded: tokens hold no NUL), beside
+    # the merge buffer: most comparisons are of these, not of the bytes
+    tmp = <uint32_t*>xmalloc(n * (sizeof(uint32_t) + sizeof(uint64_t)) + sizeof(uint32_t))
+    heads = <uint64_t*>(tmp + n + (n & 1))  # (eight-byte aligned: n is rounded up)
+    dst = tmp
+    for i in range(n):
+        heads[i] = head8(buf + tokens[i].off, tokens[i].len)
     try:
         while width < n:
             lo = 0
@@ -44,7 +63,8 @@ cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const 
                 j = mid
                 k = lo
                 while i < mid and j < hi:
-                    if token_before(buf, tokens, src[j], src[i]):
+                    if (heads[src[j]] < heads[src[i]] if heads[src[j]] != heads[src[i]]
+                            else token_before(buf, tokens, src[j], src[i])):
                         dst[k] = src[j]
                         j += 1
                     else:
@@ -292,6 +312,10 @@ cdef class Doc:
             self.tokbuf_size = <uint32_t>(1 + value_bytes(uas))  # values of a capped body
             self.tokbuf = <unsigned char*>xmalloc(self.tokbuf_size)
             self.tokens = <Token*>xmalloc((nua if nua else 1) * sizeof(Token))
+            # room for all at once: a group list holds each user-agent line's group at most
+            # once, and there is a selection per token at most, and the global one
+            vec_init(&sels, nua)
+            vec_init(&sel_start, nua + 2)
             # the global selection first: the groups with a '*' line (in file order, once)
             vec_push(&sel_start, 0)
             for u in range(nua):
@@ -316,11 +340,12 @@ cdef class Doc:
                 ntok += 1
             vec_push(&sel_start, <uint32_t>sels.n)
             # distinct tokens in byte order, each with its groups in file order
-            idx = <uint32_t*>xmalloc((ntok if ntok else 1) * sizeof(uint32_t))
+            # one block: the tokens' order (idx), then each group's one-group selection
+            idx = <uint32_t*>xmalloc((ntok + ngroups + 1) * sizeof(uint32_t))
             for k in range(ntok):
                 idx[k] = k
             sort_tokens(idx, ntok, self.tokbuf, self.tokens)
-            single = <int32_t*>xmalloc((ngroups if ngroups else 1) * sizeof(int32_t))
+            single = <int32_t*>(idx + ntok)
             for k in range(ngroups):
                 single[k] = -1
             if sel_start.data[1] - sel_start.data[0] == 1:
@@ -375,9 +400,7 @@ cdef class Doc:
             nsel = <uint32_t>(sel_start.n - 1)
             self.sels = <Matcher**>xmalloc(nsel * sizeof(Matcher*))
             memset(self.sels, 0, nsel * sizeof(Matcher*))
-            self.nsels = nsel
-            vec_fit(&sels)
-            vec_fit(&sel_start)
+            self.nsels = nsel  # (sels and sel_start go with the Build: not fitted)
             # a matcher holds at most 4 units (entries and nodes) a rule of its selection
             # (each rule one entry and a companion, a node each): when all of them fit the
             # budget, none is ever dropped, and a compiled selection's rules are not read
@@ -400,8 +423,7 @@ cdef class Doc:
             vec_free(&sels)
             vec_free(&sel_start)
             map_free(&lists)
-            PyMem_Free(idx)
-            PyMem_Free(single)
+            PyMem_Free(idx)  # and single
         return 0
 
     cdef int _compile(self, uint32_t k) except -1:
@@ -567,24 +589,37 @@ cdef class Doc:
         cdef int c
         cdef PyObject* ua = <PyObject*>user_agent
         cdef const unsigned char* kp
+        cdef unsigned char lowered[AGENT_SMALL]
         cdef PyObject* hit
         for i in range(MEMO):
             if self.memo_agent[i] == ua:
                 return self.memo_sel[i]
         if self.sels == NULL:
             self._index()
-        hit = PyDict_GetItem(_AGENT_KEYS, user_agent)
-        if hit != NULL:
-            key = <object>hit
+        kn = PyUnicode_GET_LENGTH(user_agent)
+        if (PyUnicode_IS_ASCII(user_agent) and kn <= AGENT_SMALL and memchr(
+                PyUnicode_DATA(user_agent), _agent_mark, kn) == NULL):
+            # its own product token (robotrules._token.HEADER_MARK): the key is the agent
+            # lower-cased (robotrules._token.query_key)
+            kp = <const unsigned char*>PyUnicode_DATA(user_agent)
+            for i in range(kn):
+                lowered[i] = kp[i] | ASCII_CASE if c'A' <= kp[i] <= c'Z' else kp[i]
+            kp = lowered
         else:
-            key = _query_key(user_agent)
-            if len(_AGENT_KEYS) >= 4096:
-                _AGENT_KEYS.clear()
-            _AGENT_KEYS[user_agent] = key
+            hit = PyDict_GetItem(_AGENT_KEYS, user_agent)
+            if hit != NULL:
+                key = <object>hit
+            else:
+                key = _query_key(user_agent)
+                if len(_AGENT_KEYS) >= 4096:
+                    _AGENT_KEYS.clear()
+                _AGENT_KEYS[user_agent] = key
+            kp = NULL
+            if PyUnicode_IS_ASCII(key):  # only ASCII keys can name a group's token
+                kp = <const unsigned char*>PyUnicode_DATA(key)
+                kn = PyUnicode_GET_LENGTH(key)
         s = 0
-        if PyUnicode_IS_ASCII(key):
-            kp = <const unsigned char*>PyUnicode_DATA(key)
-            kn = PyUnicode_GET_LENGTH(key)
+        if kp != NULL:
             lo = 0
             hi = self.ntokens
             while lo < hi:
@@ -617,6 +652,7 @@ cdef class Doc:
             key = matcher_best(self.sels[s], p, n, self.t, self.pats.data)
         return key
 
+    @cython.binding(False)
     def path_key(self, path, user_agent):
         """The key of the rule that decides ``path`` (a matchable path, as the dialect's
         spec gives it) for ``user_agent``, or NO_MATCH: robotrules._match's keys."""
@@ -636,13 +672,14 @@ cdef class Doc:
         reference to a ``str`` (the spec's ``path(url)``; the caller owns it)."""
         cdef const unsigned char* u
         cdef Py_ssize_t n, start, end
-        cdef bint slash
+        cdef bint slash, work
         cdef object data
         cdef unsigned char small[512]
         cdef unsigned char* buf = NULL
         cdef const unsigned char* p
-        cdef Py_ssize_t plen, i, k
-        cdef unsigned char* tmp
+        cdef Py_ssize_t plen, k
+        cdef unsigned char norm_small[512]
+        cdef unsigned char* norm_buf = NULL
         cdef const unsigned char* nul
         if PyUnicode_IS_ASCII(url):
             u = <const unsigned char*>PyUnicode_DATA(url)
@@ -651,7 +688,9 @@ cdef class Doc:
             data = url.encode("utf-8", "surrogatepass")
             u = <const unsigned char*>PyBytes_AS_STRING(data)
             n = PyBytes_GET_SIZE(data)
-        path_span(u, n, &start, &end, &slash)
+        # RFC 9309: whether the path needs normalising, found in the same pass
+        work = False
+        path_span(u, n, &start, &end, &slash, &work if self.d == 0 else NULL)
         if start < 0:
             p = <const unsigned char*>"/"
             plen = 1
@@ -673,30 +712,21 @@ cdef class Doc:
             if nul != NULL:
                 plen = nul - p
         try:
-            if self.d == 0:
-                for i in range(plen):
-                    if not _path_ok[p[i]]:
-                        # escapes only: fixed here; anything else: robotrules._url.rfc_path
-                        if buf == NULL or buf == &small[0]:
-                            tmp = <unsigned char*>xmalloc(plen)
-                        else:
-                            tmp = buf
-                        k = fix_escapes(p, plen, tmp)
-                        if buf != NULL and buf != &small[0] and buf != tmp:
-                            PyMem_Free(buf)
-                        buf = tmp
-                        if k >= 0:
-                            p = buf
-                            plen = k
-                            break
-                        PyMem_Free(buf)
-                        buf = NULL
-                        text = _rfc_path(url)
-                        norm = text.encode("utf-8", "surrogatepass")
-                        data = norm
-                        p = <const unsigned char*>PyBytes_AS_STRING(norm)
-                        plen = PyBytes_GET_SIZE(norm)
-                        break
+            if work:  # (RFC 9309 only; "/" and a '/' put in front need none)
+                # RFC 9309 2.2.2 in C (normal_path); a lone surrogate: robotrules._url.rfc_path
+                if 3 * plen <= 512:
+                    norm_buf = &norm_small[0]
+                else:
+                    norm_buf = <unsigned char*>xmalloc(3 * plen)
+                k = normal_path(p, plen, norm_buf)
+                if k >= 0:
+                    p = norm_buf
+                    plen = k
+                else:
+                    norm = _rfc_path(url).encode("utf-8", "surrogatepass")
+                    data = norm
+                    p = <const unsigned char*>PyBytes_AS_STRING(norm)
+                    plen = PyBytes_GET_SIZE(norm)
             if path != NULL:
                 text = path_text(url, u, n, p, plen)
                 Py_INCREF(text)
@@ -707,7 +737,12 @@ cdef class Doc:
         finally:
             if buf != NULL and buf != &small[0]:
                 PyMem_Free(buf)
+            if norm_buf != NULL and norm_buf != &norm_small[0]:
+                PyMem_Free(norm_buf)
 
+    # the per-query methods are method descriptors (binding=False): a call reaches the C
+    # function with no function object between (a tenth of a query's time)
+    @cython.binding(False)
     def is_allowed(self, url, *, user_agent="*"):
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
         if type(url) is not str:
@@ -716,6 +751,7 @@ cdef class Doc:
             user_agent = exact_str(user_agent, "user_agent")
         return (self._url_key(url, user_agent, NULL) & ALLOW_BIT) != 0  # ROBOTS_TXT has the bit
 
+    @cython.binding(False)
     def url_key_path(self, url, user_agent):
         """``(key, path)``: the key of the rule that decides ``url`` for ``user_agent``
         (robotrules._match's keys, NO_MATCH, or -1 for RFC 9309's /robots.txt) and the path
@@ -730,11 +766,13 @@ cdef class Doc:
         Py_DECREF(text)  # the reference _url_key gave, now held by text
         return key, text
 
+    @cython.binding(False)
     def known_verdict(self, url, user_agent, sels, make, words):
         """The verdict from the facts the facade keeps, in C (facts.pxi: verdict_of), or
         None when they are not kept yet."""
         return _verdict_of(self, url, user_agent, <dict?>sels, <Maker?>make, words)
 
+    @cython.binding(False)
     def known_usage(self, url, user_agent, sels, uses, vmake, umake, words, scope,
                     vocabulary):
         """The Usage from the facts the facade keeps, in C (facts.pxi: usage_of), or None."""
@@ -757,6 +795,7 @@ cdef class Doc:
         keys (batch.pxi's FactMemo: the facade's _Selection holds it)."""
         return FactMemo(bound)
 
+    @cython.binding(False)
     def decide_urls(self, urls, user_agent, memo, fact, make, list paths=None):
         """``make(allowed, line, rule, reason, rules, user_agent)``: the columns of
         robotrules._model.Decisions for ``urls`` (a list, tuple or other sequence of

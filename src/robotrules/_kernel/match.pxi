@@ -46,15 +46,22 @@ cdef bint entry_matches(const Entry* e, const unsigned char* path, Py_ssize_t n,
 cdef inline int64_t scan_entries(const Entry* es, uint32_t count, const unsigned char* path,
                                  Py_ssize_t n, int64_t best, const unsigned char* text,
                                  const unsigned char* pats) noexcept nogil:
-    """The key of the first of best-first ``es`` that matches and beats ``best``."""
+    """The key of the first of best-first ``es`` that matches and beats ``best``: a plain
+    prefix compared here (most rules), the others by entry_matches."""
     cdef uint32_t k
-    cdef int64_t key
+    cdef const Entry* e
+    cdef bint beaten = best != NO_MATCH  # else every key beats it: none computed
     for k in range(count):
-        key = entry_key(&es[k])
-        if key >= best:
+        e = &es[k]
+        if beaten and entry_key(e) >= best:
             return best
-        if entry_matches(&es[k], path, n, text, pats):
-            return key
+        if e.plen > n:
+            continue
+        if (e.flags & F_KIND) == PREFIX:
+            if same_bytes(path, base_of(e.flags, text, pats) + e.off, e.plen):
+                return entry_key(e)
+        elif entry_matches(e, path, n, text, pats):
+            return entry_key(e)
     return best
 
 
@@ -119,14 +126,6 @@ cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, 
             best = key
             break
     return best
-
-
-cdef inline int cmp_bytes(const unsigned char* a, Py_ssize_t an, const unsigned char* b,
-                          Py_ssize_t bn) noexcept nogil:
-    cdef int c = memcmp(a, b, an if an < bn else bn)
-    if c:
-        return c
-    return (an > bn) - (an < bn)
 
 
 cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,

@@ -1,7 +1,9 @@
 # Part of robotrules._native (see _native.pxd for the map): memory.pxi.
 # Memory: growable uint32 vectors (U32Vec), xmalloc, the open-addressing hash map (HashMap)
 # and the hashes it and the literal index use; the byte helpers of the tokenizer, the
-# compiler and the matcher (same_bytes, find_bytes, any_marked: C, inline).
+# compiler and the matcher (same_bytes, cmp_bytes, find_bytes, any_marked: C, inline); the
+# byte sets of the table-driven tests (ByteSet: any_in, hash_or_set, SSSE3 where the CPU
+# has it, chosen once) and the SSE2 switch the scanners share.
 
 cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1:
     """Room for ``extra`` more words (the capacity doubles as needed)."""
@@ -101,8 +103,9 @@ cdef int map_init(HashMap* h, Py_ssize_t items) except -1:
         cap <<= 1
     h.cap = cap
     h.used = 0
-    h.keys = <uint64_t*>xmalloc(cap * sizeof(uint64_t))
-    h.vals = <uint32_t*>xmalloc(cap * sizeof(uint32_t))
+    # one block: the keys, then the values (map_free frees it through keys)
+    h.keys = <uint64_t*>xmalloc(cap * (sizeof(uint64_t) + sizeof(uint32_t)))
+    h.vals = <uint32_t*>(h.keys + cap)
     memset(h.keys, 0, cap * sizeof(uint64_t))
     return 0
 
@@ -154,8 +157,7 @@ cdef inline uint32_t* map_slot(HashMap* h, uint64_t key, bint* fresh) noexcept n
 
 
 cdef void map_free(HashMap* h) noexcept:
-    PyMem_Free(h.keys)
-    PyMem_Free(h.vals)
+    PyMem_Free(h.keys)  # the values too (map_init: one block)
     h.keys = NULL
     h.vals = NULL
 
@@ -171,15 +173,64 @@ cdef int add_entry(U32Vec* v, const Entry* e) except -1:
 
 cdef extern from *:
     """
+    static inline uint64_t robotrules_be64(const unsigned char* p) {
+        uint64_t v; memcpy(&v, p, 8);
+    #if defined(__GNUC__) || defined(__clang__)
+    #  if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        v = __builtin_bswap64(v);
+    #  endif
+    #else
+        v = ((uint64_t)p[0] << 56) | ((uint64_t)p[1] << 48) | ((uint64_t)p[2] << 40) |
+            ((uint64_t)p[3] << 32) | ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) |
+            ((uint64_t)p[6] << 8) | (uint64_t)p[7];
+    #endif
+        return v;
+    }
+    """
+    uint64_t robotrules_be64(const unsigned char* p) nogil
+
+
+cdef extern from *:
+    """
     /* Whether the n bytes at a and b are equal: a byte loop for the short compares of the
        matcher (a rule's prefix against a path mostly differs in its first bytes), memcmp for
        longer ones. */
     static inline int robotrules_same(const unsigned char* a, const unsigned char* b,
                                       Py_ssize_t n) {
         if (n > 16) return memcmp(a, b, (size_t)n) == 0;
+        if (n >= 8) {  /* the first eight and the last eight (they may overlap) */
+            uint64_t x, y, u, v;
+            memcpy(&x, a, 8); memcpy(&y, b, 8);
+            memcpy(&u, a + n - 8, 8); memcpy(&v, b + n - 8, 8);
+            return ((x ^ y) | (u ^ v)) == 0;
+        }
+        if (n >= 4) {
+            uint32_t x, y, u, v;
+            memcpy(&x, a, 4); memcpy(&y, b, 4);
+            memcpy(&u, a + n - 4, 4); memcpy(&v, b + n - 4, 4);
+            return ((x ^ y) | (u ^ v)) == 0;
+        }
         for (Py_ssize_t i = 0; i < n; i++)
             if (a[i] != b[i]) return 0;
         return 1;
+    }
+    /* The order of the bytes a[:an] and b[:bn] (-1, 0, 1), as memcmp and then the lengths
+       order them: eight bytes a step (big-endian compares), memcmp past 64. */
+    static inline int robotrules_cmp(const unsigned char* a, Py_ssize_t an,
+                                     const unsigned char* b, Py_ssize_t bn) {
+        Py_ssize_t m = an < bn ? an : bn, i = 0;
+        if (m > 64) {
+            int c = memcmp(a, b, (size_t)m);
+            if (c) return c < 0 ? -1 : 1;
+            return (an > bn) - (an < bn);
+        }
+        for (; m - i >= 8; i += 8) {
+            uint64_t x = robotrules_be64(a + i), y = robotrules_be64(b + i);
+            if (x != y) return x < y ? -1 : 1;
+        }
+        for (; i < m; i++)
+            if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+        return (an > bn) - (an < bn);
     }
     /* The first place of the m bytes at s in the n bytes at h, or NULL (memmem): on short
        haystacks a search for the first byte with the rest compared (at most 64 x 64 byte
@@ -200,6 +251,8 @@ cdef extern from *:
     """
     bint same_bytes "robotrules_same" (const unsigned char* a, const unsigned char* b,
                                        Py_ssize_t n) noexcept nogil
+    int cmp_bytes "robotrules_cmp" (const unsigned char* a, Py_ssize_t an,
+                                    const unsigned char* b, Py_ssize_t bn) noexcept nogil
     const unsigned char* find_bytes "robotrules_find" (const unsigned char* h, Py_ssize_t n,
                                                        const unsigned char* s, Py_ssize_t m
                                                        ) noexcept nogil
@@ -224,3 +277,146 @@ cdef extern from *:
     """
     bint any_marked "robotrules_any_marked" (const uint8_t* tbl, const unsigned char* p,
                                              Py_ssize_t n) noexcept nogil
+
+
+cdef extern from *:
+    """
+    #if defined(__SSE2__) || defined(_M_X64) || defined(_M_AMD64)
+    #  include <emmintrin.h>
+    #  define ROBOTRULES_SSE2 1
+    #endif
+    /* The number of zero bits below the lowest one bit of v (v != 0). */
+    static inline unsigned robotrules_ctz(unsigned v) {
+    #if defined(__GNUC__) || defined(__clang__)
+        return (unsigned)__builtin_ctz(v);
+    #else
+        unsigned n = 0;
+        while (!(v & 1u)) { v >>= 1; n++; }
+        return n;
+    #endif
+    }
+    /* A set of bytes for robotrules_any_in: its table (256 flags) and, where every byte above
+       127 is in it, its nibble form for SSSE3: per low nibble, a bit per high nibble 0 to 7
+       (the ASCII bytes with that low nibble in the set). */
+    typedef struct {
+        const uint8_t* tbl;
+        uint8_t nib[16];
+        int simd;
+    } robotrules_byteset;
+
+    #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+    #  include <tmmintrin.h>
+    #  define ROBOTRULES_SSSE3 1
+    /* Sixteen bytes a step, the last step over the last sixteen (n >= 16): two shuffles
+       look each ASCII byte up in the nibble form, the sign bit says a byte above 127. */
+    __attribute__((target("ssse3")))
+    static int robotrules_any_in_ssse3(const robotrules_byteset* s, const unsigned char* p,
+                                       Py_ssize_t n) {
+        const __m128i nib = _mm_loadu_si128((const __m128i*)s->nib);
+        const __m128i bit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128,
+                                          0, 0, 0, 0, 0, 0, 0, 0);
+        const __m128i low4 = _mm_set1_epi8(15), zero = _mm_setzero_si128();
+        Py_ssize_t i = 0;
+        for (;;) {
+            if (i + 16 > n) i = n - 16;
+            __m128i v = _mm_loadu_si128((const __m128i*)(p + i));
+            __m128i lo = _mm_and_si128(v, low4);
+            __m128i hi = _mm_and_si128(_mm_srli_epi16(v, 4), low4);
+            __m128i in = _mm_and_si128(_mm_shuffle_epi8(nib, lo), _mm_shuffle_epi8(bit, hi));
+            __m128i out = _mm_cmpeq_epi8(in, zero);  /* 0xFF where an ASCII byte is not in */
+            if ((unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_andnot_si128(out, _mm_set1_epi8(-1)), v)))
+                return 1;
+            if (i + 16 >= n) return 0;
+            i += 16;
+        }
+    }
+    #endif
+
+    /* s from tbl: the nibble form used where the CPU has SSSE3 and every byte above 127 is
+       in the set, the table alone elsewhere. */
+    static void robotrules_byteset_init(robotrules_byteset* s, const uint8_t* tbl) {
+        int c, high = 1;
+        s->tbl = tbl;
+        memset(s->nib, 0, 16);
+        for (c = 0; c < 128; c++)
+            if (tbl[c]) s->nib[c & 15] |= (uint8_t)(1u << (c >> 4));
+        for (c = 128; c < 256; c++)
+            if (!tbl[c]) high = 0;
+        s->simd = 0;
+    #ifdef ROBOTRULES_SSSE3
+        s->simd = high && __builtin_cpu_supports("ssse3");
+    #endif
+    }
+
+    #ifdef ROBOTRULES_SSSE3
+    __attribute__((target("ssse3")))
+    static Py_ssize_t robotrules_hash_or_set_ssse3(const unsigned char* u, Py_ssize_t i,
+                                                   Py_ssize_t n, const robotrules_byteset* s,
+                                                   int* in_set) {
+        const __m128i nib = _mm_loadu_si128((const __m128i*)s->nib);
+        const __m128i bit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128,
+                                          0, 0, 0, 0, 0, 0, 0, 0);
+        const __m128i low4 = _mm_set1_epi8(15), zero = _mm_setzero_si128();
+        const __m128i hash = _mm_set1_epi8(35);
+        unsigned seen = 0;
+        for (;;) {
+            if (i + 16 > n) i = n - 16;  /* the last sixteen: the bytes before hold no '#' */
+            __m128i v = _mm_loadu_si128((const __m128i*)(u + i));
+            __m128i lo = _mm_and_si128(v, low4);
+            __m128i hi = _mm_and_si128(_mm_srli_epi16(v, 4), low4);
+            __m128i in = _mm_and_si128(_mm_shuffle_epi8(nib, lo), _mm_shuffle_epi8(bit, hi));
+            unsigned set = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+                _mm_andnot_si128(_mm_cmpeq_epi8(in, zero), _mm_set1_epi8(-1)), v));
+            unsigned h = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, hash));
+            if (h) {
+                seen |= set & ((h & (0u - h)) - 1u);
+                *in_set = seen != 0;
+                return i + (Py_ssize_t)robotrules_ctz(h);
+            }
+            seen |= set;
+            if (i + 16 >= n) {
+                *in_set = seen != 0;
+                return n;
+            }
+            i += 16;
+        }
+    }
+    #endif
+
+    /* The first '#' (35) at or after u[i] (n: none), and in *in_set whether a byte of the
+       set s comes before it: one pass over a URL's path and query for RFC 9309. */
+    static inline Py_ssize_t robotrules_hash_or_set(const unsigned char* u, Py_ssize_t i,
+                                                    Py_ssize_t n, const robotrules_byteset* s,
+                                                    int* in_set) {
+        int seen = 0;
+    #ifdef ROBOTRULES_SSSE3
+        if (n - i >= 16 && s->simd) return robotrules_hash_or_set_ssse3(u, i, n, s, in_set);
+    #endif
+        for (; i < n && u[i] != 35; i++)
+            seen |= s->tbl[u[i]];
+        *in_set = seen != 0;
+        return i;
+    }
+
+    /* Whether any of the n bytes at p is in the set s (robotrules_any_marked of its table). */
+    static inline int robotrules_any_in(const robotrules_byteset* s, const unsigned char* p,
+                                        Py_ssize_t n) {
+    #ifdef ROBOTRULES_SSSE3
+        if (n >= 16 && s->simd) return robotrules_any_in_ssse3(s, p, n);
+    #endif
+        return robotrules_any_marked(s->tbl, p, n);
+    }
+    """
+    ctypedef struct ByteSet "robotrules_byteset":
+        int simd
+    void byteset_init "robotrules_byteset_init" (ByteSet* s, const uint8_t* tbl) noexcept nogil
+    bint any_in "robotrules_any_in" (const ByteSet* s, const unsigned char* p,
+                                     Py_ssize_t n) noexcept nogil
+    Py_ssize_t hash_or_set "robotrules_hash_or_set" (const unsigned char* u, Py_ssize_t i,
+                                                     Py_ssize_t n, const ByteSet* s,
+                                                     int* in_set) noexcept nogil
+
+
+# the sets any_in reads (made by tables.pxi's _init_tables from its tables)
+cdef ByteSet _path_work_set  # _path_work: a path holding one needs normal_path
+cdef ByteSet _not_plain_set[2]  # _not_plain, per dialect

@@ -54,6 +54,8 @@ cdef uint8_t _not_plain[2][256]
 cdef uint8_t _token_byte[2][256]
 cdef uint8_t _path_ok[256]
 cdef uint8_t _decoded[256]
+cdef uint8_t _path_escaped[256]  # written in a path as its own %XX
+cdef uint8_t _path_work[256]  # not in _path_ok: a path holding one needs normal_path
 cdef uint8_t _roles[3][128]
 cdef bint _lenient[3]
 cdef bint _legacy[3]
@@ -63,6 +65,8 @@ cdef uint8_t _pattern_decodes[2][256]
 cdef uint8_t _pattern_encodes[2][256]  # ASCII bytes written as their own %XX
 cdef bint _latin1_high[2]  # a value that is not UTF-8: a byte above 127 read as Latin-1
 cdef bytes _COMPANION = _tables.COMPANION_MARK  # Google's companion rule's trigger
+cdef unsigned char _agent_mark  # robotrules._token.HEADER_MARK
+cdef list _KEY_FORMS = [(), ()]  # the names and the lenient prefixes (_tables.key_forms)
 cdef uint8_t _bom_start[256]  # the bytes that may open a byte-order mark (Doc: bom_length)
 
 
@@ -75,16 +79,25 @@ cdef int copy_table(uint8_t* dst, bytes src, Py_ssize_t n) except -1:
 
 def _init_tables():
     """Copy every table off robotrules._tables (their one home) into the C arrays above."""
-    global PATTERN_GROWTH
+    global PATTERN_GROWTH, _agent_mark
     cdef int d, b
     copy_table(_ws, _tables.whitespace(), 256)
     one, two = _tables.key_heads()
+    _KEY_FORMS[0], _KEY_FORMS[1] = _tables.key_forms()
     copy_table(_starts1, one, 128)
     copy_table(&_starts2[0][0], two, 128 * 128)
     copy_table(_decoded, _tables.decoded_escapes(), 256)
     copy_table(_path_ok, _tables.path_bytes_kept(), 256)
+    copy_table(_path_escaped, _tables.path_escapes(), 256)
+    for b in range(256):
+        _path_work[b] = not _path_ok[b]
+    byteset_init(&_path_work_set, _path_work)
+    mark = _tables.AGENT_HEADER_MARK
+    assert len(mark) == 1 and mark.isascii(), "the kernel looks for one ASCII byte"
+    _agent_mark = ord(mark)
     for d in range(2):
         copy_table(_not_plain[d], _tables.not_plain(_NAMES[d]), 256)
+        byteset_init(&_not_plain_set[d], _not_plain[d])
         copy_table(_token_byte[d], _tables.token_bytes(_NAMES[d]), 256)
         kept, slow, decodes = _tables.pattern_bytes(_NAMES[d])
         copy_table(_fast_pattern[d], kept, 256)

@@ -1,6 +1,7 @@
 # Part of robotrules._native (see _native.pxd for the map): tokenize.pxi.
 # The tokenizer: robotrules._tokenize.tokenize, byte for byte (scan, careful_line), in front of
-# it a small memo of field names over the directive registry (classify), and tokenize() for the
+# it a small memo of field names over the directive registry (classify; a name that is none of
+# the registry's forms is settled without asking: maybe_directive), and tokenize() for the
 # facade.
 
 cdef KeySlot _keys[2][KEY_SLOTS]
@@ -20,6 +21,46 @@ def clear_caches():
 
 clear_caches()
 _compile.CLEAR_HOOKS.append(clear_caches)
+
+
+cdef inline unsigned char key_fold(unsigned char c, bint dashed) noexcept:
+    """A field name's byte as robotrules._directives.classify_key compares it: lower-cased
+    (ASCII), and ``dashed``, "-" for "_" and " "."""
+    if c'A' <= c <= c'Z':
+        return c | ASCII_CASE
+    if dashed and (c == c'_' or c == c' '):
+        return c'-'
+    return c
+
+
+cdef bint maybe_directive(const unsigned char* p, Py_ssize_t n, bint lenient) noexcept:
+    """False when robotrules._directives.classify_key reads the field name ``p[:n]`` as
+    UNKNOWN for certain: it is none of the names, and (read leniently) starts with none of
+    the prefixes (robotrules._directives.key_forms)."""
+    cdef Py_ssize_t i, m
+    cdef const unsigned char* f
+    for form in <tuple>_KEY_FORMS[0]:
+        m = PyBytes_GET_SIZE(form)
+        if m != n:
+            continue
+        f = <const unsigned char*>PyBytes_AS_STRING(form)
+        i = 0
+        while i < m and key_fold(p[i], True) == f[i]:
+            i += 1
+        if i == m:
+            return True
+    if lenient:
+        for form in <tuple>_KEY_FORMS[1]:
+            m = PyBytes_GET_SIZE(form)
+            if m > n:
+                continue
+            f = <const unsigned char*>PyBytes_AS_STRING(form)
+            i = 0
+            while i < m and key_fold(p[i], False) == f[i]:
+                i += 1
+            if i == m:
+                return True
+    return False
 
 
 cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read_leniently
@@ -44,7 +85,11 @@ cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read
             if s.hash == h and s.n == n and memcmp(s.key, p, n) == 0:
                 read_leniently[0] = s.lenient_read
                 return s.kind
-    kind, lenient_read = _key_class(PyUnicode_DecodeLatin1(<const char*>p, n, NULL), lenient)
+    if maybe_directive(p, n, lenient):
+        kind, lenient_read = _key_class(PyUnicode_DecodeLatin1(<const char*>p, n, NULL), lenient)
+    else:
+        kind = UNKNOWN_KIND  # none of the names or prefixes (robotrules._directives.key_forms)
+        lenient_read = False
     read_leniently[0] = lenient_read
     if n <= KEY_MAX:
         s = &_keys[m][(slot + probe) & (KEY_SLOTS - 1)]  # the empty slot, or the 8th probed
@@ -86,29 +131,18 @@ cdef inline int emit(U32Vec* out, uint32_t head, uint32_t vstart, uint32_t vlen)
 
 cdef extern from *:
     """
-    #if defined(__SSE2__) || defined(_M_X64) || defined(_M_AMD64)
-    #  include <emmintrin.h>
-    #  define ROBOTRULES_SSE2 1
-    #endif
-    static inline unsigned robotrules_ctz(unsigned v) {
-    #if defined(__GNUC__) || defined(__clang__)
-        return (unsigned)__builtin_ctz(v);
-    #else
-        unsigned n = 0;
-        while (!(v & 1u)) { v >>= 1; n++; }
-        return n;
-    #endif
-    }
-    /* The end of the line at t[pos]: the first LF (10), or CR (13) too when cr is 13 (-1:
-       none before size), with the first ':' (58) and '#' (35) before it in *colon and *hash
-       (-1: none). Each byte is read once, sixteen at a time where SSE2 is there (it is on
-       every x86-64), never past t[size - 1]. */
+    /* (ROBOTRULES_SSE2 and robotrules_ctz: memory.pxi) */
+    /* The end of the line at t[pos]: the first LF (10) or CR (13) (-1: none before size),
+       with the first ':' (58) and '#' (35) before it in *colon and *hash (-1: none), and
+       in *nul whether a NUL (0) comes before it. Each byte is read once, sixteen at a time
+       where SSE2 is there (it is on every x86-64), never past t[size - 1]. */
     static inline Py_ssize_t robotrules_line_end(const unsigned char* t, Py_ssize_t size,
-                                                 Py_ssize_t pos, unsigned char cr,
-                                                 Py_ssize_t* colon, Py_ssize_t* hash) {
+                                                 Py_ssize_t pos, Py_ssize_t* colon,
+                                                 Py_ssize_t* hash, int* nul) {
         Py_ssize_t i = pos, c = -1, h = -1;
+        unsigned z = 0;
     #ifdef ROBOTRULES_SSE2
-        const __m128i lf_ = _mm_set1_epi8(10), cr_ = _mm_set1_epi8((char)cr);
+        const __m128i lf_ = _mm_set1_epi8(10), cr_ = _mm_set1_epi8(13), zero = _mm_setzero_si128();
         const __m128i colon_ = _mm_set1_epi8(58), hash_ = _mm_set1_epi8(35);
         while (size - i >= 32) {  /* most lines end within 32 bytes: one round for them */
             __m128i v = _mm_loadu_si128((const __m128i*)(t + i));
@@ -122,10 +156,12 @@ cdef extern from *:
                 | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, colon_)) << 16)) & before;
             unsigned mh = ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, hash_))
                 | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, hash_)) << 16)) & before;
+            z |= ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero))
+                | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, zero)) << 16)) & before;
             if (c < 0 && mc) c = i + robotrules_ctz(mc);
             if (h < 0 && mh) h = i + robotrules_ctz(mh);
             if (end) {
-                *colon = c; *hash = h;
+                *colon = c; *hash = h; *nul = z != 0;
                 return i + robotrules_ctz(end);
             }
             i += 32;
@@ -137,10 +173,11 @@ cdef extern from *:
             unsigned before = end ? (end & (0u - end)) - 1u : 0xFFFFu;  /* bits before it */
             unsigned mc = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, colon_)) & before;
             unsigned mh = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, hash_)) & before;
+            z |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero)) & before;
             if (c < 0 && mc) c = i + robotrules_ctz(mc);
             if (h < 0 && mh) h = i + robotrules_ctz(mh);
             if (end) {
-                *colon = c; *hash = h;
+                *colon = c; *hash = h; *nul = z != 0;
                 return i + robotrules_ctz(end);
             }
             i += 16;
@@ -148,32 +185,21 @@ cdef extern from *:
     #endif
         for (; i < size; i++) {
             unsigned char b = t[i];
-            if (b == 10 || b == cr) {
-                *colon = c; *hash = h;
+            if (b == 10 || b == 13) {
+                *colon = c; *hash = h; *nul = z != 0;
                 return i;
             }
             if (b == 58) { if (c < 0) c = i; }
             else if (b == 35) { if (h < 0) h = i; }
+            else if (b == 0) z = 1;
         }
-        *colon = c; *hash = h;
+        *colon = c; *hash = h; *nul = z != 0;
         return -1;
     }
     """
     Py_ssize_t line_end "robotrules_line_end" (const unsigned char* t, Py_ssize_t size,
-                                               Py_ssize_t pos, unsigned char cr,
-                                               Py_ssize_t* colon, Py_ssize_t* hash) noexcept nogil
-
-
-cdef inline Py_ssize_t next_at(const unsigned char* t, Py_ssize_t size, Py_ssize_t pos,
-                               Py_ssize_t known, unsigned char c) noexcept:
-    """The first ``c`` at or after ``pos`` (-1: none), given ``known``, the one found before
-    (-1: none left, -2: not looked for): looked for again only once passed, so that each byte
-    of the body is read once per byte value looked for, whatever the lines."""
-    cdef const void* at
-    if known == -2 or (known >= 0 and known < pos):
-        at = memchr(t + pos, c, size - pos)
-        return -1 if at == NULL else <const unsigned char*>at - t
-    return known
+                                               Py_ssize_t pos, Py_ssize_t* colon,
+                                               Py_ssize_t* hash, int* nul) noexcept nogil
 
 
 cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uint32_t start,
@@ -229,24 +255,21 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
     CRLF end lines too, as in robotrules._tokenize.to_text (offsets are then into ``t``)."""
     cdef Py_ssize_t pos = 0, n, colon, hsh, a, b, end, k0, k1, i, vl, vs, eol
     cdef const unsigned char* p
-    # each line is read once for its end (LF, and CR when the body has one), its first ':'
-    # and its first '#' (line_end: linear for every line-end mix); the next NUL, in the rare
-    # body that has one, is looked for again only once passed (next_at)
-    cdef Py_ssize_t next_nul = -2
-    cdef unsigned char cr = C_CR if memchr(t, C_CR, size) != NULL else C_LF
+    # each line is read once for its end (LF or CR), its first ':' and its first '#', and
+    # whether it holds a NUL (line_end: linear for every line-end mix)
+    cdef int nul
     cdef bint at_cr = False
     cdef const unsigned char* last_key = NULL
     cdef Py_ssize_t last_n = -1
     cdef int last_kind = 0
     cdef bint last_lenient = False
     cdef uint32_t lineno = 0, start
-    cdef bint nuls = memchr(t, 0, size) != NULL
     cdef bint legacy = _legacy[d], lenient = _lenient[d], longnul, lenient_read
     cdef int kind
     if out.cap == 0:
         vec_reserve(out, 3 * (size // 32) + 48)  # about one directive per 32 bytes
     while True:
-        eol = line_end(t, size, pos, cr, &colon, &hsh)
+        eol = line_end(t, size, pos, &colon, &hsh, &nul)
         n = (size - pos) if eol < 0 else eol - pos
         at_cr = eol >= 0 and t[eol] == C_CR
         p = t + pos
@@ -257,10 +280,7 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
             colon -= pos
         if hsh >= 0:
             hsh -= pos
-        longnul = n > MAX_LINE
-        if nuls and not longnul:
-            next_nul = next_at(t, size, pos, next_nul, C_NUL)
-            longnul = 0 <= next_nul < pos + n
+        longnul = n > MAX_LINE or nul
         if colon < 0 or (0 <= hsh < colon) or longnul:
             if longnul or (colon >= 0 and hsh != 0):  # very long, NUL, or '#' before ':'
                 if odd != NULL:
