@@ -349,10 +349,9 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     cdef Entry few_plain[SMALL_RULES]  # and its plain ones
     cdef PrefixRef few_refs[SMALL_RULES]  # and its prefixes when indexed
     cdef Node few_nodes[SMALL_RULES]
-    cdef U32Vec plain_words, other_words
     cdef Entry e
     cdef Entry* es = NULL
-    cdef Entry* plains
+    cdef Entry* plains = NULL
     cdef uint32_t k, n, i, j, kept, nplain, nother, nref, special, always, at
     cdef const unsigned char* raw
     cdef bint plain, allow
@@ -368,25 +367,16 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     cdef uint64_t h
     cdef const ByteSet* tbl = &_not_plain_set[d]
     memset(m, 0, sizeof(Matcher))
-    memset(&plain_words, 0, sizeof(U32Vec))
-    memset(&other_words, 0, sizeof(U32Vec))
     memset(&seen, 0, sizeof(HashMap))
     m.lit = LIT_NONE
     try:
-        # room for every rule (and a companion each) up front: no regrowth while filling;
-        # a small group's on the stack (what the matcher keeps is copied out at its size)
-        if count <= SMALL_RULES:
-            plain_words.data = <uint32_t*>&few_plain[0]  # not freed below (see the finally)
-        else:
-            plain_words.data = <uint32_t*>xmalloc((count + 1) * sizeof(Entry))
-        plain_words.cap = (count + 1) * ENTRY_WORDS
-        if 2 * count + 1 <= SMALL_RULES + 1:
-            other_words.data = <uint32_t*>few  # not freed below (see the finally)
-        else:
-            other_words.data = <uint32_t*>xmalloc((2 * count + 1) * sizeof(Entry))
-        other_words.cap = (2 * count + 1) * ENTRY_WORDS
-        plains = <Entry*>plain_words.data  # a rule adds one plain entry, or one other and
-        es = <Entry*>other_words.data      # maybe its companion: stored without a check
+        # room for every rule up front (a rule adds one plain entry, or one other and maybe
+        # its companion: stored without a check); a small group's on the stack (what the
+        # matcher keeps is copied out at its size)
+        plains = (&few_plain[0] if count <= SMALL_RULES  # not freed below (see the finally)
+                  else <Entry*>xmalloc(count * sizeof(Entry)))
+        es = (&few[0] if 2 * count + 1 <= SMALL_RULES + 1
+              else <Entry*>xmalloc((2 * count + 1) * sizeof(Entry)))
         nplain = nother = 0
         for k in range(count):
             n = rules[k].vlen
@@ -420,8 +410,6 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             if at & MEMO_PAIR:
                 es[nother] = (<Entry*>pool.data)[(at & ~MEMO_PAIR) + 1]
                 nother += 1
-        plain_words.n = nplain * <Py_ssize_t>ENTRY_WORDS
-        other_words.n = nother * <Py_ssize_t>ENTRY_WORDS
         if nother > 1:
             # of the other rules that match exactly the same paths, only the best can decide
             sort_entries(es, nother)
@@ -550,10 +538,10 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
         if m.nentries - m.always > LIT_MIN:
             m.lit = LIT_LATER
     finally:
-        if plain_words.data != <uint32_t*>&few_plain[0]:
-            vec_free(&plain_words)
-        if other_words.data != <uint32_t*>few:
-            vec_free(&other_words)
+        if plains != &few_plain[0]:
+            PyMem_Free(plains)
+        if es != &few[0]:
+            PyMem_Free(es)
         map_free(&seen)
         if refs != &few_refs[0]:
             PyMem_Free(refs)

@@ -335,7 +335,7 @@ cdef class Doc:
                 tok.len = <uint32_t>tlen  # a value: at most MAX_LINE bytes
                 tok.sel = g  # the group, until the selections are known
                 for x in range(tlen):  # token bytes are ASCII: lower-case them here
-                    self.tokbuf[off + x] = v[x] | ASCII_CASE if c'A' <= v[x] <= c'Z' else v[x]
+                    self.tokbuf[off + x] = ascii_lower(v[x])
                 off += <uint32_t>tlen
                 ntok += 1
             vec_push(&sel_start, <uint32_t>sels.n)
@@ -603,7 +603,7 @@ cdef class Doc:
             # lower-cased (robotrules._token.query_key)
             kp = <const unsigned char*>PyUnicode_DATA(user_agent)
             for i in range(kn):
-                lowered[i] = kp[i] | ASCII_CASE if c'A' <= kp[i] <= c'Z' else kp[i]
+                lowered[i] = ascii_lower(kp[i])
             kp = lowered
         else:
             hit = PyDict_GetItem(_AGENT_KEYS, user_agent)

@@ -1,9 +1,9 @@
 # Part of robotrules._native (see _native.pxd for the map): memory.pxi.
 # Memory: growable uint32 vectors (U32Vec), xmalloc, the open-addressing hash map (HashMap)
 # and the hashes it and the literal index use; the byte helpers of the tokenizer, the
-# compiler and the matcher (same_bytes, cmp_bytes, find_bytes, any_marked: C, inline); the
-# byte sets of the table-driven tests (ByteSet: any_in, hash_or_set, SSSE3 where the CPU
-# has it, chosen once) and the SSE2 switch the scanners share.
+# compiler and the matcher (ascii_lower, same_bytes, cmp_bytes, find_bytes, any_marked:
+# inline); the byte sets of the table-driven tests (ByteSet: any_in, hash_or_set, SSSE3
+# where the CPU has it, chosen once) and the SSE2 switch the scanners share.
 
 cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1:
     """Room for ``extra`` more words (the capacity doubles as needed)."""
@@ -171,6 +171,12 @@ cdef int add_entry(U32Vec* v, const Entry* e) except -1:
     return 0
 
 
+cdef inline unsigned char ascii_lower(unsigned char c) noexcept nogil:
+    """``c`` with an ASCII capital lower-cased, every other byte as it is (field names, agent
+    tokens and keys compare so: robotrules._token.ascii_lower)."""
+    return c | ASCII_CASE if c'A' <= c <= c'Z' else c
+
+
 cdef extern from *:
     """
     static inline uint64_t robotrules_be64(const unsigned char* p) {
@@ -307,26 +313,57 @@ cdef extern from *:
     #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
     #  include <tmmintrin.h>
     #  define ROBOTRULES_SSSE3 1
-    /* Sixteen bytes a step, the last step over the last sixteen (n >= 16): two shuffles
-       look each ASCII byte up in the nibble form, the sign bit says a byte above 127. */
+    /* The bytes of v in the set whose nibble form is nib, as a 16-bit mask: an ASCII byte
+       looked up by two shuffles (its low nibble picks a row of bits, its high nibble the
+       bit), a byte above 127 by its sign bit (every one is in such a set). */
+    __attribute__((target("ssse3")))
+    static inline unsigned robotrules_in_set_mask(__m128i v, __m128i nib) {
+        const __m128i bit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128,
+                                          0, 0, 0, 0, 0, 0, 0, 0);
+        const __m128i low4 = _mm_set1_epi8(15);
+        __m128i in = _mm_and_si128(
+            _mm_shuffle_epi8(nib, _mm_and_si128(v, low4)),
+            _mm_shuffle_epi8(bit, _mm_and_si128(_mm_srli_epi16(v, 4), low4)));
+        unsigned out = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(in, _mm_setzero_si128()));
+        return (~out & 0xFFFFu) | (unsigned)_mm_movemask_epi8(v);
+    }
+    /* Sixteen bytes a step, the last step over the last sixteen (n >= 16). */
     __attribute__((target("ssse3")))
     static int robotrules_any_in_ssse3(const robotrules_byteset* s, const unsigned char* p,
                                        Py_ssize_t n) {
         const __m128i nib = _mm_loadu_si128((const __m128i*)s->nib);
-        const __m128i bit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128,
-                                          0, 0, 0, 0, 0, 0, 0, 0);
-        const __m128i low4 = _mm_set1_epi8(15), zero = _mm_setzero_si128();
         Py_ssize_t i = 0;
         for (;;) {
             if (i + 16 > n) i = n - 16;
-            __m128i v = _mm_loadu_si128((const __m128i*)(p + i));
-            __m128i lo = _mm_and_si128(v, low4);
-            __m128i hi = _mm_and_si128(_mm_srli_epi16(v, 4), low4);
-            __m128i in = _mm_and_si128(_mm_shuffle_epi8(nib, lo), _mm_shuffle_epi8(bit, hi));
-            __m128i out = _mm_cmpeq_epi8(in, zero);  /* 0xFF where an ASCII byte is not in */
-            if ((unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_andnot_si128(out, _mm_set1_epi8(-1)), v)))
+            if (robotrules_in_set_mask(_mm_loadu_si128((const __m128i*)(p + i)), nib))
                 return 1;
             if (i + 16 >= n) return 0;
+            i += 16;
+        }
+    }
+    /* robotrules_hash_or_set, sixteen bytes a step (n - i >= 16). */
+    __attribute__((target("ssse3")))
+    static Py_ssize_t robotrules_hash_or_set_ssse3(const unsigned char* u, Py_ssize_t i,
+                                                   Py_ssize_t n, const robotrules_byteset* s,
+                                                   int* in_set) {
+        const __m128i nib = _mm_loadu_si128((const __m128i*)s->nib);
+        const __m128i hash = _mm_set1_epi8(35);
+        unsigned seen = 0;
+        for (;;) {
+            if (i + 16 > n) i = n - 16;  /* the last sixteen: the bytes before hold no '#' */
+            __m128i v = _mm_loadu_si128((const __m128i*)(u + i));
+            unsigned set = robotrules_in_set_mask(v, nib);
+            unsigned h = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, hash));
+            if (h) {
+                seen |= set & ((h & (0u - h)) - 1u);
+                *in_set = seen != 0;
+                return i + (Py_ssize_t)robotrules_ctz(h);
+            }
+            seen |= set;
+            if (i + 16 >= n) {
+                *in_set = seen != 0;
+                return n;
+            }
             i += 16;
         }
     }
@@ -347,41 +384,6 @@ cdef extern from *:
         s->simd = high && __builtin_cpu_supports("ssse3");
     #endif
     }
-
-    #ifdef ROBOTRULES_SSSE3
-    __attribute__((target("ssse3")))
-    static Py_ssize_t robotrules_hash_or_set_ssse3(const unsigned char* u, Py_ssize_t i,
-                                                   Py_ssize_t n, const robotrules_byteset* s,
-                                                   int* in_set) {
-        const __m128i nib = _mm_loadu_si128((const __m128i*)s->nib);
-        const __m128i bit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128,
-                                          0, 0, 0, 0, 0, 0, 0, 0);
-        const __m128i low4 = _mm_set1_epi8(15), zero = _mm_setzero_si128();
-        const __m128i hash = _mm_set1_epi8(35);
-        unsigned seen = 0;
-        for (;;) {
-            if (i + 16 > n) i = n - 16;  /* the last sixteen: the bytes before hold no '#' */
-            __m128i v = _mm_loadu_si128((const __m128i*)(u + i));
-            __m128i lo = _mm_and_si128(v, low4);
-            __m128i hi = _mm_and_si128(_mm_srli_epi16(v, 4), low4);
-            __m128i in = _mm_and_si128(_mm_shuffle_epi8(nib, lo), _mm_shuffle_epi8(bit, hi));
-            unsigned set = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-                _mm_andnot_si128(_mm_cmpeq_epi8(in, zero), _mm_set1_epi8(-1)), v));
-            unsigned h = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, hash));
-            if (h) {
-                seen |= set & ((h & (0u - h)) - 1u);
-                *in_set = seen != 0;
-                return i + (Py_ssize_t)robotrules_ctz(h);
-            }
-            seen |= set;
-            if (i + 16 >= n) {
-                *in_set = seen != 0;
-                return n;
-            }
-            i += 16;
-        }
-    }
-    #endif
 
     /* The first '#' (35) at or after u[i] (n: none), and in *in_set whether a byte of the
        set s comes before it: one pass over a URL's path and query for RFC 9309. */

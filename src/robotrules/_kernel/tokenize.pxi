@@ -26,11 +26,9 @@ _compile.CLEAR_HOOKS.append(clear_caches)
 cdef inline unsigned char key_fold(unsigned char c, bint dashed) noexcept:
     """A field name's byte as robotrules._directives.classify_key compares it: lower-cased
     (ASCII), and ``dashed``, "-" for "_" and " "."""
-    if c'A' <= c <= c'Z':
-        return c | ASCII_CASE
     if dashed and (c == c'_' or c == c' '):
         return c'-'
-    return c
+    return ascii_lower(c)
 
 
 cdef bint maybe_directive(const unsigned char* p, Py_ssize_t n, bint lenient) noexcept:
@@ -70,8 +68,8 @@ cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read
     cdef int slot = 0, probe = 0
     cdef KeySlot* s
     cdef int m = 1 if lenient else 0
-    cdef unsigned char c0 = p[0] | ASCII_CASE if c'A' <= p[0] <= c'Z' else p[0]
-    cdef unsigned char c1 = (p[1] | ASCII_CASE if c'A' <= p[1] <= c'Z' else p[1]) if n > 1 else 0
+    cdef unsigned char c0 = ascii_lower(p[0])
+    cdef unsigned char c1 = ascii_lower(p[1]) if n > 1 else 0
     if c0 < 128 and c1 < 128 and not (_starts2[c0][c1] if n > 1 else _starts1[c0]):
         read_leniently[0] = False
         return UNKNOWN_KIND  # no directive starts so (robotrules._directives.key_starts)
