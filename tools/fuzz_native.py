@@ -17,7 +17,8 @@ rules normalising past 64 KiB, runs of bytes that are not UTF-8, CR-only and mix
 NUL bytes, 100,000 rules, thousands of groups and agents, 1 MB paths, and lengths and counts
 on both sides of every width and threshold the kernel uses (the 16-bit lengths it had, the
 line cap, the field-name memo, the small-path buffer, the matcher's thresholds, the agent
-memos). Widths too large to reach in memory (2 ** 32) are bounded by arithmetic in
+memos), and rules sharing long prefixes, chains of prefixes and copies (the prefix index's
+ordering). Widths too large to reach in memory (2 ** 32) are bounded by arithmetic in
 ``_kernel/tables.pxi`` (the integer widths) instead.
 
 On the first disagreement it prints the case number, writes the body to
@@ -72,7 +73,7 @@ def _rule(rng: random.Random, long: bool = False) -> bytes:
 
 def _body(rng: random.Random, case: int) -> tuple[bytes, list[str], list[str]]:
     """One case: the body, agents to ask, URLs to ask."""
-    family = case % 13
+    family = case % 14
     eol = rng.choice(EOLS) if rng.random() < 0.6 else b"\n"
     lines: list[bytes] = []
     agents = list(AGENTS)
@@ -151,6 +152,17 @@ def _body(rng: random.Random, case: int) -> tuple[bytes, list[str], list[str]]:
                         [b"ai-train=no", b"search=yes, ai-input=no"]))
         urls += ["/" + "".join(_piece(rng).decode("latin-1") for _ in range(6))
                  for _ in range(10)]
+    elif family == 13:  # prefixes sharing long stems (the prefix index files them eight
+        # bytes at a time), chains of prefixes and copies; white space runs around them
+        stem = b"/" + b"s" * rng.choice([0, 7, 8, 9, 15, 16, 17, 24, 25, 100])
+        lines.append(b"User-agent: *")
+        for _ in range(rng.choice([17, 40, 300, 2000])):
+            r = rng.random()
+            tail = (b"a" * rng.randint(0, 60) if r < 0.3 else b"" if r < 0.4 else
+                    bytes(rng.choice(b"ab-/%*$") for _ in range(rng.randint(0, 12))))
+            ws = rng.choice([b"", b" " * _near(rng, 16), b"\t" * _near(rng, 32), b" \x0b\x0c"])
+            lines.append(ws + rng.choice([b"Disallow:", b"Allow:"]) + ws + stem + tail + ws)
+        urls += [stem.decode() + "a" * k + t for k in (0, 1, 30, 61) for t in ("", "b", "-")]
     else:  # mixed: generated groups with every oddity
         for _ in range(rng.randint(1, 30)):
             lines.append(b"User-agent: " + rng.choice([b"*", b"FooBot", b"Bar\xe9Bot",

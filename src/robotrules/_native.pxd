@@ -27,7 +27,7 @@ Parts, by job:
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.ref cimport Py_DECREF, Py_INCREF, PyObject
-from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memchr, memcmp, memcpy, memset
 
@@ -45,6 +45,7 @@ cdef extern from "Python.h":
     char* PyBytes_AS_STRING(object)
     Py_ssize_t PyBytes_GET_SIZE(object)
     PyObject* PyDict_GetItem(object, object)
+    const Py_ssize_t PY_SSIZE_T_MAX
 
 
 # -- constants (checked against the pure core in tables.pxi) ----------------------------------
@@ -71,6 +72,8 @@ cdef enum:
                       # for the first URLs of its site, rarely pays for an index (12 made
                       # the cold workload of benchmarks/ 5% slower)
     LIT_SAMPLE = 2048  # rules whose runs of bytes are counted to rank them
+    FILE_LEVELS = 16  # file_refs nests at most this deep (3 KiB of stack a level), then merges
+    FILE_SPLIT = 256  # and files this many refs or more two halves side by side (file_wide)
     LIT_NONE = -1
     LIT_LATER = -2
     LIT_WANTED = -3
@@ -111,6 +114,7 @@ cdef struct U32Vec:
     uint32_t* data
     Py_ssize_t n
     Py_ssize_t cap
+    bint borrowed  # data is another's (a stack array, a Build's room): see vec_borrow
 
 
 cdef enum:
@@ -168,6 +172,10 @@ cdef struct Build:  # what a Doc keeps until every selection is compiled (then f
     # Doc._shrink_build once they are half of the rules kept
     uint32_t* readers
     uint32_t dead
+    # the Build is one block: after this struct, the room its first vectors borrow (made to
+    # measure by Doc._build: rule_words, gstart and sel_groups there, then the room of
+    # Doc._index_agents' selections, sel_room: sel_groups' and sel_start's), all freed with it
+    uint32_t* sel_room
 
 
 cdef struct NodeLit:  # a node's literal index state, kept only by a matcher with a long list
@@ -226,6 +234,19 @@ cdef struct PrefixRef:
     uint32_t plain    # plain rule: its directive index (flags has F_ALLOW)
 
 
+cdef struct RefFiling:
+    # order_refs' state, passed along file_refs: the refs, their numbers in the order being
+    # made and the eight bytes each is filed by (both twice: filed from one to the other),
+    # and the bytes the refs point at
+    PrefixRef* refs
+    uint32_t* idx
+    uint32_t* tmp_idx
+    uint64_t* keys
+    uint64_t* tmp_keys
+    const unsigned char* text
+    const unsigned char* pats
+
+
 cdef struct RawRule:
     uint32_t vstart
     uint32_t index    # directive index
@@ -253,6 +274,7 @@ cdef struct Token:
 
 cdef enum:
     MEMO = 4
+    DIRS_SMALL = 768   # Doc._build: a file of up to 256 directives scanned into the stack
     AGENT_SMALL = 128  # a user agent up to this long is lower-cased on the stack (Doc._select)
     RULE_ALLOW = 0x80000000  # rule_words: the allow bit beside a value length (< MAX_LINE)
     RULE_LEN = 0x7FFFFFFF
@@ -321,8 +343,11 @@ cdef void sort_refs(PrefixRef* a, Py_ssize_t n, const unsigned char* text,
                     const unsigned char* pats) noexcept nogil
 cdef int order_refs(PrefixRef* refs, Py_ssize_t n, const unsigned char* text,
                     const unsigned char* pats) except -1
-cdef void file_refs(PrefixRef* refs, PrefixRef* out, Py_ssize_t n, const unsigned char* text,
-                    const unsigned char* pats, bint second) noexcept nogil
+cdef void merge_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+cdef void file_wide(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth, int level,
+                    int shift) noexcept nogil
+cdef void file_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth, bint keyed,
+                    int level) noexcept nogil
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                    const unsigned char* text, const unsigned char* pats) except -1
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,

@@ -130,6 +130,36 @@ def test_tokenizer_block_boundaries() -> None:
                     _tokens_agree(T.to_text(body.encode())[0])
 
 
+def test_tokenizer_long_runs_of_white_space() -> None:
+    """robotrules._tokenize.tokenize (the pure reference) against the kernel's line scan,
+    which skips white space sixteen bytes a step where that many are left: runs of every
+    length around sixteen before and after keys and values, of each byte the tokenizer
+    strips (robotrules._tables.whitespace in a line: tab, vertical tab, form feed, space),
+    and lines of white space only (HTML served as robots.txt is indented so)."""
+    for ws in (" ", "\t", "\x0b", "\x0c", " \t"):
+        for k in (0, 1, 15, 16, 17, 31, 32, 33, 100):
+            run = (ws * k)[:k]
+            for line in (f"{run}Disallow{run}:{run}/a b{run}", f"{run}User-agent: x{run}",
+                         f"{run}key value{run}", run, f"{run}# note{run}",
+                         f"Disallow:{run}", f"{run}:{run}"):
+                body = "User-agent: *\n" + line + "\nAllow: /q\n" + line
+                _tokens_agree(T.to_text(body.encode())[0])
+
+
+def test_directives_past_the_stack_scan() -> None:
+    """A file the build scans into a stack array (its size says at most 256 directives)
+    that holds more (short lines): the directives move to the heap and none is lost (the
+    verdicts and the directive count are the pure core's)."""
+    for lines in (250, 256, 257, 300, 600):
+        body = ("User-agent: *\n" + "".join(f"Disallow:/{i:x}\n" for i in range(lines - 1))
+                ).encode()
+        rules = robotrules.parse(body)
+        assert isinstance(rules, _native.Doc)
+        want = T.tokenize(T.to_text(body)[0], "rfc9309")
+        assert rules.directive_count == len(want) // 3
+        _same(body, "rfc9309", ["*", "x"], ["/0", "/ff", f"/{lines - 2:x}", "/zz", "/"])
+
+
 @pytest.mark.parametrize("n", [14, 15, 16, 17, 31, 32, 33, 63, 64, 65, 66, 129])
 def test_wildcard_search_around_its_cut(n: int) -> None:
     """RFC 9309 2.2.3 ('*' matches any sequence of characters) in the kernel's search of a
@@ -216,6 +246,78 @@ def test_generated_big_groups_match_pure(seed: int, n: int) -> None:
     body, patterns = _big_body(rng, n, rng.random())
     urls = _paths_for(rng.sample(patterns, min(12, len(patterns))), rng) * 3
     _same(body, rng.choice(DIALECTS), ["*", "FooBot"], urls)
+
+
+def _shared_prefix_rules(rng: random.Random, n: int) -> list[str]:
+    """``n`` plain prefixes that share long stems (the kernel files them eight bytes at a
+    time, past the first sixteen too), each other's prefixes, and copies of one another."""
+    stems = ["/" + "s" * rng.choice([0, 6, 7, 8, 9, 14, 15, 16, 17, 23, 24, 25, 40, 100])
+             + rng.choice(["", "/x-", "/%E0%B8", "/a/b/c/"]) for _ in range(3)]
+    out: list[str] = []
+    for _ in range(n):
+        r = rng.random()
+        if r < 0.1 and out:
+            out.append(rng.choice(out))  # the same prefix again
+        elif r < 0.2 and out:
+            base = rng.choice(out)
+            out.append(base[:rng.randint(1, len(base))])  # a prefix of another
+        else:
+            out.append(rng.choice(stems) + "".join(
+                rng.choice("ab-/%") for _ in range(rng.randint(0, 12))))
+    return out
+
+
+@settings(max_examples=80, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.integers(0, 2**32), st.integers(17, 700))
+def test_rules_sharing_long_prefixes_match_pure(seed: int, n: int) -> None:
+    """The prefix index orders its rules by their bytes (cmp_prefix: robotrules._match's
+    IndexedMatcher sorts them so): prefixes that share 0 to 100 bytes, copies and prefixes of
+    one another, in every order; the keys and verdicts are the pure core's."""
+    rng = random.Random(seed)
+    patterns = _shared_prefix_rules(rng, n)
+    body = ("User-agent: *\n" + "".join(
+        f"{rng.choice(['Allow', 'Disallow'])}: {p}\n" for p in patterns)).encode()
+    urls = _paths_for(rng.sample(patterns, min(25, len(patterns))), rng)
+    _same(body, rng.choice(DIALECTS), ["*"], urls)
+
+
+@pytest.mark.parametrize("n", [30, 200, 3000])
+def test_a_chain_of_prefixes_matches_pure(n: int) -> None:
+    """"/a", "/aa", "/aaa", ...: each prefix of the next, so filing them by their bytes
+    splits off one at each level; past FILE_LEVELS levels the rest are merged in n log n
+    comparisons. The longest matching rule decides (RFC 9309 2.2.2), as in the pure core."""
+    lines = [f"{'Allow' if i % 3 == 0 else 'Disallow'}: /{'a' * i}" for i in range(1, n)]
+    lines += [f"Disallow: /{'a' * i}b" for i in range(1, n, 7)]
+    body = ("User-agent: *\n" + "\n".join(lines) + "\n").encode()
+    urls = ["/", "/b", "/a", "/ab"] + [f"/{'a' * i}{tail}" for i in (1, 2, 24, 25, 26, n // 2,
+                                                                   n - 1, n + 5)
+                                       for tail in ("", "b", "c")]
+    for dialect in DIALECTS:
+        _same(body, dialect, ["*"], urls)
+
+
+def test_many_copies_of_one_rule_match_pure() -> None:
+    """Hundreds of rules with the same prefix (and the same in the other verdict): RFC 9309
+    2.2.2, the allow rule wins a tie; the longest rule decides when one is longer."""
+    body = ("User-agent: *\n" + "Disallow: /same/path/that/is/long\n" * 300
+            + "Allow: /same/path/that/is/long\n" * 3 + "Disallow: /same/path/that/is/longer\n"
+            * 40 + "Disallow: /other\n" * 20).encode()
+    for dialect in DIALECTS:
+        _same(body, dialect, ["*"], ["/same/path/that/is/long", "/same/path/that/is/longer",
+                                     "/same/path/that/is/lon", "/other/x", "/"])
+
+
+def test_files_naming_no_agent_select_the_global_groups() -> None:
+    """A file whose user-agent lines are all '*' (most files): every agent gets the global
+    groups (RFC 9309 2.2.1: the '*' group when no group names it), whatever the string;
+    a file with no group at all allows everything."""
+    agents = ["Googlebot", "googlebot", "*", "", "FooBot/1.0", "Mozilla/5.0 (x; FooBot/2)",
+              "ü-bot", "a" * 300] + [f"Bot{k}" for k in range(12)]
+    for body in (b"User-agent: *\nDisallow: /p\n\nUser-agent: *\nAllow: /p/q\n",
+                 b"User-agent: *\nUser-agent: *\nDisallow: /\n", b"Disallow: /x\n", b"",
+                 b"User-agent: *\n"):
+        for dialect in DIALECTS:
+            _same(body, dialect, agents, ["/", "/p", "/p/q", "/x", "/y"])
 
 
 def test_first_queries_from_many_threads_agree() -> None:
@@ -337,6 +439,35 @@ def test_agents_full_headers_and_memo() -> None:
         for k in range(10):
             assert not rules.is_allowed("/s", user_agent=f"Bot{k}")
             assert rules.is_allowed("/b", user_agent=f"Bot{k}")
+
+
+def test_is_allowed_arguments_on_the_fast_entry() -> None:
+    """is_allowed(url, *, user_agent="*") (the peer surface, robotrules._peer.Peer): the
+    usual call is answered without Cython's argument parsing; every other call is that
+    parsing's, with its errors. A keyword named by a string built at run time (not the
+    interned one a call site holds), str subclasses, and wrong calls."""
+    rules = robotrules.parse(b"User-agent: FooBot\nDisallow: /f\n\nUser-agent: *\nDisallow: /s\n")
+    entry = type(rules).__mro__[1].__dict__["is_allowed"]
+    assert type(entry).__name__ == "method_descriptor"
+    assert "user_agent" in (entry.__doc__ or "")
+
+    class S(str):
+        pass
+
+    name = "".join(["user_", "agent"])
+    assert not rules.is_allowed("/f", user_agent="FooBot")
+    assert not rules.is_allowed("/f", **{name: "FooBot"})
+    assert not rules.is_allowed(S("/f"), user_agent=S("FooBot"))
+    assert rules.is_allowed("/s", user_agent=S("FooBot"))
+    assert not rules.is_allowed("/s")  # the default agent, '*'
+    assert not rules.is_allowed(S("/s"))
+    ask = rules.is_allowed
+    for call in (lambda: ask(), lambda: ask("/s", "FooBot"), lambda: ask(b"/s"),
+                 lambda: ask("/s", user_agent=None), lambda: ask("/s", agent="FooBot"),
+                 lambda: ask("/s", user_agent="x", other=1)):
+        with pytest.raises(TypeError):
+            call()
+    assert not ask(url="/s")  # the URL by its name: Cython's parsing takes it
 
 
 # -- the C readings of patterns and paths -----------------------------------------------------

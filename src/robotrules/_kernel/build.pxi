@@ -146,67 +146,239 @@ cdef extern from *:
 
 cdef int order_refs(PrefixRef* refs, Py_ssize_t n, const unsigned char* text,
                     const unsigned char* pats) except -1:
-    """``refs`` in cmp_prefix order (as sort_refs leaves them), by file_refs (a comparison
-    sort's mispredicted branches were most of a selection's compile)."""
-    cdef PrefixRef* out
+    """``refs`` in cmp_prefix order (as sort_refs leaves them): their numbers filed by
+    file_refs (a comparison sort's mispredicted branches were most of a selection's
+    compile), then the refs moved once into that order."""
+    cdef RefFiling f
+    cdef uint32_t few_idx[2 * SMALL_RULES]
+    cdef uint64_t few_keys[2 * SMALL_RULES]
     cdef PrefixRef few[SMALL_RULES]
+    cdef PrefixRef* out
+    cdef void* block = NULL
+    cdef Py_ssize_t i
     if n <= 16:
         sort_refs(refs, n, text, pats)
         return 0
-    out = &few[0] if n <= SMALL_RULES else <PrefixRef*>xmalloc(n * sizeof(PrefixRef))
-    file_refs(refs, out, n, text, pats, False)
-    if out != &few[0]:
-        PyMem_Free(out)
+    if n <= SMALL_RULES:
+        f.idx = &few_idx[0]
+        f.keys = &few_keys[0]
+        out = &few[0]
+    else:  # one block: the numbers and keys twice over (filed from one to the other), the refs
+        block = xmalloc(n * (2 * sizeof(uint64_t) + 2 * sizeof(uint32_t) + sizeof(PrefixRef)))
+        f.keys = <uint64_t*>block
+        out = <PrefixRef*>(f.keys + 2 * n)
+        f.idx = <uint32_t*>(out + n)
+    f.tmp_idx = f.idx + n
+    f.tmp_keys = f.keys + n
+    f.refs = refs
+    f.text = text
+    f.pats = pats
+    for i in range(n):
+        f.idx[i] = <uint32_t>i
+    file_refs(&f, 0, n, 0, False, 0)
+    for i in range(n):
+        out[i] = refs[f.idx[i]]
+    memcpy(refs, out, n * sizeof(PrefixRef))
+    PyMem_Free(block)
     return 0
 
 
-cdef void file_refs(PrefixRef* refs, PrefixRef* out, Py_ssize_t n, const unsigned char* text,
-                    const unsigned char* pats, bint second) noexcept nogil:
-    """Sort ``refs`` (``out``: room for as many) by cmp_prefix: filed by the first byte of
-    their heads (``second``: of their next8) in which they differ (the bytes before it are
-    the same in all, so the buckets come in order), each bucket of more than 16 filed again
-    by its own first differing byte (a later one: at most sixteen levels), the rest sorted
-    by sort_refs. The rules of a robots.txt mostly share their first bytes ("/wp-",
-    "/catalog/") and then differ, so few comparisons are made."""
-    cdef uint64_t first, diff = 0
-    cdef Py_ssize_t i, b, at, lo, hi
-    cdef int shift
-    cdef Py_ssize_t start[257]
-    first = refs[0].next8 if second else refs[0].head
-    for i in range(1, n):
-        diff |= (refs[i].next8 if second else refs[i].head) ^ first
-    if diff == 0:  # the same eight bytes: the next eight decide, then the bytes after them
-        if second:
-            sort_refs(refs, n, text, pats)
-        else:
-            file_refs(refs, out, n, text, pats, True)
+cdef inline uint64_t ref_key(const PrefixRef* r, Py_ssize_t depth, const unsigned char* text,
+                             const unsigned char* pats) noexcept nogil:
+    """Eight bytes of ``r``'s prefix from ``depth`` (a multiple of eight) as a big-endian
+    number, zero-padded (values hold no NUL: a shorter prefix files first): head and next8
+    for the first sixteen, read from the prefix after them."""
+    if depth == 0:
+        return r.head
+    if depth == 8:
+        return r.next8
+    if r.len <= depth:
+        return 0
+    return head8(base_of(r.flags, text, pats) + r.off + depth, r.len - depth)
+
+
+cdef inline bint ref_before(const RefFiling* f, uint32_t x, uint32_t y) noexcept nogil:
+    return cmp_prefix(&f.refs[x], &f.refs[y], f.text, f.pats) < 0
+
+
+cdef void merge_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """Put ``f.idx[lo:hi]`` in cmp_prefix order by a merge sort (``f.tmp_idx[lo:hi]`` its
+    scratch): n log n comparisons whatever the prefixes, nesting log2 n deep."""
+    cdef Py_ssize_t mid, i, j, k, m
+    cdef uint32_t t
+    cdef uint32_t* idx = f.idx
+    cdef uint32_t* tmp = f.tmp_idx
+    if hi - lo <= 16:
+        for i in range(lo + 1, hi):
+            t = idx[i]
+            j = i
+            while j > lo and ref_before(f, t, idx[j - 1]):
+                idx[j] = idx[j - 1]
+                j -= 1
+            idx[j] = t
         return
-    shift = 56 - 8 * first_byte(diff)
-    lo = 255
-    hi = 0
-    for i in range(n):  # the bytes used (path bytes span far fewer than 256 values)
-        b = ((refs[i].next8 if second else refs[i].head) >> shift) & 0xFF
-        if b < lo:
-            lo = b
-        if b > hi:
-            hi = b
-    memset(&start[lo], 0, (hi - lo + 2) * sizeof(Py_ssize_t))
-    for i in range(n):
-        start[(((refs[i].next8 if second else refs[i].head) >> shift) & 0xFF) + 1] += 1
-    for b in range(lo, hi + 1):
-        start[b + 1] += start[b]
-    for i in range(n):
-        b = ((refs[i].next8 if second else refs[i].head) >> shift) & 0xFF
-        out[start[b]] = refs[i]
+    mid = lo + ((hi - lo) >> 1)
+    merge_refs(f, lo, mid)
+    merge_refs(f, mid, hi)
+    if not ref_before(f, idx[mid], idx[mid - 1]):
+        return  # already in order
+    memcpy(&tmp[lo], &idx[lo], (mid - lo) * sizeof(uint32_t))
+    i = lo
+    j = mid
+    k = lo
+    while i < mid and j < hi:
+        if ref_before(f, idx[j], tmp[i]):  # the right one only when it sorts first: stable
+            idx[k] = idx[j]
+            j += 1
+        else:
+            idx[k] = tmp[i]
+            i += 1
+        k += 1
+    m = mid - i
+    if m > 0:
+        memcpy(&idx[k], &tmp[i], m * sizeof(uint32_t))
+
+
+cdef void file_wide(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth, int level,
+                    int shift) noexcept nogil:
+    """file_refs' filing of many refs by the byte at ``shift`` of their keys: the two halves
+    counted and placed side by side (the rules of one bucket often come in a run: two
+    counters a step instead of one waiting on the last), the first half's first in each
+    bucket."""
+    cdef uint64_t* keys = f.keys
+    cdef uint32_t* idx = f.idx
+    cdef Py_ssize_t i, at, n = hi - lo, m = (hi - lo) >> 1, half, c1, c2
+    cdef uint32_t b, b2, blo = 255, bhi = 0
+    cdef uint64_t kt
+    cdef uint32_t start[257]
+    cdef uint32_t start2[257]
+    half = hi - m  # [lo, half): the first half (one more when n is odd); [half, hi)
+    memset(start, 0, sizeof(start))
+    memset(start2, 0, sizeof(start2))
+    if half - lo > m:
+        b = <uint32_t>(keys[half - 1] >> shift) & 0xFF
+        start[b + 1] += 1
+        blo = bhi = b
+    for i in range(m):  # how many of each byte, and the bytes used
+        b = <uint32_t>(keys[lo + i] >> shift) & 0xFF
+        b2 = <uint32_t>(keys[half + i] >> shift) & 0xFF
+        start[b + 1] += 1
+        start2[b2 + 1] += 1
+        blo = b if b < blo else blo
+        bhi = b if b > bhi else bhi
+        blo = b2 if b2 < blo else blo
+        bhi = b2 if b2 > bhi else bhi
+    at = lo  # each bucket: the first half's place, then the second half's
+    for b in range(blo, bhi + 1):
+        c1 = start[b + 1]
+        c2 = start2[b + 1]
+        start[b] = <uint32_t>at
+        start2[b] = <uint32_t>(at + c1)
+        at += c1 + c2
+    for i in range(m):
+        kt = keys[lo + i]
+        b = <uint32_t>(kt >> shift) & 0xFF
+        f.tmp_idx[start[b]] = idx[lo + i]
+        f.tmp_keys[start[b]] = kt
         start[b] += 1
-    memcpy(refs, out, n * sizeof(PrefixRef))
-    at = 0  # start[b] is now the end of bucket b
-    for b in range(lo, hi + 1):
-        if start[b] - at > 16:
-            file_refs(refs + at, out + at, start[b] - at, text, pats, second)
-        elif start[b] - at > 1:
-            sort_refs(refs + at, start[b] - at, text, pats)
-        at = start[b]
+        kt = keys[half + i]
+        b2 = <uint32_t>(kt >> shift) & 0xFF
+        f.tmp_idx[start2[b2]] = idx[half + i]
+        f.tmp_keys[start2[b2]] = kt
+        start2[b2] += 1
+    if half - lo > m:
+        kt = keys[half - 1]
+        b = <uint32_t>(kt >> shift) & 0xFF
+        f.tmp_idx[start[b]] = idx[half - 1]
+        f.tmp_keys[start[b]] = kt
+    memcpy(&idx[lo], &f.tmp_idx[lo], n * sizeof(uint32_t))
+    memcpy(&keys[lo], &f.tmp_keys[lo], n * sizeof(uint64_t))
+    at = lo  # start2[b] is now the end of bucket b: each bucket, in order
+    while at < hi:
+        i = start2[(keys[at] >> shift) & 0xFF]
+        if i - at > 1:
+            file_refs(f, at, i, depth, True, level + 1)
+        at = i
+
+
+cdef void file_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth, bint keyed,
+                    int level) noexcept nogil:
+    """Put the ref numbers ``f.idx[lo:hi]`` in cmp_prefix order: filed by the first byte in
+    which their prefixes differ (the eight bytes from ``depth`` on, ``f.keys`` holding them
+    when ``keyed``, or later ones where those are the same in all: the bytes before it are
+    the same in all, so the buckets come in order), each bucket of more than 16 filed again
+    by its own first differing byte (a later one), the rest by an insertion sort. The rules
+    of a robots.txt mostly share their first bytes ("/wp-", "/about/caltech-media/") and
+    then differ, so few comparisons are made; the numbers and their keys move, not the
+    refs. ``level`` counts the nested calls: past FILE_LEVELS (a long chain of prefixes, each
+    a little longer than the last), merge_refs sorts the rest (the stack stays small, and
+    the comparisons are n log n whatever the rules)."""
+    cdef uint64_t first, diff
+    cdef uint64_t* keys = f.keys
+    cdef uint32_t* idx = f.idx
+    cdef Py_ssize_t i, j, at, n = hi - lo, longest = 0
+    cdef uint32_t b, t, blo = 255, bhi = 0
+    cdef uint64_t kt
+    cdef int shift
+    cdef uint32_t start[257]
+    if n <= 16:
+        for i in range(lo + 1, hi):  # insertion sort
+            t = idx[i]
+            j = i
+            while j > lo and ref_before(f, t, idx[j - 1]):
+                idx[j] = idx[j - 1]
+                j -= 1
+            idx[j] = t
+        return
+    if level > FILE_LEVELS:  # a long chain ("/a", "/aa", "/aaa", ...): n log n comparisons
+        merge_refs(f, lo, hi)
+        return
+    while True:  # the first eight bytes in which some prefixes differ
+        if not keyed:
+            for i in range(lo, hi):
+                keys[i] = ref_key(&f.refs[idx[i]], depth, f.text, f.pats)
+        first = keys[lo]
+        diff = 0
+        for i in range(lo + 1, hi):
+            diff |= keys[i] ^ first
+        if diff != 0:
+            break
+        if longest == 0:
+            for i in range(lo, hi):
+                if f.refs[idx[i]].len > longest:
+                    longest = f.refs[idx[i]].len
+        depth += 8
+        keyed = False
+        if depth >= longest:  # the same prefix in all: by entry index
+            merge_refs(f, lo, hi)
+            return
+    shift = 56 - 8 * first_byte(diff)
+    if n >= FILE_SPLIT:
+        file_wide(f, lo, hi, depth, level, shift)
+        return
+    memset(start, 0, sizeof(start))
+    for i in range(lo, hi):  # how many of each byte, and the bytes used (path bytes span
+        b = <uint32_t>(keys[i] >> shift) & 0xFF  # far fewer than 256 values)
+        start[b + 1] += 1
+        blo = b if b < blo else blo
+        bhi = b if b > bhi else bhi
+    start[blo] = <uint32_t>lo
+    for b in range(blo, bhi + 1):
+        start[b + 1] += start[b]
+    for i in range(lo, hi):
+        kt = keys[i]
+        b = <uint32_t>(kt >> shift) & 0xFF
+        f.tmp_idx[start[b]] = idx[i]
+        f.tmp_keys[start[b]] = kt
+        start[b] += 1
+    memcpy(&idx[lo], &f.tmp_idx[lo], n * sizeof(uint32_t))
+    memcpy(&keys[lo], &f.tmp_keys[lo], n * sizeof(uint64_t))
+    at = lo  # start[b] is now the end of bucket b: each bucket, in order
+    while at < hi:
+        i = start[(keys[at] >> shift) & 0xFF]
+        if i - at > 1:
+            file_refs(f, at, i, depth, True, level + 1)
+        at = i
 
 
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,

@@ -197,27 +197,31 @@ cdef class Doc:
         vec_free(&b.gstart)
         vec_free(&b.sel_groups)
         vec_free(&b.sel_start)
-        PyMem_Free(b)
+        PyMem_Free(b)  # and the room its vectors borrow
 
     cdef int _build(self) except -1:
         cdef U32Vec dirs, ua_words, rule_words, gstart
         cdef Py_ssize_t i, ndirs, nua, nrule
+        cdef uint64_t room
         cdef uint32_t head, kind, g = 0, vstart, vlen
         cdef int role
         cdef bint in_group = False, has_rules = False
         cdef const uint8_t* roles = _roles[self.d]
+        cdef uint32_t few_dirs[DIRS_SMALL]  # a small file's directives, on the stack
+        cdef uint32_t* words
         memset(&dirs, 0, sizeof(U32Vec))
         memset(&ua_words, 0, sizeof(U32Vec))
         memset(&rule_words, 0, sizeof(U32Vec))
         memset(&gstart, 0, sizeof(U32Vec))
-        self.b = <Build*>xmalloc(sizeof(Build))
-        memset(self.b, 0, sizeof(Build))
+        if 3 * (<Py_ssize_t>self.n // 32) + 48 <= DIRS_SMALL:  # scan's estimate fits there
+            vec_borrow(&dirs, few_dirs, DIRS_SMALL)
         try:
             scan(self.t, self.n, self.d, &dirs, NULL)
             ndirs = dirs.n // 3
             self.directive_count = <uint32_t>ndirs
-            # room for every user-agent line and rule at once (no regrowth, and no fitting
-            # but for rules outside a group and user-agent lines sharing one)
+            # room for every user-agent line and rule at once (no regrowth, and no fitting:
+            # what the file keeps until its selections are compiled is one block, the Build
+            # with its vectors' room after it)
             nua = nrule = 0
             for i in range(ndirs):
                 role = roles[dirs.data[3 * i] >> KIND_SHIFT]
@@ -225,9 +229,18 @@ cdef class Doc:
                     nua += 1
                 elif role == R_ALLOW or role == R_DISALLOW:
                     nrule += 1
-            vec_init(&ua_words, 3 * nua)
-            vec_init(&rule_words, 3 * nrule)
-            vec_init(&gstart, nua + 1)
+            # 3 words a user-agent line and a rule, a group start a line (and the end), and
+            # Doc._index_agents' selections: a group a line, a start a line (and two)
+            room = 3 * <uint64_t>nua + 3 * <uint64_t>nrule + (nua + 1) + nua + (nua + 2)
+            if room > (<uint64_t>PY_SSIZE_T_MAX - sizeof(Build)) // sizeof(uint32_t):
+                raise MemoryError()  # (only where Py_ssize_t is 32 bits)
+            self.b = <Build*>xmalloc(sizeof(Build) + <Py_ssize_t>room * sizeof(uint32_t))
+            memset(self.b, 0, sizeof(Build))
+            words = <uint32_t*>(self.b + 1)
+            vec_borrow(&ua_words, words, 3 * nua)
+            vec_borrow(&rule_words, words + 3 * nua, 3 * nrule)
+            vec_borrow(&gstart, words + 3 * nua + 3 * nrule, nua + 1)
+            self.b.sel_room = words + 4 * nua + 3 * nrule + 1
             # groups (robotrules._index.build): user-agent lines and rules per group
             for i in range(ndirs):
                 head = dirs.data[3 * i]
@@ -255,10 +268,6 @@ cdef class Doc:
                         has_rules = True
             vec_push(&gstart, <uint32_t>(rule_words.n // 3))
             vec_free(&dirs)
-            # what the file keeps until its selections are compiled, at its size
-            vec_fit(&ua_words)
-            vec_fit(&rule_words)
-            vec_fit(&gstart)
             vec_move(&self.b.sel_groups, &ua_words)  # indexed on the first query (_index)
             self.b.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
             self.b.budget = BUDGET_MIN + BUDGET_PER_RULE * <uint64_t>(rule_words.n // 3)
@@ -300,7 +309,7 @@ cdef class Doc:
         cdef uint32_t nfinal
         cdef HashMap lists
         cdef uint32_t* slot
-        cdef bint fresh
+        cdef bint fresh, named
         memset(&sels, 0, sizeof(U32Vec))
         memset(&sel_start, 0, sizeof(U32Vec))
         memset(&lists, 0, sizeof(HashMap))
@@ -309,13 +318,23 @@ cdef class Doc:
             PyMem_Free(self.tokens)
             self.tokbuf = NULL
             self.tokens = NULL
-            self.tokbuf_size = <uint32_t>(1 + value_bytes(uas))  # values of a capped body
-            self.tokbuf = <unsigned char*>xmalloc(self.tokbuf_size)
-            self.tokens = <Token*>xmalloc((nua if nua else 1) * sizeof(Token))
+            self.tokbuf_size = 0
+            named = False  # most files name no agent (only '*' lines): no token to make
+            for u in range(nua):
+                v = self.t + uas.data[3 * u]
+                vlen = uas.data[3 * u + 1]
+                if not (vlen >= 1 and v[0] == C_STAR and (vlen == 1 or _ws[v[1]])):
+                    named = True
+                    break
+            if named:
+                self.tokbuf_size = <uint32_t>(1 + value_bytes(uas))  # values of a capped body
+                self.tokbuf = <unsigned char*>xmalloc(self.tokbuf_size)
+                self.tokens = <Token*>xmalloc((nua if nua else 1) * sizeof(Token))
             # room for all at once: a group list holds each user-agent line's group at most
-            # once, and there is a selection per token at most, and the global one
-            vec_init(&sels, nua)
-            vec_init(&sel_start, nua + 2)
+            # once, and there is a selection per token at most, and the global one (the
+            # Build's room, made for them)
+            vec_borrow(&sels, self.b.sel_room, nua)
+            vec_borrow(&sel_start, self.b.sel_room + nua, nua + 2)
             # the global selection first: the groups with a '*' line (in file order, once)
             vec_push(&sel_start, 0)
             for u in range(nua):
@@ -339,63 +358,65 @@ cdef class Doc:
                 off += <uint32_t>tlen
                 ntok += 1
             vec_push(&sel_start, <uint32_t>sels.n)
-            # distinct tokens in byte order, each with its groups in file order
-            # one block: the tokens' order (idx), then each group's one-group selection
-            idx = <uint32_t*>xmalloc((ntok + ngroups + 1) * sizeof(uint32_t))
-            for k in range(ntok):
-                idx[k] = k
-            sort_tokens(idx, ntok, self.tokbuf, self.tokens)
-            single = <int32_t*>(idx + ntok)
-            for k in range(ngroups):
-                single[k] = -1
-            if sel_start.data[1] - sel_start.data[0] == 1:
-                single[sels.data[0]] = 0
-            final = <Token*>xmalloc((ntok if ntok else 1) * sizeof(Token))
-            map_init(&lists, ntok + 2)
-            if sel_start.data[1] - sel_start.data[0] > 1:  # the global list, to share it
-                map_slot(&lists, hash_bytes(<const unsigned char*>sels.data,
-                                            sel_start.data[1] * sizeof(uint32_t)), &fresh)[0] = 0
-            nfinal = 0
-            k = 0
-            while k < ntok:
-                run = k
-                lo = <uint32_t>sels.n
-                while run < ntok and token_cmp(self.tokbuf, &self.tokens[idx[run]],
-                                               &self.tokens[idx[k]]) == 0:
-                    g = self.tokens[idx[run]].sel
-                    if sels.n == lo or sels.data[sels.n - 1] != g:
-                        vec_push(&sels, g)
-                    run += 1
-                # the same group list as an earlier selection?
-                count = <uint32_t>sels.n - lo
-                sel = 0xFFFFFFFFu
-                if count == 1 and single[sels.data[lo]] >= 0:
-                    sel = <uint32_t>single[sels.data[lo]]
-                elif count != 1:  # by a hash of the list (a file may hold thousands)
-                    slot = map_slot(&lists, hash_bytes(<const unsigned char*>&sels.data[lo],
-                                                       count * sizeof(uint32_t)), &fresh)
-                    if fresh:
-                        slot[0] = <uint32_t>(sel_start.n - 1)  # the one made below
+            self.ntokens = 0
+            if ntok:  # (none: every agent selects the global groups, selection 0)
+                # distinct tokens in byte order, each with its groups in file order
+                # one block: the tokens' order (idx), then each group's one-group selection
+                idx = <uint32_t*>xmalloc((ntok + ngroups + 1) * sizeof(uint32_t))
+                for k in range(ntok):
+                    idx[k] = k
+                sort_tokens(idx, ntok, self.tokbuf, self.tokens)
+                single = <int32_t*>(idx + ntok)
+                for k in range(ngroups):
+                    single[k] = -1
+                if sel_start.data[1] - sel_start.data[0] == 1:
+                    single[sels.data[0]] = 0
+                final = <Token*>xmalloc((ntok if ntok else 1) * sizeof(Token))
+                map_init(&lists, ntok + 2)
+                if sel_start.data[1] - sel_start.data[0] > 1:  # the global list, to share it
+                    map_slot(&lists, hash_bytes(<const unsigned char*>sels.data,
+                                                sel_start.data[1] * sizeof(uint32_t)), &fresh)[0] = 0
+                nfinal = 0
+                k = 0
+                while k < ntok:
+                    run = k
+                    lo = <uint32_t>sels.n
+                    while run < ntok and token_cmp(self.tokbuf, &self.tokens[idx[run]],
+                                                   &self.tokens[idx[k]]) == 0:
+                        g = self.tokens[idx[run]].sel
+                        if sels.n == lo or sels.data[sels.n - 1] != g:
+                            vec_push(&sels, g)
+                        run += 1
+                    # the same group list as an earlier selection?
+                    count = <uint32_t>sels.n - lo
+                    sel = 0xFFFFFFFFu
+                    if count == 1 and single[sels.data[lo]] >= 0:
+                        sel = <uint32_t>single[sels.data[lo]]
+                    elif count != 1:  # by a hash of the list (a file may hold thousands)
+                        slot = map_slot(&lists, hash_bytes(<const unsigned char*>&sels.data[lo],
+                                                           count * sizeof(uint32_t)), &fresh)
+                        if fresh:
+                            slot[0] = <uint32_t>(sel_start.n - 1)  # the one made below
+                        else:
+                            j = slot[0]
+                            if sel_start.data[j + 1] - sel_start.data[j] == count and memcmp(
+                                    &sels.data[sel_start.data[j]], &sels.data[lo],
+                                    count * sizeof(uint32_t)) == 0:
+                                sel = j
+                    if sel == 0xFFFFFFFFu:
+                        sel = <uint32_t>(sel_start.n - 1)
+                        vec_push(&sel_start, <uint32_t>sels.n)
+                        if count == 1:
+                            single[sels.data[lo]] = <int32_t>sel
                     else:
-                        j = slot[0]
-                        if sel_start.data[j + 1] - sel_start.data[j] == count and memcmp(
-                                &sels.data[sel_start.data[j]], &sels.data[lo],
-                                count * sizeof(uint32_t)) == 0:
-                            sel = j
-                if sel == 0xFFFFFFFFu:
-                    sel = <uint32_t>(sel_start.n - 1)
-                    vec_push(&sel_start, <uint32_t>sels.n)
-                    if count == 1:
-                        single[sels.data[lo]] = <int32_t>sel
-                else:
-                    sels.n = lo  # drop the copy
-                final[nfinal] = self.tokens[idx[k]]
-                final[nfinal].sel = sel
-                nfinal += 1
-                k = run
-            PyMem_Free(self.tokens)
-            self.tokens = final
-            self.ntokens = nfinal
+                        sels.n = lo  # drop the copy
+                    final[nfinal] = self.tokens[idx[k]]
+                    final[nfinal].sel = sel
+                    nfinal += 1
+                    k = run
+                PyMem_Free(self.tokens)
+                self.tokens = final
+                self.ntokens = nfinal
             # one matcher per selection, compiled on its first query
             nsel = <uint32_t>(sel_start.n - 1)
             self.sels = <Matcher**>xmalloc(nsel * sizeof(Matcher*))
@@ -570,13 +591,13 @@ cdef class Doc:
                     npool += j
             kept += hi - lo
         gstart[ngroups] = kept
-        PyMem_Free(b.rule_words.data)
+        vec_free(&b.rule_words)  # (a borrowed buffer stays in the Build's room)
         b.rule_words.data = words
         b.rule_words.n = b.rule_words.cap = 3 * <Py_ssize_t>kept
         if memo != NULL:
             PyMem_Free(b.pat_memo)
             b.pat_memo = memo
-            PyMem_Free(b.pool.data)
+            vec_free(&b.pool)
             b.pool.data = pool
             b.pool.n = b.pool.cap = npool * <Py_ssize_t>ENTRY_WORDS
         b.nrules = kept
@@ -596,6 +617,8 @@ cdef class Doc:
                 return self.memo_sel[i]
         if self.sels == NULL:
             self._index()
+        if self.ntokens == 0:  # no group names an agent: each selects the global groups
+            return 0
         kn = PyUnicode_GET_LENGTH(user_agent)
         if (PyUnicode_IS_ASCII(user_agent) and kn <= AGENT_SMALL and memchr(
                 PyUnicode_DATA(user_agent), _agent_mark, kn) == NULL):
@@ -889,3 +912,71 @@ cdef class Doc:
                     2 * (li.nbuckets + 1) + li.bstart[li.nbuckets] + 1 + li.nrest
                 ) * sizeof(uint32_t) + li.table.cap * (sizeof(uint64_t) + sizeof(uint32_t))
         return size
+
+
+# -- is_allowed without the generic argument parsing ----------------------------------------
+# Cython parses ``is_allowed(url, user_agent=...)``'s arguments with its generic keyword code
+# (a third of a warm query). The usual call, one positional ``str`` and at most the keyword
+# ``user_agent`` (its name the interned string a call site's keyword is) with a ``str``, is
+# answered here directly; every other call goes to Cython's wrapper, which makes the same
+# checks and raises as documented. Installed once at import, before any subclass exists.
+
+cdef extern from *:
+    """
+    typedef PyObject* (*robotrules_fastcall)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*);
+    static robotrules_fastcall robotrules_is_allowed_generic = NULL;  /* Cython's wrapper */
+    static PyObject* (*robotrules_is_allowed_work)(PyObject*, PyObject*, PyObject*) = NULL;
+    static PyObject* robotrules_kw_user_agent = NULL;  /* interned "user_agent" */
+    static PyObject* robotrules_any_agent = NULL;      /* "*", the default */
+
+    static PyObject* robotrules_is_allowed_fast(PyObject* self, PyObject* const* args,
+                                                Py_ssize_t nargs, PyObject* kwnames) {
+        if (nargs == 1 && PyUnicode_CheckExact(args[0])) {
+            if (kwnames == NULL)
+                return robotrules_is_allowed_work(self, args[0], robotrules_any_agent);
+            if (PyTuple_GET_SIZE(kwnames) == 1
+                    && PyTuple_GET_ITEM(kwnames, 0) == robotrules_kw_user_agent
+                    && PyUnicode_CheckExact(args[1]))
+                return robotrules_is_allowed_work(self, args[0], args[1]);
+        }
+        return robotrules_is_allowed_generic(self, args, nargs, kwnames);
+    }
+
+    static PyMethodDef robotrules_is_allowed_def = {
+        "is_allowed", (PyCFunction)(void(*)(void))robotrules_is_allowed_fast,
+        METH_FASTCALL | METH_KEYWORDS, NULL};
+
+    /* Put the fast entry in place of the method descriptor ``generic`` of ``type``. */
+    static int robotrules_install_is_allowed(PyObject* type, PyObject* generic, void* work) {
+        PyMethodDescrObject* g = (PyMethodDescrObject*)generic;
+        PyObject* descr;
+        int failed;
+        if (!PyObject_TypeCheck(generic, &PyMethodDescr_Type)
+                || g->d_method->ml_flags != (METH_FASTCALL | METH_KEYWORDS)) {
+            PyErr_SetString(PyExc_RuntimeError, "is_allowed is not a fast-call method");
+            return -1;
+        }
+        robotrules_is_allowed_generic = (robotrules_fastcall)(void(*)(void))g->d_method->ml_meth;
+        robotrules_is_allowed_work = (PyObject* (*)(PyObject*, PyObject*, PyObject*))work;
+        robotrules_is_allowed_def.ml_doc = g->d_method->ml_doc;
+        robotrules_kw_user_agent = PyUnicode_InternFromString("user_agent");
+        robotrules_any_agent = PyUnicode_InternFromString("*");
+        if (robotrules_kw_user_agent == NULL || robotrules_any_agent == NULL) return -1;
+        descr = PyDescr_NewMethod((PyTypeObject*)type, &robotrules_is_allowed_def);
+        if (descr == NULL) return -1;
+        failed = PyDict_SetItemString(((PyTypeObject*)type)->tp_dict, "is_allowed", descr);
+        Py_DECREF(descr);
+        PyType_Modified((PyTypeObject*)type);
+        return failed;
+    }
+    """
+    int install_is_allowed "robotrules_install_is_allowed" (object type, object generic,
+                                                             void* work) except -1
+
+
+cdef object _is_allowed_work(object doc, object url, object user_agent):
+    """Doc.is_allowed's answer for an exact ``str`` URL and agent (checked by the caller)."""
+    return ((<Doc>doc)._url_key(<str>url, <str>user_agent, NULL) & ALLOW_BIT) != 0
+
+
+install_is_allowed(Doc, Doc.__dict__["is_allowed"], <void*>_is_allowed_work)

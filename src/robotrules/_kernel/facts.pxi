@@ -87,12 +87,14 @@ def verdict_of(Doc doc not None, url, user_agent, dict sels not None, Maker make
     return _verdict_of(doc, url, user_agent, sels, make, words)
 
 
-cdef object _verdict_of(Doc doc, url, user_agent, dict sels, Maker make, words):
+cdef object _verdict_of(Doc doc, url, user_agent, dict sels, Maker make, words,
+                        PyObject** parts=NULL):
     """The verdict of ``url`` for ``user_agent`` built from the facts the facade keeps
     (``sels[user_agent].facts[key]``: robotrules._robots._Selection.fact), without a Python
     frame: ``None`` when they are not kept yet (the facade makes them and asks again).
     ``make`` builds the Verdict; where the facts say the preferences join the sentence, its
-    detail is ``(words, doc, detail)`` (written when read)."""
+    detail is ``(words, doc, detail)`` (written when read). ``parts``, unless NULL, gets the
+    verdict's allowed, user_agent and path (borrowed: the verdict holds them)."""
     cdef PyObject* path = NULL
     cdef tuple facts
     cdef Py_ssize_t i
@@ -121,6 +123,10 @@ cdef object _verdict_of(Doc doc, url, user_agent, dict sels, Maker make, words):
     make.put(v, 6, text)
     make.put(v, 7, _NAMES[doc.d])
     make.put(v, 8, (words, doc, facts[5]) if facts[6] else facts[5])
+    if parts != NULL:
+        parts[0] = <PyObject*>facts[0]
+        parts[1] = <PyObject*>user_agent
+        parts[2] = <PyObject*>text
     return v
 
 
@@ -267,14 +273,15 @@ def usage_of(Doc doc not None, url, user_agent, dict sels not None, uses,
     ``answers`` hold ``(categories, lines, statements)`` per set of deciding Content-Usage
     rules), without a Python frame; ``None`` when they are not kept yet."""
     cdef PathSet ps
-    v = _verdict_of(doc, url, user_agent, sels, vmake, words)
+    cdef PyObject* parts[3]  # the verdict's allowed, user_agent and path (it holds them)
+    v = _verdict_of(doc, url, user_agent, sels, vmake, words, parts)
     if v is None:
         return None
     if umake.n != 9:
         raise ValueError("a Usage is 9 values")
-    path = v.path
-    user_agent = v.user_agent
-    if not v.allowed:  # no preferences attach to a URL that may not be fetched
+    path = <object>parts[2]
+    user_agent = <object>parts[1]
+    if not <object>parts[0]:  # no preferences attach to a URL that may not be fetched
         u = umake.new()
         umake.put(u, 0, False)
         umake.put(u, 1, {})

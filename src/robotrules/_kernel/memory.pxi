@@ -6,16 +6,22 @@
 # where the CPU has it, chosen once) and the SSE2 switch the scanners share.
 
 cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1:
-    """Room for ``extra`` more words (the capacity doubles as needed)."""
+    """Room for ``extra`` more words (the capacity doubles as needed; a borrowed buffer is
+    left as it is and the words copied to one of the vector's own)."""
     cdef Py_ssize_t cap
     cdef uint32_t* grown
     if v.n + extra > v.cap:
         cap = v.cap * 2 if v.cap else 64
         while cap < v.n + extra:
             cap *= 2
-        grown = <uint32_t*>PyMem_Realloc(v.data, cap * sizeof(uint32_t))
-        if grown == NULL:
-            raise MemoryError()
+        if v.borrowed:
+            grown = <uint32_t*>xmalloc(cap * sizeof(uint32_t))
+            memcpy(grown, v.data, v.n * sizeof(uint32_t))
+            v.borrowed = False
+        else:
+            grown = <uint32_t*>PyMem_Realloc(v.data, cap * sizeof(uint32_t))
+            if grown == NULL:
+                raise MemoryError()
         v.data = grown
         v.cap = cap
     return 0
@@ -26,7 +32,17 @@ cdef int vec_init(U32Vec* v, Py_ssize_t cap) except -1:
     v.data = <uint32_t*>xmalloc((cap if cap > 0 else 1) * sizeof(uint32_t))
     v.n = 0
     v.cap = cap if cap > 0 else 1
+    v.borrowed = False
     return 0
+
+
+cdef inline void vec_borrow(U32Vec* v, uint32_t* data, Py_ssize_t cap) noexcept:
+    """An empty ``v`` over ``cap`` words of another's buffer (a stack array, the room of a
+    Build): never freed nor fitted here; a push past ``cap`` moves it to one of its own."""
+    v.data = data
+    v.n = 0
+    v.cap = cap
+    v.borrowed = True
 
 
 cdef inline int vec_push(U32Vec* v, uint32_t x) except -1:
@@ -39,9 +55,10 @@ cdef inline int vec_push(U32Vec* v, uint32_t x) except -1:
 
 cdef inline void vec_fit(U32Vec* v) noexcept:
     """Give back the capacity past ``v.n`` (for a vector kept with the parsed file; a
-    realloc that fails leaves it as it was)."""
+    realloc that fails leaves it as it was; a borrowed buffer is not the vector's to
+    give)."""
     cdef uint32_t* fitted
-    if v.cap > v.n:
+    if v.cap > v.n and not v.borrowed:
         if v.n == 0:
             PyMem_Free(v.data)
             v.data = NULL
@@ -60,9 +77,12 @@ cdef inline void vec_move(U32Vec* dst, U32Vec* src) noexcept:
 
 
 cdef inline void vec_free(U32Vec* v) noexcept:
-    PyMem_Free(v.data)
+    """Free ``v``'s buffer if it is its own, and leave it empty."""
+    if not v.borrowed:
+        PyMem_Free(v.data)
     v.data = NULL
     v.n = v.cap = 0
+    v.borrowed = False
 
 
 cdef void* xmalloc(Py_ssize_t size) except NULL:
@@ -422,3 +442,4 @@ cdef extern from *:
 # the sets any_in reads (made by tables.pxi's _init_tables from its tables)
 cdef ByteSet _path_work_set  # _path_work: a path holding one needs normal_path
 cdef ByteSet _not_plain_set[2]  # _not_plain, per dialect
+cdef ByteSet _pattern_attn_set[2]  # _pattern_attn, per dialect

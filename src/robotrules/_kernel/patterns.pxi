@@ -4,12 +4,8 @@
 # the normalised bodies of a file (Pats); pattern_form() for the tests.
 
 cdef inline int hexval(unsigned char c) noexcept nogil:
-    if c'0' <= c <= c'9':
-        return c - c'0'
-    c |= ASCII_CASE
-    if c'a' <= c <= c'f':
-        return c - c'a' + 10
-    return -1
+    """A hex digit's value, -1 for any other byte."""
+    return _hex_value[c]
 
 
 cdef unsigned char* pats_reserve(Pats* pats, Py_ssize_t size) except NULL:
@@ -75,14 +71,15 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     cdef int k
     if anchored:
         body = n - 1
-    for i in range(body):  # what the value needs: bytes to escape, or the pure reading
-        c = raw[i]
-        if c >= 0x80:
-            high += 1
-        elif encodes[c]:
-            grow += 2
-        elif slow[c]:
-            return False
+    if any_in(&_pattern_attn_set[d], raw, body):  # (most values hold none of these)
+        for i in range(body):  # what the value needs: bytes to escape, or the pure reading
+            c = raw[i]
+            if c >= 0x80:
+                high += 1
+            elif encodes[c]:
+                grow += 2
+            elif slow[c]:
+                return False
     if may_have_companion(raw, n, allow):
         return False  # Google's companion rule: the pure reading makes it
     if high:  # robotrules._url.pattern_text: a value that is not UTF-8 is read as Latin-1

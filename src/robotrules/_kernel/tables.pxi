@@ -64,6 +64,8 @@ cdef uint8_t _pattern_slow[2][256]  # neither kept as it is nor '%': the pure re
 cdef uint8_t _pattern_decodes[2][256]
 cdef uint8_t _pattern_encodes[2][256]  # ASCII bytes written as their own %XX
 cdef bint _latin1_high[2]  # a value that is not UTF-8: a byte above 127 read as Latin-1
+cdef uint8_t _pattern_attn[2][256]  # above 127, escaped or slow: fast_entry counts them
+cdef int8_t _hex_value[256]  # a hex digit's value (either case), -1 for any other byte
 cdef bytes _COMPANION = _tables.COMPANION_MARK  # Google's companion rule's trigger
 cdef unsigned char _agent_mark  # robotrules._token.HEADER_MARK
 cdef list _KEY_FORMS = [(), ()]  # the names and the lenient prefixes (_tables.key_forms)
@@ -105,6 +107,11 @@ def _init_tables():
         copy_table(_pattern_decodes[d], decodes, 256)
         encodes, _latin1_high[d] = _tables.pattern_escapes(_NAMES[d])
         copy_table(_pattern_encodes[d], encodes, 256)
+        for b in range(256):
+            _pattern_attn[d][b] = b >= 0x80 or _pattern_encodes[d][b] or _pattern_slow[d][b]
+        byteset_init(&_pattern_attn_set[d], _pattern_attn[d])
+    for b in range(256):
+        _hex_value[b] = int(chr(b), 16) if chr(b) in "0123456789abcdefABCDEF" else -1
     for b in range(256):  # asked of the rule's home: a body opening with any other byte
         _bom_start[b] = _bom_length(bytes((b,))) > 0  # skips none (Doc asks no further)
     for d in range(3):
