@@ -343,7 +343,10 @@ cdef void sort_refs(PrefixRef* a, Py_ssize_t n, const unsigned char* text,
                     const unsigned char* pats) noexcept nogil
 cdef int order_refs(PrefixRef* refs, Py_ssize_t n, const unsigned char* text,
                     const unsigned char* pats) except -1
+cdef void insert_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
 cdef void merge_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+cdef void file_buckets(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth,
+                       int level, int shift, const uint32_t* ends) noexcept nogil
 cdef void file_wide(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth, int level,
                     int shift) noexcept nogil
 cdef void file_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth, bint keyed,

@@ -131,11 +131,11 @@ def test_tokenizer_block_boundaries() -> None:
 
 
 def test_tokenizer_long_runs_of_white_space() -> None:
-    """robotrules._tokenize.tokenize (the pure reference) against the kernel's line scan,
-    which skips white space sixteen bytes a step where that many are left: runs of every
-    length around sixteen before and after keys and values, of each byte the tokenizer
-    strips (robotrules._tables.whitespace in a line: tab, vertical tab, form feed, space),
-    and lines of white space only (HTML served as robots.txt is indented so)."""
+    """robotrules._tokenize.tokenize (the pure reference) against the kernel's line scan:
+    runs of every length around sixteen (the scan's step) before and after keys and values,
+    of each byte the tokenizer strips (robotrules._tables.whitespace in a line: tab,
+    vertical tab, form feed, space), and lines of white space only (HTML served as
+    robots.txt is indented so)."""
     for ws in (" ", "\t", "\x0b", "\x0c", " \t"):
         for k in (0, 1, 15, 16, 17, 31, 32, 33, 100):
             run = (ws * k)[:k]

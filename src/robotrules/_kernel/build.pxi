@@ -91,34 +91,10 @@ cdef inline bint same_prefix(const PrefixRef* a, const PrefixRef* b, const unsig
 
 cdef void sort_refs(PrefixRef* a, Py_ssize_t n, const unsigned char* text,
                     const unsigned char* pats) noexcept nogil:
-    """Quicksort (Hoare's partition around the middle element) with insertion sort for
-    short runs, by cmp_prefix (the bytes they point at passed along: no global state)."""
+    """An insertion sort by cmp_prefix (the bytes they point at passed along: no global
+    state), for the few refs order_refs gives it (16 at most)."""
     cdef Py_ssize_t i, j
-    cdef PrefixRef t, pivot
-    while n > 12:
-        pivot = a[(n - 1) >> 1]
-        i = -1
-        j = n
-        while True:
-            i += 1
-            while cmp_prefix(&a[i], &pivot, text, pats) < 0:
-                i += 1
-            j -= 1
-            while cmp_prefix(&pivot, &a[j], text, pats) < 0:
-                j -= 1
-            if i >= j:
-                break
-            t = a[i]
-            a[i] = a[j]
-            a[j] = t
-        # a[0 .. j] and a[j + 1 .. n - 1]: recurse on the smaller, loop on the larger
-        if j + 1 < n - j - 1:
-            sort_refs(a, j + 1, text, pats)
-            a += j + 1
-            n -= j + 1
-        else:
-            sort_refs(a + j + 1, n - j - 1, text, pats)
-            n = j + 1
+    cdef PrefixRef t
     for i in range(1, n):
         t = a[i]
         j = i
@@ -201,21 +177,28 @@ cdef inline bint ref_before(const RefFiling* f, uint32_t x, uint32_t y) noexcept
     return cmp_prefix(&f.refs[x], &f.refs[y], f.text, f.pats) < 0
 
 
+cdef void insert_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """Put the few ref numbers ``f.idx[lo:hi]`` in cmp_prefix order: an insertion sort."""
+    cdef Py_ssize_t i, j
+    cdef uint32_t t
+    cdef uint32_t* idx = f.idx
+    for i in range(lo + 1, hi):
+        t = idx[i]
+        j = i
+        while j > lo and ref_before(f, t, idx[j - 1]):
+            idx[j] = idx[j - 1]
+            j -= 1
+        idx[j] = t
+
+
 cdef void merge_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """Put ``f.idx[lo:hi]`` in cmp_prefix order by a merge sort (``f.tmp_idx[lo:hi]`` its
     scratch): n log n comparisons whatever the prefixes, nesting log2 n deep."""
     cdef Py_ssize_t mid, i, j, k, m
-    cdef uint32_t t
     cdef uint32_t* idx = f.idx
     cdef uint32_t* tmp = f.tmp_idx
     if hi - lo <= 16:
-        for i in range(lo + 1, hi):
-            t = idx[i]
-            j = i
-            while j > lo and ref_before(f, t, idx[j - 1]):
-                idx[j] = idx[j - 1]
-                j -= 1
-            idx[j] = t
+        insert_refs(f, lo, hi)
         return
     mid = lo + ((hi - lo) >> 1)
     merge_refs(f, lo, mid)
@@ -239,6 +222,21 @@ cdef void merge_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
         memcpy(&idx[k], &tmp[i], m * sizeof(uint32_t))
 
 
+cdef void file_buckets(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth,
+                       int level, int shift, const uint32_t* ends) noexcept nogil:
+    """After a filing pass (the numbers and keys in ``f.tmp_idx`` and ``f.tmp_keys``, bucket
+    ``b`` ending at ``ends[b]``): move them back, then file each bucket of two or more again
+    by its own first differing byte."""
+    cdef Py_ssize_t at = lo, end
+    memcpy(&f.idx[lo], &f.tmp_idx[lo], (hi - lo) * sizeof(uint32_t))
+    memcpy(&f.keys[lo], &f.tmp_keys[lo], (hi - lo) * sizeof(uint64_t))
+    while at < hi:  # each bucket, in order
+        end = ends[(f.keys[at] >> shift) & 0xFF]
+        if end - at > 1:
+            file_refs(f, at, end, depth, True, level + 1)
+        at = end
+
+
 cdef void file_wide(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth, int level,
                     int shift) noexcept nogil:
     """file_refs' filing of many refs by the byte at ``shift`` of their keys: the two halves
@@ -247,7 +245,7 @@ cdef void file_wide(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth
     bucket."""
     cdef uint64_t* keys = f.keys
     cdef uint32_t* idx = f.idx
-    cdef Py_ssize_t i, at, n = hi - lo, m = (hi - lo) >> 1, half, c1, c2
+    cdef Py_ssize_t i, at, m = (hi - lo) >> 1, half, c1, c2
     cdef uint32_t b, b2, blo = 255, bhi = 0
     cdef uint64_t kt
     cdef uint32_t start[257]
@@ -291,14 +289,7 @@ cdef void file_wide(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth
         b = <uint32_t>(kt >> shift) & 0xFF
         f.tmp_idx[start[b]] = idx[half - 1]
         f.tmp_keys[start[b]] = kt
-    memcpy(&idx[lo], &f.tmp_idx[lo], n * sizeof(uint32_t))
-    memcpy(&keys[lo], &f.tmp_keys[lo], n * sizeof(uint64_t))
-    at = lo  # start2[b] is now the end of bucket b: each bucket, in order
-    while at < hi:
-        i = start2[(keys[at] >> shift) & 0xFF]
-        if i - at > 1:
-            file_refs(f, at, i, depth, True, level + 1)
-        at = i
+    file_buckets(f, lo, hi, depth, level, shift, start2)  # start2[b]: the end of bucket b
 
 
 cdef void file_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth, bint keyed,
@@ -316,19 +307,13 @@ cdef void file_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth
     cdef uint64_t first, diff
     cdef uint64_t* keys = f.keys
     cdef uint32_t* idx = f.idx
-    cdef Py_ssize_t i, j, at, n = hi - lo, longest = 0
-    cdef uint32_t b, t, blo = 255, bhi = 0
+    cdef Py_ssize_t i, n = hi - lo, longest = 0
+    cdef uint32_t b, blo = 255, bhi = 0
     cdef uint64_t kt
     cdef int shift
     cdef uint32_t start[257]
     if n <= 16:
-        for i in range(lo + 1, hi):  # insertion sort
-            t = idx[i]
-            j = i
-            while j > lo and ref_before(f, t, idx[j - 1]):
-                idx[j] = idx[j - 1]
-                j -= 1
-            idx[j] = t
+        insert_refs(f, lo, hi)
         return
     if level > FILE_LEVELS:  # a long chain ("/a", "/aa", "/aaa", ...): n log n comparisons
         merge_refs(f, lo, hi)
@@ -371,14 +356,7 @@ cdef void file_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth
         f.tmp_idx[start[b]] = idx[i]
         f.tmp_keys[start[b]] = kt
         start[b] += 1
-    memcpy(&idx[lo], &f.tmp_idx[lo], n * sizeof(uint32_t))
-    memcpy(&keys[lo], &f.tmp_keys[lo], n * sizeof(uint64_t))
-    at = lo  # start[b] is now the end of bucket b: each bucket, in order
-    while at < hi:
-        i = start[(keys[at] >> shift) & 0xFF]
-        if i - at > 1:
-            file_refs(f, at, i, depth, True, level + 1)
-        at = i
+    file_buckets(f, lo, hi, depth, level, shift, start)  # start[b]: the end of bucket b
 
 
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,

@@ -91,6 +91,12 @@ cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const 
     return 0
 
 
+cdef inline bint star_line(const unsigned char* v, uint32_t vlen) noexcept:
+    """Whether the user-agent value ``v[:vlen]`` is '*' (alone, or before white space): a
+    line of the global groups (robotrules._index), which names no token."""
+    return vlen >= 1 and v[0] == C_STAR and (vlen == 1 or _ws[v[1]])
+
+
 cdef Py_ssize_t value_bytes(U32Vec* uas) noexcept:
     """The bytes of every user-agent value (room for all their tokens)."""
     cdef Py_ssize_t u, total = 0
@@ -323,7 +329,7 @@ cdef class Doc:
             for u in range(nua):
                 v = self.t + uas.data[3 * u]
                 vlen = uas.data[3 * u + 1]
-                if not (vlen >= 1 and v[0] == C_STAR and (vlen == 1 or _ws[v[1]])):
+                if not star_line(v, vlen):
                     named = True
                     break
             if named:
@@ -342,7 +348,7 @@ cdef class Doc:
                 vlen = uas.data[3 * u + 1]
                 g = uas.data[3 * u + 2]
                 v = self.t + vstart
-                if vlen >= 1 and v[0] == C_STAR and (vlen == 1 or _ws[v[1]]):
+                if star_line(v, vlen):
                     if sels.n == 0 or sels.data[sels.n - 1] != g:
                         vec_push(&sels, g)
                     continue
@@ -772,7 +778,7 @@ cdef class Doc:
             url = exact_str(url, "url")
         if type(user_agent) is not str:
             user_agent = exact_str(user_agent, "user_agent")
-        return (self._url_key(url, user_agent, NULL) & ALLOW_BIT) != 0  # ROBOTS_TXT has the bit
+        return _is_allowed_work(self, url, user_agent)
 
     @cython.binding(False)
     def url_key_path(self, url, user_agent):
@@ -975,7 +981,8 @@ cdef extern from *:
 
 
 cdef object _is_allowed_work(object doc, object url, object user_agent):
-    """Doc.is_allowed's answer for an exact ``str`` URL and agent (checked by the caller)."""
+    """Doc.is_allowed's answer for an exact ``str`` URL and agent (checked by the caller;
+    ROBOTS_TXT has the allow bit)."""
     return ((<Doc>doc)._url_key(<str>url, <str>user_agent, NULL) & ALLOW_BIT) != 0
 
 

@@ -106,52 +106,8 @@ cdef inline Py_ssize_t find(const unsigned char* p, Py_ssize_t n, unsigned char 
     return -1 if at == NULL else <const unsigned char*>at - p
 
 
-cdef extern from *:
-    """
-    /* (ROBOTRULES_SSE2 and robotrules_ctz: memory.pxi) */
-    /* The white space of a line (_tables.whitespace: 9 to 13 and 32; a line holds no 10 or
-       13) among sixteen bytes, as a 16-bit mask. */
-    #ifdef ROBOTRULES_SSE2
-    static inline unsigned robotrules_ws_mask(const unsigned char* p) {
-        __m128i v = _mm_loadu_si128((const __m128i*)p);
-        __m128i t = _mm_sub_epi8(v, _mm_set1_epi8(9));
-        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(4)), t);
-        return (unsigned)_mm_movemask_epi8(_mm_or_si128(ctl, _mm_cmpeq_epi8(v, _mm_set1_epi8(32))));
-    }
-    #endif
-    /* Skip the white space at the ends of p[*a:*b] sixteen bytes a step while that many are
-       left (an indented line, a run of blanks: HTML served as robots.txt has many); the
-       caller's table loop does the last few. */
-    static inline void robotrules_strip_wide(const unsigned char* p, Py_ssize_t* a,
-                                             Py_ssize_t* b) {
-    #ifdef ROBOTRULES_SSE2
-        unsigned m;
-        while (*b - *a >= 16) {
-            m = robotrules_ws_mask(p + *a);
-            if (m != 0xFFFFu) { *a += robotrules_ctz(~m & 0xFFFFu); break; }
-            *a += 16;
-        }
-        while (*b - *a >= 16) {
-            m = robotrules_ws_mask(p + *b - 16);
-            if (m != 0xFFFFu) {  /* up to the last byte that is not white space */
-                unsigned keep = ~m & 0xFFFFu, top = 15;
-                while (!(keep >> top)) top--;
-                *b -= 15 - top;
-                break;
-            }
-            *b -= 16;
-        }
-    #endif
-    }
-    """
-    void strip_wide "robotrules_strip_wide" (const unsigned char* p, Py_ssize_t* a,
-                                             Py_ssize_t* b) noexcept nogil
-
-
 cdef inline void strip_ws(const unsigned char* p, Py_ssize_t* a, Py_ssize_t* b) noexcept nogil:
     """Narrow ``p[a:b]`` to its text without leading and trailing ASCII white space."""
-    if b[0] - a[0] >= 16 and (_ws[p[a[0]]] or _ws[p[b[0] - 1]]):
-        strip_wide(p, a, b)
     while a[0] < b[0] and _ws[p[a[0]]]:
         a[0] += 1
     while b[0] > a[0] and _ws[p[b[0] - 1]]:
