@@ -35,12 +35,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from robotrules._origin import origin_of
 from robotrules.fetch import AsyncRobotsClient, FetchedRobots
-from robotrules.fetch._common import DEFAULT_USER_AGENT
+from robotrules.fetch._common import DEFAULT_USER_AGENT, OutageLog
 
 if TYPE_CHECKING:
     from robotrules import RobotsTxt, Verdict
@@ -199,13 +198,13 @@ class _Adapter:
         self.robots = robots
         self.max_crawl_delay = max_crawl_delay
         self.log: logging.Logger = getattr(crawler, "log", None) or _log
-        self._outages: dict[str, float] = {}  # origin -> failing_since of the outage logged
+        self._outages = OutageLog(self.log)
         self._capped: set[str] = set()
         self._other_agents: set[str] = set()
 
     async def file_for_url(self, url: str) -> RobotsTxtFile:
         fetched = await self.robots.rules_for(url)
-        self._note_outage(fetched)
+        self._outages.note(fetched)
         return RobotsTxtFile(url, fetched, user_agent=self.robots.user_agent,
                              http_client=getattr(self.crawler, "_http_client", None),
                              max_crawl_delay=self.max_crawl_delay, on_capped=self._note_capped)
@@ -214,22 +213,6 @@ class _Adapter:
         if not getattr(self.crawler, "_respect_robots_txt_file", True):
             return None
         return await self.file_for_url(url)
-
-    def _note_outage(self, fetched: FetchedRobots) -> None:
-        origin = fetched.origin or origin_of(fetched.robots_url)
-        if fetched.failing_since is None:
-            self._outages.pop(origin, None)
-            return
-        if self._outages.get(origin) == fetched.failing_since:
-            return
-        self._outages[origin] = fetched.failing_since
-        retry = datetime.fromtimestamp(fetched.expires_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        if fetched.disallow_all:
-            what = "every URL of it is skipped (RFC 9309 2.3.1.4)"
-        else:
-            what = "its last good copy stands in (RFC 9309 2.4)"
-        self.log.warning("robots.txt of %s is unreachable (%s): %s; next try at %s", origin,
-                         fetched.summary, what, retry)
 
     def _note_capped(self, origin: str, asked: float, applied: float) -> None:
         if origin in self._capped:

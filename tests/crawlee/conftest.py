@@ -1,9 +1,11 @@
 """A small real site on 127.0.0.1 whose robots.txt answers as a test sets it: a status and a
-body, a redirect, or no answer at all (a timeout). The server's log of (path, User-Agent) is the
-evidence of what a crawler fetched, and as whom."""
+body, a redirect, no answer at all (a timeout), or a file that changes. The server's log of
+(path, User-Agent) is the evidence of what a crawler fetched, and as whom. The Scrapy tests
+serve their sites with :func:`serving` too."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -37,6 +39,7 @@ class Site:
 
     robots: tuple[int, bytes, dict[str, str]] = (200, ROBOTS, {})
     extra: dict[str, tuple[int, bytes, dict[str, str]]] = field(default_factory=dict)
+    robots_sequence: list[tuple[int, bytes, dict[str, str]]] = field(default_factory=list)
     seen: list[tuple[str, str]] = field(default_factory=list)
     base: str = ""
     release: threading.Event = field(default_factory=threading.Event)
@@ -49,14 +52,17 @@ class Site:
         return [p for p in self.paths() if "robots" not in p and p != "/favicon.ico"]
 
 
-@pytest.fixture
-def site() -> Iterator[Site]:
-    s = Site()
+@contextlib.contextmanager
+def serving(s: Site) -> Iterator[Site]:
+    """Serve ``s`` on 127.0.0.1 (its ``base`` is set) until the block ends. A list of answers
+    in ``s.robots_sequence`` is served in turn (the last one stays), before ``s.robots``."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             s.seen.append((self.path, self.headers.get("User-Agent", "")))
             if self.path == "/robots.txt":
+                if s.robots_sequence:
+                    s.robots = s.robots_sequence.pop(0)
                 status, body, headers = s.robots
             elif self.path in s.extra:
                 status, body, headers = s.extra[self.path]
@@ -93,3 +99,9 @@ def site() -> Iterator[Site]:
         httpd.shutdown()
         thread.join()
         httpd.server_close()
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    with serving(Site()) as s:
+        yield s

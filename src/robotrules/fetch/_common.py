@@ -504,3 +504,29 @@ class BaseClient:
                       headers: Mapping[str, str] | None) -> Usage:
         return _tdmrep_policy.combine_usage(fr.usage(url, user_agent=self.ua(user_agent)), url,
                                             tdm, headers)
+
+
+class OutageLog:
+    """Says once per origin and outage that its robots.txt is unreachable, with the reason and
+    what follows (the crawler shells: :mod:`robotrules.crawlee`, :mod:`robotrules.scrapy`).
+    An outage is one ``failing_since``; an answer that is not failing ends it."""
+
+    def __init__(self, log: logging.Logger) -> None:
+        self.log = log
+        self._outages: dict[str, float] = {}  # origin -> failing_since of the outage logged
+
+    def note(self, fetched: FetchedRobots) -> None:
+        origin = fetched.origin or fetched.robots_url.removesuffix("/robots.txt")
+        if fetched.failing_since is None:
+            self._outages.pop(origin, None)
+            return
+        if self._outages.get(origin) == fetched.failing_since:
+            return
+        self._outages[origin] = fetched.failing_since
+        if fetched.disallow_all:
+            what = "every URL of it is skipped (RFC 9309 2.3.1.4)"
+        else:
+            what = "its last good copy stands in (RFC 9309 2.4)"
+        retry = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(fetched.expires_at))
+        self.log.warning("robots.txt of %s is unreachable (%s): %s; next try at %s", origin,
+                         fetched.summary, what, retry)
