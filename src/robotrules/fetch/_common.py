@@ -25,7 +25,6 @@ from typing import Generic, Literal, TypeVar
 
 import robotrules
 from robotrules import Dialect, RobotsTxt, Verdict, _policy, _tdmrep_policy
-from robotrules._dialects import SPECS
 from robotrules._policy import check_number
 from robotrules._token import product_token
 from robotrules.aipref import Usage, usage_of_verdict
@@ -91,23 +90,10 @@ class FetchedRobots:
         """The verdict for ``url``: the rules', or the HTTP outcome's (line None)."""
         if self.outcome == "rules":
             return self.rules.explain(url, user_agent=user_agent)
-        allowed = self.outcome == "allow-all"
-        if allowed:
-            reason: Literal["unavailable", "unreachable"] = "unavailable"
-        else:
-            auth = self.failing_since is None and self.status in (401, 403)
-            reason = "unavailable" if auth else "unreachable"
-        return Verdict(
-            allowed=allowed,
-            line=None,
-            rule=None,
-            agents=(),
-            reason=reason,
-            user_agent=user_agent,
-            path=SPECS[self.rules.dialect].path(url),  # explain()'s own URL -> path
-            dialect=self.rules.dialect,
-            detail=self.summary,
-        )
+        return _policy.outcome_verdict(
+            url, allowed=self.outcome == "allow-all", status=self.status,
+            failing=self.failing_since is not None, user_agent=user_agent,
+            dialect=self.rules.dialect, detail=self.summary)
 
     def usage(self, url: str, *, user_agent: str) -> Usage:
         """The AI usage preferences of ``url`` under this file (``RobotsTxt.usage``); when the
