@@ -46,12 +46,11 @@ from robotrules._policy import DEFAULT_TIMEOUT as _TIMEOUT
 from robotrules._policy import MIN_TTL
 from robotrules._token import product_token
 from robotrules.errors import InvalidURL
-from robotrules.fetch import AsyncRobotsClient, FetchedRobots
-from robotrules.fetch._common import OutageLog
 from scrapy import signals
 
 if TYPE_CHECKING:
     from robotrules import Verdict
+    from robotrules.fetch import FetchedRobots
 
 __all__ = ["RobotParser", "RobotsTxtMiddleware"]
 
@@ -116,6 +115,9 @@ class RobotsTxtMiddleware:
         if not settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured
         from scrapy.utils.reactor import is_asyncio_reactor_installed
+
+        from robotrules.fetch import AsyncRobotsClient  # httpx: the scrapy extra has it
+        from robotrules.fetch._common import OutageLog
 
         if not is_asyncio_reactor_installed():
             # never NotConfigured: that would crawl without robots.txt, silently

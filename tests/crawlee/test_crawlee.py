@@ -18,8 +18,11 @@ import logging
 import os
 import re
 import shutil
+import subprocess
+import sys
 import uuid
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,6 +36,7 @@ from crawlee.request_loaders import ThrottlingRequestManager
 from crawlee.storage_clients import MemoryStorageClient
 from crawlee.storages import RequestQueue
 
+import robotrules
 from crawlee import Request
 from robotrules.crawlee import MAX_CRAWL_DELAY, RobotsTxtFile, use_robotrules
 from robotrules.fetch import AsyncRobotsClient
@@ -40,6 +44,8 @@ from robotrules.fetch import AsyncRobotsClient
 from .conftest import AGENT, ROBOTS, Site
 
 CHROMIUM = os.environ.get("ROBOTRULES_CHROMIUM", "/usr/bin/chromium")
+DOC = Path(__file__).resolve().parents[2] / "docs" / "crawlee.md"
+SRC = str(Path(robotrules.__file__).resolve().parent.parent)  # the robotrules under test
 #: examplebot's pages of the site (conftest.PAGES) under ROBOTS: /private/ is its only rule
 EXAMPLEBOT_PAGES = ["/", "/a", "/b", "/c"]
 
@@ -391,3 +397,29 @@ def test_the_hooks_every_crawler_asks_are_replaced() -> None:
         assert isinstance(answer, RobotsTxtFile)
         assert answer.token == "examplebot"
         assert answer.is_allowed("http://127.0.0.1:9/x") is False
+
+
+def test_the_docs_examples_run_as_written(site: Site, tmp_path: Path) -> None:
+    """docs/crawlee.md's example, saved as crawl.py and run as the page says
+    (``python crawl.py URL``), against the site: it crawls examplebot's pages, says why each
+    skipped URL was skipped, and sends the one User-Agent; its throttling block builds a
+    crawler."""
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+    script, throttled = blocks
+    (tmp_path / "crawl.py").write_text(script)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "crawl.py", site.base + "/"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert sorted(line for line in lines if line.startswith("crawled")) == [
+        f"crawled {site.base}{path}" for path in EXAMPLEBOT_PAGES]
+    why = "line 2 'Disallow: /private/' disallows it (the group for 'examplebot' (line 1) applies)"
+    assert sorted(line for line in lines if line.startswith("skipped")) == [
+        f"skipped {site.base}/private/x - {why}", f"skipped {site.base}/private/y - {why}"]
+    assert {agent for _, agent in site.seen} == {"examplebot/1.0 (+https://example.org/bot)"}
+    built = subprocess.run(
+        [sys.executable, "-c", throttled + "import asyncio\n"
+         "print(type(asyncio.run(throttled_crawler())).__name__)"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert built.stdout.split() == ["BeautifulSoupCrawler"], built.stderr[-3000:]

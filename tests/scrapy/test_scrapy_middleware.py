@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from contextlib import ExitStack
@@ -29,14 +30,21 @@ pytest.importorskip("scrapy")
 
 from tests.crawlee.conftest import PAGES, ROBOTS, Site, serving
 
-AGENT = "examplebot/1.0 (+https://example.org/bot)"
-OURS = {
-    "ROBOTSTXT_PARSER": "robotrules.scrapy.RobotParser",
-    "DOWNLOADER_MIDDLEWARES": {
-        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
-        "robotrules.scrapy.RobotsTxtMiddleware": 100,
-    },
-}
+DOC = Path(__file__).resolve().parents[2] / "docs" / "scrapy.md"
+
+
+def _documented_settings() -> dict[str, Any]:
+    """The settings block of docs/scrapy.md, as a project's settings.py would define them."""
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+                if "DOWNLOADER_MIDDLEWARES" in b]
+    names: dict[str, Any] = {}
+    exec(block, {}, names)
+    return names
+
+
+#: the crawls' settings: docs/scrapy.md's, as written
+OURS = _documented_settings()
+AGENT = OURS.pop("USER_AGENT")
 #: Scrapy's own middleware with robotrules' parser: the reproduction of failing open
 STOCK = {"ROBOTSTXT_PARSER": "robotrules.scrapy.RobotParser"}
 
