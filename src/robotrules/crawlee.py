@@ -39,16 +39,12 @@ from typing import TYPE_CHECKING, Any
 
 from robotrules._origin import origin_of
 from robotrules.fetch import AsyncRobotsClient, FetchedRobots
-from robotrules.fetch._common import DEFAULT_USER_AGENT, OutageLog
+from robotrules.fetch._common import DEFAULT_USER_AGENT, MAX_CRAWL_DELAY, OutageLog
 
 if TYPE_CHECKING:
     from robotrules import RobotsTxt, Verdict
 
 __all__ = ["MAX_CRAWL_DELAY", "RobotsTxtFile", "use_robotrules"]
-
-#: The longest Crawl-delay handed to Crawlee's throttling, in seconds (the pacer's default cap,
-#: as Nutch and StormCrawler): a longer one is capped and logged once per origin.
-MAX_CRAWL_DELAY = 30.0
 
 _log = logging.getLogger("robotrules.crawlee")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -41,6 +42,7 @@ class Site:
     extra: dict[str, tuple[int, bytes, dict[str, str]]] = field(default_factory=dict)
     robots_sequence: list[tuple[int, bytes, dict[str, str]]] = field(default_factory=list)
     seen: list[tuple[str, str]] = field(default_factory=list)
+    stamps: list[float] = field(default_factory=list)  # time.monotonic() of each of ``seen``
     base: str = ""
     release: threading.Event = field(default_factory=threading.Event)
 
@@ -59,6 +61,7 @@ def serving(s: Site) -> Iterator[Site]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            s.stamps.append(time.monotonic())
             s.seen.append((self.path, self.headers.get("User-Agent", "")))
             if self.path == "/robots.txt":
                 if s.robots_sequence:

@@ -12,6 +12,7 @@ one crawler per site, at once); the servers' own logs are the evidence.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -136,6 +137,8 @@ def _plan() -> dict[str, Crawl]:
         "moved": Crawl(redirect, OURS),
         "changing": Crawl(changing, {**OURS, "ROBOTRULES_MIN_TTL": 0}, later="/b"),
         "stock_busy": Crawl(site((503, b"<html>busy</html>", {})), STOCK),
+        "paced": Crawl(site((200, b"User-agent: examplebot\nCrawl-delay: 1\nDisallow: /private/\n",
+                             {})), OURS),
     }
 
 
@@ -237,3 +240,15 @@ def test_the_file_is_fetched_again_after_its_lifetime(crawls: dict[str, Crawl]) 
     assert "/b" in crawl.pages()
     assert len(crawl.result["parsed"]) == 2
     assert crawl.result["requests"] == 2
+
+
+def test_crawl_delay_spaces_the_requests_of_a_site(crawls: dict[str, Crawl]) -> None:
+    """Scrapy applies no robots.txt Crawl-delay of its own; the middleware makes it the least
+    delay of the site's download slot: the server saw its pages at least 1 s apart."""
+    crawl = crawls["paced"]
+    assert sorted(crawl.pages()) == ["/", "/a", "/b", "/c"]
+    stamps = [t for (path, _), t in zip(crawl.site.seen, crawl.site.stamps, strict=True)
+              if path != "/robots.txt"]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(stamps)]
+    assert len(gaps) == 3
+    assert min(gaps) >= 0.95, gaps

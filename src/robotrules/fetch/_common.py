@@ -25,6 +25,7 @@ from typing import Generic, Literal, TypeVar
 
 import robotrules
 from robotrules import Dialect, RobotsTxt, Verdict, _policy, _tdmrep_policy
+from robotrules._origin import origin_of
 from robotrules._policy import check_number
 from robotrules._token import product_token
 from robotrules.aipref import Usage, usage_of_verdict
@@ -492,6 +493,11 @@ class BaseClient:
                                             tdm, headers)
 
 
+#: The longest Crawl-delay the crawler shells hand their framework's throttling, in seconds (the
+#: pacer's default cap, as Nutch and StormCrawler): a longer one is capped and logged once.
+MAX_CRAWL_DELAY = 30.0
+
+
 class OutageLog:
     """Says once per origin and outage that its robots.txt is unreachable, with the reason and
     what follows (the crawler shells: :mod:`robotrules.crawlee`, :mod:`robotrules.scrapy`).
@@ -502,7 +508,7 @@ class OutageLog:
         self._outages: dict[str, float] = {}  # origin -> failing_since of the outage logged
 
     def note(self, fetched: FetchedRobots) -> None:
-        origin = fetched.origin or fetched.robots_url.removesuffix("/robots.txt")
+        origin = fetched.origin or origin_of(fetched.robots_url)
         if fetched.failing_since is None:
             self._outages.pop(origin, None)
             return
