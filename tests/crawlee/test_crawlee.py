@@ -423,3 +423,13 @@ def test_the_docs_examples_run_as_written(site: Site, tmp_path: Path) -> None:
          "print(type(asyncio.run(throttled_crawler())).__name__)"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert built.stdout.split() == ["BeautifulSoupCrawler"], built.stderr[-3000:]
+
+
+def test_only_the_first_500_kib_of_a_file_is_read(site: Site) -> None:
+    """RFC 9309 2.5: crawlers MUST parse at least 500 KiB (robotrules reads 512,000 bytes, whole
+    lines only). A rule past the limit is not read: /b is crawled, /private/ still refused."""
+    body = b"User-agent: examplebot\nDisallow: /private/\n" + b"#" * 600_000 + b"\nDisallow: /b\n"
+    site.robots = (200, body, {})
+    handled, skipped, _ = _crawl_with(site)
+    assert handled == EXAMPLEBOT_PAGES
+    assert skipped == ["/private/x (robots_txt)", "/private/y (robots_txt)"]

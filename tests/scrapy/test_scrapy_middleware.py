@@ -46,6 +46,8 @@ def _documented_settings() -> dict[str, Any]:
 #: the crawls' settings: docs/scrapy.md's, as written
 OURS = _documented_settings()
 AGENT = OURS.pop("USER_AGENT")
+#: a rule past RFC 9309 2.5's 500 KiB (robotrules reads 512,000 bytes, whole lines)
+BIG = b"User-agent: examplebot\nDisallow: /private/\n" + b"#" * 600_000 + b"\nDisallow: /b\n"
 #: Scrapy's own middleware with robotrules' parser: the reproduction of failing open
 STOCK = {"ROBOTSTXT_PARSER": "robotrules.scrapy.RobotParser"}
 
@@ -137,6 +139,7 @@ def _plan() -> dict[str, Crawl]:
         "moved": Crawl(redirect, OURS),
         "changing": Crawl(changing, {**OURS, "ROBOTRULES_MIN_TTL": 0}, later="/b"),
         "stock_busy": Crawl(site((503, b"<html>busy</html>", {})), STOCK),
+        "big": Crawl(site((200, BIG, {})), OURS),
         "paced": Crawl(site((200, b"User-agent: examplebot\nCrawl-delay: 1\nDisallow: /private/\n",
                              {})), OURS),
     }
@@ -222,6 +225,12 @@ def test_scrapys_own_middleware_fails_open_on_a_503(crawls: dict[str, Crawl]) ->
     crawl = crawls["stock_busy"]
     assert crawl.site.paths().count("/robots.txt") == 3  # RETRY_TIMES = 2
     assert crawl.pages() == {"/", "/a", "/b", "/c", "/private/x", "/private/y"}
+
+
+def test_only_the_first_500_kib_of_a_file_is_read(crawls: dict[str, Crawl]) -> None:
+    """RFC 9309 2.5: a parsing limit of at least 500 KiB; the rule past it is not read."""
+    assert crawls["big"].pages() == {"/", "/a", "/b", "/c"}
+    assert crawls["big"].result["parsed"][0][1].endswith("truncated at the size limit")
 
 
 def test_a_redirected_file_is_followed(crawls: dict[str, Crawl]) -> None:
