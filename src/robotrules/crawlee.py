@@ -282,7 +282,6 @@ def use_robotrules(crawler: Any, client: AsyncRobotsClient | None = None, *,
     crawler._respect_robots_txt_file = True
     crawler._get_robots_txt_file_for_url = adapter.file_or_none
     crawler._find_txt_file_for_url = adapter.file_for_url
-    crawler.robotrules_client = robots
     hook = getattr(crawler, "pre_navigation_hook", None)
     if hook is not None:
         hook(adapter.send_as_checked)

@@ -41,7 +41,7 @@ from crawlee import Request
 from robotrules.crawlee import MAX_CRAWL_DELAY, RobotsTxtFile, use_robotrules
 from robotrules.fetch import AsyncRobotsClient
 
-from .conftest import AGENT, ROBOTS, Site
+from .conftest import AGENT, PAGES, ROBOTS, Site
 
 CHROMIUM = os.environ.get("ROBOTRULES_CHROMIUM", "/usr/bin/chromium")
 DOC = Path(__file__).resolve().parents[2] / "docs" / "crawlee.md"
@@ -433,3 +433,20 @@ def test_only_the_first_500_kib_of_a_file_is_read(site: Site) -> None:
     handled, skipped, _ = _crawl_with(site)
     assert handled == EXAMPLEBOT_PAGES
     assert skipped == ["/private/x (robots_txt)", "/private/y (robots_txt)"]
+
+
+def test_crawlees_own_check_fails_open_where_robotrules_does_not(site: Site) -> None:
+    """Issue 36's reproduction, kept as the contrast: Crawlee's own robots.txt check
+    (``respect_robots_txt_file=True``) reads a 429 as "allow everything", and on a 200 file
+    decides for ``*`` while the pages go out with its browser User-Agent."""
+    site.robots = (429, b"slow down", {})
+
+    async def own() -> tuple[list[str], list[str]]:
+        return await _crawl(site, await _crawler("http", respect_robots_txt_file=True))
+
+    assert asyncio.run(own())[0] == sorted(["/", *PAGES.keys() - {"/"}])
+    site.robots, site.seen[:] = (200, ROBOTS, {}), []
+    handled, _ = asyncio.run(own())
+    assert "/a" not in handled  # "*"'s rule, not examplebot's
+    assert "/private/x" in handled
+    assert AGENT not in {agent for _, agent in site.seen}
