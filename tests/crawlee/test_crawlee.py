@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import logging
 import os
 import re
@@ -241,6 +242,11 @@ def test_crawl_delay_reaches_crawlees_throttling_as_a_float(site: Site) -> None:
     manager = asyncio.run(run())
     assert manager._domain_states["127.0.0.1"].crawl_delay == timedelta(seconds=0.5)
     assert sorted(site.pages()) == EXAMPLEBOT_PAGES
+    stamps = [t for (path, _), t in zip(site.seen, site.stamps, strict=True)
+              if path != "/robots.txt"]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(stamps)]
+    assert len(gaps) == 3
+    assert min(gaps) >= 0.45, gaps
 
 
 def test_a_huge_crawl_delay_is_capped_not_overflowed(
