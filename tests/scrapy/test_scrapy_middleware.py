@@ -115,7 +115,8 @@ class Crawl:
     settings: dict[str, Any]
     later: str = ""
     result: dict[str, Any] = field(default_factory=dict)
-    log: list[str] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)  # the lines naming the site
+    stderr: str = ""  # the whole log of all the crawls
 
     def pages(self) -> set[str]:
         return set(self.site.pages())
@@ -140,6 +141,7 @@ def _plan() -> dict[str, Crawl]:
         "changing": Crawl(changing, {**OURS, "ROBOTRULES_MIN_TTL": 0}, later="/b"),
         "stock_busy": Crawl(site((503, b"<html>busy</html>", {})), STOCK),
         "big": Crawl(site((200, BIG, {})), OURS),
+        "picky": Crawl(site((200, ROBOTS, {})), {**OURS, "ROBOTSTXT_USER_AGENT": "pickybot"}),
         "paced": Crawl(site((200, b"User-agent: examplebot\nCrawl-delay: 1\nDisallow: /private/\n",
                              {})), OURS),
     }
@@ -167,6 +169,7 @@ def crawls(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Crawl]:
     for name, crawl in plan.items():
         crawl.result = results[name]
         crawl.log = [line for line in proc.stderr.splitlines() if crawl.site.base in line]
+        crawl.stderr = proc.stderr
     return plan
 
 
@@ -261,3 +264,36 @@ def test_crawl_delay_spaces_the_requests_of_a_site(crawls: dict[str, Crawl]) -> 
     gaps = [later - earlier for earlier, later in itertools.pairwise(stamps)]
     assert len(gaps) == 3
     assert min(gaps) >= 0.95, gaps
+
+
+def test_robotstxt_user_agent_is_checked_and_a_mismatch_warned(crawls: dict[str, Crawl]) -> None:
+    """``ROBOTSTXT_USER_AGENT`` picks the agent robots.txt is checked for, as in Scrapy (pickybot
+    has no group: ``*`` applies, RFC 9309 2.2.1), and since the pages still go out as
+    examplebot, the crawl's start says so (issue 36: "a mismatch is refused or warned about,
+    never silent")."""
+    crawl = crawls["picky"]
+    assert crawl.pages() == {"/", "/b", "/private/x"}  # "*": Disallow: /a
+    assert {agent for _, agent in crawl.site.seen} == {AGENT}
+    warned = [line for line in crawl.stderr.splitlines()
+              if "is not the product token of USER_AGENT" in line]
+    assert len(warned) == 1  # the one crawl with a ROBOTSTXT_USER_AGENT
+    assert "'pickybot'" in warned[0]
+    assert "'examplebot'" in warned[0]
+
+
+def test_without_the_asyncio_reactor_the_middleware_refuses_to_start(tmp_path: Path) -> None:
+    """A middleware that cannot fetch robots.txt must not leave the crawl unchecked (Scrapy's
+    NotConfigured would drop it silently): the crawl fails, naming the setting."""
+    script = tmp_path / "crawl.py"
+    script.write_text(
+        "import scrapy\nfrom scrapy.crawler import CrawlerProcess\n"
+        "class S(scrapy.Spider):\n    name = 's'\n    start_urls = ['http://127.0.0.1:9/']\n"
+        f"settings = {{**{OURS!r}, 'TWISTED_REACTOR': "
+        "'twisted.internet.epollreactor.EPollReactor', 'TELNETCONSOLE_ENABLED': False}\n"
+        "process = CrawlerProcess(settings=settings)\nprocess.crawl(S)\nprocess.start()\n")
+    src = str(Path(robotrules.__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, str(script)], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert "needs the asyncio reactor" in done.stderr
+    assert "Spider opened" not in done.stderr  # the crawl never started
