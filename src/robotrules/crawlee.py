@@ -38,6 +38,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from robotrules._origin import origin_of
+from robotrules._policy import check_number
 from robotrules.fetch import AsyncRobotsClient, FetchedRobots
 from robotrules.fetch._common import DEFAULT_USER_AGENT, MAX_CRAWL_DELAY, OutageLog
 
@@ -173,9 +174,9 @@ class RobotsTxtFile:
 
 
 def configured_user_agent(crawler: Any) -> str | None:
-    """The ``User-Agent`` header set on ``crawler``'s HTTP client (Crawlee's impit, httpx and
-    curl clients keep their client keyword arguments in ``_async_client_kwargs``), or None when
-    the client sends its own (an impersonated browser's)."""
+    """The ``User-Agent`` header set on ``crawler``'s HTTP client (Crawlee's impit and httpx
+    clients keep their client keyword arguments in ``_async_client_kwargs``), or None when the
+    client sends its own (an impersonated browser's, a generated one)."""
     kwargs = getattr(getattr(crawler, "_http_client", None), "_async_client_kwargs", None)
     headers = kwargs.get("headers") if isinstance(kwargs, dict) else None
     if not headers:
@@ -262,8 +263,7 @@ def use_robotrules(crawler: Any, client: AsyncRobotsClient | None = None, *,
     ``ThrottlingRequestManager``. Returns the client (close it with ``await client.aclose()``
     when the crawl is over; ``await client.explain(url)`` says why a URL was skipped).
     """
-    if not max_crawl_delay >= 0 or max_crawl_delay == float("inf"):
-        raise ValueError(f"max_crawl_delay must be a finite number >= 0, got {max_crawl_delay!r}")
+    check_number("max_crawl_delay", max_crawl_delay)
     given = {"client": client.user_agent if client is not None else None,
              "user_agent": user_agent,
              "the crawler's HTTP client": configured_user_agent(crawler)}

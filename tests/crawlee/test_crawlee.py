@@ -456,3 +456,10 @@ def test_crawlees_own_check_fails_open_where_robotrules_does_not(site: Site) -> 
     assert "/a" not in handled  # "*"'s rule, not examplebot's
     assert "/private/x" in handled
     assert AGENT not in {agent for _, agent in site.seen}
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0])
+def test_a_bad_max_crawl_delay_is_refused(bad: float) -> None:
+    """A NaN cap compares false with every delay and would hand Crawlee no cap at all."""
+    with pytest.raises(ValueError, match="max_crawl_delay"):
+        use_robotrules(_make("http"), user_agent=AGENT, max_crawl_delay=bad)
