@@ -14,8 +14,8 @@ One agent. The product token robots.txt is checked for and the User-Agent the cr
 one string: ``use_robotrules`` reads it from the robots client, from ``user_agent=`` or from the
 ``User-Agent`` header configured on the crawler's HTTP client (they must agree: a mismatch is a
 ``ValueError``), and then *sets* it on every request the crawler navigates to (a pre-navigation
-hook: the request's header for HTTP crawlers, the page's header for Playwright). A request that
-asks for another User-Agent is sent with the checked one, and a warning says so.
+hook: the request's header, and for Playwright the page's as well). A request that asks for
+another User-Agent is sent with the checked one, and a warning says so.
 
 Why a URL was skipped: each robots.txt skip is logged on the crawler's logger (DEBUG, with the
 deciding line or the HTTP outcome), an unreachable file once per origin and outage (WARNING,
