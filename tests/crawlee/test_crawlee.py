@@ -246,7 +246,10 @@ def test_crawl_delay_reaches_crawlees_throttling_as_a_float(site: Site) -> None:
               if path != "/robots.txt"]
     gaps = [later - earlier for earlier, later in itertools.pairwise(stamps)]
     assert len(gaps) == 3
-    assert min(gaps) >= 0.45, gaps
+    # measured at the server: each gap has 0.15 s of slack for arrival jitter on a busy
+    # machine; unpaced, the pages come milliseconds apart
+    assert min(gaps) >= 0.35, gaps
+    assert sum(gaps) >= 1.35, gaps
 
 
 def test_a_huge_crawl_delay_is_capped_not_overflowed(

@@ -263,7 +263,10 @@ def test_crawl_delay_spaces_the_requests_of_a_site(crawls: dict[str, Crawl]) -> 
               if path != "/robots.txt"]
     gaps = [later - earlier for earlier, later in itertools.pairwise(stamps)]
     assert len(gaps) == 3
-    assert min(gaps) >= 0.95, gaps
+    # measured at the server: one arrival's delay can exceed the next one's on a busy machine,
+    # so each gap has 0.25 s of slack; unpaced, the pages come milliseconds apart
+    assert min(gaps) >= 0.75, gaps
+    assert sum(gaps) >= 2.75, gaps
 
 
 def test_robotstxt_user_agent_is_checked_and_a_mismatch_warned(crawls: dict[str, Crawl]) -> None:
