@@ -78,7 +78,7 @@ class SiteSpider(scrapy.Spider):
     async def start(self):
         yield scrapy.Request(self.base + "/")
         if self.later:  # asked after the robots.txt lifetime of the first answer
-            await asyncio.sleep(2.5)
+            await asyncio.sleep(3)
             yield scrapy.Request(self.base + self.later, dont_filter=True)
 
     def parse(self, response):
