@@ -58,7 +58,7 @@ def test_audit_with_fresh_ranges_tells_verified_from_spoofed(http: HttpServer,
     url = checks_for("Googlebot").ranges_url
     assert url is not None
     http.routes["/g.json"] = Reply(200, b'{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
-    refresh({f"{http.base}/g.json": "google"}, tmp_path, timeout=5)
+    refresh({f"{http.base}/g.json": "google"}, tmp_path, timeout=5, allow_loopback=True)
     index = json.loads((tmp_path / "index.json").read_text())
     index[url] = index.pop(f"{http.base}/g.json")
     (tmp_path / "index.json").write_text(json.dumps(index))
@@ -168,11 +168,49 @@ def test_agents_ranges_refresh(http: HttpServer, tmp_path: Path,
                                              b' "prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
     lists = {f"{http.base}/common.json": "google", f"{http.base}/missing.json": "google"}
     monkeypatch.setattr(registry, "range_lists", lambda: lists)
-    rc = main(["agents", "ranges", "--refresh", "--dir", str(tmp_path), "--json"])
-    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert rc == 1  # one list failed
+    rc = main(["agents", "ranges", "--refresh", "--dir", str(tmp_path), "--json",
+               "--allow-loopback"])
+    cap = capsys.readouterr()
+    out = [json.loads(x) for x in cap.out.splitlines()]
+    assert rc == 3  # one list could not be fetched: the CLI's "could not fetch"
     by = {o["url"].rsplit("/", 1)[1]: o for o in out}
     assert by["common.json"]["fresh"] is True
     assert by["common.json"]["prefixes"] == 1
     assert by["common.json"]["created"] == "2026-11-20T00:00:00"
     assert by["missing.json"]["error"] == "HTTP 404"
+    assert cap.err == (f"robotrules: warning: could not fetch {http.base}/missing.json "
+                       "(HTTP 404): the saved copy, if any, is kept\n")
+
+
+def test_agents_ranges_refresh_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    # the issue: "agents ranges --refresh offline puts raw exception text in the table and
+    # exits 1 (the CLI's rule for 'could not fetch' is 3)"; offline here: a closed port, a
+    # name that does not resolve (.invalid, RFC 6761), a private address
+    from robotrules.cli import main
+    from robotrules.guard import registry
+
+    from .conftest import free_port
+
+    lists = {f"http://127.0.0.1:{free_port()}/closed.json": "google",
+             "https://ranges.invalid/nowhere.json": "google",
+             "http://10.0.0.1/internal.json": "google"}
+    monkeypatch.setattr(registry, "range_lists", lambda: lists)
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("NO_COLOR", "1")
+    rc = main(["agents", "ranges", "--refresh", "--dir", str(tmp_path), "--timeout", "3",
+               "--allow-loopback"])
+    cap = capsys.readouterr()
+    assert rc == 3
+    reasons = {"closed.json": "connection refused",
+               "nowhere.json": "DNS failure: ranges.invalid does not resolve",
+               "internal.json": "refused: 10.0.0.1 is a private address"}
+    for name, why in reasons.items():
+        (line,) = [ln for ln in cap.err.splitlines() if name in ln]
+        assert line.startswith("robotrules: warning: could not fetch ")
+        assert why in line, line
+    table = cap.out
+    assert table.count("could not fetch") == 3
+    for raw in ("Traceback", "ConnectError", "Errno", "httpx", "gaierror"):
+        assert raw not in table + cap.err
+    assert len(cap.err.splitlines()) == 3

@@ -90,11 +90,15 @@ def _loopback_only(url: str) -> None:
         host = ascii_host(u.host)
         addresses = checked_addresses(host, port, allow_private=True, resolver=resolve)
     except FetchRefused as exc:
+        if exc.status == 502:
+            raise DownloadError(_dns_failure(url)) from None
         raise DownloadError(str(exc)) from None
     for a in addresses:
         why = unsafe_address(a)
         if why is not None and not ipaddress.ip_address(a.split("%", 1)[0]).is_loopback:
-            raise DownloadError(f"refused: {host} ({a}) {why}; {_HINT}")
+            shown = host.strip("[]")
+            what = f"{shown} {why}" if shown == a else f"{shown} resolves to {a}, which {why}"
+            raise DownloadError(f"refused: {what}; {_HINT}")
 
 
 def _client_kwargs(timeout: float, max_redirects: int, allow_loopback: bool,
@@ -154,10 +158,19 @@ def _finish(dec: Any, url: str, r: Any) -> Download:
     return Download(url, 200, body, headers)
 
 
-def _words(exc: BaseException, timeout: float) -> str:
+def _dns_failure(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    return f"DNS failure: {urlsplit(url).hostname} does not resolve"
+
+
+def _words(exc: BaseException, timeout: float, url: str) -> str:
+    """A transport failure in the fetch clients' few words (``connection refused``, ...)."""
     from ..fetch._common import describe_exception
 
     words = describe_exception(exc)
+    if words == "DNS failure":
+        return _dns_failure(url)
     return f"no answer within {timeout:g} s" if words == "timeout" else words
 
 
@@ -185,7 +198,7 @@ def download(url: str, *, timeout: float, max_bytes: int, accept: str,
     except httpx.TooManyRedirects:
         raise DownloadError(f"more than {max_redirects} redirects") from None
     except (httpx.HTTPError, OSError, ValueError) as exc:
-        raise DownloadError(_words(exc, timeout)) from None
+        raise DownloadError(_words(exc, timeout, url)) from None
 
 
 async def adownload(url: str, *, timeout: float, max_bytes: int, accept: str,
@@ -221,4 +234,4 @@ async def adownload(url: str, *, timeout: float, max_bytes: int, accept: str,
     except httpx.TooManyRedirects:
         raise DownloadError(f"more than {max_redirects} redirects") from None
     except (httpx.HTTPError, OSError, ValueError) as exc:
-        raise DownloadError(_words(exc, timeout)) from None
+        raise DownloadError(_words(exc, timeout, url)) from None
