@@ -128,6 +128,7 @@ class RangeStore:
 
     lists: dict[str, RangeList] = field(default_factory=dict)
     max_age: float = DEFAULT_MAX_AGE
+    log_warnings: bool = True  # False: the caller says it (``robotrules audit``)
     _warned: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def add(self, rl: RangeList) -> None:
@@ -181,7 +182,8 @@ class RangeStore:
 
     def _warn(self, key: str, text: str) -> None:
         self._warned.add(key)
-        _LOG.warning("%s", text)
+        if self.log_warnings:
+            _LOG.warning("%s", text)
 
     def _missing_text(self, urls: list[str]) -> str:
         what = "no published IP range list is saved" if not self.lists else \
