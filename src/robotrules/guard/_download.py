@@ -159,9 +159,9 @@ def _finish(dec: Any, url: str, r: Any) -> Download:
 
 
 def _dns_failure(url: str) -> str:
-    from urllib.parse import urlsplit
+    import httpx
 
-    return f"DNS failure: {urlsplit(url).hostname} does not resolve"
+    return f"DNS failure: {httpx.URL(url).host} does not resolve"
 
 
 def _words(exc: BaseException, timeout: float, url: str) -> str:

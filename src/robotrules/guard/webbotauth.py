@@ -54,10 +54,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import ipaddress
 import json
 import math
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -147,7 +145,6 @@ def _unb64url(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-_HOST = re.compile(r"[a-z0-9_](?:[a-z0-9_.-]{0,251}[a-z0-9_])?")
 _THUMB_MEMBERS = {"OKP": ("crv", "kty", "x"), "EC": ("crv", "kty", "x", "y"),
                   "RSA": ("e", "kty", "n")}
 
@@ -256,27 +253,20 @@ def _agent_member(value: str, key: str | None, whole: bool) -> tuple[str | None,
 
 
 def _url_parts(url: str, allow_http: bool) -> tuple[str, str] | None:
-    """(origin, path) of an https URL (``http`` too with ``allow_http``), host in ASCII (the
-    package's IDNA codec), default port dropped; the query and fragment are not part of it."""
-    from .._origin import ascii_host
+    """(origin, path) of an https URL (``http`` too with ``allow_http``): the origin as the
+    package writes origins (:func:`robotrules._origin.origin_of`: host lower-cased and in
+    ASCII, default port dropped); no user info; the query and fragment are not part of it."""
+    from .._origin import origin_or_none
 
     try:
         parts = urlsplit(url.strip())
-        port = parts.port
     except ValueError:
         return None
-    if parts.scheme not in (("https", "http") if allow_http else ("https",)) \
-            or not parts.hostname or parts.username is not None or parts.password is not None:
+    origin = origin_or_none(url)
+    if origin is None or parts.username is not None or parts.password is not None \
+            or parts.scheme.lower() not in (("https", "http") if allow_http else ("https",)):
         return None
-    try:
-        host = ascii_host(parts.hostname)
-    except ValueError:
-        return None
-    if ":" in host:
-        host = f"[{host}]"
-    default = 443 if parts.scheme == "https" else 80
-    shown = f":{port}" if port is not None and port != default else ""
-    return f"{parts.scheme}://{host}{shown}", parts.path
+    return origin, parts.path
 
 
 def _directory_url(url: str, allow_http: bool) -> str | None:
@@ -289,43 +279,36 @@ def _directory_url(url: str, allow_http: bool) -> str | None:
 
 
 def _origin_of(directory: str) -> str:
-    parts = urlsplit(directory)
-    return f"{parts.scheme}://{parts.netloc}"
+    from .._origin import origin_of
+
+    return origin_of(directory)
 
 
 def normalize_authority(text: str, scheme: str | None = None) -> str | None:
-    """``host[:port]`` as RFC 9421 2.2.3 compares it: the host lower-cased and in ASCII (IDNA
-    2008, the ``idna`` package), the default port of ``scheme`` dropped (both 80 and 443 when
-    no scheme is known). ``None`` when it is not an authority."""
-    from .._origin import ascii_host
+    """``host[:port]`` as RFC 9421 2.2.3 compares it, the host written as the package writes
+    hosts (:func:`robotrules._origin.origin_of`: lower case, ASCII by IDNA 2008, the ``idna``
+    package), the default port of ``scheme`` dropped (both 80 and 443 when no scheme is
+    known). ``None`` when it is not an authority."""
+    from .._origin import origin_or_none
 
-    try:
-        parts = urlsplit("//" + text.strip())
-        port = parts.port
-        host = parts.hostname
-        if not host or parts.username is not None or parts.path or parts.query:
-            return None
-        host = ascii_host(host)
-    except ValueError:
+    text = text.strip()
+    if not text or any(c in text for c in "/?#@\\ \t\r\n"):
         return None
-    if ":" in host:
-        try:
-            host = f"[{ipaddress.IPv6Address(host)}]"
-        except ValueError:
-            return None
-    elif not _HOST.fullmatch(host):
+    origin = origin_or_none(f"{scheme or 'https'}://{text}")
+    if origin is None:
         return None
-    defaults = {"https": (443,), "http": (80,)}.get(scheme or "", (80, 443))
-    return host if port is None or port in defaults else f"{host}:{port}"
+    authority = origin.partition("://")[2]
+    if scheme is None and authority.endswith(":80"):
+        authority = authority[:-3]
+    return authority
 
 
 def _authority_of(url: str) -> str | None:
     """The authority a request to ``url`` signs (``@authority``), normalized."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    return normalize_authority(parts.netloc, parts.scheme.lower()) if parts.netloc else None
+    from .._origin import origin_or_none
+
+    origin = origin_or_none(url)
+    return origin.partition("://")[2] if origin is not None else None
 
 
 class _Message:
