@@ -436,6 +436,19 @@ def test_malformed_headers_never_raise_or_verify(
     assert r.state in ("invalid", "unverified")
 
 
+def test_a_field_split_over_many_lines_is_bounded_too(
+        agent: tuple[HttpServer, Signer, WebBotAuth]) -> None:
+    # 200 Signature-Input lines of 100 bytes each: each under the limit, 20 KB together
+    http, signer, w = agent
+    w.fetch(http.base)
+    h = signer.sign(URL)
+    pairs = [(n, v) for n, v in h.items()] + [
+        ("Signature-Input", f'x{i:03d}=("a");tag="{"t" * 80}"') for i in range(200)]
+    r = w.verify("GET", URL, pairs, {k.lower(): v for k, v in h.items()}, None)
+    assert r.state == "unverified"
+    assert "over 4096 bytes" in r.detail
+
+
 def test_an_agent_the_site_does_not_know_is_never_fetched(http: HttpServer) -> None:
     signer = Signer(http.base)
     directory(http, signer)

@@ -448,7 +448,9 @@ class WebBotAuth:
         if not self.signed(headers):
             return SigResult("unsigned", None, None, "no Web Bot Auth signature")
         for name in ("signature", "signature-input", "signature-agent"):
-            if len(headers.get(name, "")) > MAX_HEADER:
+            # every line of the field counts (the library reads them joined)
+            size = sum(len(v) + 2 for n, v in pairs if n.lower() == name)
+            if max(size, len(headers.get(name, ""))) > MAX_HEADER:
                 return SigResult("unverified", None, None, f"{name} header over {MAX_HEADER}"
                                  " bytes: not read")
         raw = ", ".join(v for n, v in pairs if n.lower() == "signature-input")
