@@ -156,7 +156,8 @@ def audit(logs: tuple[str, ...], robots: str, dialect: str, ranges_dir: str | No
         where = ", ".join(logs)
         if not stats.lines:
             raise CliError(f"{where}: empty, 0 lines read: no access-log records to audit")
-        raise CliError(f"{where}: no access-log records in {stats.lines:,} lines read "
+        raise CliError(f"{where}: no access-log records in {stats.lines:,} "
+                       f"line{'s' if stats.lines != 1 else ''} read "
                        "(not nginx / Apache combined or common, nor JSON Lines)")
     if stats.malformed:
         note(f"{stats.malformed:,} bad line{'s' if stats.malformed != 1 else ''} skipped "
