@@ -791,3 +791,25 @@ def test_random_tampering_never_verifies() -> None:
         counts[kind] += 1
     assert min(counts.values()) >= 150, counts
     assert verify(w, URL, a.sign(URL)).state == "verified"  # the untouched request still does
+
+
+async def test_async_fetch_refuses_private_addresses(http: HttpServer) -> None:
+    # the same address guard on the asyncio path (production settings)
+    signer = Signer(http.base)
+    directory(http, signer)
+    w = WebBotAuth(trusted_agents=[http.base], use_registry=False, allow_http=True)
+    d = await w.afetch(http.base)
+    assert d.error is not None
+    assert d.error.startswith("refused: 127.0.0.1 is a loopback address")
+    assert http.hits.get(DIRECTORY_PATH) is None
+
+
+def test_a_cross_site_signature_costs_no_fetch(
+        agent: tuple[HttpServer, Signer, WebBotAuth]) -> None:
+    # decided before any key is needed: a replay from another site never makes the guard
+    # fetch a directory (the draft: bound what untrusted requests make a verifier fetch)
+    http, signer, w = agent
+    r = verify(w, "https://attacker.example/", signer.sign("https://attacker.example/"))
+    assert r is not None
+    assert r.state == "invalid"
+    assert http.hits.get(DIRECTORY_PATH) is None
