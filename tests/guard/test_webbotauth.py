@@ -813,3 +813,55 @@ def test_a_cross_site_signature_costs_no_fetch(
     assert r is not None
     assert r.state == "invalid"
     assert http.hits.get(DIRECTORY_PATH) is None
+
+
+def test_draft_signed_directory_response() -> None:
+    # the draft's "Signed Directory Response": the directory signs its own response over
+    # @authority (of the request that fetched it) and Content-Digest; the library checks it,
+    # and the same proof fails for the key set re-served under another authority or changed
+    import datetime
+
+    from http_message_signatures import (
+        HTTPMessageVerifier,
+        HTTPSignatureKeyResolver,
+        InvalidSignature,
+    )
+    from http_message_signatures.algorithms import ED25519
+
+    from robotrules.guard.webbotauth import _Headers, _public_key, keys_from_jwks
+
+    v = VECTORS["draft_directory_response"]
+    key = _public_key(KEYS[v["key"]]["jwk"])
+
+    class Keys(HTTPSignatureKeyResolver):  # type: ignore[misc]
+        def resolve_public_key(self, key_id: str) -> Any:
+            return key
+
+    class Request:
+        def __init__(self, url: str) -> None:
+            self.method = v["request"]["method"]
+            self.url = url
+            self.headers = _Headers([tuple(h) for h in v["request"]["headers"]])
+
+    class Response:
+        status_code = 200
+
+        def __init__(self, url: str) -> None:
+            self.request = Request(url)
+            self.headers = _Headers([tuple(h) for h in v["headers"]])
+
+    verifier = HTTPMessageVerifier(signature_algorithm=ED25519, key_resolver=Keys())
+    verifier.max_clock_skew = datetime.timedelta(days=365 * 100)
+    body = v["body"].encode()
+    url = v["request"]["url"]
+    (out,) = verifier.verify(Response(url), max_age=None, expect_tag=v["tag"], body=body)
+    assert out.label == v["label"]
+    with pytest.raises(InvalidSignature):
+        verifier.verify(Response(url.replace("signature-agent.test", "mirror.example")),
+                        max_age=None, expect_tag=v["tag"], body=body)
+    with pytest.raises(InvalidSignature):
+        verifier.verify(Response(url), max_age=None, expect_tag=v["tag"],
+                        body=body.replace(b'"use":"sig"', b'"use":"enc"'))
+    # the key set itself: the RFC 9421 B.1.4 key, refused in production
+    assert list(keys_from_jwks(body)[0]) == [KEYS[v["key"]]["thumbprint"]]
+    assert keys_from_jwks(body, allow_test_keys=False) == ({}, 1)
