@@ -293,6 +293,23 @@ def test_only_the_covered_member_names_the_signer() -> None:
         assert parse_signature_agent(form["field"], form["label"]) == form["url"], form["name"]
 
 
+def test_a_second_signature_agent_line_is_read_as_the_signature_base_reads_it() -> None:
+    # RFC 9421 2.1: a field's lines are combined; RFC 9651: the last member of a key wins. A
+    # second line re-keying the covered member to another agent changes the signed value
+    a, b = Signer("https://agent-a.example"), Signer("https://agent-b.example")
+    w = WebBotAuth(use_registry=False, authorities=[SITE])
+    w.add_keys("https://agent-a.example", a.jwks())
+    w.add_keys("https://agent-b.example", b.jwks())
+    h = a.sign(URL, components=("@authority", '"signature-agent";key="sig1"'),
+               agent_header='sig1="https://agent-a.example"')
+    pairs = [*h.items(), ("Signature-Agent", 'sig1="https://agent-b.example"')]
+    r = w.verify("GET", URL, pairs, {k.lower(): v for k, v in h.items()}, None)
+    assert r is not None
+    # the combined field names B for sig1: B does not publish A's key
+    assert r.state == "unverified"
+    assert r.agent == "https://agent-b.example"
+
+
 def test_a_path_on_a_trusted_host_is_not_trusted(http: HttpServer) -> None:
     # the draft: "TLS authenticates the host but not the path. An arbitrary path does not
     # name the host's operator."

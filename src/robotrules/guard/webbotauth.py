@@ -454,7 +454,9 @@ class WebBotAuth:
                 return SigResult("unverified", None, None, f"{name} header over {MAX_HEADER}"
                                  " bytes: not read")
         raw = ", ".join(v for n, v in pairs if n.lower() == "signature-input")
-        sigs = self._signatures(raw, headers.get("signature-agent"))
+        # the field's lines joined, as the signature base reads them (RFC 9421 2.1)
+        agent_lines = [v for n, v in pairs if n.lower() == "signature-agent"]
+        sigs = self._signatures(raw, ", ".join(agent_lines) if agent_lines else None)
         if isinstance(sigs, str):
             return SigResult("unverified", None, None, sigs)
         wall = time.time() if now is None else now
