@@ -76,30 +76,37 @@ def test_thumbprints_of_the_rfc9421_keys_are_the_refused_test_keys() -> None:
                                                     KEYS["test-key-rsa-pss"]["thumbprint"]}
 
 
-def test_rfc9421_b26_through_the_library() -> None:
-    # RFC 9421 B.2.6 "Signing a Request Using ed25519": the library the guard verifies with
-    # checks the RFC's own signature with the B.1.4 key (no web-bot-auth tag: the library)
+def library_verifier(key_name: str, keyid: str) -> Any:
+    """``http-message-signatures``' Ed25519 verifier holding one RFC 9421 key under
+    ``keyid``, with no clock limit (the vectors are years old)."""
     import datetime
 
-    from http_message_signatures import (
-        HTTPMessageVerifier,
-        HTTPSignatureKeyResolver,
-        InvalidSignature,
-    )
+    from http_message_signatures import HTTPMessageVerifier, HTTPSignatureKeyResolver
     from http_message_signatures.algorithms import ED25519
 
-    from robotrules.guard.webbotauth import _Message, _public_key
+    from robotrules.guard.webbotauth import _public_key
 
-    v26 = VECTORS["rfc9421_b26"]
-    key = _public_key(KEYS[v26["key"]]["jwk"])
+    key = _public_key(KEYS[key_name]["jwk"])
 
     class Keys(HTTPSignatureKeyResolver):  # type: ignore[misc]
         def resolve_public_key(self, key_id: str) -> Any:
-            return key if key_id == v26["keyid"] else None
+            return key if key_id == keyid else None
 
-    headers = [tuple(h) for h in v26["headers"]]
     v = HTTPMessageVerifier(signature_algorithm=ED25519, key_resolver=Keys())
     v.max_clock_skew = datetime.timedelta(days=365 * 100)
+    return v
+
+
+def test_rfc9421_b26_through_the_library() -> None:
+    # RFC 9421 B.2.6 "Signing a Request Using ed25519": the library the guard verifies with
+    # checks the RFC's own signature with the B.1.4 key (no web-bot-auth tag: the library)
+    from http_message_signatures import InvalidSignature
+
+    from robotrules.guard.webbotauth import _Message
+
+    v26 = VECTORS["rfc9421_b26"]
+    headers = [tuple(h) for h in v26["headers"]]
+    v = library_verifier(v26["key"], v26["keyid"])
     out = v.verify(_Message(v26["method"], v26["url"], headers), max_age=None)
     assert out[0].label == v26["label"]
     # one changed byte of the covered Content-Length and the RFC's signature fails
@@ -247,12 +254,18 @@ def test_signed_request_fetches_the_directory_once(
     assert http.hits[DIRECTORY_PATH] == 1  # cached
 
 
-def test_keys_are_held_by_directory_and_keyid_never_keyid_alone(http: HttpServer) -> None:
-    # the draft: "Key lookup MUST be keyed on the (URL, key) pair, not on the key alone"
+def two_agents() -> tuple[Signer, Signer, WebBotAuth]:
+    """Agents A and B with their keys pinned, and a verifier for this site."""
     a, b = Signer("https://agent-a.example"), Signer("https://agent-b.example")
     w = WebBotAuth(use_registry=False, authorities=[SITE])
     w.add_keys("https://agent-a.example", a.jwks())
     w.add_keys("https://agent-b.example", b.jwks())
+    return a, b, w
+
+
+def test_keys_are_held_by_directory_and_keyid_never_keyid_alone(http: HttpServer) -> None:
+    # the draft: "Key lookup MUST be keyed on the (URL, key) pair, not on the key alone"
+    _a, b, w = two_agents()
     # B signs, but names A's directory: A does not publish B's key
     forged = b.sign(URL, agent_header='"https://agent-a.example"')
     r = verify(w, URL, forged)
@@ -277,10 +290,7 @@ def test_keys_are_held_by_directory_and_keyid_never_keyid_alone(http: HttpServer
 def test_only_the_covered_member_names_the_signer() -> None:
     # the draft: "A verifier MUST NOT attribute a signature to a member that signature does
     # not cover"
-    a, b = Signer("https://agent-a.example"), Signer("https://agent-b.example")
-    w = WebBotAuth(use_registry=False, authorities=[SITE])
-    w.add_keys("https://agent-a.example", a.jwks())
-    w.add_keys("https://agent-b.example", b.jwks())
+    a, _b, w = two_agents()
     h = a.sign(URL, components=("@authority", '"signature-agent";key="sig1"'),
                agent_header='sig1="https://agent-a.example"')
     h["Signature-Agent"] += ', sig9="https://agent-b.example"'  # a member added on the way
@@ -296,10 +306,7 @@ def test_only_the_covered_member_names_the_signer() -> None:
 def test_a_second_signature_agent_line_is_read_as_the_signature_base_reads_it() -> None:
     # RFC 9421 2.1: a field's lines are combined; RFC 9651: the last member of a key wins. A
     # second line re-keying the covered member to another agent changes the signed value
-    a, b = Signer("https://agent-a.example"), Signer("https://agent-b.example")
-    w = WebBotAuth(use_registry=False, authorities=[SITE])
-    w.add_keys("https://agent-a.example", a.jwks())
-    w.add_keys("https://agent-b.example", b.jwks())
+    a, _b, w = two_agents()
     h = a.sign(URL, components=("@authority", '"signature-agent";key="sig1"'),
                agent_header='sig1="https://agent-a.example"')
     pairs = [*h.items(), ("Signature-Agent", 'sig1="https://agent-b.example"')]
@@ -751,10 +758,7 @@ def test_random_tampering_never_verifies() -> None:
     import random
 
     rng = random.Random(9421)
-    a, b = Signer("https://agent-a.example"), Signer("https://agent-b.example")
-    w = WebBotAuth(use_registry=False, authorities=[SITE])
-    w.add_keys("https://agent-a.example", a.jwks())
-    w.add_keys("https://agent-b.example", b.jwks())
+    a, _b, w = two_agents()
     b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
     def signature(h: dict[str, str]) -> dict[str, str]:
@@ -836,23 +840,12 @@ def test_draft_signed_directory_response() -> None:
     # the draft's "Signed Directory Response": the directory signs its own response over
     # @authority (of the request that fetched it) and Content-Digest; the library checks it,
     # and the same proof fails for the key set re-served under another authority or changed
-    import datetime
+    from http_message_signatures import InvalidSignature
 
-    from http_message_signatures import (
-        HTTPMessageVerifier,
-        HTTPSignatureKeyResolver,
-        InvalidSignature,
-    )
-    from http_message_signatures.algorithms import ED25519
-
-    from robotrules.guard.webbotauth import _Headers, _public_key, keys_from_jwks
+    from robotrules.guard.webbotauth import _Headers, keys_from_jwks
 
     v = VECTORS["draft_directory_response"]
-    key = _public_key(KEYS[v["key"]]["jwk"])
-
-    class Keys(HTTPSignatureKeyResolver):  # type: ignore[misc]
-        def resolve_public_key(self, key_id: str) -> Any:
-            return key
+    keyid = KEYS[v["key"]]["thumbprint"]
 
     class Request:
         def __init__(self, url: str) -> None:
@@ -867,8 +860,7 @@ def test_draft_signed_directory_response() -> None:
             self.request = Request(url)
             self.headers = _Headers([tuple(h) for h in v["headers"]])
 
-    verifier = HTTPMessageVerifier(signature_algorithm=ED25519, key_resolver=Keys())
-    verifier.max_clock_skew = datetime.timedelta(days=365 * 100)
+    verifier = library_verifier(v["key"], keyid)
     body = v["body"].encode()
     url = v["request"]["url"]
     (out,) = verifier.verify(Response(url), max_age=None, expect_tag=v["tag"], body=body)
