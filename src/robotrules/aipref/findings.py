@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from .._findings import finding
 from .._model import Finding, Group, Record, Severity
+from .._origin import resolved
 from .content_signal import CONTENT_SIGNAL, parse_content_signal, signal_items
 from .content_usage import (
     CONTENT_USAGE,
@@ -114,9 +115,10 @@ def _lint_overview(rules: RobotsTxt, out: list[Finding]) -> None:
 def _lint_license(rec: Record, out: list[Finding]) -> None:
     """L043: RSL's robots.txt ``License:`` value is an absolute URI."""
     value = rec.value.strip()
-    parts = urlsplit(value)
-    if parts.scheme.lower() in ("http", "https") and parts.netloc:
-        return
+    if resolved(value, None) is not None:  # None: urllib cannot read it ("http://[::1")
+        parts = urlsplit(value)
+        if parts.scheme.lower() in ("http", "https") and parts.netloc:
+            return
     out.append(_finding(
         "L043", rec.line,
         f"License '{value}' is not an absolute http(s) URI: RSL 1.0 discovery asks for one "

@@ -26,9 +26,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
-from urllib.parse import urljoin
 
-from .._origin import origin_or_none
+from .._origin import origin_or_none, resolved
 from .._patterns import match_length
 from .._url import path_params_query, rfc_path
 from ._paths import pattern
@@ -259,8 +258,9 @@ def license_urls(rules: RobotsTxt, headers: Mapping[str, str] | None = None,
     ``rel="license"`` of the response, in that order, without duplicates."""
     out: list[str] = []
     for s in records(rules):
-        if s.source == "license" and s.raw.strip():
-            out.append(urljoin(base, s.raw.strip()) if base else s.raw.strip())
+        url = resolved(s.raw.strip(), base) if s.source == "license" else None
+        if url:  # an empty value, or one urllib cannot read (lint: L043), names none
+            out.append(url)
     if headers is not None:
         out.extend(url for url, _ in license_links(headers, base))
     return tuple(dict.fromkeys(out))
