@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from . import _directives, _token, _tokenize
 from ._findings import finding
-from ._origin import resolved
+from ._url import resolved
 
 if TYPE_CHECKING:
     from ._model import Finding

@@ -294,3 +294,52 @@ def test_numbers_past_a_float_are_no_value_and_a_finding(parse_with: Any,
     rate = edge.request_rate()
     assert rate is not None
     assert rate.requests == int("9" * 308)
+
+
+def test_agents_that_select_the_same_groups_share_what_they_derive(parse_with: Any) -> None:
+    """Issue 41: "Agents that select the same groups should share what they derive": 40
+    agents named by the same 20 groups select those groups merged (RFC 9309 2.2.1: "If
+    there is more than one group matching the user-agent, the matching groups' rules MUST
+    be combined"), so the file keeps one selection for all of them; each verdict still
+    names its own agent (the sentence is written from the verdict's agent when read)."""
+    names = [f"bot{i}" for i in range(40)]
+    head = "".join(f"User-agent: {n}\n" for n in names)
+    body = "".join(f"{head}Disallow: /g{g}/\n" for g in range(20))
+    rules = parse_with(body)
+    for i, name in enumerate(names):
+        v = rules.explain(f"/g{i % 20}/x", user_agent=name)
+        assert not v.allowed
+        assert v.line == 41 * (i % 20 + 1)
+        assert f"the group for '{name}' (lines 1, 42," in v.detail
+        u = rules.usage(f"/g{i % 20}/x", user_agent=f"{name}/1.0")
+        assert not u.crawl
+        assert f"the group for '{name}'" in u.verdict.detail
+    kept = rules._kept()
+    assert len(kept.selections) == 1
+    assert len(kept.uses) == 1
+    assert len(kept.selection_of_agent) == 80  # each string finds the one selection
+    assert kept.evictions == 0
+
+
+def test_what_the_answers_derive_stays_within_the_budget(
+        parse_with: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 41: "what an agent keeps should be bounded by the file's size": past the budget
+    (``_robots._DERIVED_MIN`` plus ``_DERIVED_PER_BYTE`` per byte, here made small) what the
+    answers derived is dropped before more is kept, and every answer stays the one a fresh
+    parse gives (RFC 9309 2.2.1: each agent's own group)."""
+    from robotrules import _robots
+
+    monkeypatch.setattr(_robots, "_DERIVED_MIN", 20_000)
+    monkeypatch.setattr(_robots, "_DERIVED_PER_BYTE", 0)
+    body = "".join(f"User-agent: bot{g}\nDisallow: /g{g}/\nAllow: /g{g}/ok\n\n"
+                   for g in range(300))
+    rules = parse_with(body)
+    for g in range(300):
+        for path in (f"/g{g}/x", f"/g{g}/ok", "/other"):
+            v = rules.explain(path, user_agent=f"bot{g}")
+            assert v == parse_with(body).explain(path, user_agent=f"bot{g}")
+            assert v.line == {"/other": None}.get(path, 4 * g + (3 if "ok" in path else 2))
+        rules.usage(f"/g{g}/ok", user_agent=f"bot{g}")
+    kept = rules._kept()
+    assert kept.evictions > 0
+    assert kept.derived_bytes <= kept.budget == 20_000

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .._findings import finding
-from .._model import Finding, Group, Record, Severity
-from .._origin import resolved
+from .._model import Finding, Group, Record, Rule, Severity
+from .._patterns import covers
+from .._url import resolved
 from .content_signal import CONTENT_SIGNAL, parse_content_signal, signal_items
 from .content_usage import (
     CONTENT_USAGE,
@@ -79,11 +80,12 @@ def lint_findings(rules: RobotsTxt, *, vocabulary_name: str = DEFAULT_VOCABULARY
     for rec in rules._every_record():
         if rec.directive == "license":
             _lint_license(rec, out)
+    allows = _Allows()  # per group selection, its Allow rules: one merge per selection
     for g in groups:
         for rec in g.records:
             key = rec.directive
             if key == CONTENT_USAGE:
-                _lint_content_usage(rules, g.tokens, rec, out, vocabulary_name)
+                _lint_content_usage(rules, g.tokens, rec, out, vocabulary_name, allows)
             elif key == CONTENT_SIGNAL:
                 _lint_content_signal(rec, out)
     _lint_only_global(groups, out)
@@ -127,7 +129,7 @@ def _lint_license(rec: Record, out: list[Finding]) -> None:
 
 
 def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
-                        out: list[Finding], vocab: str) -> None:
+                        out: list[Finding], vocab: str, allows: _Allows) -> None:
     v = vocabulary(vocab)
     s = parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocab,
                             octets=rec.octets)
@@ -198,7 +200,7 @@ def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
             "L035", line,
             f"'{k}' is given more than once: only the last value counts (vocab-07 'Multiple "
             "Preferences')", None))
-    if _only_disallowed(rules, tokens, path):
+    if _only_disallowed(rules, tokens, path, allows):
         out.append(_finding(
             "L038", line,
             f"Content-Usage for '{path or '/'}' has no effect: the group disallows that path and "
@@ -206,17 +208,48 @@ def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
             "Semantics')", None))
 
 
-def _only_disallowed(rules: RobotsTxt, tokens: tuple[str, ...], path: str | None) -> bool:
-    """The Content-Usage path is disallowed for the group and no Allow rule reopens part of it."""
+class _Allows:
+    """The Allow rules of each group selection, for one lint: one merge per selection, found
+    by the agent's token (a selection is the group index's own tuple: known by identity, so
+    that no look-up hashes a tuple as long as the groups), not one per line."""
+
+    __slots__ = ("by_agent", "by_selection")
+
+    def __init__(self) -> None:
+        self.by_agent: dict[str, tuple[Rule, ...] | None] = {}
+        self.by_selection: dict[int, tuple[tuple[int, ...], tuple[Rule, ...]]] = {}
+
+    def of(self, rules: RobotsTxt, agent: str) -> tuple[Rule, ...] | None:
+        """The Allow rules of the groups that apply to ``agent`` (None: no group applies)."""
+        if agent in self.by_agent:
+            return self.by_agent[agent]
+        selection = rules.selected_groups(agent)
+        found: tuple[Rule, ...] | None = None
+        if selection:
+            kept = self.by_selection.get(id(selection))
+            if kept is None or kept[0] is not selection:
+                groups = rules.groups
+                kept = self.by_selection[id(selection)] = (selection, tuple(
+                    r for g in selection for r in groups[g].rules if r.allow))
+            found = kept[1]
+        self.by_agent[agent] = found
+        return found
+
+
+def _only_disallowed(rules: RobotsTxt, tokens: tuple[str, ...], path: str | None,
+                     allows: _Allows) -> bool:
+    """The Content-Usage path is disallowed for the group and no Allow rule of the groups
+    that apply (merged, RFC 9309 2.2.1) reopens part of it: none under it
+    (:func:`robotrules._patterns.covers`), and none with a wildcard (it may reach into it).
+    ``allows`` keeps each selection's Allow rules for the call: linear in the lines whatever
+    number of groups name the agent."""
     probe = (path or "/").split("*", 1)[0].rstrip("$") or "/"
     agent = next((t for t in tokens if t), "*")
-    group = rules.group_for(agent)
-    if group is None:
+    reopening = allows.of(rules, agent)
+    if reopening is None or rules.is_allowed(probe, user_agent=agent):
         return False
-    if rules.is_allowed(probe, user_agent=agent):
-        return False
-    return not any(r.allow and (r.pattern.startswith(probe) or "*" in r.pattern)
-                   for r in group.rules)
+    dialect = rules.dialect
+    return not any("*" in r.pattern or covers(probe, r.pattern, dialect) for r in reopening)
 
 
 def _lint_content_signal(rec: Record, out: list[Finding]) -> None:

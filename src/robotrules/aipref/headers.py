@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .._origin import resolved
+from .._url import resolved
 from ._values import Statement, Tri
 from .content_usage import parse_content_usage_header
 from .vocabulary import DEFAULT_VOCABULARY, TDM

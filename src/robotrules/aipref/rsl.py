@@ -27,9 +27,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
-from .._origin import origin_or_none, resolved
+from .._origin import origin_or_none
 from .._patterns import match_length
-from .._url import path_params_query, rfc_path
+from .._url import path_params_query, resolved, rfc_path
 from ._paths import pattern
 from ._values import Statement, Tri
 from .headers import license_links

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, overload
 
 from .._match import Pattern
 from .._model import Record, Verdict
@@ -34,7 +34,7 @@ from .._patterns import longest_matches
 from ._paths import pattern
 from ._values import Scope, Statement, Tri, combine
 from .content_signal import CONTENT_SIGNAL, parse_content_signal, to_aipref
-from .content_usage import CONTENT_USAGE, parse_content_usage
+from .content_usage import CONTENT_USAGE, content_usage_path, parse_content_usage
 from .policy_tokens import POLICY_TOKEN, policy_groups, policy_statements
 from .vocabulary import DEFAULT_VOCABULARY
 from .vocabulary import vocabulary as vocabulary_of  # parameters here are named vocabulary
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .._robots import RobotsTxt
 
 __all__ = [
+    "ContentUsageRules",
     "SignalSummary",
     "Usage",
     "answer",
@@ -232,7 +233,46 @@ def usage_of_verdict(rules: RobotsTxt, verdict: Verdict, *,
                  vocabulary)
 
 
-Parts = tuple[tuple[Statement, ...], tuple[Statement, ...], tuple[Statement, ...]]
+class ContentUsageRules(Sequence[Statement]):
+    """The Content-Usage rules of the groups that apply to an agent, each read as a
+    :class:`Statement` when first asked for (its path is read at once, without the
+    preference: the matcher of the paths needs only those, and an answer reads only the
+    rules that decide it, so a file of many Content-Usage lines costs one Structured Fields
+    parse per rule that decides, not per line). Immutable: what is read is kept."""
+
+    __slots__ = ("_read", "_records", "_vocabulary", "paths")
+
+    def __init__(self, records: Sequence[Record], vocabulary: str) -> None:
+        self._records = tuple(records)
+        self._vocabulary = vocabulary
+        self._read: dict[int, Statement] = {}
+        #: the path of each rule (None: none), as its statement's ``path``
+        self.paths: tuple[str | None, ...] = tuple(
+            content_usage_path(r.value, r.octets) for r in self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    @overload
+    def __getitem__(self, i: int) -> Statement: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Statement]: ...
+
+    def __getitem__(self, i: int | slice) -> Statement | Sequence[Statement]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(len(self))[i])
+        if i < 0:
+            i += len(self._records)
+        s = self._read.get(i)
+        if s is None:
+            s = _statement(self._records[i], self._vocabulary)
+            assert s is not None  # every record here is a Content-Usage line
+            self._read[i] = s
+        return s
+
+
+Parts = tuple[Sequence[Statement], tuple[Statement, ...], tuple[Statement, ...]]
 
 
 def preference_parts(rules: RobotsTxt, user_agent: str, scope: Scope, vocabulary: str
@@ -242,22 +282,24 @@ def preference_parts(rules: RobotsTxt, user_agent: str, scope: Scope, vocabulary
     ``scope`` and the file-wide statements (LLM-Policy, License). A parsed file keeps them per
     agent (``RobotsTxt.usage``)."""
     group = rules.group_for(user_agent)
-    rules_cu: list[Statement] = []
+    rules_cu: list[Record] = []
     signals: list[Statement] = []
     others: list[Statement] = []
     for rec in group.records if group is not None else ():
         key = rec.directive
-        if key == CONTENT_USAGE or (key == CONTENT_SIGNAL and scope == "group"):
+        if key == CONTENT_USAGE:
+            rules_cu.append(rec)  # read when it decides (ContentUsageRules)
+        elif key == CONTENT_SIGNAL and scope == "group":
             s = _statement(rec, vocabulary)
             assert s is not None
-            (rules_cu if key == CONTENT_USAGE else signals).append(s)
+            signals.append(s)
     for rec in _all_records(rules):
         key = rec.directive
         if (key == CONTENT_SIGNAL and scope == "file") or key in FILE_WIDE:
             s = _statement(rec, vocabulary)
             assert s is not None
             (signals if key == CONTENT_SIGNAL else others).append(s)
-    return tuple(rules_cu), tuple(signals), tuple(others)
+    return ContentUsageRules(rules_cu, vocabulary), tuple(signals), tuple(others)
 
 
 def deciding(rules_cu: Sequence[Statement], path: str, dialect: str) -> tuple[int, ...]:
@@ -273,7 +315,9 @@ def deciding(rules_cu: Sequence[Statement], path: str, dialect: str) -> tuple[in
 def usage_patterns(rules_cu: Sequence[Statement], dialect: str) -> list[Pattern | None]:
     """The paths of Content-Usage rules read as the core reads Allow/Disallow patterns
     (:func:`robotrules.aipref._paths.pattern`; ``None``: a rule without a path)."""
-    return [None if s.path is None else pattern(s.path, dialect) for s in rules_cu]
+    paths = rules_cu.paths if isinstance(rules_cu, ContentUsageRules) else [
+        s.path for s in rules_cu]
+    return [None if p is None else pattern(p, dialect) for p in paths]
 
 
 def answer(chosen: Iterable[Statement], signals: Iterable[Statement],
