@@ -114,8 +114,9 @@ def test_the_fast_paths_are_taken_once_the_facts_are_kept() -> None:
     assert fast == first
     u = rules.usage("/b")
     uses = rules._kept().uses_of_agent["*", "group", "vocab-07"]
-    again = native.usage_of(rules, "/b", "*", rules._kept().selection_of_agent, uses, _robots._VERDICT,
-                            _robots._USAGE, _robots._preference_words, "group", "vocab-07")
+    again = native.usage_of(rules, "/b", "*", rules._kept().selection_of_agent, uses,
+                            _robots._VERDICT, _robots._USAGE, _robots._preference_words,
+                            "group", "vocab-07")
     assert type(again) is Usage
     assert again == u
     assert again == _robots.reference(body).usage("/b")
