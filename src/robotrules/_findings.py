@@ -110,7 +110,7 @@ _ENTRIES: Final[dict[str, tuple[str, Severity, str]]] = {
              "Content-Signal or Content-Usage before any user-agent line"),
     "L041": ("ua-token-misread", "error",
              "a user-agent value Google reads as another crawler's token (AI2Bot is AI)"),
-    # AI usage preferences, issue 24/26 (robotrules.aipref.findings; docs/ai-preferences.md)
+    # AI usage preferences (robotrules.aipref.findings; docs/ai-preferences.md)
     "L042": ("aipref-lines", "info",
              "AI usage-preference lines, named once: usage preferences Google ignores"),
     "L043": ("license-not-absolute", "warning",

@@ -853,10 +853,13 @@ def parse(
 ) -> RobotsTxt:
     """Parse a robots.txt body (bytes or text) into an immutable :class:`RobotsTxt`.
 
-    Never raises on content: every oddity becomes a finding on its line. ``dialect`` is one of
-    ``"rfc9309"`` (default), ``"google"`` or ``"1994"``; ``url``, where the file came from,
-    resolves relative sitemap URLs. The peer that reads it is the selector's choice
-    (:func:`robotrules._peers.peer_for`).
+    Never raises on content: every line is read as the dialect reads it, and every oddity
+    becomes a finding on its line (:attr:`RobotsTxt.findings`). ``dialect`` is one of
+    ``"rfc9309"`` (default, RFC 9309), ``"google"`` (Google's parser) or ``"1994"`` (the
+    original standard); ``url``, where the file came from, resolves relative sitemap URLs.
+    The result answers ``is_allowed``, ``explain``, ``usage`` and the batch ``decide_many``
+    for any user agent; it is immutable and thread-safe. A ``str`` body is read as its UTF-8
+    bytes. ``ValueError`` for an unknown dialect.
     """
     if dialect not in SPECS:
         spec(dialect)  # ValueError naming the dialects

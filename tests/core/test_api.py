@@ -177,7 +177,7 @@ def test_the_build_under_test_is_the_expected_one() -> None:
     elif expect == "0":
         assert not robotrules.NATIVE
         assert isinstance(robotrules.parse(b"User-agent: *\nDisallow: /x"), PurePeer)
-    assert robotrules.COMPILED is robotrules.NATIVE
+    assert not hasattr(robotrules, "COMPILED")  # one name for the flag: NATIVE
 
 
 def test_a_missing_kernel_is_said_not_silent() -> None:

@@ -44,7 +44,7 @@ _NOT_SENSITIVE: Final = ("/wp-admin/",)  # the WordPress default: public knowled
 # -- groups -------------------------------------------------------------------------------
 
 
-# (aliases as text: the model stays off the import path, issue 15)
+# (aliases as text: the model stays off the import path)
 Merged: TypeAlias = "dict[str, tuple[list[Group], list[Rule]]]"
 
 
