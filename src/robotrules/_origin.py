@@ -14,11 +14,12 @@ from __future__ import annotations
 import functools
 import re
 from typing import Final
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
+from robotrules._url import ROBOTS_TXT_PATH
 from robotrules.errors import InvalidURL
 
-__all__ = ["DEFAULT_PORTS", "ascii_host", "origin_of", "origin_or_none", "resolved", "robots_url"]
+__all__ = ["DEFAULT_PORTS", "ascii_host", "origin_of", "origin_or_none", "robots_url"]
 
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 _DEFAULT_PORTS = DEFAULT_PORTS
@@ -120,7 +121,7 @@ def _ascii_host(host: str, url: str) -> str:
 
 def robots_url(url: str) -> str:
     """The robots.txt URL for ``url``'s origin (RFC 9309 2.3: ``/robots.txt``, lower case)."""
-    return origin_of(url) + "/robots.txt"
+    return origin_of(url) + ROBOTS_TXT_PATH
 
 
 def origin_or_none(url: str) -> str | None:
@@ -130,16 +131,3 @@ def origin_or_none(url: str) -> str | None:
     except InvalidURL:
         return None
 
-
-def resolved(value: str, base: str | None) -> str | None:
-    """``value`` (a URL a file or a header gives) resolved against ``base`` where it has no
-    scheme and authority of its own, as :func:`urllib.parse.urljoin` resolves it; ``None``
-    where urllib cannot read it (``http://[::1``, ``http://a]/``: an unclosed or stray IPv6
-    bracket), so that content never makes a caller raise."""
-    try:
-        parts = urlsplit(value)
-        if base and not (parts.scheme and parts.netloc):
-            return urljoin(base, value)
-    except ValueError:
-        return None
-    return value

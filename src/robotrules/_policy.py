@@ -31,6 +31,7 @@ from urllib.parse import urljoin
 
 from robotrules._cache_entry import CacheEntry, Outcome
 from robotrules._origin import origin_of
+from robotrules._url import ROBOTS_TXT_PATH
 from robotrules.errors import InvalidURL
 
 __all__ = [
@@ -153,7 +154,7 @@ class Attempt:
         auth_failure: Literal["allow", "disallow"] = "allow",
     ) -> None:
         self.origin = origin
-        self.robots_url = origin + "/robots.txt"
+        self.robots_url = origin + ROBOTS_TXT_PATH
         self.url = self.robots_url
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects

@@ -25,11 +25,10 @@ from ._match import ALLOW_BIT, Matcher, Pattern
 from ._patterns import PathSet
 
 if TYPE_CHECKING:
-    from ._model import Rule
-    from ._peer import FactMemo, UsagePaths
+    from ._peer import FactMemo, Packed, UsagePaths
     from ._types import Dialect
 
-__all__ = ["Packed", "PureFactMemo", "PurePeer", "str_arg", "urls_arg"]
+__all__ = ["PureFactMemo", "PurePeer", "str_arg", "urls_arg"]
 
 _AGENT_MEMO: Final = 256
 _D = TypeVar("_D")
@@ -174,7 +173,7 @@ class PurePeer:
         and its path as the dialect's spec reads it."""
         sp = SPECS[self.dialect]
         path = sp.path(url)
-        if sp.robots_txt_allowed and path == "/robots.txt":
+        if sp.implicitly_allowed(path):
             return -1, path
         return best(path), path
 
@@ -246,12 +245,6 @@ def urls_arg(urls: object) -> list[str]:
     if isinstance(urls, (str, bytes, bytearray, memoryview)) or not isinstance(urls, Sequence):
         raise TypeError(f"urls must be a sequence of str, not {type(urls).__name__}")
     return list(urls)
-
-
-#: the facts of one deciding key as the batch API reads them: ``(allowed, line, rule,
-#: reason)``, ``line`` 0 and ``rule`` None where none decided, ``reason`` an index into
-#: robotrules._model.REASONS
-Packed = tuple[bool, int, "Rule | None", int]
 
 
 def _checked(packed: object) -> Packed:

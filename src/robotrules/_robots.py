@@ -37,9 +37,8 @@ if TYPE_CHECKING:
         Verdict,
         VisitTime,
     )
-    from ._peer import FactMemo, UsagePaths
+    from ._peer import FactMemo, Packed, UsagePaths
     from ._peer import Peer as _Surface
-    from ._pure import Packed
     from ._types import Dialect
     from .aipref import Scope, Statement, Usage
 else:  # stand-ins that import the model on first use (import cost: robotrules._later)

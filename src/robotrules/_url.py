@@ -20,9 +20,11 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 from urllib.parse import urljoin, urlsplit
 
 __all__ = [
+    "ROBOTS_TXT_PATH",
     "legacy_normalize",
     "path_of",
     "path_params_query",
@@ -31,6 +33,10 @@ __all__ = [
     "rfc_normalize_pattern",
     "rfc_path",
 ]
+
+#: where every robots.txt is (RFC 9309 2.3: "/robots.txt", lower case, at the top level):
+#: the one spelling of its path the package reads and writes
+ROBOTS_TXT_PATH: Final = "/robots.txt"
 
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _RESERVED = ":/?#[]@!$&'()*+,;="

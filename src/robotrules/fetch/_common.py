@@ -26,7 +26,7 @@ from typing import Generic, Literal, TypeVar
 import robotrules
 from robotrules import Dialect, RobotsTxt, Verdict, _policy, _tdmrep_policy
 from robotrules._dialects import SPECS
-from robotrules._policy import check_number
+from robotrules._policy import check_number, classify_status
 from robotrules._token import product_token
 from robotrules.aipref import Usage, usage_of_verdict
 from robotrules.stores._base import CacheEntry, Outcome, Store
@@ -95,7 +95,8 @@ class FetchedRobots:
         if allowed:
             reason: Literal["unavailable", "unreachable"] = "unavailable"
         else:
-            auth = self.failing_since is None and self.status in (401, 403)
+            auth = self.failing_since is None and self.status is not None and classify_status(
+                self.status, auth_failure="disallow") == "auth-disallow"
             reason = "unavailable" if auth else "unreachable"
         return Verdict(
             allowed=allowed,

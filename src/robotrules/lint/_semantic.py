@@ -20,6 +20,7 @@ from .._dialects import SPECS
 from .._findings import finding
 from .._patterns import access_of, deciders, matches, redundant_stars
 from .._token import GLOBAL, ascii_lower
+from .._url import ROBOTS_TXT_PATH
 
 if TYPE_CHECKING:
     from .._model import Finding, Group, Rule
@@ -268,7 +269,7 @@ def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
         p = r.pattern
         if r.allow or not p:
             continue
-        if "robots" in p.lower() and matches(p, "/robots.txt", rules.dialect):
+        if "robots" in p.lower() and matches(p, ROBOTS_TXT_PATH, rules.dialect):
             yield finding(
                 "L025", r.line, _column(rules, r),
                 f"'{r}' matches /robots.txt, which is always allowed (RFC 9309 2.2.2)",
