@@ -449,7 +449,8 @@ class RobotsTxt(_Surface):
         return Record(key, _tokenize.display(octets), self._line(i),
                       None if octets.isascii() else octets, _directives.KIND_NAMES.get(kind))
 
-    def _every_record(self) -> tuple[Record, ...]:
+    @property
+    def all_records(self) -> tuple[Record, ...]:
         """Every record of the file: the groups' (in group order), then those outside."""
         kept = self._kept()
         every = kept.file_records
@@ -546,7 +547,15 @@ class RobotsTxt(_Surface):
         end = starts[line] - 1 if line < len(starts) else len(self.latin1_text)
         return _tokenize.display(self.latin1_text[start:end])
 
-    def _value_column(self, line: int) -> int:
+    @property
+    def agent_lines(self) -> tuple[tuple[int, str], ...]:
+        """Each user-agent line of the groups, ``(line, value as written)``, in group order
+        (a line that names several groups' agents appears once per group)."""
+        idx = self.group_index
+        return tuple((self._line(i), _tokenize.display(self._value(i)))
+                     for g in range(idx.count) for i in idx.uas(g))
+
+    def value_column(self, line: int) -> int:
         """1-based column where the value of the directive on ``line`` starts (1 if none)."""
         kept = self._kept()
         cols = kept.value_columns
@@ -569,6 +578,13 @@ class RobotsTxt(_Surface):
     def __repr__(self) -> str:
         return (f"<RobotsTxt dialect={self.dialect!r} size={self.size} "
                 f"directives={self.directive_count}>")
+
+
+if TYPE_CHECKING:  # mypy holds the facade to what its readers take (robotrules._parsed)
+    from ._parsed import ParsedFile
+
+    def _read_as(rules: RobotsTxt) -> ParsedFile:
+        return rules
 
 
 class PureRobotsTxt(PurePeer, RobotsTxt):

@@ -30,7 +30,7 @@ from .usage import PREFERENCE_KEYS
 from .vocabulary import CONTENT_SIGNAL_KEYS, DEFAULT_VOCABULARY, VOCABULARIES, vocabulary
 
 if TYPE_CHECKING:
-    from .._robots import RobotsTxt
+    from .._parsed import ParsedFile
 
 __all__ = ["lint_findings", "preference_lines", "without_core_noise"]
 
@@ -44,20 +44,20 @@ def _finding(code: str, line: int, message: str, fix: str | None = None, *,
     return finding(code, line, 1, message, fix, severity=severity)
 
 
-def preference_lines(rules: RobotsTxt) -> tuple[int, ...]:
+def preference_lines(rules: ParsedFile) -> tuple[int, ...]:
     """The lines of the file's AI-preference records (Content-Usage, Content-Signal,
     LLM-Policy, License), in file order."""
-    return tuple(sorted(r.line for r in rules._every_record()
+    return tuple(sorted(r.line for r in rules.all_records
                         if r.directive in PREFERENCE_KEYS))
 
 
-def without_core_noise(found: Iterable[Finding], rules: RobotsTxt) -> list[Finding]:
+def without_core_noise(found: Iterable[Finding], rules: ParsedFile) -> list[Finding]:
     """``found`` without the parser's L002 on AI-preference lines (L042 reports them once)."""
     lines = set(preference_lines(rules))
     return [f for f in found if not (f.code == "L002" and f.line in lines)]
 
 
-def lint_findings(rules: RobotsTxt, *, vocabulary_name: str = DEFAULT_VOCABULARY,
+def lint_findings(rules: ParsedFile, *, vocabulary_name: str = DEFAULT_VOCABULARY,
                   policy_tokens: Mapping[str, str] | None = None) -> list[Finding]:
     """Findings about AI-preference lines (see the module docstring)."""
     out: list[Finding] = []
@@ -77,7 +77,7 @@ def lint_findings(rules: RobotsTxt, *, vocabulary_name: str = DEFAULT_VOCABULARY
                 "L040", rec.line,
                 "Content-Usage before any user-agent line belongs to no group and is ignored "
                 "(attach-05: it is a rule inside a group)", "put it inside a group"))
-    for rec in rules._every_record():
+    for rec in rules.all_records:
         if rec.directive == "license":
             _lint_license(rec, out)
     allows = _Allows()  # per group selection, its Allow rules: one merge per selection
@@ -99,12 +99,12 @@ def lint_findings(rules: RobotsTxt, *, vocabulary_name: str = DEFAULT_VOCABULARY
     return out
 
 
-def _lint_overview(rules: RobotsTxt, out: list[Finding]) -> None:
+def _lint_overview(rules: ParsedFile, out: list[Finding]) -> None:
     """L042: one info for the file naming its AI-preference lines."""
     lines = preference_lines(rules)
     if not lines:
         return
-    kinds = sorted({r.key for r in rules._every_record() if r.directive in PREFERENCE_KEYS})
+    kinds = sorted({r.key for r in rules.all_records if r.directive in PREFERENCE_KEYS})
     shown = ", ".join(str(n) for n in lines[:8]) + (" ..." if len(lines) > 8 else "")
     out.append(_finding(
         "L042", lines[0],
@@ -128,7 +128,7 @@ def _lint_license(rec: Record, out: list[Finding]) -> None:
         "License: https://<your host>" + (value if value.startswith("/") else "/" + value)))
 
 
-def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
+def _lint_content_usage(rules: ParsedFile, tokens: tuple[str, ...], rec: Record,
                         out: list[Finding], vocab: str, allows: _Allows) -> None:
     v = vocabulary(vocab)
     s = parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocab,
@@ -219,7 +219,7 @@ class _Allows:
         self.by_agent: dict[str, tuple[Rule, ...] | None] = {}
         self.by_selection: dict[int, tuple[tuple[int, ...], tuple[Rule, ...]]] = {}
 
-    def of(self, rules: RobotsTxt, agent: str) -> tuple[Rule, ...] | None:
+    def of(self, rules: ParsedFile, agent: str) -> tuple[Rule, ...] | None:
         """The Allow rules of the groups that apply to ``agent`` (None: no group applies)."""
         if agent in self.by_agent:
             return self.by_agent[agent]
@@ -236,7 +236,7 @@ class _Allows:
         return found
 
 
-def _only_disallowed(rules: RobotsTxt, tokens: tuple[str, ...], path: str | None,
+def _only_disallowed(rules: ParsedFile, tokens: tuple[str, ...], path: str | None,
                      allows: _Allows) -> bool:
     """The Content-Usage path is disallowed for the group and no Allow rule of the groups
     that apply (merged, RFC 9309 2.2.1) reopens part of it: none under it

@@ -36,7 +36,7 @@ from .headers import license_links
 from .usage import records
 
 if TYPE_CHECKING:
-    from .._robots import RobotsTxt
+    from .._parsed import ParsedFile
 
 __all__ = ["RSL_MEDIA_TYPE", "RSL_NAMESPACE", "RSL_USAGES", "RslContent", "RslDocument",
            "RslLicense", "RslPayment", "RslTerms", "license_urls", "parse_rsl"]
@@ -251,7 +251,7 @@ def parse_rsl(body: bytes | str, *, max_bytes: int = DEFAULT_RSL_MAX_BYTES,
     return RslDocument(tuple(contents), tuple(errors), base)
 
 
-def license_urls(rules: RobotsTxt, headers: Mapping[str, str] | None = None,
+def license_urls(rules: ParsedFile, headers: Mapping[str, str] | None = None,
                  base: str | None = None) -> tuple[str, ...]:
     """Where the licences of a site are: each robots.txt ``License:`` value (resolved against
     ``base``, the robots.txt URL, when relative) and each ``Link`` header with

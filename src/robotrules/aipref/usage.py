@@ -1,7 +1,7 @@
 """What applies to one URL: the :class:`Usage` answer, and the signals a file carries.
 
-Evaluation of one URL (:func:`usage`, ``RobotsTxt.usage``). Group selection is the
-Allow/Disallow one (``RobotsTxt.group_for``: same-token groups merge, a crawler with its own
+Evaluation of one URL (:func:`usage`, the facade's ``usage``). Group selection is the
+Allow/Disallow one (``group_for``: same-token groups merge, a crawler with its own
 group does not see ``*``'s lines). Preferences attach only to URLs the crawler may fetch
 (attach-05 3.1 "Content-Usage Rule Semantics"); otherwise every category is unknown and no
 statement applies. Among the group's Content-Usage rules whose path matches, the longest path
@@ -40,7 +40,7 @@ from .vocabulary import DEFAULT_VOCABULARY
 from .vocabulary import vocabulary as vocabulary_of  # parameters here are named vocabulary
 
 if TYPE_CHECKING:
-    from .._robots import RobotsTxt
+    from .._parsed import ParsedFile
 
 __all__ = [
     "ContentUsageRules",
@@ -76,11 +76,11 @@ def _statement(rec: Record, vocab: str) -> Statement | None:
     return None
 
 
-def _all_records(rules: RobotsTxt) -> Iterable[Record]:
-    return rules._every_record()  # derived once per parsed file
+def _all_records(rules: ParsedFile) -> Iterable[Record]:
+    return rules.all_records  # derived once per parsed file
 
 
-def records(rules: RobotsTxt, *, vocabulary: str = DEFAULT_VOCABULARY
+def records(rules: ParsedFile, *, vocabulary: str = DEFAULT_VOCABULARY
             ) -> tuple[Statement, ...]:
     """Every AI-preference record of the file (in groups or not), in file order."""
     out = [s for rec in _all_records(rules) if (s := _statement(rec, vocabulary)) is not None]
@@ -193,7 +193,7 @@ class Usage:
         }
 
 
-def usage(rules: RobotsTxt, url: str, *, user_agent: str = "*",
+def usage(rules: ParsedFile, url: str, *, user_agent: str = "*",
           content_signal_scope: Scope = "group", vocabulary: str = DEFAULT_VOCABULARY,
           policy_tokens: Mapping[str, str] | None = None) -> Usage:
     """The AI usage preferences of ``url`` for ``user_agent`` under ``rules`` (see the module
@@ -211,7 +211,7 @@ def _check(name: str) -> None:
     vocabulary_of(name)  # raises ValueError naming the versions
 
 
-def usage_of_verdict(rules: RobotsTxt, verdict: Verdict, *,
+def usage_of_verdict(rules: ParsedFile, verdict: Verdict, *,
                      content_signal_scope: Scope = "group",
                      vocabulary: str = DEFAULT_VOCABULARY,
                      policy_tokens: Mapping[str, str] | None = None,
@@ -275,12 +275,12 @@ class ContentUsageRules(Sequence[Statement]):
 Parts = tuple[Sequence[Statement], tuple[Statement, ...], tuple[Statement, ...]]
 
 
-def preference_parts(rules: RobotsTxt, user_agent: str, scope: Scope, vocabulary: str
+def preference_parts(rules: ParsedFile, user_agent: str, scope: Scope, vocabulary: str
                      ) -> Parts:
     """What may apply to any URL for ``user_agent``, whatever its path: the Content-Usage rules
     of the group(s) that apply (:func:`deciding` picks per path), the Content-Signal lines in
     ``scope`` and the file-wide statements (LLM-Policy, License). A parsed file keeps them per
-    agent (``RobotsTxt.usage``)."""
+    agent (the facade's ``usage``)."""
     group = rules.group_for(user_agent)
     rules_cu: list[Record] = []
     signals: list[Statement] = []
@@ -333,7 +333,7 @@ def answer(chosen: Iterable[Statement], signals: Iterable[Statement],
     return cats, lines, stmts
 
 
-def explain_detail(rules: RobotsTxt, verdict: Verdict) -> str:
+def explain_detail(rules: ParsedFile, verdict: Verdict) -> str:
     """The sentence ``explain`` can append to a verdict's detail: the preferences that apply
     (per-group Content-Signal scope), or ``""`` when none is stated or the URL is disallowed."""
     if not verdict.allowed:
@@ -399,7 +399,7 @@ class SignalSummary:
         }
 
 
-def summarize_signals(rules: RobotsTxt, *, vocabulary: str = DEFAULT_VOCABULARY,
+def summarize_signals(rules: ParsedFile, *, vocabulary: str = DEFAULT_VOCABULARY,
                       policy_tokens: Mapping[str, str] | None = None) -> SignalSummary:
     """Which usage signals ``rules`` carries (Content-Usage, Content-Signal, RSL ``License``,
     ``LLM-Policy``, policy-token groups) and, per category, how many lines state y / n / ?.
