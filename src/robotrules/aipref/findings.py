@@ -27,15 +27,19 @@ from .content_usage import (
 )
 from .policy_tokens import policy_groups
 from .usage import PREFERENCE_KEYS
-from .vocabulary import CONTENT_SIGNAL_KEYS, DEFAULT_VOCABULARY, VOCABULARIES, vocabulary
+from .vocabulary import (
+    CONTENT_SIGNAL_KEYS,
+    DEFAULT_VOCABULARY,
+    SIGNAL_KEY_LABELS,
+    VOCABULARIES,
+    vocabulary,
+)
 
 if TYPE_CHECKING:
     from .._parsed import ParsedFile
 
 __all__ = ["lint_findings", "preference_lines", "without_core_noise"]
 
-#: Content-Signal keys written in a Content-Usage line, and the AIPREF label meant.
-_SIGNAL_SPELLINGS = {"ai-train": "train-ai", "ai-input": None, "use": None}
 
 
 def _finding(code: str, line: int, message: str, fix: str | None = None, *,
@@ -169,8 +173,8 @@ def _lint_content_usage(rules: ParsedFile, tokens: tuple[str, ...], rec: Record,
                 "L031", line,
                 f"'{k}' is a label of an earlier AIPREF vocabulary and is ignored by {v.name}; "
                 f"{hint}", new))
-        elif k in _SIGNAL_SPELLINGS:
-            meant = _SIGNAL_SPELLINGS[k]
+        elif k in SIGNAL_KEY_LABELS:
+            meant = SIGNAL_KEY_LABELS[k]
             raw = raw_token(pref, k)
             value = {"no": "n", "yes": "y"}.get(raw or "", raw or "n")
             out.append(_finding(
