@@ -135,10 +135,17 @@ CATALOGUE: Final[dict[str, CatalogueEntry]] = {
 def finding(code: str, line: int, column: int, message: str, fix: str | None = None, *,
             severity: Severity | None = None) -> Finding:
     """The finding ``code`` at ``line``/``column`` (1-based; line 0: the whole file)."""
+    global _FINDING
     entry = CATALOGUE[code]
-    made: Finding = _later.model().Finding(code, entry.kind, severity or entry.severity, line,
-                                           column, message, fix)
+    make = _FINDING
+    if make is None:  # the model, imported on the first finding (import cost: _later)
+        make = _FINDING = _later.model().Finding
+    made: Finding = make(code, entry.kind, severity or entry.severity, line, column, message,
+                         fix)
     return made
+
+
+_FINDING: type[Finding] | None = None
 
 
 def code_range() -> str:
