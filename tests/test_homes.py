@@ -1,17 +1,23 @@
-"""Guard: dialect knowledge and URL splitting stay in their homes (issue 21, docs/architecture.md).
+"""Guard: each kind of protocol knowledge stays in its home (docs/architecture.md).
 
 Every difference between the dialects is a field of their spec (``_dialects.DialectSpec``), so
 no other module compares a dialect's *name*: ``dialect == "1994"``, ``name != "google"``,
-``d in ("rfc9309", ...)`` or a ``case "1994":`` anywhere else asks for a spec field instead.
+``d in ("rfc9309", ...)`` or a ``case "1994":`` anywhere else asks for a spec field instead;
+and no other module lists the dialects by hand (a tuple, list or set of two or more names:
+``_dialects.NAMES`` is the list every tool offers). The categories of the AIPREF vocabulary and
+the Content-Signal keys are listed only in ``aipref/vocabulary.py`` (a literal collection of
+two or more of them elsewhere is a second list, which misses the next vocabulary's category).
 Every URL the core matches is cut into its parts by the URL homes (``_url.py``: URL -> path
 and pattern normalisation; ``_origin.py``: origins, the robots.txt URL, IDNA), so no other
 module splits one: ``urlsplit``/``urlparse``/``urldefrag`` and their inverses, or a string cut
-at ``?`` or ``#`` (``split``, ``partition``, ``find``, ``index`` and their right-hand twins).
+at ``?`` or ``#`` (``split``, ``partition``, ``find``, ``index`` and their right-hand twins);
+nor reads its path by hand: a cut at ``://`` or the ``path`` of a urllib split.
 
 The scan reads every ``src/robotrules/**/*.py`` with :mod:`ast` and the Cython sources
 (``.pyx``, ``.pxi``) line by line with regular expressions. The allow-lists below name each
 exception by file and source line, with the reason it is not dialect knowledge or not a
-matched URL; an entry that no longer matches anything fails too, so the lists stay true.
+matched URL; an entry that no longer matches anything fails too, so the lists stay true. The
+copies in the shells that their owners are removing are listed per file, as expected failures.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "robotrules"
 DIALECT_NAMES = frozenset({"rfc9309", "google", "1994"})  # robotrules._dialects.NAMES
@@ -165,6 +173,134 @@ def test_no_url_is_split_outside_the_url_homes() -> None:
     assert not problems, problems
 
 
+DIALECT_LIST_HOMES = frozenset({"_dialects.py", "_types.py"})  # the specs; the Literal alias
+VOCABULARY_HOME = frozenset({"aipref/vocabulary.py"})
+# shells whose copies their owners are removing: (file, kind) -> the copy
+SHELL_COPIES: dict[tuple[str, str], str] = {
+    ("cli/_common.py", "dialects"): "the dialect names listed for the --dialect choice",
+    ("cli/_diff.py", "dialects"): "the dialect names listed for --vs-dialect",
+    ("dataset/cli.py", "dialects"): "the dialect names listed for a command option",
+    ("precommit.py", "dialects"): "the dialect names listed for the hook's option",
+    ("cli/_agents.py", "vocabulary"): "the usage categories listed for the agents table",
+    ("dataset/census.py", "vocabulary"): "the usage categories listed for the census",
+    ("dataset/kernel.py", "vocabulary"): "the usage categories listed for the Arrow columns",
+    ("guard/core.py", "vocabulary"): "the usage categories listed for the guard's decisions",
+    ("web/_work.py", "vocabulary"): "the usage categories listed for the AI tab",
+}
+
+
+# (file, the source line stripped) -> why the list is not the AIPREF vocabulary's
+VOCABULARY_ALLOWED: dict[tuple[str, str], str] = {
+    ("aipref/rsl.py",
+     'RSL_USAGES: Final = ("all", "ai-all", "ai-train", "ai-input", "ai-index", "search")'):
+        "RSL 1.0's own usage tokens (<permits type=\"usage\">), another standard's list",
+}
+
+
+def _labels() -> frozenset[str]:
+    from robotrules.aipref.vocabulary import CONTENT_SIGNAL_KEYS, VOCABULARIES
+
+    return frozenset({k for v in VOCABULARIES.values() for k in v.labels}
+                     | set(CONTENT_SIGNAL_KEYS))
+
+
+def _listed(path: Path, names: frozenset[str]) -> list[int]:
+    """Lines of a literal tuple, list, set or dict (its keys) holding two or more ``names``."""
+    if path.suffix != ".py":
+        quoted = "|".join(re.escape(n) for n in sorted(names))
+        pattern = re.compile(rf"""['"](?:{quoted})['"]\s*,\s*['"](?:{quoted})['"]""")
+        return [n for n, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+                if pattern.search(line)]
+    hits = []
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        elts = node.keys if isinstance(node, ast.Dict) else (
+            node.elts if isinstance(node, ast.Tuple | ast.List | ast.Set) else [])
+        found = {e.value for e in elts if isinstance(e, ast.Constant) and e.value in names}
+        if len(found) >= 2:
+            hits.append(node.lineno)
+    return hits
+
+
+def _path_hits(path: Path) -> list[int]:
+    """Lines that read a URL's path by hand: a cut at ``://``, or the ``path`` of a name a
+    urllib splitter gave."""
+    text = path.read_text("utf-8")
+    if path.suffix != ".py":
+        pattern = re.compile(r"""\.(?:""" + "|".join(sorted(_CUTS)) + r""")\(\s*['"]://['"]""")
+        return [n for n, line in enumerate(text.splitlines(), 1) if pattern.search(line)]
+    tree = ast.parse(text)
+    split_names = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                   and isinstance(node.value, ast.Call) and _call_name(node.value) in _SPLITTERS
+                   for t in node.targets if isinstance(t, ast.Name)}
+    hits = []
+    for node in ast.walk(tree):
+        cut = isinstance(node, ast.Call) and _call_name(node) in _CUTS and bool(node.args) and (
+            isinstance(node.args[0], ast.Constant) and node.args[0].value == "://")
+        read = isinstance(node, ast.Attribute) and node.attr == "path" and (
+            isinstance(node.value, ast.Name) and node.value.id in split_names)
+        if cut or read:
+            hits.append(node.lineno)
+    return hits
+
+
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else (
+        func.id if isinstance(func, ast.Name) else "")
+
+
+# (file, the source line stripped) -> why it reads a path there
+PATH_ALLOWED: dict[tuple[str, str], str] = {
+    ("compat.py", "self.host, self.path = parts.netloc, parts.path"):
+        "urllib.robotparser's set_url() keeps the host and path it was given, as the "
+        "standard library does; queries go through the core",
+    ("web/_fetch.py",
+     'ascii_url = urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))'):
+        "the web tester puts the URL a person typed back together for the fetch",
+}
+
+
+def _found_but(homes: frozenset[str], hits_of: object, kind: str) -> dict[tuple[str, str], int]:
+    """:func:`_found`, without the shells' copies listed in SHELL_COPIES."""
+    return {k: n for k, n in _found(homes, hits_of).items()
+            if (k[0], kind) not in SHELL_COPIES}
+
+
+def test_no_module_lists_the_dialects_by_hand() -> None:
+    """A list of dialect names outside ``_dialects`` is a second list (``NAMES`` is the one)."""
+    def hits(path: Path) -> list[int]:
+        return _listed(path, DIALECT_NAMES)
+    problems = _report(_found_but(DIALECT_LIST_HOMES, hits, "dialects"), {})
+    assert not problems, problems
+
+
+def test_no_module_lists_the_vocabulary_by_hand() -> None:
+    """The categories and Content-Signal keys are listed in ``aipref/vocabulary.py`` alone."""
+    labels = _labels()
+
+    def hits(path: Path) -> list[int]:
+        return _listed(path, labels)
+    problems = _report(_found_but(VOCABULARY_HOME, hits, "vocabulary"), VOCABULARY_ALLOWED)
+    assert not problems, problems
+
+
+def test_no_url_path_is_read_outside_the_url_homes() -> None:
+    """A URL's path read by hand outside ``_url.py`` / ``_origin.py`` is a second reading."""
+    problems = _report(_found(URL_HOMES, _path_hits), PATH_ALLOWED)
+    assert not problems, problems
+
+
+@pytest.mark.parametrize(("rel", "kind"), [
+    pytest.param(rel, kind, marks=pytest.mark.xfail(
+        strict=False, reason=f"{rel}: {why} (its owner removes the copy; then delete its "
+        "SHELL_COPIES entry)"), id=f"{rel}-{kind}")
+    for (rel, kind), why in sorted(SHELL_COPIES.items())])
+def test_the_shells_copy_no_list(rel: str, kind: str) -> None:
+    path = PACKAGE / rel
+    names = DIALECT_NAMES if kind == "dialects" else _labels()
+    assert not _listed(path, names)
+
+
 def test_the_scanners_see_what_they_guard(tmp_path: Path) -> None:
     """The scanners themselves, on a file of each kind of hit (and of near misses)."""
     py = tmp_path / "x.py"
@@ -188,3 +324,21 @@ def test_the_scanners_see_what_they_guard(tmp_path: Path) -> None:
                    's = u.partition("?")\n', "utf-8")
     assert _dialect_hits(pyx) == [1]
     assert _url_hits(pyx) == [4]
+
+
+def test_the_new_scanners_see_what_they_guard(tmp_path: Path) -> None:
+    """The list and path scanners on a file of each kind of hit (and near misses)."""
+    py = tmp_path / "x.py"
+    py.write_text(
+        'A = ("rfc9309", "google")\n'                    # 1: a dialect list
+        'B = ["google"]\n'                               # 2: one name, not a list
+        'C = {"train-ai": 1, "search": 2}\n'             # 3: a vocabulary list (dict keys)
+        'D = ("ai-train", "ai-input")\n'                 # 4: Content-Signal keys
+        'p = urlsplit(u)\n'                              # 5
+        'x = p.path\n'                                   # 6: a path read by hand
+        'y = u.partition("://")\n'                       # 7: a cut at the scheme
+        'z = other.path\n',                              # 8: not from a splitter
+        "utf-8")
+    assert _listed(py, DIALECT_NAMES) == [1]
+    assert _listed(py, _labels()) == [3, 4]
+    assert sorted(_path_hits(py)) == [6, 7]

@@ -1,13 +1,17 @@
-"""The import graph of ``src/robotrules`` is a DAG that follows the written layer order (issue 21).
+"""The import graph of ``src/robotrules`` is a DAG that follows the written layer order.
 
 The layers are written once, in ``tests/layers.toml`` (lowest first); docs/architecture.md
 states the same table (checked here). The graph is read with :mod:`ast` from every ``.py`` file
 and from the ``import`` statements of the Cython sources (``.pyx``, ``.pxi``; ``cimport`` is C
 and not counted): module-level *and* function-level imports, since a function-level import runs
-too. Imports under ``if TYPE_CHECKING:`` never run and are exempt; so are imports by name
-(``importlib.import_module``, the lazy attribute maps of the package faces), which :mod:`ast`
-cannot see. ``from pkg import name`` counts as an import of ``pkg.name`` when that is a module,
-else of ``pkg``.
+too. Imports for type checkers only (under ``if TYPE_CHECKING:``, or in the ``else`` of ``if
+not TYPE_CHECKING:``) are read too: they may not close a circle with the others, and one that
+runs up the layers may only name a Protocol of the module it imports (the contract a lower
+layer declares and the upper one satisfies: ``robotrules._parsed.ParsedFile``); the body of
+``if not TYPE_CHECKING:`` runs and counts as any import. Imports by name
+(``importlib.import_module``, the lazy attribute maps of the package faces) are not seen.
+``from pkg import name`` counts as an import of ``pkg.name`` when that is a module, else of
+``pkg``.
 """
 
 from __future__ import annotations
@@ -45,8 +49,12 @@ def _modules() -> dict[str, Path]:
     return out
 
 
-def _statements(path: Path) -> list[ast.stmt]:
-    """The import statements that run: every one in the file but those under TYPE_CHECKING."""
+def _is_type_checking(test: ast.expr) -> bool:
+    return ast.unparse(test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+
+
+def _statements(path: Path, *, typing: bool = False) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements that run (``typing``: those for type checkers only)."""
     text = path.read_text("utf-8")
     if path.suffix == ".py":
         tree = ast.parse(text)
@@ -59,16 +67,31 @@ def _statements(path: Path) -> list[ast.stmt]:
                 line = text[m.start():text.index(")", m.start()) + 1].strip()
             snippets.append(line)
         tree = ast.parse("\n".join(snippets))
-    exempt: set[int] = set()
+    only: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
-            exempt.update(id(sub) for stmt in node.body for sub in ast.walk(stmt))
-    return [node for node in ast.walk(tree)
-            if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in exempt]
+        if not isinstance(node, ast.If):
+            continue
+        if _is_type_checking(node.test):
+            body = node.body
+        elif isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) and (
+                _is_type_checking(node.test.operand)):
+            body = node.orelse  # `if not TYPE_CHECKING:` runs its body, not its else
+        else:
+            continue
+        only.update(id(sub) for stmt in body for sub in ast.walk(stmt))
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
+            and (id(node) in only) == typing]
 
 
-def _graph() -> dict[str, set[str]]:
-    """Module -> the package modules it imports (names relative to the package)."""
+def _graph(*, typing: bool = False) -> dict[str, set[str]]:
+    """Module -> the package modules it imports (names relative to the package); ``typing``:
+    by the imports for type checkers only."""
+    return {name: {target for target, _ in edges} for name, edges in _edges(typing).items()}
+
+
+def _edges(typing: bool) -> dict[str, set[tuple[str, str]]]:
+    """Module -> ``(module, name)`` for each package module it imports and each name it
+    takes from it (``""``: the module itself)."""
     modules = _modules()
 
     def known(dotted: str) -> str | None:
@@ -76,17 +99,18 @@ def _graph() -> dict[str, set[str]]:
             dotted = dotted.rpartition(".")[0]
         return dotted or None
 
-    graph: dict[str, set[str]] = {}
+    graph: dict[str, set[tuple[str, str]]] = {}
     for name, path in modules.items():
         package = name.split(".") if path.stem == "__init__" and name != "__init__" else (
             name.split(".")[:-1])
-        targets: set[str] = set()
-        for node in _statements(path):
+        targets: set[tuple[str, str]] = set()
+        for node in _statements(path, typing=typing):
+            found: list[tuple[str, str]]
             if isinstance(node, ast.Import):
                 heads = [a.name for a in node.names]
-                found = [h.removeprefix("robotrules.") for h in heads
+                found = [(h.removeprefix("robotrules."), "") for h in heads
                          if h.startswith("robotrules.")]
-                found += ["__init__" for h in heads if h == "robotrules"]
+                found += [("__init__", "") for h in heads if h == "robotrules"]
             else:
                 if node.level:
                     base = package[: len(package) - node.level + 1]
@@ -99,13 +123,13 @@ def _graph() -> dict[str, set[str]]:
                 for alias in node.names:
                     sub = ".".join([*parts, alias.name])
                     if sub in modules:
-                        found.append(sub)
+                        found.append((sub, ""))
                     else:
-                        found.append(".".join(parts) if parts else "__init__")
-            for target in found:
+                        found.append((".".join(parts) if parts else "__init__", alias.name))
+            for target, what in found:
                 hit = "__init__" if target == "__init__" else known(target)
                 if hit is not None and hit != name:
-                    targets.add(hit)
+                    targets.add((hit, what))
         graph[name] = targets
     return graph
 
@@ -148,8 +172,35 @@ def test_no_import_runs_up_the_layers() -> None:
     assert not upward, "imports that run up the layers:\n" + "\n".join(upward)
 
 
-def test_the_import_graph_has_no_cycle() -> None:
-    graph = _graph()
+def _protocols(path: Path) -> set[str]:
+    """The classes of a module that are Protocols (a base named ``Protocol``)."""
+    tree = ast.parse(path.read_text("utf-8"))
+    return {node.name for node in tree.body if isinstance(node, ast.ClassDef) and any(
+        ast.unparse(b).split("[")[0].rpartition(".")[2] == "Protocol" for b in node.bases)}
+
+
+def test_a_type_only_import_runs_up_only_to_a_protocol() -> None:
+    """An import for type checkers never runs, but it is a dependency all the same: one that
+    runs up the layers names only a Protocol the upper module declares (the lower layer's
+    readers take a contract, never the module above: robotrules._parsed.ParsedFile)."""
+    layers = _layers()
+    modules = _modules()
+    upward = []
+    for name, edges in sorted(_edges(typing=True).items()):
+        mine = _place(name, layers)
+        for target, what in sorted(edges):
+            theirs = _place(target, layers)
+            if mine is None or theirs is None or theirs <= mine:
+                continue
+            if what and what in _protocols(modules[target]):
+                continue
+            upward.append(f"robotrules.{name} ({layers[mine][0]}) names "
+                          f"robotrules.{target}{'.' + what if what else ''} "
+                          f"({layers[theirs][0]}), not a Protocol")
+    assert not upward, "type-only imports that run up the layers:\n" + "\n".join(upward)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     cycles: list[list[str]] = []
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     path: list[str] = []
@@ -168,15 +219,49 @@ def test_the_import_graph_has_no_cycle() -> None:
     for node in sorted(graph):
         if node not in state:
             visit(node)
+    return cycles
+
+
+def _all_edges() -> dict[str, set[str]]:
+    """The imports that run and those for type checkers, together."""
+    graph = _graph()
+    for name, targets in _graph(typing=True).items():
+        graph.setdefault(name, set()).update(targets)
+    return graph
+
+
+# the circles of the shells another change removes: (its modules, why it is listed)
+_SHELL_CIRCLES = {
+    frozenset({"cli._bulk_output", "cli._bulk_run"}):
+        "cli/_bulk_output.py and cli/_bulk_run.py name each other for type checkers",
+}
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    """No circle, whether its imports run or are for type checkers only (a module that
+    names another for its types depends on it as much)."""
+    cycles = [c for c in _cycles(_all_edges()) if frozenset(c) not in _SHELL_CIRCLES]
     assert not cycles, "import circles:\n" + "\n".join(
         " -> ".join(f"robotrules.{m}" for m in cycle) for cycle in cycles)
 
 
-def test_the_graph_reader_sees_function_level_imports_and_skips_type_checking() -> None:
-    """The reader itself: a function-level import is an edge, a TYPE_CHECKING one is not
-    (``agents`` imports ``_patterns`` at module level; ``lint`` imports ``aipref`` inside
-    :func:`robotrules.lint.lint`; ``_patterns`` names ``_model`` only for type checkers)."""
+@pytest.mark.xfail(strict=False, reason="cli/_bulk_output.py and cli/_bulk_run.py name each "
+                   "other under TYPE_CHECKING (the CLI's owner removes it; then delete "
+                   "_SHELL_CIRCLES and this mark)")
+def test_the_shells_have_no_type_only_circle() -> None:
+    cycles = [c for c in _cycles(_all_edges()) if frozenset(c) in _SHELL_CIRCLES]
+    assert not cycles, cycles
+
+
+def test_the_graph_reader_sees_function_level_imports_and_type_checking_apart() -> None:
+    """The reader itself: a function-level import is an edge, a TYPE_CHECKING one is an edge
+    for type checkers (``agents`` imports ``_patterns`` at module level; ``lint`` imports
+    ``aipref`` inside :func:`robotrules.lint.lint`; ``_patterns`` names ``_model`` only for
+    type checkers; ``aipref.usage`` names the ParsedFile Protocol of ``_parsed``)."""
     graph = _graph()
+    typing = _edges(typing=True)
+    assert ("_model", "") in {(t, "") for t, _ in typing["_patterns"]}
+    assert ("_parsed", "ParsedFile") in typing["aipref.usage"]
     assert "_patterns" in graph["agents"]
     assert "aipref" in graph["lint"]
     assert "_model" not in graph["_patterns"]
@@ -211,3 +296,18 @@ def test_placing_prefers_the_exact_entry(name: str, layer: str) -> None:
     found = _place(name, layers)
     assert found is not None
     assert layers[found][0] == layer
+
+
+def test_the_reader_counts_what_runs_under_not_type_checking(tmp_path: Path) -> None:
+    """``if not TYPE_CHECKING:`` runs its body (an import that runs) and not its ``else``
+    (one for type checkers); ``if TYPE_CHECKING:`` the other way round."""
+    path = tmp_path / "x.py"
+    path.write_text("from typing import TYPE_CHECKING\n"
+                    "if TYPE_CHECKING:\n    from . import a\nelse:\n    from . import b\n"
+                    "if not TYPE_CHECKING:\n    from . import c\nelse:\n    from . import d\n",
+                    "utf-8")
+    runs = {n.names[0].name for n in _statements(path) if isinstance(n, ast.ImportFrom)
+            and n.level}
+    typing = {n.names[0].name for n in _statements(path, typing=True)
+              if isinstance(n, ast.ImportFrom) and n.level}
+    assert (runs, typing) == ({"b", "c"}, {"a", "d"})

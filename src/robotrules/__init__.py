@@ -42,12 +42,8 @@ __version__ = "0.1.0"
 # NATIVE (imported above from the selector, robotrules._peers): True when queries run on the
 # native kernels (robotrules._native, Cython, built by pip with the package; ROBOTRULES_PURE=1
 # turns them off), False on the pure-Python core.
-#: The same flag under its earlier name (it meant the mypyc build, now replaced): kept as a
-#: documented alias (CHANGELOG, "Native kernels"), so that code written against it still runs.
-COMPILED: bool = NATIVE
 
 __all__ = [  # noqa: RUF022 - plain sorted order, as tests/core/test_api.py checks
-    "COMPILED",
     "Decisions",
     "Dialect",
     "FetchError",

@@ -8,10 +8,11 @@ is made by the catalogue's factory (:mod:`robotrules._findings`).
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from . import _directives, _token, _tokenize
 from ._findings import finding
+from ._url import resolved
 
 if TYPE_CHECKING:
     from ._model import Finding
@@ -51,12 +52,16 @@ def add_sitemap(raw: str, line: int, base_url: str | None, findings: list[Findin
     """Add the sitemap URL of a ``Sitemap:`` value to ``sitemaps`` (absolute, resolved against
     the file's URL, no duplicates), or say why not (L015)."""
     value = _tokenize.display(raw).strip()
+    url = resolved(value, base_url) if value else ""
+    if url is None:  # urllib refuses it outright ("http://[::1")
+        if findings is not None:
+            findings.append(finding("L015", line, 1,
+                                    f"sitemap '{value}' cannot be read as a URL; ignored",
+                                    "Sitemap: https://example.com/sitemap.xml"))
+        return
     parts = urlsplit(value) if value else None
-    url = value
     if parts is None or not (parts.scheme and parts.netloc):
-        if base_url and value:
-            url = urljoin(base_url, value)
-        else:
+        if not (base_url and value):
             if findings is not None:
                 findings.append(finding(
                     "L015", line, 1,

@@ -35,6 +35,7 @@ from typing import Final, get_args
 from ._directives import kind_of
 from ._types import Dialect
 from ._url import (
+    ROBOTS_TXT_PATH,
     google_escape,
     legacy_normalize,
     path_of,
@@ -82,6 +83,12 @@ class DialectSpec:
         self.ends_agents: Final = frozenset(map(kind_of, ends_agents))
         # the characters a User-agent value's token runs over, from its start (_token.line_token)
         self.agent_token: Final = re.compile(f"[{agent_token}]*")
+
+    def implicitly_allowed(self, path: str) -> bool:
+        """Whether ``path`` (a URL's path as :attr:`path` reads it) is the robots.txt itself
+        and the dialect always allows it (RFC 9309 2.2.2: "The /robots.txt URI is implicitly
+        allowed"; Google's matcher and 1994 read its rules like any other path's)."""
+        return self.robots_txt_allowed and path == ROBOTS_TXT_PATH
 
 
 def _legacy_path(url: str) -> str:

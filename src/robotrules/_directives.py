@@ -53,23 +53,35 @@ _RATE: Final = (
 )
 _VISIT: Final = r"(?i)([0-9]{2}):?([0-9]{2})\s*-\s*([0-9]{2}):?([0-9]{2})\s*(?:utc)?"
 _UNITS: Final = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+# the bound of a number in an extension value: a finite float (sys.float_info.max is about
+# 1.8e308, so an integer of at most 308 digits is one)
+_FINITE: Final = float("inf")
+_MAX_DIGITS: Final = 308
 
 
 def parse_crawl_delay(value: str) -> float | None:
-    """``Crawl-delay: 2.5``: seconds between requests (a non-negative decimal), or None."""
+    """``Crawl-delay: 2.5``: seconds between requests (a non-negative decimal), or None; None
+    too past the largest finite float (309 digits or more): a delay of ``inf`` is no value."""
     if re.fullmatch(_NUMBER, value) is None:
         return None
-    return float(value)
+    seconds = float(value)
+    return seconds if seconds < _FINITE else None
 
 
 def parse_request_rate(value: str) -> RequestRate | None:
-    """``Request-rate: 1/5s`` (optionally ``… 0600-0845`` UTC): at most n requests per t."""
+    """``Request-rate: 1/5s`` (optionally ``… 0600-0845`` UTC): at most n requests per t, or
+    None; None too where n or t (in seconds) is past the largest finite float: n has at most
+    308 digits (leading zeros aside), so that reading it never meets CPython's limit on the
+    digits of an ``int`` (4,300) and ``t / n`` is a float."""
     m = re.fullmatch(_RATE, value.strip())
     if m is None:
         return None
-    requests = int(m.group(1))
+    digits = m.group(1).lstrip("0")
+    if len(digits) > _MAX_DIGITS:
+        return None
+    requests = int(digits or "0")
     seconds = float(m.group(2)) * _UNITS[m.group(3).lower()]
-    if requests <= 0 or seconds <= 0:
+    if requests <= 0 or not 0 < seconds < _FINITE:
         return None
     return _later.model().RequestRate(requests, seconds)  # type: ignore[no-any-return]
 

@@ -110,7 +110,7 @@ _ENTRIES: Final[dict[str, tuple[str, Severity, str]]] = {
              "Content-Signal or Content-Usage before any user-agent line"),
     "L041": ("ua-token-misread", "error",
              "a user-agent value Google reads as another crawler's token (AI2Bot is AI)"),
-    # AI usage preferences, issue 24/26 (robotrules.aipref.findings; docs/ai-preferences.md)
+    # AI usage preferences (robotrules.aipref.findings; docs/ai-preferences.md)
     "L042": ("aipref-lines", "info",
              "AI usage-preference lines, named once: usage preferences Google ignores"),
     "L043": ("license-not-absolute", "warning",
@@ -135,10 +135,17 @@ CATALOGUE: Final[dict[str, CatalogueEntry]] = {
 def finding(code: str, line: int, column: int, message: str, fix: str | None = None, *,
             severity: Severity | None = None) -> Finding:
     """The finding ``code`` at ``line``/``column`` (1-based; line 0: the whole file)."""
+    global _FINDING
     entry = CATALOGUE[code]
-    made: Finding = _later.model().Finding(code, entry.kind, severity or entry.severity, line,
-                                           column, message, fix)
+    make = _FINDING
+    if make is None:  # the model, imported on the first finding (import cost: _later)
+        make = _FINDING = _later.model().Finding
+    made: Finding = make(code, entry.kind, severity or entry.severity, line, column, message,
+                         fix)
     return made
+
+
+_FINDING: type[Finding] | None = None
 
 
 def code_range() -> str:

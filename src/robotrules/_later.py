@@ -1,7 +1,7 @@
 """Import cost, in one place: what the core defers so that ``import robotrules`` stays light.
 
-``import robotrules`` loads the parser, the matcher and the facade and nothing else (issue 15;
-``tests/core/test_import_cost.py`` guards it: no module of its ``HEAVY`` list is loaded by the
+``import robotrules`` loads the parser, the matcher and the facade and nothing else
+(``tests/core/test_import_cost.py`` guards it: no module of its ``HEAVY`` list is loaded by the
 import or by a first ``is_allowed``). Two things are deferred, and only here (or, for the
 package's public names, in the package face's lazy name map, PEP 562):
 

@@ -53,7 +53,7 @@ the path and whose rank could still beat the best match found (on a short path a
 tried again at each occurrence of its key, under 256 times; on a long path once): the cost
 is bounded by the path and the rules that can match, not by the size of the file. What
 stays is inherent to keys: rules whose every literal is one or two bytes (``/*a*b``) are
-tried whenever those bytes occur. Measured on issue 12's shapes: ``benchmarks/run.py``
+tried whenever those bytes occur. Measured on the worst shapes (workload g): ``benchmarks/run.py``
 workload (g).
 """
 

@@ -4,8 +4,8 @@ Everything here is a frozen dataclass: a parsed robots.txt is shared freely betw
 and never changes after :func:`robotrules.parse` returns it. ``dataclasses`` and ``datetime``
 make this module cost more than the rest of ``import robotrules``, so the parser and a query
 never import it: what builds these values asks :mod:`robotrules._later` (the import cost's one
-home) when it runs, and ``robotrules`` resolves their names on first access (issue 15;
-tests/core/test_import_cost.py). ``Dialect`` and ``Severity``
+home) when it runs, and ``robotrules`` resolves their names on first access
+(tests/core/test_import_cost.py). ``Dialect`` and ``Severity``
 live in :mod:`robotrules._types` and are re-exported here.
 """
 
@@ -169,7 +169,7 @@ class Verdict:
     groups give all their values; ``()`` when none applied); ``path`` the path as matched
     (after the dialect's normalisation); ``detail`` a sentence for people.
 
-    ``detail`` is written when it is first read (issue 20: an answer costs its facts, not its
+    ``detail`` is written when it is first read (an answer costs its facts, not its
     prose): a query stores the facts the sentence is made of, and equality, ``repr``,
     ``hash``, ``to_dict`` and pickling read the sentence, so a verdict behaves exactly as if
     it had been written at once.

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from ._index import GroupIndex
 from ._match import Pattern
 from ._peer import FactMemo as _FactMemo
-from ._pure import Packed
+from ._peer import Packed
 from ._types import Dialect
 
 DIALECTS: tuple[Dialect, ...]

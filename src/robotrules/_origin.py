@@ -16,6 +16,7 @@ import re
 from typing import Final
 from urllib.parse import urlsplit
 
+from robotrules._url import ROBOTS_TXT_PATH
 from robotrules.errors import InvalidURL
 
 __all__ = ["DEFAULT_PORTS", "ascii_host", "origin_of", "origin_or_none", "robots_url"]
@@ -120,7 +121,7 @@ def _ascii_host(host: str, url: str) -> str:
 
 def robots_url(url: str) -> str:
     """The robots.txt URL for ``url``'s origin (RFC 9309 2.3: ``/robots.txt``, lower case)."""
-    return origin_of(url) + "/robots.txt"
+    return origin_of(url) + ROBOTS_TXT_PATH
 
 
 def origin_or_none(url: str) -> str | None:
@@ -129,3 +130,4 @@ def origin_or_none(url: str) -> str | None:
         return origin_of(url)
     except InvalidURL:
         return None
+

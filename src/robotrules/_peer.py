@@ -25,10 +25,15 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 if TYPE_CHECKING:
     from ._index import GroupIndex
     from ._match import Pattern
-    from ._pure import Packed
+    from ._model import Rule
     from ._types import Dialect
 
-__all__ = ["FactMemo", "Peer", "UsagePaths"]
+__all__ = ["FactMemo", "Packed", "Peer", "UsagePaths"]
+
+#: the facts of one deciding key as the batch API reads them: ``(allowed, line, rule,
+#: reason)``, ``line`` 0 and ``rule`` None where none decided, ``reason`` an index into
+#: robotrules._model.REASONS (:meth:`Peer.decide_urls` asks the facade for them)
+Packed = tuple[bool, int, "Rule | None", int]
 
 _D = TypeVar("_D")
 
@@ -174,7 +179,7 @@ class Peer(Protocol):
         ``array('B')``, ``line`` and ``rule`` ``array('q')``, ``rules`` each rule once (by
         identity) in the order of the sorted distinct keys. The facts of each distinct key
         come from ``memo`` (made by :meth:`fact_memo`), else from ``fact(self, key)``
-        (:data:`robotrules._pure.Packed`; then kept in ``memo``). ``paths``, unless None,
+        (:data:`Packed`; then kept in ``memo``). ``paths``, unless None,
         gets each URL's path as the dialect's spec reads it, in input order."""
         ...
 

@@ -39,7 +39,7 @@ if os.environ.get("ROBOTRULES_PURE") != "1":
         from . import _native
     except ImportError:  # pragma: no cover - a build without a C compiler
         _native = None
-        # Issue 26: an install without a compiler must not fall back silently. Said once, at
+        # An install without a compiler must not fall back silently. Said once, at
         # import; ROBOTRULES_PURE=1 chooses the pure core on purpose and silences it.
         import warnings
 
@@ -69,7 +69,7 @@ def peer_for(body: bytes, dialect: Dialect) -> type[Doc] | type[PurePeer]:
 
 def fast_constructor(cls: type[_T]) -> Callable[..., _T]:
     """A constructor of the slotted dataclass ``cls`` (``Verdict``, ``Usage``, ``Decisions``)
-    that stores every field without a Python frame (the native module's ``Maker``, issue 20)
+    that stores every field without a Python frame (the native module's ``Maker``)
     where the native peer is in use; else ``cls`` itself. Either builds the same value."""
     if _native is None:
         return cls

@@ -34,6 +34,7 @@ from robotrules._dialects import SPECS
 from robotrules._model import Verdict
 from robotrules._origin import origin_of
 from robotrules._types import Dialect
+from robotrules._url import ROBOTS_TXT_PATH
 from robotrules.errors import InvalidURL
 
 __all__ = [
@@ -136,7 +137,8 @@ def outcome_verdict(url: str, *, allowed: bool, status: int | None, failing: boo
     reason: Literal["unavailable", "unreachable", "not-fetched"]
     if not_fetched:
         reason = "not-fetched"
-    elif allowed or (not failing and status in (401, 403)):
+    elif allowed or (not failing and status is not None and classify_status(
+            status, auth_failure="disallow") == "auth-disallow"):
         reason = "unavailable"
     else:
         reason = "unreachable"
@@ -180,7 +182,7 @@ class Attempt:
         auth_failure: Literal["allow", "disallow"] = "allow",
     ) -> None:
         self.origin = origin
-        self.robots_url = origin + "/robots.txt"
+        self.robots_url = origin + ROBOTS_TXT_PATH
         self.url = self.robots_url
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects

@@ -25,11 +25,10 @@ from ._match import ALLOW_BIT, Matcher, Pattern
 from ._patterns import PathSet
 
 if TYPE_CHECKING:
-    from ._model import Rule
-    from ._peer import FactMemo, UsagePaths
+    from ._peer import FactMemo, Packed, UsagePaths
     from ._types import Dialect
 
-__all__ = ["Packed", "PureFactMemo", "PurePeer", "str_arg", "urls_arg"]
+__all__ = ["PureFactMemo", "PurePeer", "str_arg", "urls_arg"]
 
 _AGENT_MEMO: Final = 256
 _D = TypeVar("_D")
@@ -37,8 +36,8 @@ _D = TypeVar("_D")
 # of the file (as the native peer's budget, _kernel/doc.pxi)
 _BUDGET_MIN: Final = 1 << 16
 _BUDGET_PER_RULE: Final = 4
-# matchers per group selection ("\0" + key) and per agent string
-_Compiled = dict[str, tuple[Matcher, tuple[int, ...]]]
+# a compiled matcher and the group indices it was compiled from
+_Compiled = tuple[Matcher, tuple[int, ...]]
 
 
 def str_arg(value: object, name: str) -> str:
@@ -51,8 +50,9 @@ def str_arg(value: object, name: str) -> str:
 class PurePeer:
     """A robots.txt read by the pure-Python core (:class:`robotrules._peer.Peer`)."""
 
-    __slots__ = ("_bom", "_budget", "_compiled", "_dirs", "_index", "_live", "_odd", "_text",
-                 "base_url", "dialect", "evictions", "size")
+    __slots__ = ("_bom", "_budget", "_dirs", "_index", "_live", "_matcher_of_agent",
+                 "_matcher_of_selection", "_odd", "_text", "base_url", "dialect", "evictions",
+                 "size")
 
     def __init__(self, body: bytes, dialect: Dialect, base_url: str | None) -> None:
         self.dialect: Dialect = dialect
@@ -64,8 +64,13 @@ class PurePeer:
         odd: list[int] = []
         self._dirs = _tokenize.tokenize(text, dialect, odd=odd)
         self._odd = array("I", odd)
-        # made on first use, read with getattr(self, name, None): the index, the matchers
-        # and what they cost against the budget
+        # two memos that no key of one can reach in the other: the compiled matcher per group
+        # selection (its selection key) and, for at most _AGENT_MEMO agent strings, the same
+        # entry per agent string as the caller wrote it
+        self._matcher_of_selection: dict[str, _Compiled] = {}
+        self._matcher_of_agent: dict[str, _Compiled] = {}
+        self._live = 0  # what the compiled matchers hold against the budget (in rules)
+        # made on first use, read with getattr(self, name, None): the index, the budget
 
     def source(self) -> bytes:
         """The body again (from the text: the line ends read as LF, the same answers)."""
@@ -103,48 +108,45 @@ class PurePeer:
 
     # -- matching ----------------------------------------------------------------------------
 
-    def _matcher(self, key: str) -> tuple[Matcher, tuple[int, ...]]:
-        """The compiled matcher and group indices for a query key."""
+    def _matcher(self, key: str) -> _Compiled:
+        """The compiled matcher and group indices for a query key (made on first use)."""
         idx = self.group_index
-        ck, groups = select(idx, key, self.dialect)
-        compiled: _Compiled | None = getattr(self, "_compiled", None)
-        if compiled is None:
-            compiled = {}
-            self._compiled = compiled
-        hit = compiled.get("\0" + ck)
+        selection, groups = select(idx, key, self.dialect)
+        compiled = self._matcher_of_selection
+        hit = compiled.get(selection)
         if hit is None:
             m = compile_groups(idx, groups, self._text, self._dirs, self.dialect)
             # what the matchers keep stays bounded whatever number of agents ask (as the
             # native peer's budget, docs/architecture.md): past it the others are dropped
             cost = idx.rule_count(groups)
-            live: int = getattr(self, "_live", 0) + cost
+            live = self._live + cost
             budget: int | None = getattr(self, "_budget", None)
             if budget is None:
                 budget = self._budget = _BUDGET_MIN + _BUDGET_PER_RULE * idx.rule_count(
                     range(idx.count))
             if live > budget:
                 compiled.clear()
+                self._matcher_of_agent.clear()
                 live = cost
                 self.evictions += 1
             self._live = live
-            hit = compiled.setdefault("\0" + ck, (m, groups))
+            hit = compiled.setdefault(selection, (m, groups))
         return hit
 
-    def _for_agent(self, user_agent: str) -> tuple[Matcher, tuple[int, ...]]:
+    def _for_agent(self, user_agent: str) -> _Compiled:
         """Matcher and groups for a query's user agent, memoised per agent string.
 
-        The memo holds one entry per group selection ("\\0"-prefixed keys) plus at most
-        ``_AGENT_MEMO`` agent strings: bounded whatever callers pass.
+        The memo per agent string is apart from the memo per selection (no agent string can
+        read a selection's entry) and holds at most ``_AGENT_MEMO`` agent strings: bounded
+        whatever callers pass.
         """
-        compiled: _Compiled | None = getattr(self, "_compiled", None)
-        if compiled is not None:
-            hit = compiled.get(user_agent)
-            if hit is not None:
-                return hit
-        hit = self._matcher(_token.query_key(user_agent))
-        compiled = getattr(self, "_compiled", None)
-        if compiled is not None and len(compiled) < _AGENT_MEMO:
-            compiled[user_agent] = hit
+        agents = self._matcher_of_agent
+        hit = agents.get(user_agent)
+        if hit is None:
+            hit = self._matcher(_token.query_key(user_agent))
+            if len(agents) >= _AGENT_MEMO:
+                agents.clear()
+            agents[user_agent] = hit
         return hit
 
     def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
@@ -171,7 +173,7 @@ class PurePeer:
         and its path as the dialect's spec reads it."""
         sp = SPECS[self.dialect]
         path = sp.path(url)
-        if sp.robots_txt_allowed and path == "/robots.txt":
+        if sp.implicitly_allowed(path):
             return -1, path
         return best(path), path
 
@@ -243,12 +245,6 @@ def urls_arg(urls: object) -> list[str]:
     if isinstance(urls, (str, bytes, bytearray, memoryview)) or not isinstance(urls, Sequence):
         raise TypeError(f"urls must be a sequence of str, not {type(urls).__name__}")
     return list(urls)
-
-
-#: the facts of one deciding key as the batch API reads them: ``(allowed, line, rule,
-#: reason)``, ``line`` 0 and ``rule`` None where none decided, ``reason`` an index into
-#: robotrules._model.REASONS
-Packed = tuple[bool, int, "Rule | None", int]
 
 
 def _checked(packed: object) -> Packed:

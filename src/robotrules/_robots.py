@@ -37,9 +37,8 @@ if TYPE_CHECKING:
         Verdict,
         VisitTime,
     )
-    from ._peer import FactMemo, UsagePaths
+    from ._peer import FactMemo, Packed, UsagePaths
     from ._peer import Peer as _Surface
-    from ._pure import Packed
     from ._types import Dialect
     from .aipref import Scope, Statement, Usage
 else:  # stand-ins that import the model on first use (import cost: robotrules._later)
@@ -49,27 +48,74 @@ else:  # stand-ins that import the model on first use (import cost: robotrules._
 
 __all__ = ["NATIVE", "RobotsTxt", "parse", "reference"]
 
-_AGENT_MEMO: Final = 256
 _V = TypeVar("_V")
+# what the answers derive is found by the agent string for at most this many strings (each
+# entry a reference to what its selection shares)
+_AGENT_MEMO: Final = 256
+_SAID_MAX: Final = 1024  # verdict facts kept per selection
+# what the answers derive per group selection (its facts, its usage statements) is held to a
+# budget of estimated bytes: this, plus this many per byte of the body; past it, all of it
+# is dropped before more is kept (docs/architecture.md, "what a parsed file keeps")
+_DERIVED_MIN: Final = 8 << 20
+_DERIVED_PER_BYTE: Final = 8
+# the estimates charged against it (CPython, 64-bit): a verdict's facts (the tuple, its
+# detail's, the dict slot), a string in a tuple, a usage statement as read, a usage answer
+_FACT_BYTES: Final = 320
+_STRING_BYTES: Final = 64
+_STATEMENT_BYTES: Final = 640
+_ANSWER_BYTES: Final = 480
+
+# a group selection as the answers share it: the groups' indices and whether they apply as
+# the '*' group (no group names the agent's token)
+_SelectionKey = tuple[tuple[int, ...], bool]
+
 
 class _Kept:
     """What the facade keeps per file, each made on first use: one object, made when the
     first of them is, so that a file only asked ``is_allowed`` keeps one empty slot for them
-    (each concrete facade class has the one slot ``_kept_``)."""
+    (each concrete facade class has the one slot ``_kept_``).
 
-    __slots__ = ("all_records", "columns", "findings", "groups", "records", "rules", "sels",
-                 "starts", "uses")
+    What the answers derive is kept per group selection (``selections``, ``uses``): agents
+    that select the same groups share it, and the agent strings find it through
+    ``selection_of_agent`` and ``uses_of_agent`` (references only). It is bounded by
+    ``budget`` bytes (estimated: :meth:`charge`), whatever the number of agents."""
 
-    def __init__(self) -> None:
-        self.all_records: tuple[Record, ...] | None = None
-        self.columns: dict[int, int] | None = None
+    __slots__ = ("budget", "derived_bytes", "evictions", "file_records", "findings", "groups",
+                 "line_starts", "outside_records", "rules", "selection_of_agent", "selections",
+                 "uses", "uses_of_agent", "value_columns")
+
+    def __init__(self, size: int) -> None:
+        self.file_records: tuple[Record, ...] | None = None
+        self.value_columns: dict[int, int] | None = None
         self.findings: tuple[Finding, ...] | None = None
         self.groups: tuple[Group, ...] | None = None
-        self.records: tuple[Record, ...] | None = None
-        self.rules: dict[int, Rule] | None = None
-        self.sels: dict[str, _Selection] | None = None
-        self.starts: array[int] | None = None
-        self.uses: dict[tuple[str, str, str], _Uses] | None = None
+        self.outside_records: tuple[Record, ...] | None = None
+        self.rules: dict[int, Rule] = {}
+        self.line_starts: array[int] | None = None
+        self.selections: dict[_SelectionKey, _Selection] = {}
+        self.selection_of_agent: dict[str, _Selection] = {}
+        self.uses: dict[tuple[_SelectionKey, str, str], _Uses] = {}
+        self.uses_of_agent: dict[tuple[str, str, str], _Uses] = {}
+        self.budget = _DERIVED_MIN + _DERIVED_PER_BYTE * size
+        self.derived_bytes = 0
+        self.evictions = 0  # how often what the answers derived was dropped
+
+    def charge(self, cost: int) -> None:
+        """Count ``cost`` more bytes derived by the answers; past the budget, every
+        selection's facts and usage statements are dropped first (a caller keeps what it
+        holds: only the memo forgets it)."""
+        if self.derived_bytes + cost > self.budget:
+            self.selections.clear()
+            self.selection_of_agent.clear()
+            self.uses.clear()
+            self.uses_of_agent.clear()
+            self.derived_bytes = 0
+            self.evictions += 1
+        self.derived_bytes += cost
+
+    def refund(self, cost: int) -> None:
+        """``cost`` bytes charged before are no longer kept."""
+        self.derived_bytes = max(0, self.derived_bytes - cost)
 
 
 _FACADE_SLOTS: Final = ("_kept_",)
@@ -92,11 +138,10 @@ class RobotsTxt(_Surface):
 
     def _kept(self) -> _Kept:
         """What this file keeps on first use (made with the first of it)."""
-        try:
-            return self._kept_
-        except AttributeError:
-            kept = self._kept_ = _Kept()
-            return kept
+        kept: _Kept | None = getattr(self, "_kept_", None)
+        if kept is None:
+            kept = self._kept_ = _Kept(self.size)
+        return kept
 
     @property
     def _spec(self) -> DialectSpec:
@@ -122,22 +167,19 @@ class RobotsTxt(_Surface):
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
-        try:  # the whole answer in the peer (in C on the native one) once its facts are kept
-            v: Verdict | None = self.known_verdict(url, user_agent, self._kept_.sels, _VERDICT,
-                                                   _preference_words)
-        except (AttributeError, TypeError):  # no facts yet; or the arguments: said below
-            v = None
-        if v is not None:
-            return v
+        kept: _Kept | None = getattr(self, "_kept_", None)
+        if kept is not None and _VERDICT is not None:
+            # the whole answer in the peer (in C on the native one) once its facts are kept
+            v: Verdict | None = self.known_verdict(url, user_agent, kept.selection_of_agent,
+                                                   _VERDICT, _preference_words)
+            if v is not None:
+                return v
         if type(url) is not str:
             url = str_arg(url, "url")
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
         key, path = self.url_key_path(url, user_agent)
-        try:
-            sel = self._kept_.sels[user_agent]  # type: ignore[index]  # None: TypeError
-        except (AttributeError, KeyError, TypeError):
-            sel = self._selection(user_agent)
+        sel = self._selection(user_agent)
         facts = sel.facts.get(key)
         if facts is None:
             facts = sel.fact(self, key)
@@ -150,42 +192,52 @@ class RobotsTxt(_Surface):
         return make(allowed, line, rule, agents, reason, user_agent, path, self.dialect, detail)
 
     def _selection(self, user_agent: str) -> _Selection:
-        """What every verdict for ``user_agent`` shares (its groups, their agents, which group
-        applies in words, Google's empty rule, the facts per deciding key), memoised for
-        at most ``_AGENT_MEMO`` agents."""
+        """What every verdict for ``user_agent`` shares, shared in turn by every agent that
+        selects the same groups (made on first use; found by the agent string for at most
+        ``_AGENT_MEMO`` strings)."""
         kept = self._kept()
-        sels = kept.sels
-        if sels is None:
-            sels = kept.sels = {}
-        sel = sels.get(user_agent)
+        sel = kept.selection_of_agent.get(user_agent)
         if sel is None:
-            groups = self.selected_groups(user_agent)
+            sel = self._shared_selection(kept, user_agent)
+            by_agent = kept.selection_of_agent
+            if len(by_agent) >= _AGENT_MEMO:
+                by_agent.clear()
+            by_agent[user_agent] = sel
+        return sel
+
+    def _shared_selection(self, kept: _Kept, user_agent: str) -> _Selection:
+        """The selection of ``user_agent``'s groups: kept, or made (and charged)."""
+        groups = self.selected_groups(user_agent)
+        idx = self.group_index
+        global_ = groups == idx.global_ and (not self._spec.token_agents or _token.query_key(
+            user_agent) not in idx.by_token)
+        key: _SelectionKey = (groups, global_)
+        sel = kept.selections.get(key)
+        if sel is None:
             if not groups:
-                sel = _Selection(groups, (), "", None, 0, False)
+                sel = _Selection(kept, key, (), (), None, 0, False)
             else:
-                sel = _Selection(groups, self._agents_of(groups),
-                                 self._where(groups, user_agent), self._empty_rule(groups),
-                                 self.group_index.rule_count(groups),
-                                 self.group_index.preferences)
-            if len(sels) >= _AGENT_MEMO:
-                sels.clear()
-            sels[user_agent] = sel
+                sel = _Selection(kept, key, self._agents_of(groups),
+                                 tuple(self._line(idx.uas(g)[0]) for g in groups),
+                                 self._empty_rule(groups), idx.rule_count(groups),
+                                 idx.preferences)
+            kept.charge(sel.cost())
+            kept.selections[key] = sel
         return sel
 
     def decide_many(self, urls: Sequence[str], *, user_agent: str = "*") -> Decisions:
         """The verdicts of many ``urls`` for one ``user_agent``, as columns
         (:class:`robotrules.Decisions`): entry ``i`` equals ``explain(urls[i])`` field by
         field (allowed, line, rule, reason)."""
-        try:  # warm: straight to the peer (in C on the native one), which checks the URLs
-            sel = self._kept_.sels[user_agent]  # type: ignore[index]  # None: TypeError
-        except (AttributeError, KeyError, TypeError):  # no facts yet; or the arguments
-            _check_urls(urls, user_agent)
-            return self._decide_many(urls, user_agent, None)
-        memo = sel.memo
-        make = _DECISIONS
-        if memo is None or make is None:
-            return self._decide_many(urls, user_agent, None)
-        return self.decide_urls(urls, user_agent, memo, sel.packed, make, None)
+        kept: _Kept | None = getattr(self, "_kept_", None)
+        if kept is not None and type(user_agent) is str and _DECISIONS is not None:
+            sel = kept.selection_of_agent.get(user_agent)
+            if sel is not None and sel.memo is not None:
+                # warm: straight to the peer (in C on the native one), which checks the URLs
+                return self.decide_urls(urls, user_agent, sel.memo, sel.packed, _DECISIONS,
+                                        None)
+        _check_urls(urls, user_agent)
+        return self._decide_many(urls, user_agent, None)
 
     def usage_many(self, urls: Sequence[str], *, user_agent: str = "*",
                    vocabulary: str = "vocab-07") -> dict[str, array[int]]:
@@ -195,10 +247,7 @@ class RobotsTxt(_Surface):
         entry per URL in input order, equal to ``usage(urls[i])[key]``."""
         keys = usage_keys(vocabulary)
         _check_urls(urls, user_agent)  # before the agent's statements are read
-        try:
-            uses = self._kept_.uses[user_agent, "group", vocabulary]  # type: ignore[index]
-        except (AttributeError, KeyError, TypeError):
-            uses = self._uses_of(user_agent, "group", vocabulary)
+        uses = self._uses(user_agent, "group", vocabulary)
         paths: list[str] | None = [] if uses.cu or uses.signals else None
         decided = self._decide_many(urls, user_agent, paths)
         cols = {k: array("b", [-1]) * len(urls) for k in keys}
@@ -224,18 +273,11 @@ class RobotsTxt(_Surface):
         memo = sel.memo
         if memo is None:
             memo = sel.memo = self.fact_memo(_SAID_MAX)
+            sel.kept.charge(_SAID_MAX * _FACT_BYTES // 4)  # its slots: 2 x 40 bytes a key
         make = _DECISIONS
         if make is None:
             make = _makers()[2]
         return self.decide_urls(urls, user_agent, memo, sel.packed, make, paths)
-
-    def _where(self, groups: tuple[int, ...], user_agent: str) -> str:
-        """Which group applies and why, in words for site owners (robotrules._wording)."""
-        idx = self.group_index
-        global_ = groups == idx.global_ and (not self._spec.token_agents or _token.query_key(
-            user_agent) not in idx.by_token)
-        return _wording.where([self._line(idx.uas(g)[0]) for g in groups],
-                              _token.product_token(user_agent), global_)
 
     def _empty_rule(self, groups: tuple[int, ...]) -> Rule | None:
         """Google's report when no pattern matched: the first empty Allow of the groups,
@@ -258,10 +300,7 @@ class RobotsTxt(_Surface):
 
     def _rule(self, i: int) -> Rule:
         """The rule of directive ``i`` (made once)."""
-        kept = self._kept()
-        made = kept.rules
-        if made is None:
-            made = kept.rules = {}
+        made = self._kept().rules
         rule = made.get(i)
         if rule is None:
             if self._kind(i) == _tokenize.ALLOW:
@@ -307,22 +346,19 @@ class RobotsTxt(_Surface):
                 self, url, user_agent=user_agent, content_signal_scope=content_signal_scope,
                 vocabulary=vocabulary, policy_tokens=policy_tokens)
             return asked
-        try:  # the whole answer in the peer (in C on the native one) once its facts are kept
-            kept = self._kept_
-            u: Usage | None = self.known_usage(url, user_agent, kept.sels,
-                                 kept.uses[user_agent, content_signal_scope, vocabulary],  # type: ignore[index]
-                                 _VERDICT, _USAGE, _preference_words, content_signal_scope,
-                                 vocabulary)
-        except (AttributeError, KeyError, TypeError):  # no facts yet, or the arguments
-            u = None
-        if u is not None:
-            return u
+        kept: _Kept | None = getattr(self, "_kept_", None)
+        if kept is not None and _USAGE is not None and _VERDICT is not None:
+            # the whole answer in the peer (in C on the native one) once its facts are kept
+            known = kept.uses_of_agent.get((user_agent, content_signal_scope, vocabulary))
+            if known is not None:
+                u: Usage | None = self.known_usage(
+                    url, user_agent, kept.selection_of_agent, known, _VERDICT, _USAGE,
+                    _preference_words, content_signal_scope, vocabulary)
+                if u is not None:
+                    return u
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        try:
-            uses = self._kept_.uses[user_agent, content_signal_scope, vocabulary]  # type: ignore[index]
-        except (AttributeError, KeyError, TypeError):
-            uses = self._uses_of(user_agent, content_signal_scope, vocabulary)
+        uses = self._uses(user_agent, content_signal_scope, vocabulary)
         v = self.explain(url, user_agent=user_agent)
         make = _USAGE
         if make is None:
@@ -334,22 +370,32 @@ class RobotsTxt(_Surface):
         return make(True, dict(cats), lines, stmts, user_agent, v.path, content_signal_scope,
                     v, vocabulary)
 
-    def _uses_of(self, user_agent: str, scope: Scope, vocabulary: str) -> _Uses:
+    def _uses(self, user_agent: str, scope: Scope, vocabulary: str) -> _Uses:
         """The usage statements of ``user_agent`` that do not depend on the path, and the
-        matcher of its Content-Usage paths (robotrules.aipref.usage.preference_parts), kept
-        for at most ``_AGENT_MEMO`` (agent, scope, vocabulary) triples."""
-        prefs = _preferences()
-        if scope not in ("group", "file"):
-            raise ValueError(f"content_signal_scope must be 'group' or 'file', not {scope!r}")
-        prefs.vocabulary_of(vocabulary)  # ValueError naming the versions
-        cu, signals, others = prefs.preference_parts(self, user_agent, scope, vocabulary)
-        paths = self.usage_paths(prefs.usage_patterns(cu, self.dialect)) if cu else None
-        uses = _Uses(cu, signals, others, paths)
+        matcher of its Content-Usage paths (robotrules.aipref.usage.preference_parts): kept
+        per group selection (scope, vocabulary), found by the agent string for at most
+        ``_AGENT_MEMO`` (agent, scope, vocabulary) triples."""
         kept = self._kept()
-        memo = kept.uses
-        if memo is None or len(memo) >= _AGENT_MEMO:
-            memo = kept.uses = {}
-        memo[user_agent, scope, vocabulary] = uses
+        uses = kept.uses_of_agent.get((user_agent, scope, vocabulary))
+        if uses is None:
+            prefs = _preferences()
+            if scope not in ("group", "file"):
+                raise ValueError(
+                    f"content_signal_scope must be 'group' or 'file', not {scope!r}")
+            prefs.vocabulary_of(vocabulary)  # ValueError naming the versions
+            key = (self._selection(user_agent).key, scope, vocabulary)
+            uses = kept.uses.get(key)
+            if uses is None:
+                cu, signals, others = prefs.preference_parts(self, user_agent, scope,
+                                                             vocabulary)
+                paths = self.usage_paths(prefs.usage_patterns(cu, self.dialect)) if cu else None
+                uses = _Uses(kept, cu, signals, others, paths)
+                kept.charge(_STATEMENT_BYTES * (len(cu) + len(signals) + len(others)))
+                kept.uses[key] = uses
+            by_agent = kept.uses_of_agent
+            if len(by_agent) >= _AGENT_MEMO:
+                by_agent.clear()
+            by_agent[user_agent, scope, vocabulary] = uses
         return uses
 
     def group_for(self, user_agent: str) -> Group | None:
@@ -387,9 +433,9 @@ class RobotsTxt(_Surface):
 
     def _outside(self) -> tuple[Record, ...]:
         kept = self._kept()
-        out = kept.records
+        out = kept.outside_records
         if out is None:
-            out = kept.records = tuple(self._record(i) for i in self.group_index.outside)
+            out = kept.outside_records = tuple(self._record(i) for i in self.group_index.outside)
         return out
 
     def _record(self, i: int) -> Record:
@@ -403,12 +449,13 @@ class RobotsTxt(_Surface):
         return Record(key, _tokenize.display(octets), self._line(i),
                       None if octets.isascii() else octets, _directives.KIND_NAMES.get(kind))
 
-    def _every_record(self) -> tuple[Record, ...]:
+    @property
+    def all_records(self) -> tuple[Record, ...]:
         """Every record of the file: the groups' (in group order), then those outside."""
         kept = self._kept()
-        every = kept.all_records
+        every = kept.file_records
         if every is None:
-            every = kept.all_records = (
+            every = kept.file_records = (
                 *(r for g in self.groups for r in g.records), *self._outside())
         return every
 
@@ -485,7 +532,7 @@ class RobotsTxt(_Surface):
     def line_text(self, line: int) -> str:
         """The text of 1-based ``line`` as read (after line-ending normalisation)."""
         kept = self._kept()
-        starts = kept.starts
+        starts = kept.line_starts
         if starts is None:
             text = self.latin1_text
             starts = array("I", [0])
@@ -493,17 +540,25 @@ class RobotsTxt(_Surface):
             while pos >= 0:
                 starts.append(pos + 1)
                 pos = text.find("\n", pos + 1)
-            kept.starts = starts
+            kept.line_starts = starts
         if not 1 <= line <= len(starts):
             return ""
         start = starts[line - 1]
         end = starts[line] - 1 if line < len(starts) else len(self.latin1_text)
         return _tokenize.display(self.latin1_text[start:end])
 
-    def _value_column(self, line: int) -> int:
+    @property
+    def agent_lines(self) -> tuple[tuple[int, str], ...]:
+        """Each user-agent line of the groups, ``(line, value as written)``, in group order
+        (a line that names several groups' agents appears once per group)."""
+        idx = self.group_index
+        return tuple((self._line(i), _tokenize.display(self._value(i)))
+                     for g in range(idx.count) for i in idx.uas(g))
+
+    def value_column(self, line: int) -> int:
         """1-based column where the value of the directive on ``line`` starts (1 if none)."""
         kept = self._kept()
-        cols = kept.columns
+        cols = kept.value_columns
         if cols is None:
             cols = {}
             dirs = self.directives
@@ -511,7 +566,7 @@ class RobotsTxt(_Surface):
             for i in range(0, len(dirs), 3):
                 start = dirs[i + 1]
                 cols.setdefault(dirs[i] & _tokenize.LINE_MASK, start - text.rfind("\n", 0, start))
-            kept.columns = cols
+            kept.value_columns = cols
         return cols.get(line, 1)
 
     def __reduce__(self) -> tuple[Callable[..., RobotsTxt], tuple[object, ...]]:
@@ -523,6 +578,13 @@ class RobotsTxt(_Surface):
     def __repr__(self) -> str:
         return (f"<RobotsTxt dialect={self.dialect!r} size={self.size} "
                 f"directives={self.directive_count}>")
+
+
+if TYPE_CHECKING:  # mypy holds the facade to what its readers take (robotrules._parsed)
+    from ._parsed import ParsedFile
+
+    def _read_as(rules: RobotsTxt) -> ParsedFile:
+        return rules
 
 
 class PureRobotsTxt(PurePeer, RobotsTxt):
@@ -552,25 +614,46 @@ if NativePeer is not None:
 
 
 class _Selection:
-    """What the verdicts of one agent share: its groups, their agents, which group applies in
-    words, Google's empty rule, the rule count and whether the file states preferences; per
-    deciding key, the facts of its verdict (made once, so that a verdict costs a lookup), and
-    for the batch API the same facts packed in the peer's memo (``memo``: made by the peer's
-    ``fact_memo`` on the first batch, filled by its ``decide_urls`` through :meth:`packed`;
-    both bounded by ``_SAID_MAX`` keys)."""
+    """What the verdicts of the agents that select one set of groups share (``key``: the
+    groups, and whether they apply as the ``*`` group): the groups' agents, the first
+    user-agent line of each group (the sentence says which group applies from them and the
+    verdict's own agent), Google's empty rule, the rule count and whether the file states
+    preferences; per deciding key, the facts of its verdict (made once, so that a verdict
+    costs a lookup), and for the batch API the same facts packed in the peer's memo
+    (``memo``: made by the peer's ``fact_memo`` on the first batch, filled by its
+    ``decide_urls`` through :meth:`packed`; both bounded by ``_SAID_MAX`` keys). What it
+    keeps is charged to the file's budget (``kept``: :meth:`_Kept.charge`)."""
 
-    __slots__ = ("agents", "count", "empty", "facts", "groups", "memo", "prefs", "where")
+    __slots__ = (
+        "agents",
+        "count",
+        "empty",
+        "facts",
+        "groups",
+        "kept",
+        "key",
+        "lines",
+        "memo",
+        "prefs",
+    )
 
-    def __init__(self, groups: tuple[int, ...], agents: tuple[str, ...], where: str,
-                 empty: Rule | None, count: int, prefs: bool) -> None:
-        self.groups = groups
+    def __init__(self, kept: _Kept, key: _SelectionKey, agents: tuple[str, ...],
+                 lines: tuple[int, ...], empty: Rule | None, count: int, prefs: bool) -> None:
+        self.kept = kept
+        self.key = key
+        self.groups = key[0]
         self.agents = agents
-        self.where = where
+        self.lines = lines
         self.empty = empty
         self.count = count
         self.prefs = prefs
         self.facts: dict[int, _Facts] = {}
         self.memo: FactMemo | None = None
+
+    def cost(self) -> int:
+        """The bytes it keeps before any fact (estimated)."""
+        return 256 + 8 * (len(self.groups) + len(self.lines)) + sum(
+            _STRING_BYTES + len(a) for a in self.agents)
 
     def packed(self, rules: RobotsTxt, key: int) -> Packed:
         """The facts of ``key``'s verdict as the batch API's columns hold them (the peer's
@@ -583,10 +666,11 @@ class _Selection:
     def fact(self, rules: RobotsTxt, key: int) -> _Facts:
         """The facts of the verdict a deciding key gives: ``(allowed, line, rule, agents,
         reason, detail, preferences)``; ``detail`` is the sentence, or ``(write, *facts)``
-        where it names the path (robotrules._model.Verdict writes it when read);
-        ``preferences``: the AI usage preferences join the sentence (allowed, and the file
-        states some)."""
+        where it names the path or the agent (robotrules._model.Verdict writes it when
+        read); ``preferences``: the AI usage preferences join the sentence (allowed, and the
+        file states some)."""
         facts: _Facts
+        where = self.lines, self.key[1]
         if key == -1:
             facts = (True, None, None, (), "robots-txt", _wording.ROBOTS_TXT, False)
         elif not self.groups:
@@ -597,43 +681,78 @@ class _Selection:
                 # compat(google): robots.cc matches an empty pattern at priority 0 and reports
                 # its line (matching_line()), though it decides nothing: everything allowed
                 facts = (True, empty.line, empty, self.agents, "rule",
-                         (_wording.empty_rule, self.where, empty.line, str(empty)), self.prefs)
+                         (_empty_rule_words, *where, empty.line, str(empty)), self.prefs)
             else:
                 facts = (True, None, None, self.agents, "no-matching-rule",
-                         (_wording.no_match, self.where, self.count), self.prefs)
+                         (_no_match_words, *where, self.count), self.prefs)
         else:
             rule = rules._rule(key & INDEX_MASK)
             allow = key_allows(key)
             facts = (allow, rule.line, rule, self.agents, "rule",
-                     _wording.decided(rule.line, str(rule), allow, self.where),
+                     (_decided_words, *where, rule.line, str(rule), allow),
                      allow and self.prefs)
-        if len(self.facts) >= _SAID_MAX:
-            self.facts.clear()
-        self.facts[key] = facts
+        kept = self.facts
+        if len(kept) >= _SAID_MAX:
+            self.kept.refund(len(kept) * _FACT_BYTES)
+            kept.clear()
+        self.kept.charge(_FACT_BYTES)
+        kept[key] = facts
         return facts
 
 
 _Facts = tuple[bool, "int | None", "Rule | None", tuple[str, ...], str, object, bool]
-_SAID_MAX: Final = 1024  # verdict facts kept per agent
+
+
+# The sentences of a selection's verdicts, written when first read (robotrules._wording):
+# which group applies names the verdict's own agent (its product token), so that every agent
+# of a selection shares the facts.
+
+def _where_words(v: Verdict, lines: tuple[int, ...], global_: bool) -> str:
+    return _wording.where(lines, _token.product_token(v.user_agent), global_)
+
+
+def _decided_words(v: Verdict, lines: tuple[int, ...], global_: bool, line: int, rule: str,
+                   allows: bool) -> str:
+    return _wording.decided(line, rule, allows, _where_words(v, lines, global_))
+
+
+def _empty_rule_words(v: Verdict, lines: tuple[int, ...], global_: bool, line: int,
+                      rule: str) -> str:
+    return _wording.empty_rule(v, _where_words(v, lines, global_), line, rule)
+
+
+def _no_match_words(v: Verdict, lines: tuple[int, ...], global_: bool, count: int) -> str:
+    return _wording.no_match(v, _where_words(v, lines, global_), count)
 
 
 def _preference_words(v: Verdict, rules: RobotsTxt, base: object) -> str:
     """The sentence of an allowed verdict in a file that states AI usage preferences: the
-    verdict's own, then the preferences that apply (robotrules.aipref.explain_detail), in
-    the words of robotrules._wording. The native peer's ``known_verdict`` calls it as ``words``
+    verdict's own, then the preferences that apply (those of
+    robotrules.aipref.explain_detail: per-group Content-Signal scope, the default
+    vocabulary, from the statements the facade keeps for the agent's selection), in the
+    words of robotrules._wording. The native peer's ``known_verdict`` calls it as ``words``
     (``(words, doc, detail)``: robotrules._kernel.facts)."""
-    return _wording.joined(_wording.written(v, base), _preferences().explain_detail(rules, v))
+    prefs = _preferences()
+    vocabulary = prefs.DEFAULT_VOCABULARY
+    cats, lines, stmts = rules._uses(v.user_agent, "group", vocabulary).answer(v.path)
+    said = ""
+    if any(c is not None for c in cats.values()):
+        said = prefs.describe(prefs.Usage(True, dict(cats), lines, stmts, v.user_agent,
+                                          v.path, "group", v, vocabulary))
+    return _wording.joined(_wording.written(v, base), said)
 
 
 class _Uses:
-    """The usage statements of one agent (scope, vocabulary) that do not depend on the path
-    (robotrules.aipref.usage.preference_parts), the matcher of its Content-Usage paths, and
-    the answer per set of deciding rules (made once)."""
+    """The usage statements of one group selection (scope, vocabulary) that do not depend on
+    the path (robotrules.aipref.usage.preference_parts: its Content-Usage rules read when
+    they decide), the matcher of its Content-Usage paths, and the answer per set of deciding
+    rules (made once, charged to the file's budget: ``kept``)."""
 
-    __slots__ = ("answers", "cu", "others", "paths", "rows", "signals")
+    __slots__ = ("answers", "cu", "kept", "others", "paths", "rows", "signals")
 
-    def __init__(self, cu: tuple[Statement, ...], signals: tuple[Statement, ...],
+    def __init__(self, kept: _Kept, cu: Sequence[Statement], signals: tuple[Statement, ...],
                  others: tuple[Statement, ...], paths: UsagePaths | None) -> None:
+        self.kept = kept
         self.cu = cu
         self.signals = signals
         self.others = others
@@ -664,7 +783,9 @@ class _Uses:
             hit = _preferences().answer([self.cu[i] for i in chosen], self.signals, (),
                                         self.others)
             if len(self.answers) >= _SAID_MAX:
+                self.kept.refund(len(self.answers) * _ANSWER_BYTES)
                 self.answers.clear()
+            self.kept.charge(_ANSWER_BYTES + _STRING_BYTES * len(chosen))
             self.answers[chosen] = hit
         return hit
 
@@ -747,10 +868,13 @@ def parse(
 ) -> RobotsTxt:
     """Parse a robots.txt body (bytes or text) into an immutable :class:`RobotsTxt`.
 
-    Never raises on content: every oddity becomes a finding on its line. ``dialect`` is one of
-    ``"rfc9309"`` (default), ``"google"`` or ``"1994"``; ``url``, where the file came from,
-    resolves relative sitemap URLs. The peer that reads it is the selector's choice
-    (:func:`robotrules._peers.peer_for`).
+    Never raises on content: every line is read as the dialect reads it, and every oddity
+    becomes a finding on its line (:attr:`RobotsTxt.findings`). ``dialect`` is one of
+    ``"rfc9309"`` (default, RFC 9309), ``"google"`` (Google's parser) or ``"1994"`` (the
+    original standard); ``url``, where the file came from, resolves relative sitemap URLs.
+    The result answers ``is_allowed``, ``explain``, ``usage`` and the batch ``decide_many``
+    for any user agent; it is immutable and thread-safe. A ``str`` body is read as its UTF-8
+    bytes. ``ValueError`` for an unknown dialect.
     """
     if dialect not in SPECS:
         spec(dialect)  # ValueError naming the dialects

@@ -15,8 +15,9 @@ once).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 try:
     import http_sf
@@ -46,8 +47,32 @@ def _octets(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
+# A Dictionary whose members are all a Key, alone or ``=`` a Token, with no parameters (RFC
+# 9651 3.2, 3.1.2, 3.3.4): what nearly every usage preference is (``train-ai=n, search=y``).
+# It is read here by its grammar, member by member, with the values http-sf gives (a Token,
+# or True for a key alone, and no parameters); anything else goes to http-sf. The two
+# readings are held equal by tests/core/test_sf.py.
+_MEMBER: Final = r"([a-z*][a-z0-9_\-.*]*)(?:=([A-Za-z*][!#$%&'*+\-.^_`|~0-9A-Za-z:/]*))?"
+_SIMPLE: Final = re.compile(rf" *{_MEMBER}(?:[ \t]*,[ \t]*{_MEMBER})* *")
+_MEMBERS: Final = re.compile(_MEMBER)
+
+
 def parse_dictionary(text: str) -> SfDictionary:
     """``text`` as an RFC 9651 Dictionary (members keep their parameters: see :func:`bare`)."""
+    if _SIMPLE.fullmatch(text) is not None:
+        members: dict[str, object] = {}
+        dups: list[str] = []
+        for m in _MEMBERS.finditer(text):
+            key, value = m.group(1, 2)
+            if key in members:
+                dups.append(key)  # RFC 9651 4.2.2: the last value counts, where the first was
+            members[key] = (True if value is None else http_sf.Token(value), {})
+        return SfDictionary(members, None, tuple(dict.fromkeys(dups)))
+    return _parsed_dictionary(text)
+
+
+def _parsed_dictionary(text: str) -> SfDictionary:
+    """:func:`parse_dictionary` by http-sf, whatever the members."""
     dups: list[str] = []
     try:
         parsed = http_sf.parse(_octets(text), tltype="dictionary",

@@ -2,7 +2,7 @@
 
 :data:`Dialect` and :data:`Severity` live here rather than in :mod:`robotrules._model` so that
 the parser can name them (``typing.get_args(Dialect)`` in :mod:`robotrules._dialects`) without
-loading the model's dataclasses; :mod:`robotrules._model` re-exports both (issue 15).
+loading the model's dataclasses; :mod:`robotrules._model` re-exports both.
 """
 
 from __future__ import annotations

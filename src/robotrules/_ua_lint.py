@@ -16,15 +16,14 @@ from ._dialects import SPECS
 from ._findings import finding
 from ._model import Finding
 from ._token import GLOBAL, line_agent
-from ._tokenize import display
 
 if TYPE_CHECKING:
-    from ._robots import RobotsTxt
+    from ._parsed import ParsedFile
 
 __all__ = ["agent_findings"]
 
 
-def agent_findings(rules: RobotsTxt) -> list[Finding]:
+def agent_findings(rules: ParsedFile) -> list[Finding]:
     """L041 findings: user-agent values that are not product tokens, read by Google (and RFC
     9309) as their leading ``[A-Za-z_-]`` run, checked against the crawler registry."""
     out: list[Finding] = []
@@ -32,7 +31,7 @@ def agent_findings(rules: RobotsTxt) -> list[Finding]:
     return out
 
 
-def _lint_agents(rules: RobotsTxt, out: list[Finding]) -> None:
+def _lint_agents(rules: ParsedFile, out: list[Finding]) -> None:
     """User-agent values that are not product tokens, read by Google (and RFC 9309) as their
     leading ``[A-Za-z_-]`` run, checked against the crawler registry."""
     if not SPECS[rules.dialect].token_agents:
@@ -43,30 +42,27 @@ def _lint_agents(rules: RobotsTxt, out: list[Finding]) -> None:
     for a in known_agents():
         for t in (*a.tokens[:1], *a.aliases):
             by_token.setdefault(t.lower(), a.token)
-    index = rules.group_index
-    for g in range(index.count):
-        for i in index.uas(g):  # each user-agent line of the group, as the index read it
-            value = display(rules._value(i)).strip()
-            token = line_agent(value, "google")  # Google's reading, whatever the dialect
-            if not value or token == GLOBAL:
-                continue
-            if token == value:
-                continue
-            named = by_token.get(value.lower())
-            # the cut falls inside a word ("Googlebot2", "MJ12bot"), not before a version or a
-            # comment ("dotbot/1.0", "Sogou web spider"), which name the token's own crawler
-            inside = value[len(token)].isalnum() or value[len(token)] == "."
-            other = by_token.get(token.lower()) if token and inside else None
-            line = rules._line(i)
-            if other is not None and (named is None or other != named):
-                out.append(finding(
-                    "L041", line, 1,
-                    f"'{value}' is not a product token: Google reads it as '{token}', so this "
-                    f"group applies to the crawler {other}", f"User-agent: {token}"))
-            elif named is not None and token.lower() != named.lower():
-                out.append(finding(
-                    "L041", line, 1,
-                    f"'{value}' names the crawler {named}, but it is not a product token: "
-                    f"Google reads it as '{token or '(nothing)'}', which matches no crawler, so "
-                    f"{named} follows the '*' group instead", None, severity="warning"))
+    for line, written in rules.agent_lines:  # each user-agent line, as the index read it
+        value = written.strip()
+        token = line_agent(value, "google")  # Google's reading, whatever the dialect
+        if not value or token == GLOBAL:
+            continue
+        if token == value:
+            continue
+        named = by_token.get(value.lower())
+        # the cut falls inside a word ("Googlebot2", "MJ12bot"), not before a version or a
+        # comment ("dotbot/1.0", "Sogou web spider"), which name the token's own crawler
+        inside = value[len(token)].isalnum() or value[len(token)] == "."
+        other = by_token.get(token.lower()) if token and inside else None
+        if other is not None and (named is None or other != named):
+            out.append(finding(
+                "L041", line, 1,
+                f"'{value}' is not a product token: Google reads it as '{token}', so this "
+                f"group applies to the crawler {other}", f"User-agent: {token}"))
+        elif named is not None and token.lower() != named.lower():
+            out.append(finding(
+                "L041", line, 1,
+                f"'{value}' names the crawler {named}, but it is not a product token: "
+                f"Google reads it as '{token or '(nothing)'}', which matches no crawler, so "
+                f"{named} follows the '*' group instead", None, severity="warning"))
 

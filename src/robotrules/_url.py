@@ -13,14 +13,30 @@
   (2.2.3) while the rule's own ``*`` and final ``$`` keep their special meaning.
 - ``legacy_normalize``: the 1996 draft (3.2.2): ``%xx`` is decoded before comparison, except
   ``%2F``.
+- ``resolved``: a URL a file gives (``Sitemap:``, ``License:``) resolved against the file's
+  URL, or None where urllib cannot read it: the one reading of such values.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Final
+from urllib.parse import urljoin, urlsplit
 
-__all__ = ["legacy_normalize", "path_of", "path_params_query", "rfc_normalize",
-           "rfc_normalize_pattern", "rfc_path"]
+__all__ = [
+    "ROBOTS_TXT_PATH",
+    "legacy_normalize",
+    "path_of",
+    "path_params_query",
+    "resolved",
+    "rfc_normalize",
+    "rfc_normalize_pattern",
+    "rfc_path",
+]
+
+#: where every robots.txt is (RFC 9309 2.3: "/robots.txt", lower case, at the top level):
+#: the one spelling of its path the package reads and writes
+ROBOTS_TXT_PATH: Final = "/robots.txt"
 
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _RESERVED = ":/?#[]@!$&'()*+,;="
@@ -229,3 +245,17 @@ def pattern_text(raw: str) -> str:
         return raw.encode("latin-1").decode("utf-8")
     except UnicodeDecodeError:
         return raw
+
+
+def resolved(value: str, base: str | None) -> str | None:
+    """``value`` (a URL a file or a header gives) resolved against ``base`` where it has no
+    scheme and authority of its own, as :func:`urllib.parse.urljoin` resolves it; ``None``
+    where urllib cannot read it (``http://[::1``, ``http://a]/``: an unclosed or stray IPv6
+    bracket), so that content never makes a caller raise."""
+    try:
+        parts = urlsplit(value)
+        if base and not (parts.scheme and parts.netloc):
+            return urljoin(base, value)
+    except ValueError:
+        return None
+    return value

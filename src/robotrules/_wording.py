@@ -5,7 +5,7 @@ a pure function of facts (the lines of the groups that apply, the agent's produc
 rule count, the deciding rule as written, the path); which facts hold is the facade's business
 (:mod:`robotrules._robots`, which computes them through its peer) and never this module's.
 
-A verdict's detail is written when it is first read (issue 20): a query stores either the
+A verdict's detail is written when it is first read: a query stores either the
 sentence or ``(write, *facts)``, and :mod:`robotrules._model` calls ``write(verdict, *facts)``
 on first read. The writers that need the verdict (its ``path``) are :func:`empty_rule` and
 :func:`no_match`; :func:`written` reads either form. The native peer's ``known_verdict``

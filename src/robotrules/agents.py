@@ -31,7 +31,7 @@ from .aipref.policy_tokens import is_policy_token
 
 if TYPE_CHECKING:
     from ._model import Rule
-    from ._robots import RobotsTxt
+    from ._parsed import ParsedFile
 
 __all__ = ["PURPOSES", "Access", "AgentAccess", "KnownAgent", "Purpose", "assess",
            "assess_many", "by_purpose", "find_agent", "known_agents", "purposes_of"]
@@ -175,7 +175,7 @@ def by_purpose(purpose: str) -> tuple[KnownAgent, ...]:
     return tuple(a for a in known_agents() if purpose in a.purposes)
 
 
-def _group(rules: RobotsTxt, agent: KnownAgent) -> tuple[Group | None, str]:
+def _group(rules: ParsedFile, agent: KnownAgent) -> tuple[Group | None, str]:
     # the dialect decides what a user-agent line names (robotrules._token): rfc9309 reads
     # "MJ12bot" as MJ12bot, Google's reading cuts it to "MJ"
     group = rules.group_for(agent.token)
@@ -190,7 +190,7 @@ def _group(rules: RobotsTxt, agent: KnownAgent) -> tuple[Group | None, str]:
     return group, via
 
 
-def assess(rules: RobotsTxt, agent: KnownAgent | str, *,
+def assess(rules: ParsedFile, agent: KnownAgent | str, *,
            policy_tokens: Mapping[str, str] | None = None) -> AgentAccess:
     """Whether ``rules`` block ``agent`` entirely, partly or not at all, and by which group.
 
@@ -199,7 +199,7 @@ def assess(rules: RobotsTxt, agent: KnownAgent | str, *,
     return _assess(rules, agent, {}, policy_tokens)
 
 
-def assess_many(rules: RobotsTxt, agents: Iterable[KnownAgent | str], *,
+def assess_many(rules: ParsedFile, agents: Iterable[KnownAgent | str], *,
                 policy_tokens: Mapping[str, str] | None = None) -> list[AgentAccess]:
     """:func:`assess` for each of ``agents``; a group shared by many crawlers (often ``*``) is
     judged once."""
@@ -207,7 +207,7 @@ def assess_many(rules: RobotsTxt, agents: Iterable[KnownAgent | str], *,
     return [_assess(rules, agent, memo, policy_tokens) for agent in agents]
 
 
-def _assess(rules: RobotsTxt, agent: KnownAgent | str,
+def _assess(rules: ParsedFile, agent: KnownAgent | str,
             memo: dict[tuple[int, tuple[str, ...]], tuple[str, Rule | None]],
             policy_tokens: Mapping[str, str] | None = None) -> AgentAccess:
     if isinstance(agent, str):

@@ -172,7 +172,7 @@ def test_memo_overflows_inside_one_call_and_stays_bounded() -> None:
         rules = make(body)  # type: ignore[operator]
         for _ in range(2):
             got = rules.decide_many(urls)
-            sel = rules._kept().sels["*"]
+            sel = rules._kept().selection_of_agent["*"]
             assert sel.memo is not None
             assert len(sel.memo) <= _robots._SAID_MAX
             assert len(sel.facts) <= _robots._SAID_MAX

@@ -137,3 +137,17 @@ def test_agent_tokens_and_group_merging_are_the_specs() -> None:
     assert RFC.agent_token.match("MJ12bot/1.0").group(0) == "MJ12bot"
     assert LEGACY.agent_token.match("archive.org_bot x").group(0) == "archive.org_bot"
     assert (RFC.merge_groups, GOOGLE.merge_groups, LEGACY.merge_groups) == (True, True, False)
+
+
+def test_only_rfc9309_always_allows_the_robots_txt_path() -> None:
+    """RFC 9309 2.2.2: "The /robots.txt URI is implicitly allowed"; robots.cc has no such
+    exception (google), nor has the 1994 text: the one test is the spec's."""
+    from robotrules._dialects import SPECS
+    from robotrules._url import ROBOTS_TXT_PATH
+
+    assert ROBOTS_TXT_PATH == "/robots.txt"
+    assert SPECS["rfc9309"].implicitly_allowed("/robots.txt")
+    assert not SPECS["rfc9309"].implicitly_allowed("/robots.txt?x")
+    assert not SPECS["rfc9309"].implicitly_allowed("/ROBOTS.TXT")
+    assert not SPECS["google"].implicitly_allowed("/robots.txt")
+    assert not SPECS["1994"].implicitly_allowed("/robots.txt")

@@ -108,14 +108,15 @@ def test_the_fast_paths_are_taken_once_the_facts_are_kept() -> None:
     with pytest.raises(TypeError):
         rules.known_verdict("/a/x", "*", None, None, None)  # type: ignore[arg-type]
     first = rules.explain("/a/x")
-    fast = native.verdict_of(rules, "/a/x", "*", rules._kept().sels, _robots._VERDICT,
+    fast = native.verdict_of(rules, "/a/x", "*", rules._kept().selection_of_agent, _robots._VERDICT,
                              _robots._preference_words)
     assert type(fast) is Verdict
     assert fast == first
     u = rules.usage("/b")
-    uses = rules._kept().uses["*", "group", "vocab-07"]
-    again = native.usage_of(rules, "/b", "*", rules._kept().sels, uses, _robots._VERDICT,
-                            _robots._USAGE, _robots._preference_words, "group", "vocab-07")
+    uses = rules._kept().uses_of_agent["*", "group", "vocab-07"]
+    again = native.usage_of(rules, "/b", "*", rules._kept().selection_of_agent, uses,
+                            _robots._VERDICT, _robots._USAGE, _robots._preference_words,
+                            "group", "vocab-07")
     assert type(again) is Usage
     assert again == u
     assert again == _robots.reference(body).usage("/b")

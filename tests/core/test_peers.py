@@ -19,7 +19,7 @@ import pytest
 from hypothesis import strategies as st
 
 import robotrules
-from robotrules import _peers, _token, _tokenize, _url
+from robotrules import Dialect, _peers, _token, _tokenize, _url
 from robotrules._match import ALLOW_BIT, INDEX_MASK, NO_MATCH
 from robotrules._pure import PurePeer
 from tests.core import test_rfc9309
@@ -228,6 +228,30 @@ def test_1994_first_record_on_the_pure_peer() -> None:
 
 
 # -- the reading -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("dialect", "body", "first", "then"), [
+    ("google", b"User-agent: googlebot\nDisallow: /\n", "\x00googlebot", "googlebot"),
+    ("rfc9309", b"User-agent: googlebot\nDisallow: /\n\nUser-agent: *\nAllow: /\n",
+     "\x00googlebot", "googlebot"),
+    ("1994", b"User-agent: a\nDisallow: /\n", "\x000", "a"),
+], ids=["google", "rfc9309-star-group", "1994"])
+def test_no_agent_string_reaches_a_selection_s_memo(peer: Make, dialect: Dialect, body: bytes,
+                                                    first: str, then: str) -> None:
+    """The reproduction of issue 41: an agent starting with NUL, asked first, made the pure
+    peer's one memo give ``googlebot`` the matcher of the agent's own selection (``*``), so
+    ``User-agent: googlebot`` / ``Disallow: /`` answered allowed; in 1994 ``"\x000"``
+    poisoned group 0. RFC 9309 2.2.1: the group that names the agent applies, whatever was
+    asked before (and so ``then`` is disallowed ``/x``, asked first or after)."""
+    if peer is not PurePeer and dialect not in _peers.NATIVE_DIALECTS:
+        pytest.skip("the native peer does not read this dialect (the selector: 1994 is pure)")
+    fresh = peer(body, dialect, None)
+    assert not fresh.is_allowed("/x", user_agent=then)
+    rules = peer(body, dialect, None)
+    rules.is_allowed("/x", user_agent=first)
+    assert not rules.is_allowed("/x", user_agent=then)
+    assert rules.selected_groups(then) == fresh.selected_groups(then) == (0,)
+    assert rules.url_key_path("/x", then) == fresh.url_key_path("/x", then)
 
 
 def test_the_reading_is_the_tokenizer_s(peer: Make) -> None:

@@ -97,3 +97,20 @@ def test_http_sf_imported_only_here() -> None:
             if any(n.split(".")[0] == "http_sf" for n in names):
                 users.append(path.relative_to(root).as_posix())
     assert users == ["_sf.py"]
+
+
+# the characters a simple Dictionary is made of, and some that end the fast reading
+_SF_PIECES = st.sampled_from(["a", "b", "y", "n", "train-ai", "search", "*", "k.1", "_", "-",
+                              "=", ",", " ", "\t", ";", "Y", "A", ":", "/", '"', "1", "?",
+                              "=y", ", ", "=n"])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_SF_PIECES, max_size=12).map("".join))
+def test_the_fast_reading_is_http_sf_s(text: str) -> None:
+    """RFC 9651 3.2 (Dictionary), 3.1.2 (Key), 3.3.4 (Token): a Dictionary of keys alone or
+    ``=`` a Token, read by its grammar (``_sf.parse_dictionary``'s fast path), gives what
+    http-sf gives for the same text (members, values, duplicates), and fails where it fails."""
+    fast, slow = _sf.parse_dictionary(text), _sf._parsed_dictionary(text)
+    assert fast == slow
+    assert list((fast.members or {}).items()) == list((slow.members or {}).items())  # order

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 import robotrules
 from robotrules import Dialect
+from robotrules._robots import reference
 from tests.conftest import SHARED
 
 DIALECTS: tuple[Dialect, ...] = ("rfc9309", "google", "1994")
@@ -219,3 +221,125 @@ def test_any_text_at_all_answers(body: str, url: str, agent: str, dialect: Diale
     assert rules.explain(url, user_agent=agent).allowed is rules.is_allowed(url,
                                                                               user_agent=agent)
     robotrules.lint(body, dialect=dialect)
+
+
+# -- issue 41: values an extension line gives that cannot be read are findings, on both peers --
+
+PARSERS = [pytest.param(reference, id="pure"),
+           pytest.param(robotrules.parse, id="native", marks=pytest.mark.skipif(
+               not robotrules.NATIVE, reason="the native peer is not in use in this build"))]
+
+
+@pytest.fixture(params=PARSERS)
+def parse_with(request: pytest.FixtureRequest) -> object:
+    return request.param
+
+
+# the values of issue 41's reproduction: urllib raises ValueError on each ("Invalid IPv6 URL")
+UNREADABLE_URLS = ("http://[::1", "http://[zz]/s.xml", "//[::1/s", "http://a]/")
+
+
+@pytest.mark.parametrize("value", UNREADABLE_URLS)
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("base", [None, "https://example.com/robots.txt"])
+def test_a_sitemap_urllib_cannot_read_is_a_finding(parse_with: Any, dialect: Dialect,
+                                                   value: str, base: str | None) -> None:
+    """Issue 41's reproduction: ``Sitemap: http://[::1`` made ``sitemaps``, ``findings`` and
+    ``lint`` raise ValueError. RFC 9309 2.3.1.5 ("use the parseable rules") and the totality
+    principle: the line is a finding (L015, the sitemap code) and the good line still counts.
+    ``License:`` values go through the same reading (RSL's L043)."""
+    body = (f"User-agent: *\nDisallow: /x\nSitemap: {value}\n"
+            f"Sitemap: https://example.com/s.xml\nLicense: {value}\n")
+    rules = parse_with(body, dialect, url=base)
+    assert rules.sitemaps == ["https://example.com/s.xml"]
+    assert [f.line for f in rules.findings if f.code == "L015"] == [3]
+    found = robotrules.lint(body, dialect=dialect)
+    assert [f.line for f in found if f.code == "L015"] == [3]
+    assert [f.line for f in found if f.code == "L043"] == [5]
+    from robotrules.aipref import license_urls
+    assert license_urls(rules, base=base) == ()  # names no licence
+
+
+HUGE_RATE = "9" * 4400  # past CPython's 4,300 digits for int(str)
+HUGE_DELAY = "9" * 400  # past the largest float: float() reads inf
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_numbers_past_a_float_are_no_value_and_a_finding(parse_with: Any,
+                                                        dialect: Dialect) -> None:
+    """Issue 41's reproduction: ``Request-rate:`` with more than 4,300 digits raised from
+    ``request_rate``, ``groups``, ``group_for``, ``findings``, ``usage``, ``usage_many`` and
+    ``lint``; ``Crawl-delay:`` of 309 digits read as ``inf``. The documented bound
+    (``robotrules._directives``): a number past the largest finite float is no value (None,
+    as any unreadable value) and a finding (L028, "crawl-delay, request-rate or visit-time
+    unreadable")."""
+    body = (f"User-agent: *\nRequest-rate: {HUGE_RATE}/1\nCrawl-delay: {HUGE_DELAY}\n"
+            f"Request-rate: 1/{HUGE_DELAY}d\nDisallow: /x\nContent-Usage: train-ai=n\n")
+    rules = parse_with(body, dialect)
+    assert rules.request_rate() is None
+    assert rules.crawl_delay() is None
+    group = rules.group_for("*")
+    assert group is not None
+    assert (group.request_rate, group.crawl_delay) == (None, None)
+    assert rules.groups[0].request_rate is None
+    assert [f.line for f in rules.findings if f.code == "L028"] == [2, 3, 4]
+    assert [f.line for f in robotrules.lint(body, dialect=dialect)
+            if f.code == "L028"] == [2, 3, 4]
+    assert rules.usage("/a").crawl
+    assert list(rules.usage_many(["/a", "/x"])["crawl"]) == [1, 0]
+    # the last finite numbers are still values (308 digits: about 1e308 < 1.8e308)
+    edge = parse_with(f"User-agent: *\nCrawl-delay: {'9' * 308}\nRequest-rate: "
+                      f"{'9' * 308}/1\n", dialect)
+    assert edge.crawl_delay() == float("9" * 308)
+    rate = edge.request_rate()
+    assert rate is not None
+    assert rate.requests == int("9" * 308)
+
+
+def test_agents_that_select_the_same_groups_share_what_they_derive(parse_with: Any) -> None:
+    """Issue 41: "Agents that select the same groups should share what they derive": 40
+    agents named by the same 20 groups select those groups merged (RFC 9309 2.2.1: "If
+    there is more than one group matching the user-agent, the matching groups' rules MUST
+    be combined"), so the file keeps one selection for all of them; each verdict still
+    names its own agent (the sentence is written from the verdict's agent when read)."""
+    names = [f"bot{i}" for i in range(40)]
+    head = "".join(f"User-agent: {n}\n" for n in names)
+    body = "".join(f"{head}Disallow: /g{g}/\n" for g in range(20))
+    rules = parse_with(body)
+    for i, name in enumerate(names):
+        v = rules.explain(f"/g{i % 20}/x", user_agent=name)
+        assert not v.allowed
+        assert v.line == 41 * (i % 20 + 1)
+        assert f"the group for '{name}' (lines 1, 42," in v.detail
+        u = rules.usage(f"/g{i % 20}/x", user_agent=f"{name}/1.0")
+        assert not u.crawl
+        assert f"the group for '{name}'" in u.verdict.detail
+    kept = rules._kept()
+    assert len(kept.selections) == 1
+    assert len(kept.uses) == 1
+    assert len(kept.selection_of_agent) == 80  # each string finds the one selection
+    assert kept.evictions == 0
+
+
+def test_what_the_answers_derive_stays_within_the_budget(
+        parse_with: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 41: "what an agent keeps should be bounded by the file's size": past the budget
+    (``_robots._DERIVED_MIN`` plus ``_DERIVED_PER_BYTE`` per byte, here made small) what the
+    answers derived is dropped before more is kept, and every answer stays the one a fresh
+    parse gives (RFC 9309 2.2.1: each agent's own group)."""
+    from robotrules import _robots
+
+    monkeypatch.setattr(_robots, "_DERIVED_MIN", 20_000)
+    monkeypatch.setattr(_robots, "_DERIVED_PER_BYTE", 0)
+    body = "".join(f"User-agent: bot{g}\nDisallow: /g{g}/\nAllow: /g{g}/ok\n\n"
+                   for g in range(300))
+    rules = parse_with(body)
+    for g in range(300):
+        for path in (f"/g{g}/x", f"/g{g}/ok", "/other"):
+            v = rules.explain(path, user_agent=f"bot{g}")
+            assert v == parse_with(body).explain(path, user_agent=f"bot{g}")
+            assert v.line == {"/other": None}.get(path, 4 * g + (3 if "ok" in path else 2))
+        rules.usage(f"/g{g}/ok", user_agent=f"bot{g}")
+    kept = rules._kept()
+    assert kept.evictions > 0
+    assert kept.derived_bytes <= kept.budget == 20_000

@@ -46,3 +46,17 @@ def test_rfc9309_keeps_the_nul_percent_encoded(peer: str) -> None:
     rules = PEERS[peer](body, "rfc9309")  # type: ignore[operator]
     assert rules.is_allowed("/\x00x")
     assert not rules.is_allowed("/a\x00b")
+
+
+@pytest.mark.parametrize(("value", "base", "expected"), [
+    ("/s.xml", "https://a.test/robots.txt", "https://a.test/s.xml"),  # RFC 3986 5.2
+    ("https://b.test/s", "https://a.test/", "https://b.test/s"),  # absolute: as written
+    ("x", None, "x"),  # nothing to resolve against: as written
+    ("http://[::1", None, None),  # issue 41: urllib raises "Invalid IPv6 URL" on these
+    ("//[::1/s", "https://a.test/", None),
+    ("http://a]/", "https://a.test/", None),
+])
+def test_resolved_never_raises(value: str, base: str | None, expected: str | None) -> None:
+    """``_url.resolved``, the one reading of a URL a file gives (Sitemap, License): RFC 3986
+    resolution against the file's URL, and None for what urllib cannot read (issue 41)."""
+    assert _url.resolved(value, base) == expected

@@ -225,3 +225,20 @@ async def test_async_pacer_caps_and_accepts_sync_client_or_rules() -> None:
     assert len(seen) == 1
     r = rules("User-agent: *\nCrawl-delay: 4\n")
     assert await pacer.delay_for("http://a.test/", rules=r) == 4
+
+
+def test_numbers_no_float_holds_leave_the_default() -> None:
+    """Issue 41's reproduction: one 4.4 KB ``Request-rate:`` line (more than 4,300 digits)
+    made ``wait()`` and ``delay_for()`` raise with their defaults, and ``Crawl-delay:`` of
+    309 digits read as ``inf``. Such a value is no value (robotrules._directives: past the
+    largest finite float), so the pacer uses ``default_delay``; the largest value that is one
+    is capped at ``max_delay`` and reported (issue 7)."""
+    clock = FakeClock()
+    pacer = Pacer(clock=clock, sleep=clock.sleep, default_delay=1.5)
+    r = rules(f"User-agent: *\nRequest-rate: {'9' * 4400}/1\nCrawl-delay: {'9' * 400}\n")
+    assert pacer.delay_for("http://a.test/", rules=r) == 1.5
+    assert pacer.wait("http://a.test/1", rules=r) == 0
+    assert pacer.wait("http://a.test/2", rules=r) == 1.5
+    edge = rules(f"User-agent: *\nCrawl-delay: {'9' * 308}\nRequest-rate: 1/{'9' * 300}d\n")
+    assert pacer.delay_for("http://b.test/", rules=edge) == pacer.max_delay
+    assert list(pacer.capped) == ["http://b.test"]

@@ -1,4 +1,4 @@
-# The native kernels' answers as facts (issue 20, "every answer at native speed"): the path
+# The native kernels' answers as facts (every answer at native speed): the path
 # of a URL as text (for Verdict.path), a fast constructor for the public values (Verdict,
 # Usage), the Content-Usage path matcher (the kernel's entry_matches over the pure reading of
 # each path), and the gather of the batch usage columns.

@@ -6,7 +6,7 @@
 assert KIND_SHIFT == _tables.KIND_SHIFT and MAX_LINE == _tables.MAX_LINE
 assert INDEX_BITS == _tables.INDEX_BITS
 
-# Integer widths (issue 20, "safe by construction"): a body holds at most NATIVE_MAX bytes, so
+# Integer widths (safe by construction): a body holds at most NATIVE_MAX bytes, so
 # every offset into it, every directive index (< NATIVE_MAX / 3 < 2 ** INDEX_BITS) and every
 # line number fits 32 bits; a value is at most MAX_LINE bytes (robots.cc's line cap), and its
 # normal form at most PATTERN_GROWTH times that (robotrules._tables.pattern_growth), so every

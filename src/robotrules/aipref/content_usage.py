@@ -22,8 +22,8 @@ from .._sf import bare, parse_dictionary, token
 from ._values import Statement, Tri
 from .vocabulary import DEFAULT_VOCABULARY, vocabulary
 
-__all__ = ["parse_content_usage", "parse_content_usage_header", "parse_preference",
-           "raw_token", "split_content_usage"]
+__all__ = ["content_usage_path", "parse_content_usage", "parse_content_usage_header",
+           "parse_preference", "raw_token", "split_content_usage"]
 
 CONTENT_USAGE: Final = "content-usage"
 _WS: Final = re.compile(r"[ \t]")
@@ -99,14 +99,23 @@ def parse_content_usage(value: str, *, line: int | None = None, key: str = "Cont
     return _content_usage(value, line, key, vocabulary, octets)
 
 
-@lru_cache(maxsize=8192)  # statements are immutable: the lines of a file are read once
-def _content_usage(value: str, line: int | None, key: str, vocab: str, octets: str | None
-                   ) -> Statement:
-    path, pref = split_content_usage(value)
+def content_usage_path(value: str, octets: str | None = None) -> str | None:
+    """The path of a Content-Usage rule value (None: the rule has none), as
+    :func:`parse_content_usage` reads it (``octets``: see there), without reading the
+    preference: what a matcher of the rules' paths needs."""
+    path = split_content_usage(value)[0]
     if octets is not None and path is not None:
         raw_path = split_content_usage(octets)[0]
         if raw_path is not None:
             path = raw_path.encode("latin-1").decode("utf-8", "surrogateescape")
+    return path
+
+
+@lru_cache(maxsize=8192)  # statements are immutable: the lines of a file are read once
+def _content_usage(value: str, line: int | None, key: str, vocab: str, octets: str | None
+                   ) -> Statement:
+    pref = split_content_usage(value)[1]
+    path = content_usage_path(value, octets)
     prefs, ignored, error, dups = parse_preference(pref, vocab)
     return Statement(CONTENT_USAGE, line, value, prefs, path, error, ignored, (), dups, key)
 

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .._findings import finding
-from .._model import Finding, Group, Record, Severity
+from .._model import Finding, Group, Record, Rule, Severity
+from .._patterns import covers
+from .._url import resolved
 from .content_signal import CONTENT_SIGNAL, parse_content_signal, signal_items
 from .content_usage import (
     CONTENT_USAGE,
@@ -25,15 +27,19 @@ from .content_usage import (
 )
 from .policy_tokens import policy_groups
 from .usage import PREFERENCE_KEYS
-from .vocabulary import CONTENT_SIGNAL_KEYS, DEFAULT_VOCABULARY, VOCABULARIES, vocabulary
+from .vocabulary import (
+    CONTENT_SIGNAL_KEYS,
+    DEFAULT_VOCABULARY,
+    SIGNAL_KEY_LABELS,
+    VOCABULARIES,
+    vocabulary,
+)
 
 if TYPE_CHECKING:
-    from .._robots import RobotsTxt
+    from .._parsed import ParsedFile
 
 __all__ = ["lint_findings", "preference_lines", "without_core_noise"]
 
-#: Content-Signal keys written in a Content-Usage line, and the AIPREF label meant.
-_SIGNAL_SPELLINGS = {"ai-train": "train-ai", "ai-input": None, "use": None}
 
 
 def _finding(code: str, line: int, message: str, fix: str | None = None, *,
@@ -42,20 +48,20 @@ def _finding(code: str, line: int, message: str, fix: str | None = None, *,
     return finding(code, line, 1, message, fix, severity=severity)
 
 
-def preference_lines(rules: RobotsTxt) -> tuple[int, ...]:
+def preference_lines(rules: ParsedFile) -> tuple[int, ...]:
     """The lines of the file's AI-preference records (Content-Usage, Content-Signal,
     LLM-Policy, License), in file order."""
-    return tuple(sorted(r.line for r in rules._every_record()
+    return tuple(sorted(r.line for r in rules.all_records
                         if r.directive in PREFERENCE_KEYS))
 
 
-def without_core_noise(found: Iterable[Finding], rules: RobotsTxt) -> list[Finding]:
+def without_core_noise(found: Iterable[Finding], rules: ParsedFile) -> list[Finding]:
     """``found`` without the parser's L002 on AI-preference lines (L042 reports them once)."""
     lines = set(preference_lines(rules))
     return [f for f in found if not (f.code == "L002" and f.line in lines)]
 
 
-def lint_findings(rules: RobotsTxt, *, vocabulary_name: str = DEFAULT_VOCABULARY,
+def lint_findings(rules: ParsedFile, *, vocabulary_name: str = DEFAULT_VOCABULARY,
                   policy_tokens: Mapping[str, str] | None = None) -> list[Finding]:
     """Findings about AI-preference lines (see the module docstring)."""
     out: list[Finding] = []
@@ -75,14 +81,15 @@ def lint_findings(rules: RobotsTxt, *, vocabulary_name: str = DEFAULT_VOCABULARY
                 "L040", rec.line,
                 "Content-Usage before any user-agent line belongs to no group and is ignored "
                 "(attach-05: it is a rule inside a group)", "put it inside a group"))
-    for rec in rules._every_record():
+    for rec in rules.all_records:
         if rec.directive == "license":
             _lint_license(rec, out)
+    allows = _Allows()  # per group selection, its Allow rules: one merge per selection
     for g in groups:
         for rec in g.records:
             key = rec.directive
             if key == CONTENT_USAGE:
-                _lint_content_usage(rules, g.tokens, rec, out, vocabulary_name)
+                _lint_content_usage(rules, g.tokens, rec, out, vocabulary_name, allows)
             elif key == CONTENT_SIGNAL:
                 _lint_content_signal(rec, out)
     _lint_only_global(groups, out)
@@ -96,12 +103,12 @@ def lint_findings(rules: RobotsTxt, *, vocabulary_name: str = DEFAULT_VOCABULARY
     return out
 
 
-def _lint_overview(rules: RobotsTxt, out: list[Finding]) -> None:
+def _lint_overview(rules: ParsedFile, out: list[Finding]) -> None:
     """L042: one info for the file naming its AI-preference lines."""
     lines = preference_lines(rules)
     if not lines:
         return
-    kinds = sorted({r.key for r in rules._every_record() if r.directive in PREFERENCE_KEYS})
+    kinds = sorted({r.key for r in rules.all_records if r.directive in PREFERENCE_KEYS})
     shown = ", ".join(str(n) for n in lines[:8]) + (" ..." if len(lines) > 8 else "")
     out.append(_finding(
         "L042", lines[0],
@@ -114,9 +121,10 @@ def _lint_overview(rules: RobotsTxt, out: list[Finding]) -> None:
 def _lint_license(rec: Record, out: list[Finding]) -> None:
     """L043: RSL's robots.txt ``License:`` value is an absolute URI."""
     value = rec.value.strip()
-    parts = urlsplit(value)
-    if parts.scheme.lower() in ("http", "https") and parts.netloc:
-        return
+    if resolved(value, None) is not None:  # None: urllib cannot read it ("http://[::1")
+        parts = urlsplit(value)
+        if parts.scheme.lower() in ("http", "https") and parts.netloc:
+            return
     out.append(_finding(
         "L043", rec.line,
         f"License '{value}' is not an absolute http(s) URI: RSL 1.0 discovery asks for one "
@@ -124,8 +132,8 @@ def _lint_license(rec: Record, out: list[Finding]) -> None:
         "License: https://<your host>" + (value if value.startswith("/") else "/" + value)))
 
 
-def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
-                        out: list[Finding], vocab: str) -> None:
+def _lint_content_usage(rules: ParsedFile, tokens: tuple[str, ...], rec: Record,
+                        out: list[Finding], vocab: str, allows: _Allows) -> None:
     v = vocabulary(vocab)
     s = parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocab,
                             octets=rec.octets)
@@ -165,8 +173,8 @@ def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
                 "L031", line,
                 f"'{k}' is a label of an earlier AIPREF vocabulary and is ignored by {v.name}; "
                 f"{hint}", new))
-        elif k in _SIGNAL_SPELLINGS:
-            meant = _SIGNAL_SPELLINGS[k]
+        elif k in SIGNAL_KEY_LABELS:
+            meant = SIGNAL_KEY_LABELS[k]
             raw = raw_token(pref, k)
             value = {"no": "n", "yes": "y"}.get(raw or "", raw or "n")
             out.append(_finding(
@@ -196,7 +204,7 @@ def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
             "L035", line,
             f"'{k}' is given more than once: only the last value counts (vocab-07 'Multiple "
             "Preferences')", None))
-    if _only_disallowed(rules, tokens, path):
+    if _only_disallowed(rules, tokens, path, allows):
         out.append(_finding(
             "L038", line,
             f"Content-Usage for '{path or '/'}' has no effect: the group disallows that path and "
@@ -204,17 +212,48 @@ def _lint_content_usage(rules: RobotsTxt, tokens: tuple[str, ...], rec: Record,
             "Semantics')", None))
 
 
-def _only_disallowed(rules: RobotsTxt, tokens: tuple[str, ...], path: str | None) -> bool:
-    """The Content-Usage path is disallowed for the group and no Allow rule reopens part of it."""
+class _Allows:
+    """The Allow rules of each group selection, for one lint: one merge per selection, found
+    by the agent's token (a selection is the group index's own tuple: known by identity, so
+    that no look-up hashes a tuple as long as the groups), not one per line."""
+
+    __slots__ = ("by_agent", "by_selection")
+
+    def __init__(self) -> None:
+        self.by_agent: dict[str, tuple[Rule, ...] | None] = {}
+        self.by_selection: dict[int, tuple[tuple[int, ...], tuple[Rule, ...]]] = {}
+
+    def of(self, rules: ParsedFile, agent: str) -> tuple[Rule, ...] | None:
+        """The Allow rules of the groups that apply to ``agent`` (None: no group applies)."""
+        if agent in self.by_agent:
+            return self.by_agent[agent]
+        selection = rules.selected_groups(agent)
+        found: tuple[Rule, ...] | None = None
+        if selection:
+            kept = self.by_selection.get(id(selection))
+            if kept is None or kept[0] is not selection:
+                groups = rules.groups
+                kept = self.by_selection[id(selection)] = (selection, tuple(
+                    r for g in selection for r in groups[g].rules if r.allow))
+            found = kept[1]
+        self.by_agent[agent] = found
+        return found
+
+
+def _only_disallowed(rules: ParsedFile, tokens: tuple[str, ...], path: str | None,
+                     allows: _Allows) -> bool:
+    """The Content-Usage path is disallowed for the group and no Allow rule of the groups
+    that apply (merged, RFC 9309 2.2.1) reopens part of it: none under it
+    (:func:`robotrules._patterns.covers`), and none with a wildcard (it may reach into it).
+    ``allows`` keeps each selection's Allow rules for the call: linear in the lines whatever
+    number of groups name the agent."""
     probe = (path or "/").split("*", 1)[0].rstrip("$") or "/"
     agent = next((t for t in tokens if t), "*")
-    group = rules.group_for(agent)
-    if group is None:
+    reopening = allows.of(rules, agent)
+    if reopening is None or rules.is_allowed(probe, user_agent=agent):
         return False
-    if rules.is_allowed(probe, user_agent=agent):
-        return False
-    return not any(r.allow and (r.pattern.startswith(probe) or "*" in r.pattern)
-                   for r in group.rules)
+    dialect = rules.dialect
+    return not any("*" in r.pattern or covers(probe, r.pattern, dialect) for r in reopening)
 
 
 def _lint_content_signal(rec: Record, out: list[Finding]) -> None:

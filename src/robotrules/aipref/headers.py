@@ -9,8 +9,8 @@ joined with ``,`` as HTTP allows.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from urllib.parse import urljoin
 
+from .._url import resolved
 from ._values import Statement, Tri
 from .content_usage import parse_content_usage_header
 from .vocabulary import DEFAULT_VOCABULARY, TDM
@@ -88,6 +88,7 @@ def license_links(headers: Headers, base: str | None = None) -> tuple[tuple[str,
                     rels = val.lower().split()
                 elif name.strip().lower() == "type":
                     media = val.lower()
-            if "license" in rels:
-                out.append((urljoin(base, target.strip()) if base else target.strip(), media))
+            url = resolved(target.strip(), base) if "license" in rels else None
+            if url is not None:  # None: a target urllib cannot read names no licence
+                out.append((url, media))
     return tuple(out)

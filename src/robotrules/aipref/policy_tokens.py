@@ -7,7 +7,7 @@ new directive names and no new grammar: the path language, longest-match precede
 structure of robots.txt are not changed."
 
 So a group whose user-agent is a policy token is a usage statement, never a crawler: for a URL,
-the rule of that group that decides (the core's own matcher, ``RobotsTxt.explain`` with the
+the rule of that group that decides (the core's own matcher, ``explain`` with the
 token as the agent) gives the token's category ``False`` for a Disallow and ``True`` for an
 Allow; when no rule of the group matches, the group states nothing for that URL. A token
 without a group of its own (only ``*`` would apply) states nothing.
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Final
 from ._values import Statement
 
 if TYPE_CHECKING:
-    from .._robots import RobotsTxt
+    from .._parsed import ParsedFile
 
 __all__ = ["POLICY_TOKENS", "is_policy_token", "parse_policy_tokens", "policy_groups",
            "policy_statements"]
@@ -81,7 +81,7 @@ def is_policy_token(value: str, tokens: Mapping[str, str] | None = None) -> bool
     return value.strip().lower() in _table(tokens)
 
 
-def policy_groups(rules: RobotsTxt, tokens: Mapping[str, str] | None = None
+def policy_groups(rules: ParsedFile, tokens: Mapping[str, str] | None = None
                   ) -> tuple[tuple[str, str, int], ...]:
     """``(token, category, group line)`` of every group that names a policy token."""
     table = _table(tokens)
@@ -94,7 +94,7 @@ def policy_groups(rules: RobotsTxt, tokens: Mapping[str, str] | None = None
     return tuple(out)
 
 
-def policy_statements(rules: RobotsTxt, url: str, tokens: Mapping[str, str] | None = None
+def policy_statements(rules: ParsedFile, url: str, tokens: Mapping[str, str] | None = None
                       ) -> tuple[Statement, ...]:
     """The statements the policy-token groups of ``rules`` make about ``url``."""
     table = _table(tokens)

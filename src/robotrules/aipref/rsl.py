@@ -26,18 +26,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
-from urllib.parse import urljoin
 
 from .._origin import origin_or_none
 from .._patterns import match_length
-from .._url import path_params_query, rfc_path
+from .._url import path_params_query, resolved, rfc_path
 from ._paths import pattern
 from ._values import Statement, Tri
 from .headers import license_links
 from .usage import records
 
 if TYPE_CHECKING:
-    from .._robots import RobotsTxt
+    from .._parsed import ParsedFile
 
 __all__ = ["RSL_MEDIA_TYPE", "RSL_NAMESPACE", "RSL_USAGES", "RslContent", "RslDocument",
            "RslLicense", "RslPayment", "RslTerms", "license_urls", "parse_rsl"]
@@ -252,15 +251,16 @@ def parse_rsl(body: bytes | str, *, max_bytes: int = DEFAULT_RSL_MAX_BYTES,
     return RslDocument(tuple(contents), tuple(errors), base)
 
 
-def license_urls(rules: RobotsTxt, headers: Mapping[str, str] | None = None,
+def license_urls(rules: ParsedFile, headers: Mapping[str, str] | None = None,
                  base: str | None = None) -> tuple[str, ...]:
     """Where the licences of a site are: each robots.txt ``License:`` value (resolved against
     ``base``, the robots.txt URL, when relative) and each ``Link`` header with
     ``rel="license"`` of the response, in that order, without duplicates."""
     out: list[str] = []
     for s in records(rules):
-        if s.source == "license" and s.raw.strip():
-            out.append(urljoin(base, s.raw.strip()) if base else s.raw.strip())
+        url = resolved(s.raw.strip(), base) if s.source == "license" else None
+        if url:  # an empty value, or one urllib cannot read (lint: L043), names none
+            out.append(url)
     if headers is not None:
         out.extend(url for url, _ in license_links(headers, base))
     return tuple(dict.fromkeys(out))

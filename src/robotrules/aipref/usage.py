@@ -1,7 +1,7 @@
 """What applies to one URL: the :class:`Usage` answer, and the signals a file carries.
 
-Evaluation of one URL (:func:`usage`, ``RobotsTxt.usage``). Group selection is the
-Allow/Disallow one (``RobotsTxt.group_for``: same-token groups merge, a crawler with its own
+Evaluation of one URL (:func:`usage`, the facade's ``usage``). Group selection is the
+Allow/Disallow one (``group_for``: same-token groups merge, a crawler with its own
 group does not see ``*``'s lines). Preferences attach only to URLs the crawler may fetch
 (attach-05 3.1 "Content-Usage Rule Semantics"); otherwise every category is unknown and no
 statement applies. Among the group's Content-Usage rules whose path matches, the longest path
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, overload
 
 from .._match import Pattern
 from .._model import Record, Verdict
@@ -34,15 +34,16 @@ from .._patterns import longest_matches
 from ._paths import pattern
 from ._values import Scope, Statement, Tri, combine
 from .content_signal import CONTENT_SIGNAL, parse_content_signal, to_aipref
-from .content_usage import CONTENT_USAGE, parse_content_usage
+from .content_usage import CONTENT_USAGE, content_usage_path, parse_content_usage
 from .policy_tokens import POLICY_TOKEN, policy_groups, policy_statements
 from .vocabulary import DEFAULT_VOCABULARY
 from .vocabulary import vocabulary as vocabulary_of  # parameters here are named vocabulary
 
 if TYPE_CHECKING:
-    from .._robots import RobotsTxt
+    from .._parsed import ParsedFile
 
 __all__ = [
+    "ContentUsageRules",
     "SignalSummary",
     "Usage",
     "answer",
@@ -75,11 +76,11 @@ def _statement(rec: Record, vocab: str) -> Statement | None:
     return None
 
 
-def _all_records(rules: RobotsTxt) -> Iterable[Record]:
-    return rules._every_record()  # derived once per parsed file
+def _all_records(rules: ParsedFile) -> Iterable[Record]:
+    return rules.all_records  # derived once per parsed file
 
 
-def records(rules: RobotsTxt, *, vocabulary: str = DEFAULT_VOCABULARY
+def records(rules: ParsedFile, *, vocabulary: str = DEFAULT_VOCABULARY
             ) -> tuple[Statement, ...]:
     """Every AI-preference record of the file (in groups or not), in file order."""
     out = [s for rec in _all_records(rules) if (s := _statement(rec, vocabulary)) is not None]
@@ -192,7 +193,7 @@ class Usage:
         }
 
 
-def usage(rules: RobotsTxt, url: str, *, user_agent: str = "*",
+def usage(rules: ParsedFile, url: str, *, user_agent: str = "*",
           content_signal_scope: Scope = "group", vocabulary: str = DEFAULT_VOCABULARY,
           policy_tokens: Mapping[str, str] | None = None) -> Usage:
     """The AI usage preferences of ``url`` for ``user_agent`` under ``rules`` (see the module
@@ -210,7 +211,7 @@ def _check(name: str) -> None:
     vocabulary_of(name)  # raises ValueError naming the versions
 
 
-def usage_of_verdict(rules: RobotsTxt, verdict: Verdict, *,
+def usage_of_verdict(rules: ParsedFile, verdict: Verdict, *,
                      content_signal_scope: Scope = "group",
                      vocabulary: str = DEFAULT_VOCABULARY,
                      policy_tokens: Mapping[str, str] | None = None,
@@ -232,32 +233,73 @@ def usage_of_verdict(rules: RobotsTxt, verdict: Verdict, *,
                  vocabulary)
 
 
-Parts = tuple[tuple[Statement, ...], tuple[Statement, ...], tuple[Statement, ...]]
+class ContentUsageRules(Sequence[Statement]):
+    """The Content-Usage rules of the groups that apply to an agent, each read as a
+    :class:`Statement` when first asked for (its path is read at once, without the
+    preference: the matcher of the paths needs only those, and an answer reads only the
+    rules that decide it, so a file of many Content-Usage lines costs one Structured Fields
+    parse per rule that decides, not per line). Immutable: what is read is kept."""
+
+    __slots__ = ("_read", "_records", "_vocabulary", "paths")
+
+    def __init__(self, records: Sequence[Record], vocabulary: str) -> None:
+        self._records = tuple(records)
+        self._vocabulary = vocabulary
+        self._read: dict[int, Statement] = {}
+        #: the path of each rule (None: none), as its statement's ``path``
+        self.paths: tuple[str | None, ...] = tuple(
+            content_usage_path(r.value, r.octets) for r in self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    @overload
+    def __getitem__(self, i: int) -> Statement: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Statement]: ...
+
+    def __getitem__(self, i: int | slice) -> Statement | Sequence[Statement]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(len(self))[i])
+        if i < 0:
+            i += len(self._records)
+        s = self._read.get(i)
+        if s is None:
+            s = _statement(self._records[i], self._vocabulary)
+            assert s is not None  # every record here is a Content-Usage line
+            self._read[i] = s
+        return s
 
 
-def preference_parts(rules: RobotsTxt, user_agent: str, scope: Scope, vocabulary: str
+Parts = tuple[Sequence[Statement], tuple[Statement, ...], tuple[Statement, ...]]
+
+
+def preference_parts(rules: ParsedFile, user_agent: str, scope: Scope, vocabulary: str
                      ) -> Parts:
     """What may apply to any URL for ``user_agent``, whatever its path: the Content-Usage rules
     of the group(s) that apply (:func:`deciding` picks per path), the Content-Signal lines in
     ``scope`` and the file-wide statements (LLM-Policy, License). A parsed file keeps them per
-    agent (``RobotsTxt.usage``)."""
+    agent (the facade's ``usage``)."""
     group = rules.group_for(user_agent)
-    rules_cu: list[Statement] = []
+    rules_cu: list[Record] = []
     signals: list[Statement] = []
     others: list[Statement] = []
     for rec in group.records if group is not None else ():
         key = rec.directive
-        if key == CONTENT_USAGE or (key == CONTENT_SIGNAL and scope == "group"):
+        if key == CONTENT_USAGE:
+            rules_cu.append(rec)  # read when it decides (ContentUsageRules)
+        elif key == CONTENT_SIGNAL and scope == "group":
             s = _statement(rec, vocabulary)
             assert s is not None
-            (rules_cu if key == CONTENT_USAGE else signals).append(s)
+            signals.append(s)
     for rec in _all_records(rules):
         key = rec.directive
         if (key == CONTENT_SIGNAL and scope == "file") or key in FILE_WIDE:
             s = _statement(rec, vocabulary)
             assert s is not None
             (signals if key == CONTENT_SIGNAL else others).append(s)
-    return tuple(rules_cu), tuple(signals), tuple(others)
+    return ContentUsageRules(rules_cu, vocabulary), tuple(signals), tuple(others)
 
 
 def deciding(rules_cu: Sequence[Statement], path: str, dialect: str) -> tuple[int, ...]:
@@ -273,7 +315,9 @@ def deciding(rules_cu: Sequence[Statement], path: str, dialect: str) -> tuple[in
 def usage_patterns(rules_cu: Sequence[Statement], dialect: str) -> list[Pattern | None]:
     """The paths of Content-Usage rules read as the core reads Allow/Disallow patterns
     (:func:`robotrules.aipref._paths.pattern`; ``None``: a rule without a path)."""
-    return [None if s.path is None else pattern(s.path, dialect) for s in rules_cu]
+    paths = rules_cu.paths if isinstance(rules_cu, ContentUsageRules) else [
+        s.path for s in rules_cu]
+    return [None if p is None else pattern(p, dialect) for p in paths]
 
 
 def answer(chosen: Iterable[Statement], signals: Iterable[Statement],
@@ -289,7 +333,7 @@ def answer(chosen: Iterable[Statement], signals: Iterable[Statement],
     return cats, lines, stmts
 
 
-def explain_detail(rules: RobotsTxt, verdict: Verdict) -> str:
+def explain_detail(rules: ParsedFile, verdict: Verdict) -> str:
     """The sentence ``explain`` can append to a verdict's detail: the preferences that apply
     (per-group Content-Signal scope), or ``""`` when none is stated or the URL is disallowed."""
     if not verdict.allowed:
@@ -355,7 +399,7 @@ class SignalSummary:
         }
 
 
-def summarize_signals(rules: RobotsTxt, *, vocabulary: str = DEFAULT_VOCABULARY,
+def summarize_signals(rules: ParsedFile, *, vocabulary: str = DEFAULT_VOCABULARY,
                       policy_tokens: Mapping[str, str] | None = None) -> SignalSummary:
     """Which usage signals ``rules`` carries (Content-Usage, Content-Signal, RSL ``License``,
     ``LLM-Policy``, policy-token groups) and, per category, how many lines state y / n / ?.

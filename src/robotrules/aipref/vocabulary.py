@@ -25,6 +25,7 @@ __all__ = [
     "CONTENT_SIGNAL_KEYS",
     "CONTENT_SIGNAL_OTHER",
     "DEFAULT_VOCABULARY",
+    "SIGNAL_KEY_LABELS",
     "SUPERSEDED_LABELS",
     "TDM",
     "USE_LEVELS",
@@ -40,6 +41,10 @@ DEFAULT_VOCABULARY: Final[VocabularyName] = "vocab-07"
 
 #: Content-Signal keys with yes/no values (Cloudflare's Content Signals Policy).
 CONTENT_SIGNAL_KEYS: Final = ("search", "ai-input", "ai-train")
+#: Content-Signal keys written in a Content-Usage line, and the AIPREF label meant (None:
+#: AIPREF has no such category): what lint's L046 suggests instead.
+SIGNAL_KEY_LABELS: Final[dict[str, str | None]] = {"ai-train": "train-ai", "ai-input": None,
+                                                   "use": None}
 #: Content-Signal keys with other values (2026: ``use=immediate|reference|full``).
 CONTENT_SIGNAL_OTHER: Final = ("use",)
 #: Content-Signal ``use`` levels, least permissive first. Cloudflare's crawl endpoint orders

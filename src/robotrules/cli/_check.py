@@ -120,7 +120,7 @@ def check(urls: tuple[str, ...], agent: str, robots: str | None, dialect: str, a
                     row.update(robots_url=fetched.robots_url, status=fetched.status,
                                outcome=fetched.outcome, summary=fetched.summary,
                                from_cache=fetched.from_cache)
-                    # issue 24: only when there is something to say (the rows of issue 5 stay
+                    # only when there is something to say (the rows stay
                     # byte-exact for files and answers without usage signals)
                     if fetched.licence_required:
                         row["licence_required"] = fetched.licence_required
@@ -157,7 +157,7 @@ def _human(ui: Ui, url: str, given: str, token: str, v: Verdict, text: str | Non
 
 def _usage_row(rules: RobotsTxt, verdict: Verdict,
                policy_tokens: dict[str, str] | None = None) -> dict[str, Any] | None:
-    """The AI usage signals of one verdict for ``--json`` (robotrules.aipref, issue 24): the
+    """The AI usage signals of one verdict for ``--json`` (robotrules.aipref): the
     categories stated, Content-Signal's ``use``, the file's RSL licences and the policy-token
     groups that spoke; None for a file without AI-preference lines."""
     from robotrules.aipref import policy_groups, preference_lines, usage_of_verdict

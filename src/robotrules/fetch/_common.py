@@ -101,7 +101,7 @@ class FetchedRobots:
         file could not be had, only the HTTP outcome's crawl verdict (no preference)."""
         return usage_of_verdict(self.rules, self.explain(url, user_agent=user_agent))
 
-    # -- RSL (issue 24): where the licences are, and a licence challenge -------------------
+    # -- RSL: where the licences are, and a licence challenge -------------------
 
     @property
     def licenses(self) -> tuple[str, ...]:

@@ -84,7 +84,7 @@ def lint(
     findings.extend(transport(raw, content_type, status, whole_size(raw, tail, size,
                                                                     truncated)))
     findings.extend(semantic(rules))
-    # -- AI preferences (issue 24/26): their own findings; the parser's L002 on each of their
+    # -- AI preferences: their own findings; the parser's L002 on each of their
     # lines is replaced by one L042; L041 (user-agent values Google misreads) in robotrules._ua_lint
     findings = aipref.without_core_noise(findings, rules)
     findings.extend(aipref.lint_findings(rules, policy_tokens=policy_tokens))

@@ -20,10 +20,11 @@ from .._dialects import SPECS
 from .._findings import finding
 from .._patterns import access_of, deciders, matches, redundant_stars
 from .._token import GLOBAL, ascii_lower
+from .._url import ROBOTS_TXT_PATH
 
 if TYPE_CHECKING:
     from .._model import Finding, Group, Rule
-    from .._robots import RobotsTxt
+    from .._parsed import ParsedFile
     from .._types import Dialect
 
 __all__ = ["HUGE_CRAWL_DELAY", "semantic"]
@@ -44,7 +45,7 @@ _NOT_SENSITIVE: Final = ("/wp-admin/",)  # the WordPress default: public knowled
 # -- groups -------------------------------------------------------------------------------
 
 
-# (aliases as text: the model stays off the import path, issue 15)
+# (aliases as text: the model stays off the import path)
 Merged: TypeAlias = "dict[str, tuple[list[Group], list[Rule]]]"
 
 
@@ -67,9 +68,9 @@ def _merged(groups: Sequence[Group], dialect: Dialect) -> Merged:
     return out
 
 
-def _column(rules: RobotsTxt, rule: Rule) -> int:
+def _column(rules: ParsedFile, rule: Rule) -> int:
     """Where the rule's value starts on its line, as the parser read it."""
-    return rules._value_column(rule.line)
+    return rules.value_column(rule.line)
 
 
 def _label(tok: str, named: Sequence[Group] = ()) -> str:
@@ -83,7 +84,7 @@ def _label(tok: str, named: Sequence[Group] = ()) -> str:
     return tok
 
 
-def semantic(rules: RobotsTxt) -> Iterator[Finding]:
+def semantic(rules: ParsedFile) -> Iterator[Finding]:
     dialect = rules.dialect
     merged = _merged(rules.groups, dialect)
     dead = {tok: deciders(group_rules, dialect) for tok, (_, group_rules) in merged.items()}
@@ -98,7 +99,7 @@ def semantic(rules: RobotsTxt) -> Iterator[Finding]:
     yield from _crawl_delay(rules)
 
 
-def _all_rules(rules: RobotsTxt) -> Iterator[Rule]:
+def _all_rules(rules: ParsedFile) -> Iterator[Rule]:
     seen: set[int] = set()
     for g in rules.groups:
         for r in g.rules:
@@ -107,7 +108,7 @@ def _all_rules(rules: RobotsTxt) -> Iterator[Rule]:
                 yield r
 
 
-def _stars(rules: RobotsTxt) -> Iterator[Finding]:
+def _stars(rules: ParsedFile) -> Iterator[Finding]:
     """L010: stars the matcher drops: ``**`` and a trailing ``*`` (``/dir/*`` matches what
     ``/dir/`` matches; in a dialect without wildcards a ``*`` is a character)."""
     for r in _all_rules(rules):
@@ -159,7 +160,7 @@ def _split(merged: Merged, dialect: Dialect) -> Iterator[Finding]:
 Dead: TypeAlias = "dict[int, tuple[Rule, Rule]]"
 
 
-def _dead(rules: RobotsTxt, tok: str, dead: Dead, dialect: Dialect) -> Iterator[Finding]:
+def _dead(rules: ParsedFile, tok: str, dead: Dead, dialect: Dialect) -> Iterator[Finding]:
     """L011 / L012: rules that can never decide for ``tok``."""
     for rule, winner in dead.values():
         col = _column(rules, rule)
@@ -187,7 +188,7 @@ def _dead(rules: RobotsTxt, tok: str, dead: Dead, dialect: Dialect) -> Iterator[
             )
 
 
-def _case_variants(rules: RobotsTxt, group_rules: list[Rule]) -> Iterator[Finding]:
+def _case_variants(rules: ParsedFile, group_rules: list[Rule]) -> Iterator[Finding]:
     """L026: two rules whose patterns differ only in case (paths are case-sensitive)."""
     seen: dict[str, Rule] = {}
     for r in group_rules:
@@ -231,7 +232,7 @@ def _drops_star(merged: Merged, dead: dict[str, Dead], dialect: Dialect) -> Iter
         )
 
 
-def _blocks(rules: RobotsTxt, merged: Merged, dead: dict[str, Dead],
+def _blocks(rules: ParsedFile, merged: Merged, dead: dict[str, Dead],
             dialect: Dialect) -> Iterator[Finding]:
     """L022 (everything blocked for *) and L023 (CSS/JS blocked for search engines)."""
     star = merged.get("*")
@@ -261,14 +262,14 @@ def _blocks(rules: RobotsTxt, merged: Merged, dead: dict[str, Dead],
             )
 
 
-def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
+def _per_rule(rules: ParsedFile) -> Iterator[Finding]:
     """L024, L025, L027: one rule at a time (L024 once per file, it is advice on a habit)."""
     traps: list[Rule] = []
     for r in _all_rules(rules):
         p = r.pattern
         if r.allow or not p:
             continue
-        if "robots" in p.lower() and matches(p, "/robots.txt", rules.dialect):
+        if "robots" in p.lower() and matches(p, ROBOTS_TXT_PATH, rules.dialect):
             yield finding(
                 "L025", r.line, _column(rules, r),
                 f"'{r}' matches /robots.txt, which is always allowed (RFC 9309 2.2.2)",
@@ -299,7 +300,7 @@ def _per_rule(rules: RobotsTxt) -> Iterator[Finding]:
         )
 
 
-def _crawl_delay(rules: RobotsTxt) -> Iterator[Finding]:
+def _crawl_delay(rules: ParsedFile) -> Iterator[Finding]:
     """L028: huge crawl-delays (non-numbers come from the parser)."""
     for g in rules.groups:
         if g.crawl_delay is None or g.crawl_delay <= HUGE_CRAWL_DELAY:

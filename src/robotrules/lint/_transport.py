@@ -113,7 +113,7 @@ def transport(raw: bytes, content_type: str | None, status: int | None,
             "disallowed (RFC 9309 2.3.1.4; Google treats 429 the same way)",
             "serve /robots.txt with status 200 (or 404 if there are no rules)",
         )
-    elif status in (401, 403):  # classify_status(status, auth_failure="disallow") differs
+    elif classify_status(status, auth_failure="disallow") == "auth-disallow":  # MK1996 3.1
         yield finding(
             "L021", 0, 0,
             f"HTTP {status}: RFC 9309 and Google treat this as 'no robots.txt' and crawl "

@@ -260,7 +260,7 @@ class _Job(NamedTuple):
 
 
 def _settle(name: str, args: tuple[Any, ...], body: str, cost: int) -> _Job:
-    """Answer a cheap job at once, in this thread (issue 25); leave the rest to the pool."""
+    """Answer a cheap job at once, in this thread; leave the rest to the pool."""
     if not is_cheap(body, cost):
         return _Job(name, args)
     try:

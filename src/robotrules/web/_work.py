@@ -24,7 +24,7 @@ Every ``/api/lint``, ``/api/diff`` and ``POST /api/agents``, and every ``/api/ch
 Processes come from the ``forkserver`` context with this module preloaded, so a replacement
 after a kill costs a fork (milliseconds), not an interpreter start.
 
-**Cheap work skips the queue** (issue 25). With the native core, a check or usage table whose
+**Cheap work skips the queue**. With the native core, a check or usage table whose
 estimate is at most :data:`CHEAP_STEPS` on a file of at most :data:`CHEAP_BYTES` is answered in
 the server process, in the thread that decoded its body (:func:`is_cheap`): the core answers such
 a request in a few milliseconds (a 5.5 KB file in three dialects with 30 queries: about 3 ms),

@@ -1034,7 +1034,7 @@
     ui.usageEmpty.textContent = `AI preferences unavailable: ${message}`;
   }
 
-  // Issue 24: the file's other usage signals, in words (vocabulary, use=, RSL licences, policy-token groups).
+  // The file's other usage signals, in words (vocabulary, use=, RSL licences, policy-token groups).
   function signalsText(usage) {
     const s = usage.signals;
     if (!s) return "";
