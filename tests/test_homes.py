@@ -257,6 +257,9 @@ PATH_ALLOWED: dict[tuple[str, str], str] = {
     ("web/_fetch.py",
      'ascii_url = urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))'):
         "the web tester puts the URL a person typed back together for the fetch",
+    ("guard/webbotauth.py", "return origin, parts.path"):
+        "a Signature-Agent may name its key directory by a full URL (the draft's 'a URL to a "
+        "key directory'): that URL's own path, fetched as given; the origin comes from _origin",
 }
 
 

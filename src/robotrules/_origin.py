@@ -19,7 +19,8 @@ from urllib.parse import urlsplit
 from robotrules._url import ROBOTS_TXT_PATH
 from robotrules.errors import InvalidURL
 
-__all__ = ["DEFAULT_PORTS", "ascii_host", "origin_of", "origin_or_none", "robots_url"]
+__all__ = ["DEFAULT_PORTS", "ascii_host", "authority_of", "origin_of", "origin_or_none",
+           "robots_url"]
 
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 _DEFAULT_PORTS = DEFAULT_PORTS
@@ -122,6 +123,11 @@ def _ascii_host(host: str, url: str) -> str:
 def robots_url(url: str) -> str:
     """The robots.txt URL for ``url``'s origin (RFC 9309 2.3: ``/robots.txt``, lower case)."""
     return origin_of(url) + ROBOTS_TXT_PATH
+
+
+def authority_of(origin: str) -> str:
+    """The ``host[:port]`` of an origin :func:`origin_of` wrote (its scheme cut off)."""
+    return origin.partition("://")[2]
 
 
 def origin_or_none(url: str) -> str | None:

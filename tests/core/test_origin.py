@@ -67,3 +67,12 @@ def test_a_bad_a_label_is_no_name() -> None:
     """IDNA 2008: an A-label must decode (httpx decodes it too)."""
     with pytest.raises(ValueError):
         ascii_host("xn--zzzzzz-.de")
+
+
+def test_authority_of_an_origin_is_its_host_and_port() -> None:
+    """RFC 6454 4: an origin is (scheme, host, port); its authority is the host and port."""
+    from robotrules._origin import authority_of, origin_of
+
+    assert authority_of(origin_of("https://Example.COM/x")) == "example.com"
+    assert authority_of(origin_of("http://example.com:8080/x")) == "example.com:8080"
+    assert authority_of(origin_of("https://bücher.example/")) == "xn--bcher-kva.example"

@@ -289,7 +289,7 @@ def normalize_authority(text: str, scheme: str | None = None) -> str | None:
     hosts (:func:`robotrules._origin.origin_of`: lower case, ASCII by IDNA 2008, the ``idna``
     package), the default port of ``scheme`` dropped (both 80 and 443 when no scheme is
     known). ``None`` when it is not an authority."""
-    from .._origin import origin_or_none
+    from .._origin import authority_of, origin_or_none
 
     text = text.strip()
     if not text or any(c in text for c in "/?#@\\ \t\r\n"):
@@ -297,7 +297,7 @@ def normalize_authority(text: str, scheme: str | None = None) -> str | None:
     origin = origin_or_none(f"{scheme or 'https'}://{text}")
     if origin is None:
         return None
-    authority = origin.partition("://")[2]
+    authority = authority_of(origin)
     if scheme is None and authority.endswith(":80"):
         authority = authority[:-3]
     return authority
@@ -305,10 +305,10 @@ def normalize_authority(text: str, scheme: str | None = None) -> str | None:
 
 def _authority_of(url: str) -> str | None:
     """The authority a request to ``url`` signs (``@authority``), normalized."""
-    from .._origin import origin_or_none
+    from .._origin import authority_of, origin_or_none
 
     origin = origin_or_none(url)
-    return origin.partition("://")[2] if origin is not None else None
+    return authority_of(origin) if origin is not None else None
 
 
 class _Message:
