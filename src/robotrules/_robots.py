@@ -744,15 +744,24 @@ def parse(
     dialect: Dialect = "rfc9309",
     *,
     url: str | None = None,
+    keep_text: bool = True,
 ) -> RobotsTxt:
     """Parse a robots.txt body (bytes or text) into an immutable :class:`RobotsTxt`.
 
     Never raises on content: every oddity becomes a finding on its line. ``dialect`` is one of
     ``"rfc9309"`` (default), ``"google"`` or ``"1994"``; ``url``, where the file came from,
     resolves relative sitemap URLs. The peer that reads it is the selector's choice
-    (:func:`robotrules._peers.peer_for`).
+    (:func:`robotrules._peers.peer_for`). With ``keep_text=False`` the native peer keeps only
+    what the verdicts read (``is_allowed``, ``path_key``, ``url_key_path``: the agent and
+    rule values, about a fifth of a file), not the body: a cache of parsed files whose
+    bodies are dropped holds no copy of them, and every answer that reads the text (groups,
+    records, findings, explanations, pickling) raises ``ValueError``. The pure peer keeps
+    its text either way.
     """
     if dialect not in SPECS:
         spec(dialect)  # ValueError naming the dialects
     data = body if type(body) is bytes else _tokenize.to_bytes(body)
-    return _FACADE[peer_for(data, dialect)](data, dialect, url)
+    facade = _FACADE[peer_for(data, dialect)]
+    if keep_text or facade is PureRobotsTxt:
+        return facade(data, dialect, url)
+    return facade(data, dialect, url, False)
