@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import bench_builds
 import bench_libs as L
 from bench_data import SiteFile, generated_files, rule_query
 from bench_harness import SLICES
@@ -32,7 +33,11 @@ def data_sets(files: list[SiteFile], seed: int, generated: int) -> list[tuple[st
 
 def _libs(suite: Suite, lean: Lib | None) -> list[Lib]:
     names = {L.BASELINE, L.FASTROBOTS_NAME, L.GOOGLE.name}
-    libs = [*suite.builds[0], *((lean,) if lean is not None else ())]  # the installed build
+    # the installed build (and the one it is compared with, if any): not the pure core
+    libs = [lib for pair in suite.builds for lib in pair
+            if lib.name.removesuffix("[google]") != bench_builds.PURE_LABEL]
+    if lean is not None:
+        libs.append(lean)
     libs += [lib for lib in suite.libs if lib.name in names]
     if L.NZRSKY is not None:
         libs.append(L.NZRSKY)
