@@ -9,7 +9,8 @@ stay in the part that owns them (Cython defines inline functions where they are 
 Parts, by job:
 
 - ``tables.pxi``: the constants checked against the pure core, the tables read off the pure
-  modules on first use (:func:`ready`), the dialect codes;
+  modules on first use (:func:`ready`), one ``DialectTables`` per dialect code (its flags and
+  byte tables, from its spec: the kernel branches on these, never on a code);
 - ``memory.pxi``: growable ``uint32`` vectors, the hash map, hashes, ``xmalloc``;
 - ``tokenize.pxi``: the field-name memo, the line scanner (``scan``) and :func:`tokenize`;
 - ``patterns.pxi``: a rule value's normal form (``fast_entry``, or the pure reading through

@@ -764,4 +764,4 @@ def parse(
     facade = _FACADE[peer_for(data, dialect)]
     if keep_text or facade is PureRobotsTxt:
         return facade(data, dialect, url)
-    return facade(data, dialect, url, False)
+    return NativeRobotsTxt(data, dialect, url, False)

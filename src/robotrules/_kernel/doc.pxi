@@ -156,7 +156,7 @@ cdef class Doc:
         if not _ready:
             ready()
         d = dialect_code(dialect)
-        if d > 1:
+        if not _dialect_tables[d].native:
             raise ValueError(f"the native peer reads {' and '.join(DIALECTS)}, not {dialect}"
                              " (robotrules.parse gives the pure peer the others)")
         size = PyBytes_GET_SIZE(body)
@@ -217,7 +217,7 @@ cdef class Doc:
         cdef uint32_t head, kind, g = 0, vstart, vlen
         cdef int role
         cdef bint in_group = False, has_rules = False
-        cdef const uint8_t* roles = _roles[self.d]
+        cdef const uint8_t* roles = _dialect_tables[self.d].roles
         cdef uint32_t few_dirs[DIRS_SMALL]  # a small file's directives, on the stack
         cdef uint32_t* words
         memset(&dirs, 0, sizeof(U32Vec))
@@ -343,7 +343,7 @@ cdef class Doc:
         cdef uint32_t count, lo, ngroups = <uint32_t>(gstart.n - 1)
         cdef uint64_t spread
         cdef const unsigned char* v
-        cdef const uint8_t* tb = _token_byte[self.d]
+        cdef const uint8_t* tb = _dialect_tables[self.d].token_byte
         cdef U32Vec sels, sel_start
         cdef uint32_t* idx = NULL
         cdef int32_t* single = NULL
@@ -747,6 +747,7 @@ cdef class Doc:
         cdef unsigned char norm_small[512]
         cdef unsigned char* norm_buf = NULL
         cdef const unsigned char* nul
+        cdef const DialectTables* dt = &_dialect_tables[self.d]
         if PyUnicode_IS_ASCII(url):
             u = <const unsigned char*>PyUnicode_DATA(url)
             n = PyUnicode_GET_LENGTH(url)
@@ -756,7 +757,7 @@ cdef class Doc:
             n = PyBytes_GET_SIZE(data)
         # RFC 9309: whether the path needs normalising, found in the same pass
         work = False
-        path_span(u, n, &start, &end, &slash, &work if self.d == 0 else NULL)
+        path_span(u, n, &start, &end, &slash, &work if dt.normal_path else NULL)
         if start < 0:
             p = <const unsigned char*>"/"
             plen = 1
@@ -772,13 +773,13 @@ cdef class Doc:
         else:
             p = u + start
             plen = end - start
-        if self.d == 1:
+        if dt.nul_ends_path:
             # robotrules._url.path_of: Google's matcher reads the path as a C string
             nul = <const unsigned char*>memchr(p, C_NUL, plen)
             if nul != NULL:
                 plen = nul - p
         try:
-            if work:  # (RFC 9309 only; "/" and a '/' put in front need none)
+            if work:  # (normal_path only; "/" and a '/' put in front need none)
                 # RFC 9309 2.2.2 in C (normal_path); a lone surrogate: robotrules._url.rfc_path
                 if 3 * plen <= 512:
                     norm_buf = &norm_small[0]
@@ -797,7 +798,7 @@ cdef class Doc:
                 text = path_text(url, u, n, p, plen)
                 Py_INCREF(text)
                 path[0] = <PyObject*>text
-            if self.d == 0 and plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
+            if dt.robots_txt_allowed and plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
                 return ROBOTS_TXT  # RFC 9309 2.2.2
             return self._best(p, plen, user_agent)
         finally:
