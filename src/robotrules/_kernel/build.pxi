@@ -488,23 +488,59 @@ cdef inline bint same_body(const Entry* a, const Entry* b, const unsigned char* 
                        a.len) == 0)
 
 
+cdef int read_rule(const RawRule* rule, const unsigned char* text, int d, Pats* pats,
+                   uint32_t** memo_at, uint32_t nmemo, U32Vec* pool, Entry* out) except -1:
+    """One rule's entries in ``out`` (compile_rules' first phase, and Doc._scan's reading of a
+    selection not compiled): READ_NONE for an empty value (it never decides), READ_PLAIN for
+    a plain prefix (read where it is in the text), else READ_ONE or READ_PAIR (its entry,
+    and its companion's) from the file's pool: its pattern read once per file
+    (pattern_entries; ``memo_at`` holds the memo of ``nmemo`` rules, made here when the first
+    rule that is not a plain prefix needs it)."""
+    cdef uint32_t n = rule.vlen, at
+    cdef uint32_t* memo
+    cdef const unsigned char* raw
+    if n == 0:
+        return READ_NONE
+    raw = text + rule.vstart
+    if not any_in(&_not_plain_set[d], raw, n) and not may_have_companion(raw, n, rule.allow):
+        out.off = rule.vstart
+        out.len = n  # a raw value: at most MAX_LINE bytes
+        out.plen = n
+        out.prio = n
+        out.flags = PREFIX | (F_ALLOW if rule.allow else 0)
+        out.index = rule.index
+        return READ_PLAIN
+    memo = memo_at[0]
+    if memo == NULL:  # the file's first rule to read: its memo, none read yet
+        memo = <uint32_t*>xmalloc(nmemo * sizeof(uint32_t))
+        memset(memo, 0xFF, nmemo * sizeof(uint32_t))  # MEMO_NONE
+        memo_at[0] = memo
+    if memo[rule.rid] == MEMO_NONE:
+        pattern_entries(rule, text, d, pats, memo, pool)
+    at = memo[rule.rid]  # pool.data read after the call (it may have grown)
+    out[0] = (<Entry*>pool.data)[at & ~MEMO_PAIR]
+    if at & MEMO_PAIR:
+        out[1] = (<Entry*>pool.data)[(at & ~MEMO_PAIR) + 1]
+        return READ_PAIR
+    return READ_ONE
+
+
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                        const unsigned char* text, int d, Pats* pats, uint32_t** memo_at,
                        uint32_t nmemo, U32Vec* pool) except -1:
     """Compile ``rules`` (of the selected groups) into ``m`` (their patterns read once per
     file: see pattern_entries; ``memo_at`` holds the file's memo of ``nmemo`` rules, made
     here when the first rule that is not a plain prefix needs it)."""
-    cdef uint32_t* memo
     cdef Entry few[SMALL_RULES + 1]  # a small group's other entries, on the stack
     cdef Entry few_plain[SMALL_RULES]  # and its plain ones
     cdef PrefixRef few_refs[SMALL_RULES]  # and its prefixes when indexed
     cdef Node few_nodes[SMALL_RULES]
-    cdef Entry e
+    cdef Entry pair[2]
+    cdef int got
     cdef Entry* es = NULL
     cdef Entry* plains = NULL
     cdef uint32_t k, n, i, j, kept, nplain, nother, nref, special, always, at
     cdef const unsigned char* raw
-    cdef bint plain, allow
     cdef PrefixRef* refs = NULL
     cdef PrefixRef* r
     cdef Node* nd
@@ -515,7 +551,6 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     cdef uint32_t* slot
     cdef int32_t parent
     cdef uint64_t h
-    cdef const ByteSet* tbl = &_not_plain_set[d]
     memset(m, 0, sizeof(Matcher))
     memset(&seen, 0, sizeof(HashMap))
     m.lit = LIT_NONE
@@ -529,37 +564,16 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
               else <Entry*>xmalloc((2 * count + 1) * sizeof(Entry)))
         nplain = nother = 0
         for k in range(count):
-            n = rules[k].vlen
-            if n == 0:
-                continue  # an empty pattern never decides
-            raw = text + rules[k].vstart
-            allow = rules[k].allow
-            plain = not any_in(tbl, raw, n)
-            if plain and may_have_companion(raw, n, allow):
-                plain = False
-            if plain:
-                e.off = rules[k].vstart
-                e.len = n  # a raw value: at most MAX_LINE bytes
-                e.plen = n
-                e.prio = n
-                e.flags = PREFIX | (F_ALLOW if allow else 0)
-                e.index = rules[k].index
-                plains[nplain] = e
+            got = read_rule(&rules[k], text, d, pats, memo_at, nmemo, pool, pair)
+            if got == READ_PLAIN:
+                plains[nplain] = pair[0]
                 nplain += 1
-                continue
-            memo = memo_at[0]
-            if memo == NULL:  # the file's first rule to read: its memo, none read yet
-                memo = <uint32_t*>xmalloc(nmemo * sizeof(uint32_t))
-                memset(memo, 0xFF, nmemo * sizeof(uint32_t))  # MEMO_NONE
-                memo_at[0] = memo
-            if memo[rules[k].rid] == MEMO_NONE:
-                pattern_entries(&rules[k], text, d, pats, memo, pool)
-            at = memo[rules[k].rid]  # pool.data read after the call (it may have grown)
-            es[nother] = (<Entry*>pool.data)[at & ~MEMO_PAIR]
-            nother += 1
-            if at & MEMO_PAIR:
-                es[nother] = (<Entry*>pool.data)[(at & ~MEMO_PAIR) + 1]
+            elif got != READ_NONE:
+                es[nother] = pair[0]
                 nother += 1
+                if got == READ_PAIR:
+                    es[nother] = pair[1]
+                    nother += 1
         if nother > 1:
             # of the other rules that match exactly the same paths, only the best can decide
             sort_entries(es, nother)

@@ -203,6 +203,7 @@ cdef class Doc:
         self.b = NULL
         PyMem_Free(b.pat_memo)
         PyMem_Free(b.readers)
+        PyMem_Free(b.scanned)
         vec_free(&b.pool)
         vec_free(&b.rule_words)
         vec_free(&b.gstart)
@@ -567,6 +568,63 @@ cdef class Doc:
             self._done_building()
         return 0
 
+    cdef bint _scan_first(self, uint32_t k) except -1:
+        """Whether selection ``k``'s query is answered by reading its rules (Doc._scan)
+        rather than by compiling it: its first query, when it holds SCAN_MIN rules or more (a
+        file asked once for an agent pays no compile; a smaller selection compiles to a list
+        as cheap to make as one reading)."""
+        cdef Build* b = self.b
+        cdef uint32_t j, g, count = 0
+        if b.scanned != NULL and b.scanned[k]:
+            return False
+        for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
+            g = b.sel_groups.data[j]
+            count += b.gstart.data[g + 1] - b.gstart.data[g]
+            if count >= SCAN_MIN:
+                break
+        if count < SCAN_MIN:
+            return False
+        if b.scanned == NULL:
+            b.scanned = <uint8_t*>xmalloc(self.nsels)
+            memset(b.scanned, 0, self.nsels)
+        b.scanned[k] = 1
+        return True
+
+    cdef int64_t _scan(self, uint32_t k, const unsigned char* p, Py_ssize_t n) except -1:
+        """The key selection ``k``'s matcher would give for the path ``p[:n]``, read off its
+        rules one by one (read_rule, the reading compile_rules starts with: each pattern is
+        read once per file either way), the best key of those that match (entry_key and
+        entry_matches, as matcher_best): no sort, no matcher made."""
+        cdef Build* b = self.b  # kept until this reading is over (busy)
+        cdef RawRule rule
+        cdef Entry pair[2]
+        cdef int got, i
+        cdef uint32_t j, g, r
+        cdef uint32_t* words
+        cdef int64_t best = NO_MATCH, key
+        b.busy += 1
+        try:
+            for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
+                g = b.sel_groups.data[j]
+                for r in range(b.gstart.data[g], b.gstart.data[g + 1]):
+                    words = b.rule_words.data + 3 * <Py_ssize_t>r
+                    rule.vstart = words[0]
+                    rule.index = words[1]
+                    rule.vlen = words[2] & RULE_LEN
+                    rule.allow = (words[2] & RULE_ALLOW) != 0
+                    rule.rid = r
+                    got = read_rule(&rule, self.t, self.d, &self.pats, &b.pat_memo, b.nrules,
+                                    &b.pool, pair)
+                    for i in range(2 if got == READ_PAIR else 1 if got != READ_NONE else 0):
+                        key = entry_key(&pair[i])
+                        if key < best and entry_matches(&pair[i], p, n, self.t,
+                                                        self.pats.data):
+                            best = key
+        finally:
+            b.busy -= 1
+            self._done_building()
+        return best
+
     cdef void _done_building(self) noexcept:
         """Once every selection is compiled and no compile is under way, what compiling
         needed is freed and the normalised bodies fitted (no pattern is added any more);
@@ -711,6 +769,8 @@ cdef class Doc:
         cdef uint32_t s = self._select(user_agent)
         cdef int64_t key
         if self.sels[s] == NULL:
+            if self._scan_first(s):
+                return self._scan(s, p, n)
             self._compile(s)
         key = matcher_best(self.sels[s], p, n, self.t, self.pats.data)
         while key == NEED_INDEX:
