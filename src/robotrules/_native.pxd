@@ -365,6 +365,16 @@ cdef int read_rule(const RawRule* rule, const unsigned char* text, int d, Pats* 
                    uint32_t** memo_at, uint32_t nmemo, U32Vec* pool, Entry* out) except -1
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                    const unsigned char* text, const unsigned char* pats) except -1
+cdef uint32_t dedupe_others(Entry* es, uint32_t n, const unsigned char* text,
+                            const unsigned char* pats) except? 0xFFFFFFFFu
+cdef uint32_t prefix_refs(PrefixRef* refs, const Entry* plains, uint32_t nplain,
+                          const Entry* es, uint32_t nother, const unsigned char* text,
+                          const unsigned char* pats) noexcept nogil
+cdef uint32_t make_nodes(Node* nodes, const PrefixRef* refs, uint32_t nref,
+                         const unsigned char* text, const unsigned char* pats) noexcept nogil
+cdef void link_parents(Matcher* m, const unsigned char* text, const unsigned char* pats
+                       ) noexcept nogil
+cdef int mark_long_lists(Matcher* m) except -1
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                        const unsigned char* text, int d, Pats* pats, uint32_t** memo_at,
                        uint32_t nmemo, U32Vec* pool) except -1
