@@ -26,6 +26,11 @@ PURE_ENV = "ROBOTRULES_PURE"
 PURE_ALIAS = "robotrules_pure"
 LABEL = "robotrules"
 PURE_LABEL = "robotrules-pure"
+# ROBOTRULES_BEFORE=DIR: DIR/robotrules, another checkout's source with its native build, is
+# measured too (label robotrules-before), so a change's before and after share one run
+BEFORE_ENV = "ROBOTRULES_BEFORE"
+BEFORE_ALIAS = "robotrules_before"
+BEFORE_LABEL = "robotrules-before"
 
 
 @contextmanager
@@ -84,10 +89,21 @@ def load() -> tuple[list[tuple[str, ModuleType]], str]:
         pure = _load_alias(PURE_ALIAS, SRC)
     if is_native(pure):
         raise RuntimeError(f"{SRC} loaded with {PURE_ENV}=1 still reports NATIVE")
-    return ([(LABEL, robotrules), (PURE_LABEL, pure)],
+    builds = [(LABEL, robotrules)]
+    note = ""
+    before = os.environ.get(BEFORE_ENV)
+    if before:  # another native build of the package, to compare before and after a change
+        old = _load_alias(BEFORE_ALIAS, Path(before) / "robotrules")
+        if not is_native(old):
+            raise RuntimeError(f"{before}/robotrules ({BEFORE_ENV}) has no native build")
+        builds.append((BEFORE_LABEL, old))
+        note = (f"; the build in {before} ({BEFORE_ENV}, loaded as `{BEFORE_ALIAS}`), "
+                f"label `{BEFORE_LABEL}`")
+    builds.append((PURE_LABEL, pure))
+    return (builds,
             f"robotrules: the installed build, native ({where}), and the pure-Python core "
             f"({SRC.relative_to(ROOT)} loaded as `{PURE_ALIAS}` with {PURE_ENV}=1), label "
-            f"`{PURE_LABEL}`")
+            f"`{PURE_LABEL}`" + note)
 
 
 def load_one(label: str) -> ModuleType:
@@ -96,6 +112,8 @@ def load_one(label: str) -> ModuleType:
     if label == PURE_LABEL:
         with pure_env():
             return _load_alias(PURE_ALIAS, SRC)
+    if label == BEFORE_LABEL:
+        return _load_alias(BEFORE_ALIAS, Path(os.environ[BEFORE_ENV]) / "robotrules")
     if label == LABEL:
         import robotrules
 

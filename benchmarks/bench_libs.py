@@ -29,6 +29,11 @@ try:
     import fastrobots
 except ImportError:  # only a CPython 3.12 wheel exists
     fastrobots = None
+try:  # nzrsky's C++ fork of Google's parser (package fast-robotstxt, module robotstxt)
+    from robotstxt import robots as _nzrsky  # type: ignore[import-untyped]
+    _nzrsky_lib: Any = _nzrsky._lib
+except ImportError:
+    _nzrsky_lib = None
 
 Query = tuple[str, str]  # (agent token, full URL)
 
@@ -86,6 +91,28 @@ def robotrules_libs(module: ModuleType, label: str) -> tuple[Lib, Lib]:
     reset = module._compile.clear_caches  # the pattern memo and two small key memos
     return (Lib(label, version, parse_rfc, ask, cold_rfc, reset),
             Lib(f"{label}[google]", version, parse_google, ask, cold_google, reset))
+
+
+LEAN = "[keep_text=False]"
+
+
+def lean_lib(module: ModuleType, label: str) -> Lib:
+    """The default dialect parsed with ``keep_text=False``: the file keeps the agent and rule
+    values its verdicts read, not the body (the memory workload and the first query)."""
+    parse = module.parse
+
+    def parse_lean(body: bytes) -> Any:
+        return parse(body, keep_text=False)
+
+    def ask(rules: Any, agent: str, url: str) -> bool:
+        return bool(rules.is_allowed(url, user_agent=agent))
+
+    def cold_lean(body: bytes, queries: Sequence[Query]) -> list[bool]:
+        is_allowed = parse(body, keep_text=False).is_allowed
+        return [is_allowed(url, user_agent=agent) for agent, url in queries]
+
+    return Lib(label + LEAN, getattr(module, "__version__", "?"), parse_lean, ask, cold_lean,
+               module._compile.clear_caches)
 
 
 # -- protego (Scrapy) --------------------------------------------------------------------
@@ -149,6 +176,47 @@ def _google_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
     return [bool(ask(body, agent.encode(), url.encode())) for agent, url in queries]
 
 
+# -- nzrsky's fork of Google's C++ matcher (fast-robotstxt) -------------------------------
+# Its Python API (``robotstxt.RobotsMatcher.is_allowed(text, agent, url)``) re-parses the body
+# on every call, like Google's, and encodes its three ``str`` arguments each time. The adapter
+# calls the C function the package binds with ctypes (``robots_allowed_by_robots``: bytes and
+# lengths) directly, one matcher per file: the least a Python caller can pay per call.
+# ``binding_overhead`` measures what is left (ctypes' call on an empty body).
+
+
+def _nzrsky_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
+    lib = _nzrsky_lib
+    ptr = lib.robots_matcher_create()
+    try:
+        out = []
+        for agent, url in queries:
+            a = agent.encode()
+            u = url.encode()
+            out.append(bool(lib.robots_allowed_by_robots(ptr, body, len(body), a, len(a), u,
+                                                         len(u))))
+        return out
+    finally:
+        lib.robots_matcher_free(ptr)
+
+
+def binding_overhead(calls: int = 20000) -> float | None:
+    """Seconds per call of fast-robotstxt's ctypes binding on an empty body and a one-byte
+    URL (what each of its calls costs before any parsing), or None when not installed."""
+    if _nzrsky_lib is None:
+        return None
+    import time
+
+    lib = _nzrsky_lib
+    ptr = lib.robots_matcher_create()
+    try:
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            lib.robots_allowed_by_robots(ptr, b"", 0, b"a", 1, b"/", 1)
+        return (time.perf_counter() - t0) / calls
+    finally:
+        lib.robots_matcher_free(ptr)
+
+
 # -- fastrobots (Rust) ---------------------------------------------------------------------
 # ``Robots.allowed(path, user_agent)`` matches its first argument as a path: given a full URL it
 # answers True for everything (no rule starts with ``https:``), and ``fastrobots.url_path``
@@ -188,12 +256,15 @@ STDLIB = Lib("urllib.robotparser", "stdlib", _stdlib_parse, _stdlib_ask, _stdlib
 ROBOTSPY = Lib("robotspy", _version("robotspy"), _robotspy_parse, _robotspy_ask,
                _robotspy_cold, fnmatch._compile_pattern.cache_clear)  # fnmatch's pattern cache
 GOOGLE = Lib("google C++ (jwm)", _version("jwm.robotstxt"), None, None, _google_cold)
+NZRSKY: Lib | None = None if _nzrsky_lib is None else Lib(
+    "nzrsky C++ (fast-robotstxt)", _version("fast-robotstxt"), None, None, _nzrsky_cold)
 FASTROBOTS: Lib | None = None if fastrobots is None else Lib(
     "fastrobots", _version("fastrobots"), _fastrobots_parse, _fastrobots_ask, _fastrobots_cold)
 FASTROBOTS_NAME = "fastrobots"
 FASTROBOTS_MISSING = "fastrobots: not installed (CPython 3.12 wheel only)"
 OTHERS: tuple[Lib, ...] = (PROTEGO, *((FASTROBOTS,) if FASTROBOTS is not None else ()),
-                           STDLIB, ROBOTSPY, GOOGLE)
+                           STDLIB, ROBOTSPY, GOOGLE,
+                           *((NZRSKY,) if NZRSKY is not None else ()))
 BASELINE = PROTEGO.name
 # what `import` each library costs (measured in fresh interpreters): library name -> statement
 IMPORTS: dict[str, str] = {
@@ -202,6 +273,7 @@ IMPORTS: dict[str, str] = {
     "urllib.robotparser": "import urllib.robotparser",
     "robotspy": "import robots",
     GOOGLE.name: "from jwm.robotstxt import googlebot",
+    "nzrsky C++ (fast-robotstxt)": "from robotstxt import robots",
 }
 
 

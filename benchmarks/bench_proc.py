@@ -169,10 +169,14 @@ def rss_bytes() -> int:
 
 
 def rss_of(lib: str, corpus: Path, files: int | None, queries: int, seed: int,
-           timeout: float = 600) -> dict[str, Any]:
-    """RSS figures of one library, measured in a fresh interpreter (this file as a script)."""
+           timeout: float = 600, *, drop: bool = False) -> dict[str, Any]:
+    """RSS figures of one library, measured in a fresh interpreter (this file as a script).
+    ``drop``: each body is a fresh copy the caller lets go of once it is parsed (a crawler
+    that caches parsed files, not bodies), else the caller keeps every body (loaded before
+    the first reading)."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "rss", lib, str(corpus),
-           "all" if files is None else str(files), str(queries), str(seed)]
+           "all" if files is None else str(files), str(queries), str(seed),
+           "drop" if drop else "keep"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"RSS child for {lib} failed: {proc.stderr.strip()[-800:]}")
@@ -180,7 +184,8 @@ def rss_of(lib: str, corpus: Path, files: int | None, queries: int, seed: int,
     return result
 
 
-def _rss_main(lib_name: str, corpus: str, files: str, queries: str, seed: str) -> None:
+def _rss_main(lib_name: str, corpus: str, files: str, queries: str, seed: str,
+              mode: str) -> None:
     sys.path.insert(0, str(HERE))
     import bench_libs as L
     from bench_data import site_files
@@ -189,8 +194,9 @@ def _rss_main(lib_name: str, corpus: str, files: str, queries: str, seed: str) -
     if lib_name.startswith("robotrules"):
         import bench_builds
 
-        label = lib_name.removesuffix("[google]")
-        libs = L.robotrules_libs(bench_builds.load_one(label), label)
+        label = lib_name.removesuffix("[google]").removesuffix(L.LEAN)
+        module = bench_builds.load_one(label)
+        libs = (*L.robotrules_libs(module, label), L.lean_lib(module, label))
     else:
         libs = L.OTHERS
     lib = next(x for x in libs if x.name == lib_name)
@@ -212,7 +218,10 @@ def _rss_main(lib_name: str, corpus: str, files: str, queries: str, seed: str) -
         return rss_bytes()
 
     before = settle()
-    kept = [parse(f.body) for f in data]
+    if mode == "drop":  # a fresh copy of each body, gone once parsed unless the object keeps it
+        kept = [parse(bytes(bytearray(f.body))) for f in data]
+    else:
+        kept = [parse(f.body) for f in data]
     after_parse = settle()
     for obj, f in zip(kept, data, strict=True):
         for a, u in f.queries:
@@ -221,7 +230,7 @@ def _rss_main(lib_name: str, corpus: str, files: str, queries: str, seed: str) -
     print(json.dumps({"library": lib_name, "files": len(data),
                       "input_bytes": sum(len(f.body) for f in data), "before": before,
                       "after_parse": after_parse, "after_queries": after_queries,
-                      "objects": len(kept)}))
+                      "objects": len(kept), "bodies": mode}))
 
 
 def median_ms(times: Sequence[float]) -> float:
@@ -229,7 +238,7 @@ def median_ms(times: Sequence[float]) -> float:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 7 and sys.argv[1] == "rss":
+    if len(sys.argv) == 8 and sys.argv[1] == "rss":
         _rss_main(*sys.argv[2:])
     else:
-        sys.exit("usage: bench_proc.py rss LIBRARY CORPUS FILES|all QUERIES SEED")
+        sys.exit("usage: bench_proc.py rss LIBRARY CORPUS FILES|all QUERIES SEED keep|drop")

@@ -21,7 +21,14 @@ Row = Sequence[str]
 
 def timed_rounds(tasks: Mapping[str, Callable[[int], object]], rounds: int,
                  slices: int = 1) -> dict[str, float]:
-    """Median seconds of each task over ``rounds`` rounds.
+    """Median seconds of each task over ``rounds`` rounds (see :func:`round_times`)."""
+    return {name: statistics.median(ts)
+            for name, ts in round_times(tasks, rounds, slices).items()}
+
+
+def round_times(tasks: Mapping[str, Callable[[int], object]], rounds: int,
+                slices: int = 1) -> dict[str, list[float]]:
+    """Seconds of each task in each of ``rounds`` rounds.
 
     A round runs every task on each of ``slices`` parts of the workload (the task gets the
     slice index) and sums the parts: the libraries take turns every slice, so a burst of load
@@ -44,7 +51,21 @@ def timed_rounds(tasks: Mapping[str, Callable[[int], object]], rounds: int,
                 spent[name] += time.perf_counter() - t0
         for name in names:
             times[name].append(spent[name])
-    return {name: statistics.median(ts) for name, ts in times.items()}
+    return times
+
+
+def ratio_spread(theirs: Sequence[float], ours: Sequence[float]) -> tuple[float, float, float]:
+    """Median, lowest and highest of ``theirs[r] / ours[r]`` over the rounds ``r`` (both
+    timed in the same round, so a noisy round moves both)."""
+    ratios = [t / o for t, o in zip(theirs, ours, strict=True) if o > 0]
+    return statistics.median(ratios), min(ratios), max(ratios)
+
+
+def fmt_spread(spread: tuple[float, float, float] | None) -> str:
+    if spread is None:
+        return "-"
+    med, lo, hi = spread
+    return f"{med:.2f}x ({lo:.2f}-{hi:.2f})"
 
 
 def split(n: int, slices: int) -> list[range]:

@@ -35,6 +35,7 @@ from bench_data import SiteFile, site_files
 from bench_report import Report, header, targets
 from workloads.adversarial import bench_adversarial
 from workloads.cold import bench_cold
+from workloads.first import bench_first
 from workloads.imports import bench_import
 from workloads.memory import bench_memory
 from workloads.parse import bench_parse
@@ -44,14 +45,14 @@ from workloads.worst import bench_worst
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "sites"
-WORKLOADS = ("a", "b", "c", "d", "e", "f", "g", "i")
+WORKLOADS = ("a", "b", "c", "p", "d", "e", "f", "g", "i")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--quick", action="store_true", help="a sample of the corpus, fewer rounds")
     p.add_argument("--only", default=",".join(WORKLOADS),
-                   help="comma-separated workloads among a,b,c,d,e,f,g,i (default: all)")
+                   help="comma-separated workloads among a,b,c,p,d,e,f,g,i (default: all)")
     p.add_argument("--json", type=Path, help="write the results as JSON to this file")
     p.add_argument("--markdown", type=Path, help="write the report as Markdown to this file")
     p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
@@ -65,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--timeout", type=float,
                    help="(e) worst shapes, (f), (g): stop a library for a case when one query "
                         "exceeds this many seconds (default 5, 2 with --quick)")
+    p.add_argument("--generated", type=int, default=400,
+                   help="(p): generated files (300 B to 30 KB)")
     p.add_argument("--seed", type=int, default=9309)
     p.add_argument("--import-runs", type=int,
                    help="(i): fresh interpreters per library (default 7, 15 in a full run)")
@@ -83,11 +86,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     import_runs = args.import_runs if args.import_runs is not None else (7 if args.quick else 15)
     builds, note = bench_builds.load()
     suite = L.suite(builds)
+    lean = (L.lean_lib(builds[0][1], builds[0][0]) if bench_builds.is_native(builds[0][1])
+            else None)
     rep = Report()
     header(suite, note, any(bench_builds.is_native(m) for _, m in builds), args, rep, command)
     t_start = time.perf_counter()
     files: list[SiteFile] = []
-    if only & {"a", "b", "c", "d"}:
+    if only & {"a", "b", "c", "p", "d"}:
         files = site_files(args.corpus, files_n, args.queries, args.seed)
         if not files:
             p.error(f"no *.txt files in {args.corpus}")
@@ -95,8 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "a": lambda: bench_parse(suite, files, rounds, rep),
         "b": lambda: bench_warm(suite, files, rounds, rep),
         "c": lambda: bench_cold(suite, files, rounds, rep),
+        "p": lambda: bench_first(suite, files, rounds, args.seed, args.generated, lean, rep),
         "d": lambda: bench_memory(suite, files, rep,
-                                  (args.corpus, files_n, args.queries, args.seed)),
+                                  (args.corpus, files_n, args.queries, args.seed), lean),
         "e": lambda: bench_scaling(suite, args.seed, rounds, budget, args.scale_queries,
                                    args.timeout, rep),
         "f": lambda: bench_adversarial(suite, args.timeout, 4 * budget, rep),

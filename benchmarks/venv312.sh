@@ -36,6 +36,7 @@ fi
 "$VENV/bin/python" -m pip install --quiet -e "$ROOT"
 # the peers benchmarks/run.py imports; the versions pinned where the tests pin them
 "$VENV/bin/python" -m pip install --quiet "protego>=0.3" "robotspy>=0.8" "jwm-robotstxt==1.0.8" \
+    "fast-robotstxt==1.1.0" \
     fastrobots
 
 "$VENV/bin/python" - <<'EOF'
@@ -43,7 +44,7 @@ import importlib.metadata as md
 import robotrules
 native = getattr(robotrules, "NATIVE", False)
 print(f"robotrules {robotrules.__version__}: {'native core' if native else 'pure Python (no native core built)'}")
-for dist in ("protego", "robotspy", "jwm-robotstxt", "fastrobots"):
+for dist in ("protego", "robotspy", "jwm-robotstxt", "fast-robotstxt", "fastrobots"):
     print(f"{dist} {md.version(dist)}")
 EOF
 

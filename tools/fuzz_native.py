@@ -189,12 +189,15 @@ def _check(body: bytes, agents: list[str], urls: list[str]) -> str | None:
                     T.tokenize(text, dialect, odd=odd)):  # type: ignore[arg-type]
                 return f"directive stream ({dialect})"
         fast = robotrules.parse(body, dialect)
+        lean = robotrules.parse(body, dialect, keep_text=False)  # the values only, no body
         slow = _robots.reference(body, dialect)
         for agent in agents:
             for url in urls:
                 want = slow.explain(url, user_agent=agent)
                 if fast.is_allowed(url, user_agent=agent) != want.allowed:
                     return f"is_allowed({url[:60]!r}, {agent!r}) ({dialect})"
+                if lean.is_allowed(url, user_agent=agent) != want.allowed:
+                    return f"is_allowed({url[:60]!r}, {agent!r}) ({dialect}, keep_text=False)"
                 if fast.explain(url, user_agent=agent) != want:
                     return f"explain({url[:60]!r}, {agent!r}) ({dialect})"
         for agent in agents[:3]:

@@ -17,6 +17,8 @@ def bench_import(suite: Suite, runs: int, rep: Report) -> None:
     """``import <library>`` in fresh interpreters, perf_counter around the statement."""
     statements: dict[str, tuple[str, dict[str, str]]] = {}
     for rfc, _ in suite.builds:
+        if rfc.name == bench_builds.BEFORE_LABEL:
+            continue  # (another checkout: `import robotrules` would not reach it)
         env = {bench_builds.PURE_ENV: "1"} if rfc.name == bench_builds.PURE_LABEL else {}
         statements[rfc.name] = ("import robotrules", env)
     for lib in suite.libs:

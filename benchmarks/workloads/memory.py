@@ -9,6 +9,7 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+import bench_libs as L
 import bench_proc
 from bench_data import SiteFile
 from bench_harness import Results
@@ -69,7 +70,7 @@ def _retained(lib: Lib, files: list[SiteFile]) -> tuple[list[int], list[int], in
 
 
 def bench_memory(suite: Suite, files: list[SiteFile], rep: Report,
-                 corpus: tuple[Path, int | None, int, int]) -> None:
+                 corpus: tuple[Path, int | None, int, int], lean: Lib | None = None) -> None:
     """tracemalloc in this process, then RSS in a fresh interpreter per library (``corpus``:
     the folder, number of files, queries per file and seed that gave ``files``)."""
     sizes = [len(f.body) for f in files]
@@ -141,4 +142,34 @@ def bench_memory(suite: Suite, files: list[SiteFile], rep: Report,
             "allocator slack (partly used pages and arenas); it can also read below "
             "tracemalloc, when the parse reuses pages the warm-up freed.")
     rep.out()
+    _dropped(suite, rep, corpus, total_in, lean, data)
     rep.data["memory"] = data
+
+
+def _dropped(suite: Suite, rep: Report, corpus: tuple[Path, int | None, int, int],
+             total_in: int, lean: Lib | None, data: Results) -> None:
+    """RSS again, the caller keeping no body: each file parsed from a fresh copy it drops."""
+    rows = []
+    libs = [*suite.parsing, *((lean,) if lean is not None else ())]
+    for lib in libs:
+        rss = bench_proc.rss_of(lib.name, *corpus, drop=True)
+        rp = rss["after_parse"] - rss["before"]
+        rq = rss["after_queries"] - rss["before"]
+        rows.append([lib.name, f"{rp / MIB:.2f} MiB ({rp / total_in:.2f}x)",
+                     f"{rq / MIB:.2f} MiB ({rq / total_in:.2f}x)"])
+        data.setdefault(lib.name, {}).update({
+            "rss_dropped_ratio_after_parse": rp / total_in,
+            "rss_dropped_ratio_after_queries": rq / total_in, "rss_dropped_bytes": rss})
+    rep.out("The same, the caller keeping no body (a crawler that caches parsed files): each "
+            "file is parsed from a fresh copy of its bytes that the caller lets go of at once, "
+            "so whatever a parsed object keeps of its input counts:")
+    rep.out()
+    rep.out(table(["library", "RSS after parse", "RSS after queries"], rows))
+    rep.out()
+    rep.out(f"{L.LEAN.strip('[]')} is `robotrules.parse(body, keep_text=False)`: the file "
+            "keeps the agent and rule values its verdicts read and no reference to the body "
+            "(its text, groups, findings and explanations are then not available). The "
+            "default keeps the caller's bytes, which it reads for those answers and for "
+            "`source()`: with the bodies held by the caller that costs nothing, dropped it "
+            "costs the input.")
+    rep.out()

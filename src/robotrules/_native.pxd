@@ -9,7 +9,8 @@ stay in the part that owns them (Cython defines inline functions where they are 
 Parts, by job:
 
 - ``tables.pxi``: the constants checked against the pure core, the tables read off the pure
-  modules on first use (:func:`ready`), the dialect codes;
+  modules on first use (:func:`ready`), one ``DialectTables`` per dialect code (its flags and
+  byte tables, from its spec: the kernel branches on these, never on a code);
 - ``memory.pxi``: growable ``uint32`` vectors, the hash map, hashes, ``xmalloc``;
 - ``tokenize.pxi``: the field-name memo, the line scanner (``scan``) and :func:`tokenize`;
 - ``patterns.pxi``: a rule value's normal form (``fast_entry``, or the pure reading through
@@ -74,6 +75,12 @@ cdef enum:
     LIT_SAMPLE = 2048  # rules whose runs of bytes are counted to rank them
     FILE_LEVELS = 16  # file_refs nests at most this deep (3 KiB of stack a level), then merges
     FILE_SPLIT = 256  # and files this many refs or more two halves side by side (file_wide)
+    SCAN_MIN = 17     # Doc._best: a selection of this many rules or more answers its first
+                      # query by reading them (Doc._scan), and compiles on its second
+    READ_NONE = 0     # read_rule: an empty value (never decides)
+    READ_PLAIN = 1    # a plain prefix
+    READ_ONE = 2      # one entry from the pool
+    READ_PAIR = 3     # an entry and its companion
     LIT_NONE = -1
     LIT_LATER = -2
     LIT_WANTED = -3
@@ -172,6 +179,9 @@ cdef struct Build:  # what a Doc keeps until every selection is compiled (then f
     # Doc._shrink_build once they are half of the rules kept
     uint32_t* readers
     uint32_t dead
+    # per selection, whether a query was answered without compiling it (Doc._scan); made
+    # with the first such answer, else NULL
+    uint8_t* scanned
     # the Build is one block: after this struct, the room its first vectors borrow (made to
     # measure by Doc._build: rule_words, gstart and sel_groups there, then the room of
     # Doc._index_agents' selections, sel_room: sel_groups' and sel_start's), all freed with it
@@ -351,8 +361,20 @@ cdef void file_wide(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth
                     int shift) noexcept nogil
 cdef void file_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth, bint keyed,
                     int level) noexcept nogil
+cdef int read_rule(const RawRule* rule, const unsigned char* text, int d, Pats* pats,
+                   uint32_t** memo_at, uint32_t nmemo, U32Vec* pool, Entry* out) except -1
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                    const unsigned char* text, const unsigned char* pats) except -1
+cdef uint32_t dedupe_others(Entry* es, uint32_t n, const unsigned char* text,
+                            const unsigned char* pats) except? 0xFFFFFFFFu
+cdef uint32_t prefix_refs(PrefixRef* refs, const Entry* plains, uint32_t nplain,
+                          const Entry* es, uint32_t nother, const unsigned char* text,
+                          const unsigned char* pats) noexcept nogil
+cdef uint32_t make_nodes(Node* nodes, const PrefixRef* refs, uint32_t nref,
+                         const unsigned char* text, const unsigned char* pats) noexcept nogil
+cdef void link_parents(Matcher* m, const unsigned char* text, const unsigned char* pats
+                       ) noexcept nogil
+cdef int mark_long_lists(Matcher* m) except -1
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                        const unsigned char* text, int d, Pats* pats, uint32_t** memo_at,
                        uint32_t nmemo, U32Vec* pool) except -1

@@ -18,8 +18,8 @@ MAX_BODY: int
 _D = TypeVar("_D")
 
 class Doc:
-    def __init__(self, body: bytes, dialect: Dialect, base_url: str | None = None, /
-                 ) -> None: ...
+    def __init__(self, body: bytes, dialect: Dialect, base_url: str | None = None,
+                 keep_text: bool = True, /) -> None: ...
     @property
     def dialect(self) -> Dialect: ...
     size: int

@@ -865,6 +865,7 @@ def parse(
     dialect: Dialect = "rfc9309",
     *,
     url: str | None = None,
+    keep_text: bool = True,
 ) -> RobotsTxt:
     """Parse a robots.txt body (bytes or text) into an immutable :class:`RobotsTxt`.
 
@@ -875,8 +876,16 @@ def parse(
     The result answers ``is_allowed``, ``explain``, ``usage`` and the batch ``decide_many``
     for any user agent; it is immutable and thread-safe. A ``str`` body is read as its UTF-8
     bytes. ``ValueError`` for an unknown dialect.
+    With ``keep_text=False`` the native peer keeps only what the verdicts read
+    (``is_allowed``, ``path_key``, ``url_key_path``: the agent and rule values, about a fifth of
+    a file), not the body: a cache of parsed files whose bodies are dropped holds no copy of
+    them, and every answer that reads the text (groups, records, findings, explanations,
+    pickling) raises ``ValueError``. The pure peer keeps its text either way.
     """
     if dialect not in SPECS:
         spec(dialect)  # ValueError naming the dialects
     data = body if type(body) is bytes else _tokenize.to_bytes(body)
-    return _FACADE[peer_for(data, dialect)](data, dialect, url)
+    facade = _FACADE[peer_for(data, dialect)]
+    if keep_text or facade is PureRobotsTxt:
+        return facade(data, dialect, url)
+    return NativeRobotsTxt(data, dialect, url, False)

@@ -8,8 +8,9 @@ pattern reading), so the kernel and the pure peer read one rule; ``tests/core/te
 holds the tables to those homes.
 
 A table indexed by a byte is a ``bytes`` of 256 flags (1 or 0). Dialect codes are the
-positions in :data:`CODES` (the dialects' own order); the kernel matches the first two
-(:data:`NATIVE_DIALECTS`, from the specs' fields), and for the third only tokenizes.
+positions in :data:`CODES` (the dialects' own order, as many as there are specs); the kernel
+matches those in :data:`NATIVE_DIALECTS` (from the specs' fields) and only tokenizes the
+others, and it branches on :func:`dialect_flags`, never on a code.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ __all__ = [
     "bom_length",
     "build_index",
     "decoded_escapes",
+    "dialect_flags",
     "key_class",
     "key_forms",
     "key_heads",
@@ -70,9 +72,6 @@ CODES: Final[tuple[Dialect, ...]] = tuple(_dialects.NAMES)
 NATIVE_DIALECTS: Final[tuple[Dialect, ...]] = tuple(
     name for name in CODES
     if _dialects.SPECS[name].token_agents and not _dialects.SPECS[name].first_match)
-# the kernel's per-dialect arrays hold the natively matched dialects first, then the others
-assert CODES[: len(NATIVE_DIALECTS)] == NATIVE_DIALECTS
-assert len(CODES) == 3
 
 # -- numbers the kernel checks its own against -------------------------------------------------
 KIND_SHIFT: Final = _tokenize.KIND_SHIFT
@@ -150,6 +149,17 @@ def not_plain(dialect: Dialect) -> bytes:
     """Per byte: a rule value holding it is not a plain prefix (the dialect's spec)."""
     spec = _dialects.SPECS[dialect]
     return _flags(lambda c: spec.not_plain(chr(c)) is not None)
+
+
+def dialect_flags(dialect: Dialect) -> tuple[bool, bool, bool]:
+    """How the kernel answers a query in ``dialect``, read off its spec: whether
+    ``/robots.txt`` is always allowed; whether a URL's path is normalised as RFC 9309 2.2.2
+    reads it (the spec's path decodes an unreserved escape, as ``_url.rfc_path`` does); whether
+    the path ends at its first NUL (the spec's path drops what follows one, as Google's
+    matcher reads a C string)."""
+    spec = _dialects.SPECS[dialect]
+    return (spec.robots_txt_allowed, spec.path("https://h/%7e") == _url.rfc_path("/%7e"),
+            spec.path("https://h/a\x00b") == "/a")
 
 
 def token_bytes(dialect: Dialect) -> bytes:

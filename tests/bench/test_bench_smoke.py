@@ -29,6 +29,9 @@ SECTIONS = (
     "## (i) import time",
     "RSS after parse",
     "worst shapes",
+    "(p) parse + first query",
+    "the caller keeping no body",
+    "the limit: parse against a C line count",
 )
 
 
@@ -44,7 +47,7 @@ def bench_run(
         [sys.executable, str(ROOT / "benchmarks" / "run.py"),
          "--corpus", str(shared_dir / "corpus" / "sites"), "--files", "20", "--queries", "5",
          "--rounds", "1", "--budget", "0.002", "--scale-queries", "20", "--timeout", "5",
-         "--only", "a,b,c,d,e,f,i", "--import-runs", "1",
+         "--only", "a,b,c,p,d,e,f,i", "--import-runs", "1", "--generated", "5",
          "--json", str(out)],
         capture_output=True, text=True, timeout=300, check=False,
     )
@@ -62,8 +65,9 @@ def test_every_section_is_printed(bench_run: tuple[str, dict[str, Any]]) -> None
 
 def test_results_are_saved(bench_run: tuple[str, dict[str, Any]]) -> None:
     _, data = bench_run
-    assert {"parse", "warm", "agreement", "cold", "memory", "scaling", "adversarial",
-            "import"} <= set(data)
+    assert {"parse", "warm", "agreement", "cold", "first", "line_scan", "memory", "scaling",
+            "adversarial", "import"} <= set(data)
+    assert data["memory"]["robotrules"]["rss_dropped_ratio_after_queries"] >= 0
     assert "robotrules[google]" in data["agreement"]
     assert data["memory"]["robotrules"]["rss_mib_after_parse"] >= 0
     assert "500 KB worst shapes" in data["scaling"]

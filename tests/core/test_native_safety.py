@@ -221,7 +221,7 @@ def test_private_methods_cannot_crash_the_interpreter() -> None:
             print("no kernel"); raise SystemExit
         calls = [
             lambda: _native.Doc(b"User-agent: *", "1994").path_key("/", "*"),
-            lambda: _native.Doc(b"x", "google", None, True).path_key("/", "*"),
+            lambda: _native.Doc(b"x", "google", None, True, 1).path_key("/", "*"),
             lambda: _native.Doc(b"User-agent: *\\nDisallow: /", "google").path_key(None, "*"),
             lambda: _native.Doc(b"User-agent: *", "google").path_key("/", 5),
             lambda: _native.Doc(b"User-agent: *", "google").is_allowed(None),

@@ -488,106 +488,227 @@ cdef inline bint same_body(const Entry* a, const Entry* b, const unsigned char* 
                        a.len) == 0)
 
 
+cdef int read_rule(const RawRule* rule, const unsigned char* text, int d, Pats* pats,
+                   uint32_t** memo_at, uint32_t nmemo, U32Vec* pool, Entry* out) except -1:
+    """One rule's entries in ``out`` (compile_rules' first phase, and Doc._scan's reading of a
+    selection not compiled): READ_NONE for an empty value (it never decides), READ_PLAIN for
+    a plain prefix (read where it is in the text), else READ_ONE or READ_PAIR (its entry,
+    and its companion's) from the file's pool: its pattern read once per file
+    (pattern_entries; ``memo_at`` holds the memo of ``nmemo`` rules, made here when the first
+    rule that is not a plain prefix needs it)."""
+    cdef uint32_t n = rule.vlen, at
+    cdef uint32_t* memo
+    cdef const unsigned char* raw
+    if n == 0:
+        return READ_NONE
+    raw = text + rule.vstart
+    if not any_in(&_not_plain_set[d], raw, n) and not may_have_companion(raw, n, rule.allow):
+        out.off = rule.vstart
+        out.len = n  # a raw value: at most MAX_LINE bytes
+        out.plen = n
+        out.prio = n
+        out.flags = PREFIX | (F_ALLOW if rule.allow else 0)
+        out.index = rule.index
+        return READ_PLAIN
+    memo = memo_at[0]
+    if memo == NULL:  # the file's first rule to read: its memo, none read yet
+        memo = <uint32_t*>xmalloc(nmemo * sizeof(uint32_t))
+        memset(memo, 0xFF, nmemo * sizeof(uint32_t))  # MEMO_NONE
+        memo_at[0] = memo
+    if memo[rule.rid] == MEMO_NONE:
+        pattern_entries(rule, text, d, pats, memo, pool)
+    at = memo[rule.rid]  # pool.data read after the call (it may have grown)
+    out[0] = (<Entry*>pool.data)[at & ~MEMO_PAIR]
+    if at & MEMO_PAIR:
+        out[1] = (<Entry*>pool.data)[(at & ~MEMO_PAIR) + 1]
+        return READ_PAIR
+    return READ_ONE
+
+
+cdef uint32_t dedupe_others(Entry* es, uint32_t n, const unsigned char* text,
+                            const unsigned char* pats) except? 0xFFFFFFFFu:
+    """compile_rules' second phase: of the other rules that match exactly the same paths, only
+    the best can decide. ``es[:n]`` sorted best first and cut to the first of each body (a few
+    compared with those kept before them, many found by a hash of their bodies); the count
+    kept."""
+    cdef uint32_t k, j, kept
+    cdef HashMap seen
+    cdef bint fresh
+    cdef uint32_t* slot
+    cdef uint64_t h
+    if n <= 1:
+        return n
+    sort_entries(es, n)
+    kept = 0
+    if n <= LINEAR_MAX:
+        for k in range(n):
+            for j in range(kept):
+                if same_body(&es[j], &es[k], text, pats):
+                    break
+            else:
+                es[kept] = es[k]
+                kept += 1
+        return kept
+    memset(&seen, 0, sizeof(HashMap))
+    try:
+        map_init(&seen, n)
+        for k in range(n):
+            h = hash_bytes(base_of(es[k].flags, text, pats) + es[k].off, es[k].len) ^ (
+                (es[k].flags & (F_KIND | F_ANCHORED)) * 0x01000193u)
+            slot = map_slot(&seen, h, &fresh)
+            if not fresh and same_body(&es[slot[0]], &es[k], text, pats):
+                continue
+            if fresh:
+                slot[0] = kept
+            es[kept] = es[k]
+            kept += 1
+    finally:
+        map_free(&seen)
+    return kept
+
+
+cdef uint32_t prefix_refs(PrefixRef* refs, const Entry* plains, uint32_t nplain,
+                          const Entry* es, uint32_t nother, const unsigned char* text,
+                          const unsigned char* pats) noexcept nogil:
+    """compile_rules' third phase (an indexed matcher): a ref per plain rule, and per other
+    rule whose pattern is a plain prefix or whose literal prefix has two bytes, with the first
+    sixteen bytes it is filed by; the count made."""
+    cdef uint32_t k, nref = 0
+    cdef PrefixRef* r
+    cdef const unsigned char* raw
+    for k in range(nplain):
+        r = &refs[nref]
+        r.off = plains[k].off
+        r.len = plains[k].len
+        r.flags = plains[k].flags & (F_PATS | F_ALLOW)
+        r.entry = 0xFFFFFFFFu
+        r.plain = plains[k].index
+        nref += 1
+    for k in range(nother):
+        if plain_node(&es[k]) or es[k].plen >= 2:
+            r = &refs[nref]
+            r.off = es[k].off
+            r.len = es[k].plen
+            r.flags = es[k].flags & (F_PATS | F_ALLOW)
+            r.entry = 0xFFFFFFFFu if plain_node(&es[k]) else k
+            r.plain = es[k].index
+            nref += 1
+    for k in range(nref):
+        raw = base_of(refs[k].flags, text, pats) + refs[k].off
+        refs[k].head = head8(raw, refs[k].len)
+        refs[k].next8 = head8(raw + 8, refs[k].len - 8) if refs[k].len > 8 else 0
+    return nref
+
+
+cdef uint32_t make_nodes(Node* nodes, const PrefixRef* refs, uint32_t nref,
+                         const unsigned char* text, const unsigned char* pats
+                         ) noexcept nogil:
+    """compile_rules' fourth phase: one node per distinct prefix of the ordered ``refs``,
+    holding the best plain rule with exactly that prefix (lengths are equal: allow first, then
+    the earliest line); the count made."""
+    cdef uint32_t i = 0, k, count = 0
+    cdef Node* nd
+    cdef uint8_t flags
+    while i < nref:
+        nd = &nodes[count]
+        nd.off = refs[i].off
+        flags = refs[i].flags & F_PATS
+        nd.plain = NO_PLAIN
+        nd.parent = -1
+        k = i
+        while k < nref and same_prefix(&refs[k], &refs[i], text, pats):
+            if refs[k].entry == 0xFFFFFFFFu:
+                if (nd.plain == NO_PLAIN or
+                        ((refs[k].flags & F_ALLOW) and not (flags & F_ALLOW)) or
+                        ((refs[k].flags & F_ALLOW) == (flags & F_ALLOW)
+                         and refs[k].plain < nd.plain)):
+                    nd.plain = refs[k].plain
+                    flags = (flags & F_PATS) | (refs[k].flags & F_ALLOW)
+            k += 1
+        nd.lenf = refs[i].len | (<uint32_t>flags << NODE_LEN_BITS)
+        count += 1
+        i = k
+    return count
+
+
+cdef void link_parents(Matcher* m, const unsigned char* text, const unsigned char* pats
+                       ) noexcept nogil:
+    """compile_rules' sixth phase: each node's parent, the longest other prefix that is a
+    prefix of it (as robotrules._match.IndexedMatcher)."""
+    cdef uint32_t k
+    cdef int32_t parent
+    for k in range(1, m.nnodes):
+        if _starts(&m.nodes[k], &m.nodes[k - 1], text, pats):
+            m.nodes[k].parent = k - 1
+        else:
+            parent = m.nodes[k - 1].parent
+            while parent >= 0 and not _starts(&m.nodes[k], &m.nodes[parent], text, pats):
+                parent = m.nodes[parent].parent
+            m.nodes[k].parent = parent
+
+
+cdef int mark_long_lists(Matcher* m) except -1:
+    """compile_rules' last phase: big lists of wildcard rules get a literal index, built when
+    a query needs it (see matcher_best)."""
+    cdef uint32_t k, i, special, always
+    for k in range(m.nnodes if m.specials != NULL else 0):
+        special = m.specials[k]
+        always = m.specials[k + 1]
+        if always - special > LIT_MIN:
+            if m.node_lits == NULL:  # the first long list: every node gets its state
+                m.node_lits = <NodeLit*>xmalloc(m.nnodes * sizeof(NodeLit))
+                for i in range(m.nnodes):
+                    m.node_lits[i].lit = LIT_NONE
+                    m.node_lits[i].scans = 0
+            m.node_lits[k].lit = LIT_LATER
+    if m.nentries - m.always > LIT_MIN:
+        m.lit = LIT_LATER
+    return 0
+
+
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                        const unsigned char* text, int d, Pats* pats, uint32_t** memo_at,
                        uint32_t nmemo, U32Vec* pool) except -1:
-    """Compile ``rules`` (of the selected groups) into ``m`` (their patterns read once per
-    file: see pattern_entries; ``memo_at`` holds the file's memo of ``nmemo`` rules, made
-    here when the first rule that is not a plain prefix needs it)."""
-    cdef uint32_t* memo
+    """Compile ``rules`` (of the selected groups) into ``m``, in phases: each rule's entries
+    (read_rule: plain prefixes apart), the other rules cut to one per body (dedupe_others);
+    a few rules make one best-first list; more are indexed: their prefixes (prefix_refs),
+    ordered (order_refs), one node per distinct prefix (make_nodes), the nodes' other rules
+    (_place_specials), the parents (link_parents), the long lists marked for a literal index
+    (mark_long_lists). A small group's buffers are on the stack; what the matcher keeps is
+    copied out at its size."""
     cdef Entry few[SMALL_RULES + 1]  # a small group's other entries, on the stack
     cdef Entry few_plain[SMALL_RULES]  # and its plain ones
     cdef PrefixRef few_refs[SMALL_RULES]  # and its prefixes when indexed
     cdef Node few_nodes[SMALL_RULES]
-    cdef Entry e
+    cdef Entry pair[2]
+    cdef int got
     cdef Entry* es = NULL
     cdef Entry* plains = NULL
-    cdef uint32_t k, n, i, j, kept, nplain, nother, nref, special, always, at
-    cdef const unsigned char* raw
-    cdef bint plain, allow
+    cdef uint32_t k, n, nplain, nother, nref
     cdef PrefixRef* refs = NULL
-    cdef PrefixRef* r
-    cdef Node* nd
     cdef Node* nodes
-    cdef uint8_t flags
-    cdef HashMap seen
-    cdef bint fresh
-    cdef uint32_t* slot
-    cdef int32_t parent
-    cdef uint64_t h
-    cdef const ByteSet* tbl = &_not_plain_set[d]
     memset(m, 0, sizeof(Matcher))
-    memset(&seen, 0, sizeof(HashMap))
     m.lit = LIT_NONE
     try:
         # room for every rule up front (a rule adds one plain entry, or one other and maybe
-        # its companion: stored without a check); a small group's on the stack (what the
-        # matcher keeps is copied out at its size)
+        # its companion: stored without a check)
         plains = (&few_plain[0] if count <= SMALL_RULES  # not freed below (see the finally)
                   else <Entry*>xmalloc(count * sizeof(Entry)))
         es = (&few[0] if 2 * count + 1 <= SMALL_RULES + 1
               else <Entry*>xmalloc((2 * count + 1) * sizeof(Entry)))
         nplain = nother = 0
         for k in range(count):
-            n = rules[k].vlen
-            if n == 0:
-                continue  # an empty pattern never decides
-            raw = text + rules[k].vstart
-            allow = rules[k].allow
-            plain = not any_in(tbl, raw, n)
-            if plain and may_have_companion(raw, n, allow):
-                plain = False
-            if plain:
-                e.off = rules[k].vstart
-                e.len = n  # a raw value: at most MAX_LINE bytes
-                e.plen = n
-                e.prio = n
-                e.flags = PREFIX | (F_ALLOW if allow else 0)
-                e.index = rules[k].index
-                plains[nplain] = e
+            got = read_rule(&rules[k], text, d, pats, memo_at, nmemo, pool, pair)
+            if got == READ_PLAIN:
+                plains[nplain] = pair[0]
                 nplain += 1
-                continue
-            memo = memo_at[0]
-            if memo == NULL:  # the file's first rule to read: its memo, none read yet
-                memo = <uint32_t*>xmalloc(nmemo * sizeof(uint32_t))
-                memset(memo, 0xFF, nmemo * sizeof(uint32_t))  # MEMO_NONE
-                memo_at[0] = memo
-            if memo[rules[k].rid] == MEMO_NONE:
-                pattern_entries(&rules[k], text, d, pats, memo, pool)
-            at = memo[rules[k].rid]  # pool.data read after the call (it may have grown)
-            es[nother] = (<Entry*>pool.data)[at & ~MEMO_PAIR]
-            nother += 1
-            if at & MEMO_PAIR:
-                es[nother] = (<Entry*>pool.data)[(at & ~MEMO_PAIR) + 1]
+            elif got != READ_NONE:
+                es[nother] = pair[0]
                 nother += 1
-        if nother > 1:
-            # of the other rules that match exactly the same paths, only the best can decide
-            sort_entries(es, nother)
-            kept = 0
-            if nother <= LINEAR_MAX:  # a few: each compared with those kept before it
-                for k in range(nother):
-                    for j in range(kept):
-                        if same_body(&es[j], &es[k], text, pats.data):
-                            break
-                    else:
-                        es[kept] = es[k]
-                        kept += 1
-                nother = kept
-        if nother > LINEAR_MAX:  # many: by a hash of their bodies
-            map_init(&seen, nother)
-            kept = 0
-            for k in range(nother):
-                h = hash_bytes(base_of(es[k].flags, text, pats.data) + es[k].off, es[k].len) ^ (
-                    (es[k].flags & (F_KIND | F_ANCHORED)) * 0x01000193u)
-                slot = map_slot(&seen, h, &fresh)
-                if not fresh and same_body(&es[slot[0]], &es[k], text, pats.data):
-                    continue
-                if fresh:
-                    slot[0] = kept
-                es[kept] = es[k]
-                kept += 1
-            map_free(&seen)
-            nother = kept
+                if got == READ_PAIR:
+                    es[nother] = pair[1]
+                    nother += 1
+        nother = dedupe_others(es, nother, text, pats.data)
         if nplain + nother <= LINEAR_MAX:
             # small: every rule in one best-first list, at its size
             n = nplain + nother
@@ -603,54 +724,11 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
             refs = &few_refs[0]  # not freed below (see the finally)
         else:
             refs = <PrefixRef*>xmalloc((nplain + nother) * sizeof(PrefixRef))
-        nref = 0
-        for k in range(nplain):
-            r = &refs[nref]
-            r.off = plains[k].off
-            r.len = plains[k].len
-            r.flags = plains[k].flags & (F_PATS | F_ALLOW)
-            r.entry = 0xFFFFFFFFu
-            r.plain = plains[k].index
-            nref += 1
-        for k in range(nother):
-            if plain_node(&es[k]) or es[k].plen >= 2:
-                r = &refs[nref]
-                r.off = es[k].off
-                r.len = es[k].plen
-                r.flags = es[k].flags & (F_PATS | F_ALLOW)
-                r.entry = 0xFFFFFFFFu if plain_node(&es[k]) else k
-                r.plain = es[k].index
-                nref += 1
-        for k in range(nref):
-            raw = base_of(refs[k].flags, text, pats.data) + refs[k].off
-            refs[k].head = head8(raw, refs[k].len)
-            refs[k].next8 = head8(raw + 8, refs[k].len - 8) if refs[k].len > 8 else 0
+        nref = prefix_refs(refs, plains, nplain, es, nother, text, pats.data)
         order_refs(refs, nref, text, pats.data)
         # nodes: one per distinct prefix (a few built on the stack, then copied out)
         m.nodes = &few_nodes[0] if nref <= SMALL_RULES else <Node*>xmalloc(nref * sizeof(Node))
-        i = 0
-        m.nnodes = 0
-        while i < nref:
-            nd = &m.nodes[m.nnodes]
-            nd.off = refs[i].off
-            flags = refs[i].flags & F_PATS
-            nd.plain = NO_PLAIN
-            nd.parent = -1
-            k = i
-            while k < nref and same_prefix(&refs[k], &refs[i], text, pats.data):
-                if refs[k].entry == 0xFFFFFFFFu:
-                    # plain rules with the same prefix: the best key is kept (lengths are
-                    # equal: allow first, then the earliest line)
-                    if (nd.plain == NO_PLAIN or
-                            ((refs[k].flags & F_ALLOW) and not (flags & F_ALLOW)) or
-                            ((refs[k].flags & F_ALLOW) == (flags & F_ALLOW)
-                             and refs[k].plain < nd.plain)):
-                        nd.plain = refs[k].plain
-                        flags = (flags & F_PATS) | (refs[k].flags & F_ALLOW)
-                k += 1
-            nd.lenf = refs[i].len | (<uint32_t>flags << NODE_LEN_BITS)
-            m.nnodes += 1
-            i = k
+        m.nnodes = make_nodes(m.nodes, refs, nref, text, pats.data)
         if m.nodes == &few_nodes[0]:
             m.nodes = NULL  # (the stack is no matcher's: nothing kept if the copy fails)
             nodes = <Node*>xmalloc(m.nnodes * sizeof(Node))
@@ -664,35 +742,13 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
         if nother:
             m.entries = <Entry*>xmalloc(nother * sizeof(Entry))
             _place_specials(m, es, nother, refs, nref, text, pats.data)
-        # parents: as robotrules._match.IndexedMatcher
-        for k in range(1, m.nnodes):
-            if _starts(&m.nodes[k], &m.nodes[k - 1], text, pats.data):
-                m.nodes[k].parent = k - 1
-            else:
-                parent = m.nodes[k - 1].parent
-                while parent >= 0 and not _starts(&m.nodes[k], &m.nodes[parent], text,
-                                                   pats.data):
-                    parent = m.nodes[parent].parent
-                m.nodes[k].parent = parent
-        # big lists of wildcard rules get a literal index (see matcher_best: when needed)
-        for k in range(m.nnodes if m.specials != NULL else 0):
-            special = m.specials[k]
-            always = m.specials[k + 1]
-            if always - special > LIT_MIN:
-                if m.node_lits == NULL:  # the first long list: every node gets its state
-                    m.node_lits = <NodeLit*>xmalloc(m.nnodes * sizeof(NodeLit))
-                    for i in range(m.nnodes):
-                        m.node_lits[i].lit = LIT_NONE
-                        m.node_lits[i].scans = 0
-                m.node_lits[k].lit = LIT_LATER
-        if m.nentries - m.always > LIT_MIN:
-            m.lit = LIT_LATER
+        link_parents(m, text, pats.data)
+        mark_long_lists(m)
     finally:
         if plains != &few_plain[0]:
             PyMem_Free(plains)
         if es != &few[0]:
             PyMem_Free(es)
-        map_free(&seen)
         if refs != &few_refs[0]:
             PyMem_Free(refs)
     return 0

@@ -115,7 +115,8 @@ cdef class Doc:
     # Every parsed file is one of these (with its facade's one slot and Python's GC header):
     # the fields are ordered so that the whole object stays at 256 bytes (the 4-byte ones
     # together, no padding; checked by tests/core/test_native.py)
-    cdef bytes body           # the file's bytes, as the caller gave them
+    cdef bytes body           # the file's bytes, as the caller gave them; None: parsed with
+                              # keep_text=False, t is the values the Doc owns (_own_values)
     cdef const unsigned char* t
     cdef Pats pats
     cdef Token* tokens
@@ -142,7 +143,7 @@ cdef class Doc:
     cdef uint32_t ntokens, nsels, memo_next
     cdef readonly uint32_t directive_count
 
-    def __cinit__(self, body, dialect, base_url=None):
+    def __cinit__(self, body, dialect, base_url=None, bint keep_text=True):
         cdef int d
         cdef Py_ssize_t skip, size
         memset(self.memo_agent, 0, sizeof(self.memo_agent))
@@ -155,7 +156,7 @@ cdef class Doc:
         if not _ready:
             ready()
         d = dialect_code(dialect)
-        if d > 1:
+        if not _dialect_tables[d].native:
             raise ValueError(f"the native peer reads {' and '.join(DIALECTS)}, not {dialect}"
                              " (robotrules.parse gives the pure peer the others)")
         size = PyBytes_GET_SIZE(body)
@@ -174,6 +175,8 @@ cdef class Doc:
         self.base_url = base_url
         self.bom_ = <uint32_t>skip
         self._build()
+        if not keep_text:
+            self._own_values()
 
     def __dealloc__(self):
         cdef uint32_t i
@@ -189,6 +192,8 @@ cdef class Doc:
         PyMem_Free(self.tokbuf)
         PyMem_Free(self.pats.data)
         self._drop_build()
+        if self.body is None:  # the values the Doc owns (_own_values)
+            PyMem_Free(<void*>self.t)
 
     cdef void _drop_build(self) noexcept:
         """Free what compiling needed (every selection is compiled, or the Doc goes)."""
@@ -198,6 +203,7 @@ cdef class Doc:
         self.b = NULL
         PyMem_Free(b.pat_memo)
         PyMem_Free(b.readers)
+        PyMem_Free(b.scanned)
         vec_free(&b.pool)
         vec_free(&b.rule_words)
         vec_free(&b.gstart)
@@ -212,7 +218,7 @@ cdef class Doc:
         cdef uint32_t head, kind, g = 0, vstart, vlen
         cdef int role
         cdef bint in_group = False, has_rules = False
-        cdef const uint8_t* roles = _roles[self.d]
+        cdef const uint8_t* roles = _dialect_tables[self.d].roles
         cdef uint32_t few_dirs[DIRS_SMALL]  # a small file's directives, on the stack
         cdef uint32_t* words
         memset(&dirs, 0, sizeof(U32Vec))
@@ -286,6 +292,38 @@ cdef class Doc:
             vec_free(&gstart)
         return 0
 
+    cdef int _own_values(self) except -1:
+        """Keep only what the answers read: the user-agent and rule values, copied end to end
+        into a block the Doc owns (their offsets renumbered into it), and no reference to the
+        body. A file parsed so keeps about a fifth of its input (the values are 19% of the
+        corpus's bytes) instead of all of it once the caller drops the body; the reading (the
+        text, directives, groups, findings, ``source``) is then not available."""
+        cdef Build* b = self.b
+        cdef U32Vec* uas = &b.sel_groups  # the user-agent lines until _index (see Build)
+        cdef U32Vec* rules = &b.rule_words
+        cdef Py_ssize_t i, total = 0
+        cdef uint32_t at = 0, vlen
+        cdef unsigned char* own
+        for i in range(uas.n // 3):
+            total += uas.data[3 * i + 1]
+        for i in range(rules.n // 3):
+            total += rules.data[3 * i + 2] & RULE_LEN
+        own = <unsigned char*>xmalloc(total if total else 1)  # total <= n < NATIVE_MAX
+        for i in range(uas.n // 3):
+            vlen = uas.data[3 * i + 1]
+            memcpy(own + at, self.t + uas.data[3 * i], vlen)
+            uas.data[3 * i] = at
+            at += vlen
+        for i in range(rules.n // 3):
+            vlen = rules.data[3 * i + 2] & RULE_LEN
+            memcpy(own + at, self.t + rules.data[3 * i], vlen)
+            rules.data[3 * i] = at
+            at += vlen
+        self.t = own
+        self.n = at
+        self.body = None
+        return 0
+
     cdef int _index(self) except -1:
         """Make the agent tokens and the selections (on the first query that needs them)."""
         cdef U32Vec uas = self.b.sel_groups  # the user-agent lines (see the fields)
@@ -306,7 +344,7 @@ cdef class Doc:
         cdef uint32_t count, lo, ngroups = <uint32_t>(gstart.n - 1)
         cdef uint64_t spread
         cdef const unsigned char* v
-        cdef const uint8_t* tb = _token_byte[self.d]
+        cdef const uint8_t* tb = _dialect_tables[self.d].token_byte
         cdef U32Vec sels, sel_start
         cdef uint32_t* idx = NULL
         cdef int32_t* single = NULL
@@ -530,6 +568,63 @@ cdef class Doc:
             self._done_building()
         return 0
 
+    cdef bint _scan_first(self, uint32_t k) except -1:
+        """Whether selection ``k``'s query is answered by reading its rules (Doc._scan)
+        rather than by compiling it: its first query, when it holds SCAN_MIN rules or more (a
+        file asked once for an agent pays no compile; a smaller selection compiles to a list
+        as cheap to make as one reading)."""
+        cdef Build* b = self.b
+        cdef uint32_t j, g, count = 0
+        if b.scanned != NULL and b.scanned[k]:
+            return False
+        for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
+            g = b.sel_groups.data[j]
+            count += b.gstart.data[g + 1] - b.gstart.data[g]
+            if count >= SCAN_MIN:
+                break
+        if count < SCAN_MIN:
+            return False
+        if b.scanned == NULL:
+            b.scanned = <uint8_t*>xmalloc(self.nsels)
+            memset(b.scanned, 0, self.nsels)
+        b.scanned[k] = 1
+        return True
+
+    cdef int64_t _scan(self, uint32_t k, const unsigned char* p, Py_ssize_t n) except -1:
+        """The key selection ``k``'s matcher would give for the path ``p[:n]``, read off its
+        rules one by one (read_rule, the reading compile_rules starts with: each pattern is
+        read once per file either way), the best key of those that match (entry_key and
+        entry_matches, as matcher_best): no sort, no matcher made."""
+        cdef Build* b = self.b  # kept until this reading is over (busy)
+        cdef RawRule rule
+        cdef Entry pair[2]
+        cdef int got, i
+        cdef uint32_t j, g, r
+        cdef uint32_t* words
+        cdef int64_t best = NO_MATCH, key
+        b.busy += 1
+        try:
+            for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
+                g = b.sel_groups.data[j]
+                for r in range(b.gstart.data[g], b.gstart.data[g + 1]):
+                    words = b.rule_words.data + 3 * <Py_ssize_t>r
+                    rule.vstart = words[0]
+                    rule.index = words[1]
+                    rule.vlen = words[2] & RULE_LEN
+                    rule.allow = (words[2] & RULE_ALLOW) != 0
+                    rule.rid = r
+                    got = read_rule(&rule, self.t, self.d, &self.pats, &b.pat_memo, b.nrules,
+                                    &b.pool, pair)
+                    for i in range(2 if got == READ_PAIR else 1 if got != READ_NONE else 0):
+                        key = entry_key(&pair[i])
+                        if key < best and entry_matches(&pair[i], p, n, self.t,
+                                                        self.pats.data):
+                            best = key
+        finally:
+            b.busy -= 1
+            self._done_building()
+        return best
+
     cdef void _done_building(self) noexcept:
         """Once every selection is compiled and no compile is under way, what compiling
         needed is freed and the normalised bodies fitted (no pattern is added any more);
@@ -674,6 +769,8 @@ cdef class Doc:
         cdef uint32_t s = self._select(user_agent)
         cdef int64_t key
         if self.sels[s] == NULL:
+            if self._scan_first(s):
+                return self._scan(s, p, n)
             self._compile(s)
         key = matcher_best(self.sels[s], p, n, self.t, self.pats.data)
         while key == NEED_INDEX:
@@ -710,6 +807,7 @@ cdef class Doc:
         cdef unsigned char norm_small[512]
         cdef unsigned char* norm_buf = NULL
         cdef const unsigned char* nul
+        cdef const DialectTables* dt = &_dialect_tables[self.d]
         if PyUnicode_IS_ASCII(url):
             u = <const unsigned char*>PyUnicode_DATA(url)
             n = PyUnicode_GET_LENGTH(url)
@@ -719,7 +817,7 @@ cdef class Doc:
             n = PyBytes_GET_SIZE(data)
         # RFC 9309: whether the path needs normalising, found in the same pass
         work = False
-        path_span(u, n, &start, &end, &slash, &work if self.d == 0 else NULL)
+        path_span(u, n, &start, &end, &slash, &work if dt.normal_path else NULL)
         if start < 0:
             p = <const unsigned char*>"/"
             plen = 1
@@ -735,13 +833,13 @@ cdef class Doc:
         else:
             p = u + start
             plen = end - start
-        if self.d == 1:
+        if dt.nul_ends_path:
             # robotrules._url.path_of: Google's matcher reads the path as a C string
             nul = <const unsigned char*>memchr(p, C_NUL, plen)
             if nul != NULL:
                 plen = nul - p
         try:
-            if work:  # (RFC 9309 only; "/" and a '/' put in front need none)
+            if work:  # (normal_path only; "/" and a '/' put in front need none)
                 # RFC 9309 2.2.2 in C (normal_path); a lone surrogate: robotrules._url.rfc_path
                 if 3 * plen <= 512:
                     norm_buf = &norm_small[0]
@@ -760,7 +858,7 @@ cdef class Doc:
                 text = path_text(url, u, n, p, plen)
                 Py_INCREF(text)
                 path[0] = <PyObject*>text
-            if self.d == 0 and plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
+            if dt.robots_txt_allowed and plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
                 return ROBOTS_TXT  # RFC 9309 2.2.2
             return self._best(p, plen, user_agent)
         finally:
@@ -841,8 +939,16 @@ cdef class Doc:
         user_agent = exact_str(user_agent, "user_agent")
         return _select_groups(self.group_index, _query_key(user_agent), self.dialect)[1]
 
+    cdef int _reading(self) except -1:
+        """ValueError unless the Doc keeps its text (``keep_text``, the default)."""
+        if self.body is None:
+            raise ValueError("this file was parsed with keep_text=False: it keeps only what "
+                             "its verdicts read, not its text (parse it again to read it)")
+        return 0
+
     def source(self):
         """The bytes as given (pickling and copying parse them again)."""
+        self._reading()
         return self.body
 
     # -- the reading, for the slower answers -------------------------------------------------
@@ -851,6 +957,7 @@ cdef class Doc:
     def latin1_text(self):
         """The body as Latin-1 text, LF line ends, no byte-order mark."""
         if self.text_ is None:
+            self._reading()
             self.text_ = _to_text(self.body)[0]
         return self.text_
 
@@ -891,8 +998,11 @@ cdef class Doc:
         return self.index_
 
     def __sizeof__(self):
-        """What the native part keeps (the body given is the caller's): every C array."""
+        """What the native part keeps (the body given is the caller's, the values it owns
+        with ``keep_text=False`` are counted): every C array."""
         cdef Py_ssize_t size = sizeof(Doc) + self.ntokens * sizeof(Token) + self.pats.cap
+        if self.body is None:
+            size += self.n
         cdef uint32_t i, j
         cdef Matcher* m
         cdef LitIndex* li

@@ -441,5 +441,5 @@ cdef extern from *:
 
 # the sets any_in reads (made by tables.pxi's _init_tables from its tables)
 cdef ByteSet _path_work_set  # _path_work: a path holding one needs normal_path
-cdef ByteSet _not_plain_set[2]  # _not_plain, per dialect
-cdef ByteSet _pattern_attn_set[2]  # _pattern_attn, per dialect
+cdef ByteSet* _not_plain_set = NULL  # DialectTables.not_plain, per dialect code (ready())
+cdef ByteSet* _pattern_attn_set = NULL  # DialectTables.pattern_attn, per dialect code

@@ -64,8 +64,8 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     cdef Py_ssize_t i, body = n, out = 0, plen = -1, stars = 0, norm, grow = 0, high = 0
     cdef bint anchored = raw[n - 1] == C_DOLLAR
     cdef bint as_raw = raw_off != RAW_ELSEWHERE, latin1 = False
-    cdef const uint8_t* slow = _pattern_slow[d]
-    cdef const uint8_t* encodes = _pattern_encodes[d]
+    cdef const uint8_t* slow = _dialect_tables[d].pattern_slow
+    cdef const uint8_t* encodes = _dialect_tables[d].pattern_encodes
     cdef unsigned char* w
     cdef unsigned char c
     cdef int k
@@ -83,7 +83,7 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     if may_have_companion(raw, n, allow):
         return False  # Google's companion rule: the pure reading makes it
     if high:  # robotrules._url.pattern_text: a value that is not UTF-8 is read as Latin-1
-        latin1 = _latin1_high[d] and not utf8_valid(raw, n)
+        latin1 = _dialect_tables[d].latin1_high and not utf8_valid(raw, n)
         grow += high * (5 if latin1 else 2)
     w = pats_reserve(pats, body + grow)  # at most PATTERN_GROWTH * body: see the top
     # the normal form: escapes decoded or upper-cased (a '%' that starts none is kept), the
@@ -97,7 +97,7 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     while i < body:
         c = raw[i]
         if c == C_PERCENT:
-            k = escape_at(raw, i, body, _pattern_decodes[d], w, &out)
+            k = escape_at(raw, i, body, _dialect_tables[d].pattern_decodes, w, &out)
             if k:
                 i += k
                 continue

@@ -36,7 +36,30 @@ DIALECTS = _tables.NATIVE_DIALECTS
 #: the longest body the native peer reads (robotrules._peers picks the pure one past it)
 MAX_BODY = NATIVE_MAX
 cdef tuple _NAMES = _tables.CODES
-assert _NAMES[:2] == DIALECTS and len(_NAMES) == 3
+
+
+cdef struct DialectTables:
+    # one dialect's flags and byte tables, read off its DialectSpec by robotrules._tables (the
+    # kernel branches on these, never on a dialect's code): every dialect's roles and key
+    # reading (the tokenizer reads them all); the rest for the dialects the kernel matches
+    uint8_t roles[128]   # per directive kind, its role in the group index
+    bint lenient         # field names read leniently (Google's typos, "key value" lines)
+    bint legacy          # a blank line ends a group (1994)
+    bint native          # the kernel matches it (robotrules._tables.NATIVE_DIALECTS)
+    bint robots_txt_allowed  # /robots.txt is always allowed (DialectSpec.robots_txt_allowed)
+    bint normal_path     # a URL's path is normalised as RFC 9309 2.2.2 reads it (normal_path)
+    bint nul_ends_path   # a path ends at its first NUL (Google's matcher reads a C string)
+    bint latin1_high     # a value that is not UTF-8: a byte above 127 read as Latin-1
+    uint8_t not_plain[256]
+    uint8_t token_byte[256]
+    uint8_t pattern_slow[256]  # neither kept as it is nor '%': the pure reading
+    uint8_t pattern_decodes[256]
+    uint8_t pattern_encodes[256]  # ASCII bytes written as their own %XX
+    uint8_t pattern_attn[256]  # above 127, escaped or slow: fast_entry counts them
+
+
+# one per dialect code (len(_NAMES) of them, made by ready(), never freed: ByteSets point in)
+cdef DialectTables* _dialect_tables = NULL
 
 cdef const char* _HEX = b"0123456789ABCDEF"
 
@@ -50,21 +73,10 @@ cdef int UNKNOWN_KIND = _tables.UNKNOWN
 cdef uint8_t _starts1[128]
 cdef uint8_t _starts2[128][128]
 cdef uint8_t _ws[256]
-cdef uint8_t _not_plain[2][256]
-cdef uint8_t _token_byte[2][256]
 cdef uint8_t _path_ok[256]
 cdef uint8_t _decoded[256]
 cdef uint8_t _path_escaped[256]  # written in a path as its own %XX
 cdef uint8_t _path_work[256]  # not in _path_ok: a path holding one needs normal_path
-cdef uint8_t _roles[3][128]
-cdef bint _lenient[3]
-cdef bint _legacy[3]
-cdef uint8_t _fast_pattern[2][256]
-cdef uint8_t _pattern_slow[2][256]  # neither kept as it is nor '%': the pure reading
-cdef uint8_t _pattern_decodes[2][256]
-cdef uint8_t _pattern_encodes[2][256]  # ASCII bytes written as their own %XX
-cdef bint _latin1_high[2]  # a value that is not UTF-8: a byte above 127 read as Latin-1
-cdef uint8_t _pattern_attn[2][256]  # above 127, escaped or slow: fast_entry counts them
 cdef int8_t _hex_value[256]  # a hex digit's value (either case), -1 for any other byte
 cdef bytes _COMPANION = _tables.COMPANION_MARK  # Google's companion rule's trigger
 cdef unsigned char _agent_mark  # robotrules._token.HEADER_MARK
@@ -81,8 +93,10 @@ cdef int copy_table(uint8_t* dst, bytes src, Py_ssize_t n) except -1:
 
 def _init_tables():
     """Copy every table off robotrules._tables (their one home) into the C arrays above."""
-    global PATTERN_GROWTH, _agent_mark
+    global PATTERN_GROWTH, _agent_mark, _dialect_tables, _not_plain_set, _pattern_attn_set
     cdef int d, b
+    cdef Py_ssize_t nd = len(_NAMES)
+    cdef DialectTables* t
     copy_table(_ws, _tables.whitespace(), 256)
     one, two = _tables.key_heads()
     _KEY_FORMS[0], _KEY_FORMS[1] = _tables.key_forms()
@@ -97,26 +111,34 @@ def _init_tables():
     mark = _tables.AGENT_HEADER_MARK
     assert len(mark) == 1 and mark.isascii(), "the kernel looks for one ASCII byte"
     _agent_mark = ord(mark)
-    for d in range(2):
-        copy_table(_not_plain[d], _tables.not_plain(_NAMES[d]), 256)
-        byteset_init(&_not_plain_set[d], _not_plain[d])
-        copy_table(_token_byte[d], _tables.token_bytes(_NAMES[d]), 256)
-        kept, slow, decodes = _tables.pattern_bytes(_NAMES[d])
-        copy_table(_fast_pattern[d], kept, 256)
-        copy_table(_pattern_slow[d], slow, 256)
-        copy_table(_pattern_decodes[d], decodes, 256)
-        encodes, _latin1_high[d] = _tables.pattern_escapes(_NAMES[d])
-        copy_table(_pattern_encodes[d], encodes, 256)
+    if _dialect_tables == NULL:  # (a first call cut short may have made them)
+        _dialect_tables = <DialectTables*>xmalloc(nd * sizeof(DialectTables))
+        memset(_dialect_tables, 0, nd * sizeof(DialectTables))
+        _not_plain_set = <ByteSet*>xmalloc(nd * sizeof(ByteSet))
+        _pattern_attn_set = <ByteSet*>xmalloc(nd * sizeof(ByteSet))
+    for d in range(nd):
+        t = &_dialect_tables[d]
+        roles, t.lenient, t.legacy = _tables.roles(_NAMES[d])
+        copy_table(t.roles, roles, 128)
+        t.native = _NAMES[d] in _tables.NATIVE_DIALECTS
+        if not t.native:
+            continue
+        t.robots_txt_allowed, t.normal_path, t.nul_ends_path = _tables.dialect_flags(_NAMES[d])
+        copy_table(t.not_plain, _tables.not_plain(_NAMES[d]), 256)
+        byteset_init(&_not_plain_set[d], t.not_plain)
+        copy_table(t.token_byte, _tables.token_bytes(_NAMES[d]), 256)
+        _, slow, decodes = _tables.pattern_bytes(_NAMES[d])
+        copy_table(t.pattern_slow, slow, 256)
+        copy_table(t.pattern_decodes, decodes, 256)
+        encodes, t.latin1_high = _tables.pattern_escapes(_NAMES[d])
+        copy_table(t.pattern_encodes, encodes, 256)
         for b in range(256):
-            _pattern_attn[d][b] = b >= 0x80 or _pattern_encodes[d][b] or _pattern_slow[d][b]
-        byteset_init(&_pattern_attn_set[d], _pattern_attn[d])
+            t.pattern_attn[b] = b >= 0x80 or t.pattern_encodes[b] or t.pattern_slow[b]
+        byteset_init(&_pattern_attn_set[d], t.pattern_attn)
     for b in range(256):
         _hex_value[b] = int(chr(b), 16) if chr(b) in "0123456789abcdefABCDEF" else -1
     for b in range(256):  # asked of the rule's home: a body opening with any other byte
         _bom_start[b] = _bom_length(bytes((b,))) > 0  # skips none (Doc asks no further)
-    for d in range(3):
-        roles, _lenient[d], _legacy[d] = _tables.roles(_NAMES[d])
-        copy_table(_roles[d], roles, 128)
     PATTERN_GROWTH = _tables.pattern_growth()
     assert (2 * PATTERN_GROWTH + 1) * <uint64_t>NATIVE_MAX < 0xFFFFFFFFu, \
         "normalised patterns must stay addressable in 32 bits (see the top)"
@@ -161,7 +183,7 @@ cdef inline int dialect_code(str dialect) except -1:
     """The code of ``dialect`` (its place in robotrules._tables.CODES), ValueError for no
     dialect: the interned names are compared first (no Python call on the parse path)."""
     cdef int d
-    for d in range(3):
+    for d in range(len(_NAMES)):
         if <PyObject*>dialect == <PyObject*>_NAMES[d]:
             return d
     return _NAMES.index(dialect)

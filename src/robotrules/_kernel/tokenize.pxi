@@ -218,7 +218,7 @@ cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uin
     e = seg
     strip_ws(p, &lead, &e)  # s = p[lead:e]
     if lead == e:
-        if _legacy[d] and h < 0:
+        if _dialect_tables[d].legacy and h < 0:
             emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
         return 0
     colon = find(p + lead, e - lead, C_COLON)
@@ -227,7 +227,7 @@ cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uin
         tab = find(p + lead, e - lead, C_TAB)
         if tab >= 0 and (sp < 0 or tab < sp):
             sp = tab
-        if sp < 0 or not _lenient[d]:
+        if sp < 0 or not _dialect_tables[d].lenient:
             return 0
         i = lead + sp
         while i < e and (p[i] == C_SPACE or p[i] == C_TAB):
@@ -243,7 +243,7 @@ cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uin
         return 0
     vlead = lead + colon + 1  # the value: s[colon + 1:].strip(ws) (s ends with none)
     strip_ws(p, &vlead, &e)
-    kind = classify(p + lead, kend - lead, _lenient[d], &lenient_read)
+    kind = classify(p + lead, kend - lead, _dialect_tables[d].lenient, &lenient_read)
     emit(out, <uint32_t>kind << KIND_SHIFT | lineno, start + <uint32_t>vlead, <uint32_t>(e - vlead))
     return 0
 
@@ -263,7 +263,8 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
     cdef int last_kind = 0
     cdef bint last_lenient = False
     cdef uint32_t lineno = 0, start
-    cdef bint legacy = _legacy[d], lenient = _lenient[d], longnul, lenient_read
+    cdef bint legacy = _dialect_tables[d].legacy, lenient = _dialect_tables[d].lenient
+    cdef bint longnul, lenient_read
     cdef int kind
     if out.cap == 0:
         vec_reserve(out, 3 * (size // 32) + 48)  # about one directive per 32 bytes
