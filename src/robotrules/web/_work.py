@@ -63,6 +63,7 @@ from multiprocessing.connection import Connection
 from typing import Any, get_args
 
 from robotrules import Dialect, Finding, RobotrulesError, parse
+from robotrules._token import product_token
 from robotrules.agents import PURPOSES, assess_many, known_agents, purposes_of
 from robotrules.aipref import Scope
 from robotrules.lint import lint
@@ -124,7 +125,11 @@ def check(
                     "dialects_disagree": len({a["allowed"] for a in answers.values()}) > 1,
                 }
             )
-    return {"dialect": dialect, "urls": urls, "agents": list(agents), "results": results}
+    # The product token each agent is matched by (RFC 9309 2.2.1): the page labels a whole
+    # User-Agent header by it.
+    tokens = {agent: product_token(agent) for agent in agents}
+    return {"dialect": dialect, "urls": urls, "agents": list(agents), "tokens": tokens,
+            "results": results}
 
 
 def _usage_columns(vocabulary: str) -> list[str]:
