@@ -552,14 +552,15 @@
   // A URL too long for its cell keeps its start and its end, the middle cut ("…"): rows that
   // differ only at the end stay told apart without hovering. Cells wrap at any character in a
   // monospaced font (CSS: word-break: break-all), so a cell holds lines x columns characters.
-  let charWidthCache = 0;
+  const charWidths = new Map(); // a CSS font -> the width of one of its characters
   function charWidth(node) {
-    if (!charWidthCache) {
+    const font = getComputedStyle(node).font;
+    if (!charWidths.has(font)) {
       const ctx = document.createElement("canvas").getContext("2d");
-      ctx.font = getComputedStyle(node).font;
-      charWidthCache = ctx.measureText("0123456789").width / 10 || 7.5;
+      ctx.font = font;
+      charWidths.set(font, ctx.measureText("0123456789").width / 10 || 7.5);
     }
-    return charWidthCache;
+    return charWidths.get(font);
   }
   function clampText(node, lines) {
     const full = node.dataset.full;
@@ -633,10 +634,10 @@
     }
     ui.results.tHead.replaceChildren(head);
     ui.results.tBodies[0].replaceChildren(...rows);
-    fitResults();
     const empty = !checked.urls.length || !checked.agents.length;
     ui.results.hidden = empty;
     ui.empty.hidden = !empty;
+    fitResults(); // once shown: a hidden table has no widths to fit
     ui.summary.replaceChildren(...(empty ? [] : checked.agents.map((agent) => {
       const n = blocked.get(agent);
       const kind = n === 0 ? "allow" : n === checked.urls.length ? "block" : "mixed";
@@ -650,7 +651,7 @@
   // their narrowest; the Dialects column is narrow while the dialects agree everywhere. Narrow
   // crawler columns switch the table to compact cells instead of scrolling sideways.
   const MIN_CELL = 118;
-  const MIN_COMPACT = 64;
+  const MIN_COMPACT = 56;
   const MIN_URL = 110;
   const NARROW = window.matchMedia("(max-width: 640px)");
   function fitResults() {
@@ -666,7 +667,7 @@
       const cells = [...table.querySelectorAll("tbody th.url .u")];
       const longest = Math.max(0, ...cells.map((u) => u.dataset.full.length));
       const need = Math.max(MIN_URL, Math.ceil((longest + 1) * charWidth(cells[0] || urlCol)) + 22);
-      const diffWidth = table.querySelector("tbody tr.disagree") ? 150 : 70;
+      const diffWidth = table.querySelector("tbody tr.disagree") ? 124 : 70;
       const compact = total - diffWidth - agents.length * MIN_CELL < Math.min(need, total * 0.35);
       const room = total - diffWidth - agents.length * (compact ? MIN_COMPACT : MIN_CELL);
       urlCol.style.width = `${Math.max(MIN_URL, Math.min(need, room, total * 0.5))}px`;
