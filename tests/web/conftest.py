@@ -215,4 +215,4 @@ _SETTLED = "() => !document.documentElement.hasAttribute('data-busy')"
 def settled(page: Any) -> None:
     """Wait until the page has drawn every answer it asked for: nothing is re-drawn while a
     test reads or clicks the page (a redraw under the mouse loses the click)."""
-    page.wait_for_function(_SETTLED, timeout=TIMEOUT_MS)
+    page.wait_for_function(_SETTLED, timeout=4 * TIMEOUT_MS)  # a deadline, not a delay

@@ -547,7 +547,11 @@ def test_urls_of_one_site_show_as_paths_and_every_row_reads_apart(
                                   base_url=live_server)
     page = context.new_page()
     try:
-        type_draft(page, "User-agent: *\nDisallow: /cart/\n", SITE_URLS, SITE_AGENTS)
+        page.goto("/")
+        expect(page.locator("table.results tbody tr").first).to_be_visible()
+        page.locator("#robots").fill("User-agent: *\nDisallow: /cart/\n")
+        page.locator("#urls").fill("\n".join(SITE_URLS))  # pasted: the layout is the test
+        set_agents(page, SITE_AGENTS)
         settled(page)
         expect(page.locator("#url-origin")).to_have_text("URLs on " + SITE)
         shown = rows_as_shown(page, "table.results tbody th.url")
