@@ -14,6 +14,7 @@ from robotrules.agents import (
     known_agents,
     purposes_of,
 )
+from robotrules.aipref import usage_keys
 
 from ._common import (
     color_mode,
@@ -109,7 +110,6 @@ def agents(source: str, purposes: tuple[str, ...], categories: tuple[str, ...], 
     return reach.status(0, fail_on_unreachable)
 
 
-_USAGE_KEYS = ("train-ai", "search", "ai-train", "ai-input")
 
 
 def _preferences(rules: RobotsTxt, agent: KnownAgent,
@@ -117,7 +117,7 @@ def _preferences(rules: RobotsTxt, agent: KnownAgent,
     """The usage preferences the file states for ``agent`` at the site root (robotrules.aipref:
     only stated categories; an agent that may not crawl "/" has none)."""
     u = rules.usage("/", user_agent=agent.token, policy_tokens=policy_tokens)
-    return {k: u[k] for k in _USAGE_KEYS if u[k] is not None}
+    return {k: u[k] for k in usage_keys() if u[k] is not None}
 
 
 def _outcome_access(agent: KnownAgent, outcome: str, summary: str) -> AgentAccess:

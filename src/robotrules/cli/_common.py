@@ -25,6 +25,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import click
 
 from robotrules import Dialect, RobotsTxt, parse
+from robotrules._dialects import NAMES
 from robotrules._policy import check_number
 from robotrules._token import product_token
 
@@ -51,7 +52,7 @@ __all__ = [
     "url_error",
 ]
 
-DIALECTS: tuple[Dialect, ...] = ("rfc9309", "google", "1994")
+DIALECTS: tuple[Dialect, ...] = NAMES
 LINT_MARGIN = 65_536  # lint reads this much past the cap, to report what the cap cuts (L018)
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -5,8 +5,12 @@
 "use strict";
 
 (() => {
-  const DIALECTS = ["rfc9309", "google", "1994"];
-  const DIALECT_NAMES = { rfc9309: "RFC 9309", google: "Google", 1994: "1994" };
+  // The dialects and AIPREF vocabularies are the page's own radio buttons and options (one list
+  // each, index.html; tests/web/test_api.py checks them against robotrules._dialects.NAMES and
+  // robotrules.aipref.VOCABULARIES).
+  const dialectRadios = [...document.querySelectorAll('input[name="dialect"]')];
+  const DIALECTS = dialectRadios.map((r) => r.value);
+  const DIALECT_NAMES = Object.fromEntries(dialectRadios.map((r) => [r.value, r.nextElementSibling.textContent]));
   const REASONS = {
     "no-matching-rule": "no rule matches",
     "no-group": "no group for this agent",
@@ -22,8 +26,8 @@
   };
   const ACCESS = { allowed: "Open", partial: "Partly", blocked: "Blocked" };
   const SCOPES = ["group", "file"];
-  // AIPREF vocabulary versions (robotrules.aipref.VOCABULARIES) and the titles of the usage columns
-  const VOCABULARIES = ["vocab-07", "vocab-08"];
+  // AIPREF vocabulary versions (the page's options) and the titles of the usage columns
+  const VOCABULARIES = [...document.querySelectorAll("#vocabulary option")].map((o) => o.value);
   const COLUMN_TITLES = {
     "train-ai": "AIPREF: AI training (Content-Usage)",
     search: "AIPREF and Content-Signal: search, combined",
@@ -51,9 +55,9 @@
     ].join("\n"),
     urls: ["/", "/private/report.html", "/private/press/launch.html", "/docs/guide.pdf"],
     agents: ["Googlebot", "GPTBot"],
-    dialect: "rfc9309",
+    dialect: DIALECTS[0],
     scope: "group",
-    vocabulary: "vocab-07",
+    vocabulary: VOCABULARIES[0],
     policy_tokens: [],
   };
 
@@ -143,9 +147,9 @@
       robots_txt: typeof data.robots_txt === "string" ? data.robots_txt : "",
       urls: strings(data.urls),
       agents: strings(data.agents),
-      dialect: DIALECTS.includes(data.dialect) ? data.dialect : "rfc9309",
+      dialect: DIALECTS.includes(data.dialect) ? data.dialect : DIALECTS[0],
       scope: SCOPES.includes(data.scope) ? data.scope : "group",
-      vocabulary: VOCABULARIES.includes(data.vocabulary) ? data.vocabulary : "vocab-07",
+      vocabulary: VOCABULARIES.includes(data.vocabulary) ? data.vocabulary : VOCABULARIES[0],
       policy_tokens: strings(data.policy_tokens),
     };
   }
