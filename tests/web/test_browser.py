@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -253,6 +254,20 @@ WIDE_URLS = ["/", "/cart/view", "/checkout/help", "/docs/annual-report-2025.pdf"
 LONG_COMMENT = "# " + "a comment long enough to need wrapping in any editor width " * 2
 
 
+@contextmanager
+def page_at(browser: Any, live_server: str, width: int) -> Iterator[Any]:
+    """A page of the tester at ``width`` px, its example answered; closed on leaving."""
+    context = browser.new_context(viewport={"width": width, "height": 1000},
+                                  base_url=live_server)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        expect(page.locator("table.results tbody tr").first).to_be_visible()
+        yield page
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("width", [390, 1280, 1920])
 def test_the_page_fits_every_width_without_sideways_scrolling(
     browser: Any, live_server: str, shop_origin: str, width: int
@@ -260,12 +275,7 @@ def test_the_page_fits_every_width_without_sideways_scrolling(
     """Issue 26: at 1280 px nothing scrolls sideways, in the editor or the table; the Dialects
     column stays in view with a whole User-Agent string as a crawler (abbreviated, the full
     string on hover); a phone's 390 px works too. The screenshots are the docs' (see DOCS)."""
-    context = browser.new_context(viewport={"width": width, "height": 1000},
-                                  base_url=live_server)
-    page = context.new_page()
-    try:
-        page.goto("/")
-        expect(page.locator("table.results tbody tr").first).to_be_visible()
+    with page_at(browser, live_server, width) as page:
         fetch_into_editor(page, shop_origin + "/")
         page.locator("#robots").press("Control+End")
         page.locator("#robots").press_sequentially(
@@ -346,8 +356,7 @@ def test_the_page_fits_every_width_without_sideways_scrolling(
         page.locator(cell_selector("GPTBot", "/cart/view")).click()
         DOCS.mkdir(exist_ok=True)
         page.screenshot(path=str(DOCS / f"web-{width}.png"), full_page=True)
-    finally:
-        context.close()
+
 
 
 def cell_selector(agent: str, url: str) -> str:
@@ -543,12 +552,7 @@ def test_urls_of_one_site_show_as_paths_and_every_row_reads_apart(
     origin show as paths under the origin, shown once; the URL column gets the room the
     Dialects column does not need; a path too long for its cell keeps its end, so two rows
     that differ only at the end read apart without hovering."""
-    context = browser.new_context(viewport={"width": width, "height": 1000},
-                                  base_url=live_server)
-    page = context.new_page()
-    try:
-        page.goto("/")
-        expect(page.locator("table.results tbody tr").first).to_be_visible()
+    with page_at(browser, live_server, width) as page:
         page.locator("#robots").fill("User-agent: *\nDisallow: /cart/\n")
         page.locator("#urls").fill("\n".join(SITE_URLS))  # pasted: the layout is the test
         set_agents(page, SITE_AGENTS)
@@ -585,8 +589,7 @@ def test_urls_of_one_site_show_as_paths_and_every_row_reads_apart(
         assert all(t.startswith("/") for t in texts), texts
         assert len(set(texts)) == len(texts), texts
         assert not any(r["clipped"] for r in shown), shown
-    finally:
-        context.close()
+
 
 
 def test_a_full_user_agent_is_labelled_by_its_token_on_every_load(
