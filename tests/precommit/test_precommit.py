@@ -88,7 +88,7 @@ def test_the_hook_through_pre_commit_try_repo(tmp_path: Path) -> None:
     repo = tmp_path / "site"
     (repo / "public").mkdir(parents=True)
     _git(repo, "init", "-q")
-    (repo / "robots.txt").write_text(TYPO)
+    (repo / "robots.txt").write_text(BLOCKS_ALL)
     (repo / "public" / "robots.txt").write_text(CLEAN)
     (repo / "notes.txt").write_text("Disalow: not a robots.txt, never linted\n")
     _git(repo, "add", "-A")
@@ -102,7 +102,7 @@ def test_the_hook_through_pre_commit_try_repo(tmp_path: Path) -> None:
         cwd=repo, env=env, capture_output=True, text=True, timeout=900,
     )
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "robots.txt:2:1: warning L003 'Disalow' read as 'Disallow'" in run.stdout
+    assert "robots.txt:2:11: warning L022 'Disallow: /' for every crawler" in run.stdout
     assert "notes.txt" not in run.stdout
     assert "public/robots.txt" not in run.stdout  # a clean file says nothing
 
@@ -117,4 +117,4 @@ def test_the_hook_through_pre_commit_try_repo(tmp_path: Path) -> None:
         cwd=repo, env=env, capture_output=True, text=True, timeout=900,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "warning L003" in run.stdout
+    assert "warning L022" in run.stdout
