@@ -50,25 +50,30 @@ class CatalogueEntry:
                 f"description={self.description!r})")
 
 
+# Severity: "error" when the line does not do what it says for the crawlers it addresses (it
+# is ignored, never applies, or only some parsers read it as written: a rule before any
+# user-agent, a misspelt or colon-less key, a pattern that cannot match, a rule that can never
+# decide, an unreadable crawl-delay, a relative sitemap, a file that is not text); "warning"
+# when it works but is likely not what was meant; "info" for advice (docs/lint.md, Severity).
 _ENTRIES: Final[dict[str, tuple[str, Severity, str]]] = {
     "L001": ("unknown-directive", "warning", "key not in the known set"),
     "L002": ("unsupported-directive", "info", "known key the target engine ignores"),
-    "L003": ("typo-directive", "warning", "misspelt key, e.g. Dissalow, User agent"),
-    "L004": ("missing-colon", "warning", "no colon between key and value"),
-    "L005": ("rule-outside-group", "warning", "rule before the first user-agent line"),
+    "L003": ("typo-directive", "error", "misspelt key, e.g. Dissalow, User agent"),
+    "L004": ("missing-colon", "error", "no colon between key and value"),
+    "L005": ("rule-outside-group", "error", "rule before the first user-agent line"),
     "L006": ("ua-not-token", "warning",
              "user-agent value that is a full UA string or not a product token"),
     "L007": ("empty-ua", "error", "user-agent line without a value"),
-    "L008": ("path-not-slash", "warning", "pattern not empty and not starting with /"),
-    "L009": ("dollar-not-last", "warning", "$ that is not the last character"),
+    "L008": ("path-not-slash", "error", "pattern not empty and not starting with /"),
+    "L009": ("dollar-not-last", "error", "$ that is not the last character"),
     "L010": ("redundant-star", "info", "trailing * or ** that changes nothing it matches"),
-    "L011": ("shadowed-rule", "warning",
+    "L011": ("shadowed-rule", "error",
              "rule that can never decide: duplicate or overridden"),
     "L012": ("conflicting-equal", "info", "allow and disallow with the same pattern"),
     "L013": ("split-groups", "info", "the same user-agent in several groups"),
     "L014": ("specific-group-drops-star", "info",
              "a named group stops the * rules applying"),
-    "L015": ("sitemap", "warning",
+    "L015": ("sitemap", "error",
              "sitemap URL that is not absolute http(s), or listed twice"),
     "L016": ("bare-url-line", "warning", "a line that is only a URL"),
     "L017": ("encoding", "info", "byte order mark, or not UTF-8"),
@@ -84,7 +89,7 @@ _ENTRIES: Final[dict[str, tuple[str, Severity, str]]] = {
     "L025": ("self-block", "info", "disallowing /robots.txt has no effect"),
     "L026": ("case-sensitivity", "info", "rules that differ only in letter case"),
     "L027": ("sensitive-path-leak", "info", "robots.txt advertises a private-looking path"),
-    "L028": ("extension-value", "warning",
+    "L028": ("extension-value", "error",
              "crawl-delay, request-rate or visit-time unreadable, or a huge crawl-delay"),
     "L029": ("junk", "warning",
              "NUL bytes, or a line that is not 'field: value' (ignored)"),

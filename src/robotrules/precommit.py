@@ -16,6 +16,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from robotrules._dialects import NAMES
+
 __all__ = ["main"]
 
 _RANK = {"info": 0, "warning": 1, "error": 2, "never": 3}
@@ -30,8 +32,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-on", choices=("error", "warning", "info", "never"),
                    default="warning",
                    help="the lowest severity that fails the commit (default: warning)")
-    p.add_argument("--dialect", "-d", choices=("rfc9309", "google", "1994"),
-                   default="rfc9309", help="read the files as these crawlers do")
+    p.add_argument("--dialect", "-d", choices=NAMES, default=NAMES[0],
+                   help="read the files as these crawlers do")
     p.add_argument("--show-info", action="store_true",
                    help="print info findings (advice) too; --fail-on info implies it")
     return p

@@ -124,8 +124,10 @@ class Result:
 def cli_env(tmp_path: Path) -> dict[str, str]:
     """The environment of a ``python -m robotrules.cli`` run by a test: this checkout's
     sources, a private cache dir (no robots.txt another test cached for a reused loopback
-    port), no proxy between it and the loopback servers, no colour setting of the caller."""
-    e = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    port), no proxy between it and the loopback servers, no colour or width setting of the
+    caller (pytest-xdist's workers set COLUMNS=80, which a command in a pipe honours)."""
+    e = {k: v for k, v in os.environ.items()
+         if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES")}
     e["PYTHONPATH"] = SRC + os.pathsep + e.get("PYTHONPATH", "")
     e["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     e["NO_PROXY"] = "*"

@@ -25,15 +25,22 @@ from tests.cli.conftest import SRC, one_line_error
 
 
 def test_no_arguments_short_usage_and_commands(cli: Any) -> None:
-    """Issue 16: no arguments prints the short usage and the commands, not the whole help."""
+    """Issue 16: no arguments prints the short usage and the commands, not the whole help;
+    issue 39: on stdout with exit 0, as ``robotrules dataset`` (a group without a command)
+    does, and as ``--help`` does. The usage line says the command is optional."""
     r = cli()
-    assert r.code == 2
-    lines = r.err.splitlines()
+    assert r.code == 0
+    assert r.err == ""
+    lines = r.out.splitlines()
+    assert lines[0] == "Usage: robotrules [OPTIONS] [COMMAND] [ARGS]..."
     assert lines[0].startswith("Usage: robotrules")
     assert len(lines) < 20
     for name in COMMANDS:
         assert any(x.strip().startswith(name + " ") for x in lines), name
-    assert "--color" not in r.err  # the options are one --help away
+    assert "--color" not in r.out  # the options are one --help away
+    dataset = cli("dataset")
+    assert (dataset.code, dataset.err) == (0, "")
+    assert dataset.out.startswith("Usage: robotrules dataset")
 
 
 def test_top_level_help_lists_serve_and_dataset_always(cli: Any) -> None:

@@ -185,3 +185,25 @@ def test_bulk_summary_never_cuts_words(cli: Any, make_server: Any, tmp_path: Pat
     assert len(reasons) == 3
     for word in re.findall(r"[\w,]+", " ".join(reasons)):
         assert re.search(rf"(?<![\w,]){re.escape(word)}(?![\w,])", r.err), (word, r.err)
+
+
+def test_bulk_table_always_shows_origins_whose_file_could_not_be_fetched(
+        cli: Any, origins: Origins) -> None:
+    """Issue 39: the per-origin table showed the 20 origins with the most disallowed verdicts
+    and hid the rest ("... 2 more origins"), the 503 origin among them. An unreachable file's
+    verdicts are RFC 9309 2.3.1.4's disallow-all, not the site's rules: those origins always
+    show. many_origins.py: origin k answers 503 when k % 10 == 9, rules otherwise."""
+    urls = []
+    for k, origin in enumerate(origins.origins):
+        if k % 10 == 9:
+            urls.append(origin + "/")  # one URL: one disallowed verdict, the fewest of all
+        elif k % 10 != 8:
+            urls += [f"{origin}/private/{i}" for i in range(3)]  # Disallow: /private/
+    r = cli("bulk", "-", "-a", "Bot", "--color", "never", "--no-fail-on-unreachable",
+            input="\n".join(urls) + "\n")
+    failed = [o for k, o in enumerate(origins.origins) if k % 10 == 9]
+    rows = [line.split()[0] for line in r.err.splitlines() if line.startswith("http://")]
+    assert set(failed) <= set(rows), r.err
+    assert set(rows[:len(failed)]) == set(failed)  # first
+    assert len(rows) == 20
+    assert f"... {len(origins.origins) - 4 - 20} more origins" in r.err

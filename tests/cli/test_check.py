@@ -198,3 +198,32 @@ def test_odd_agents_answered_and_shown_honestly(cli: Any, sample_robots: Path, a
     assert r.code == 1  # the * group decides, as Google's matcher does
     assert f"(agent: {shown} \N{EM DASH} matches no named group, uses *)" in r.out
     assert "(agent )" not in r.out
+
+
+@pytest.mark.parametrize("binary", ["png", "/dev/zero"])
+def test_check_refuses_a_file_that_is_not_text(cli: Any, tmp_path: Path, binary: str) -> None:
+    """Issue 39: ``check --robots`` on a binary file said "allowed", exit 0, no hint, where
+    lint flags it (L048: NUL bytes, binary data; RFC 9309 2.3: a robots.txt is UTF-8 text);
+    on /dev/zero it said "judged on its first 0 bytes" after "longer than that". A file that
+    is not text is an input error: one line naming L048, exit 2."""
+    path = "/dev/zero" if binary == "/dev/zero" else str(tmp_path / "logo.png")
+    if binary == "png":
+        Path(path).write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(200))
+    r = cli("check", "--robots", path, "-a", "Bot", "https://example.com/a")
+    assert one_line_error(r), r
+    assert "not a robots.txt" in r.err
+    assert "L048" in r.err
+    assert "first 0 bytes" not in r.err
+    assert r.out == ""
+
+
+def test_check_says_why_a_file_with_no_line_end_judges_nothing(cli: Any,
+                                                              tmp_path: Path) -> None:
+    """RFC 9309 2.5: crawlers read 500 KiB and drop a line the limit cuts; one line of 600,000
+    bytes leaves nothing. The note says so instead of "judged on its first 0 bytes"."""
+    path = tmp_path / "robots.txt"
+    path.write_text("Disallow: /" + "a" * 600_000)
+    r = cli("check", "--robots", str(path), "-a", "Bot", "https://example.com/a")
+    assert r.code == 0
+    assert "first 0 bytes" not in r.err
+    assert "no line ends in the first 512,000" in r.err

@@ -33,8 +33,8 @@ def test_top_level_help_lists_commands(cli: Any) -> None:
         assert command in r.out
 
 
-def test_no_command_is_a_usage_error(cli: Any) -> None:
-    assert cli().code == 2
+def test_an_unknown_command_is_a_usage_error(cli: Any) -> None:
+    assert one_line_error(cli("chek"))
 
 
 def test_broken_pipe_is_quiet(tmp_path: Path) -> None:

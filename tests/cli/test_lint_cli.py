@@ -31,7 +31,7 @@ def test_lint_findings_with_line_column_code_fix(cli: Any, tmp_path: Path) -> No
     p.write_text(BROKEN)
     r = cli("lint", str(p))
     assert r.code == 1
-    assert f"{p}:3:1: warning L003" in r.out
+    assert f"{p}:3:1: error L003" in r.out  # docs/lint.md, Severity
     assert "L005" in r.out
     assert "L011" in r.out
     assert "fix:" in r.out

@@ -71,9 +71,10 @@ def test_catalogue_case(code: str, body: str, line: int, source: str) -> None:
 
 
 def test_L003_typo_names_the_intended_word() -> None:
-    """REFERENCE.md L003: typos with the intended word as the fix."""
+    """REFERENCE.md L003: typos with the intended word as the fix. An error, not REFERENCE.md's
+    "warn": RFC 9309 parsers ignore the line (docs/lint.md, Severity; issue 39)."""
     f = next(f for f in lint("User-agent: *\nDissalow: /x\n") if f.code == "L003")
-    assert f.severity == "warning"
+    assert f.severity == "error"
     assert "disallow" in (f.fix or f.message).lower()
 
 

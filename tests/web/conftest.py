@@ -1,7 +1,14 @@
-"""Fixtures for the web tester: a local robots.txt origin on 127.0.0.1 and the app under uvicorn."""
+"""Fixtures for the web tester: a local robots.txt origin on 127.0.0.1, the app under uvicorn,
+and a real headless Chromium (Debian's, driven by Playwright) for the browser suites.
+
+Without Chromium or Playwright the ``browser`` fixture skips: every browser test is reported
+as its own skip, with the reason, and the rest of the suite runs.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -156,3 +163,56 @@ def live_server() -> Iterator[str]:
 
     with running(create_app(allow_private=True)) as url:
         yield url
+
+
+CHROMIUM = os.environ.get("ROBOTRULES_CHROMIUM", "/usr/bin/chromium")
+LAUNCH_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+TIMEOUT_MS = 15_000  # generous: CI machines are small and busy
+
+
+def _no_browser() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM} (.ci/run installs Debian's chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (the test extra: pip install -e '.[test]')"
+    return None
+
+
+def expect(actual: Any, message: str | None = None) -> Any:
+    """Playwright's ``expect`` (retrying assertions), imported when a browser test runs."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(actual, message)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Headless Chromium, or a skip saying why there is none (each test reports its own)."""
+    reason = _no_browser()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import expect as playwright_expect
+    from playwright.sync_api import sync_playwright
+
+    playwright_expect.set_options(timeout=TIMEOUT_MS)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()
+
+
+# The page marks itself busy (``<html data-busy>``) from the moment an edit schedules work
+# until every answer it asked for is drawn (static/app.js, ``busy``).
+_SETTLED = "() => !document.documentElement.hasAttribute('data-busy')"
+
+
+def settled(page: Any) -> None:
+    """Wait until the page has drawn every answer it asked for: nothing is re-drawn while a
+    test reads or clicks the page (a redraw under the mouse loses the click)."""
+    page.wait_for_function(_SETTLED, timeout=4 * TIMEOUT_MS)  # a deadline, not a delay

@@ -458,3 +458,19 @@ def test_serve_prints_its_address_and_answers_there() -> None:
     finally:
         child.terminate()
         child.wait(timeout=10)
+
+
+def test_the_page_lists_the_librarys_dialects_and_vocabularies() -> None:
+    """One list each (issue 37): the page's dialect radios and vocabulary options, which
+    app.js reads, are robotrules._dialects.NAMES and robotrules.aipref.VOCABULARIES, in order."""
+    from robotrules._dialects import NAMES
+    from robotrules.aipref.vocabulary import VOCABULARIES
+
+    page = files("robotrules.web").joinpath("static", "index.html").read_text("utf-8")
+    assert tuple(re.findall(r'name="dialect" value="([^"]+)"', page)) == NAMES
+    select = page[page.index('<select id="vocabulary"'):]
+    select = select[:select.index("</select>")]
+    assert re.findall(r'<option value="([^"]+)"', select) == list(VOCABULARIES)
+    script = files("robotrules.web").joinpath("static", "app.js").read_text("utf-8")
+    for name in (*NAMES, *VOCABULARIES):
+        assert f'"{name}"' not in script, name  # not written again in the script

@@ -123,3 +123,48 @@ def test_no_json_body_gets_a_5xx(client: TestClient, path: str, body: Any) -> No
 def test_no_byte_string_gets_a_5xx(client: TestClient, path: str, raw: bytes) -> None:
     response = post(client, path, raw)
     assert response.status_code < 500, (raw, response.text[:300])
+
+
+def test_a_client_gone_mid_upload_leaves_no_traceback_in_the_log() -> None:
+    """Issue 39: a client that disconnects while its body is being read left "Exception in
+    ASGI application" and a traceback in the server log. A client going away is normal
+    input (the developers' guide: "Bad input is normal input"): no answer, nothing logged."""
+    import logging
+    import socket
+    import threading
+
+    import httpx
+
+    from .conftest import running
+
+    done = threading.Event()
+    inner = create_app()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await inner(scope, receive, send)
+        finally:
+            if scope["type"] == "http" and scope["path"] == "/api/check":
+                done.set()
+
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    with running(app) as url:
+        keep = Keep(logging.WARNING)
+        logging.getLogger("uvicorn.error").addHandler(keep)
+        try:
+            host, port = url.removeprefix("http://").split(":")
+            with socket.create_connection((host, int(port))) as sock:
+                sock.sendall(b"POST /api/check HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             b"Content-Type: application/json\r\nContent-Length: 100000\r\n"
+                             b"\r\n" + b'{"robots_txt": "User-agent: *' + b"x" * 5000)
+            assert done.wait(30), "the server never finished the request"
+            # One more request: the server has run past the step that would have logged.
+            assert httpx.get(url + "/", timeout=30).status_code == 200
+        finally:
+            logging.getLogger("uvicorn.error").removeHandler(keep)
+    assert [r.getMessage() for r in records] == []

@@ -8,26 +8,16 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-CHROMIUM = os.environ.get("ROBOTRULES_CHROMIUM", "/usr/bin/chromium")
-if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
-    pytest.skip(f"no Chromium at {CHROMIUM} (.ci/run installs Debian's chromium)",
-                allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
-expect.set_options(timeout=15_000)  # generous: CI machines are small and busy
+from .conftest import expect, settled
 
 OUTPUT = Path(__file__).resolve().parents[1] / "output"
-LAUNCH_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 
 DRAFT = """\
 # Staging draft for www.example.com
@@ -47,14 +37,6 @@ Sitemap: /sitemap.xml
 """
 URLS = ["/", "/private/report.html", "/private/press/launch.html", "/docs/guide.pdf",
         "/search?q=shoes"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture
@@ -92,6 +74,7 @@ def type_draft(page: Any, text: str, urls: list[str], agents: list[str]) -> None
     page.locator("#urls").fill("")
     page.locator("#urls").press_sequentially("\n".join(urls), delay=0)
     set_agents(page, agents)
+    settled(page)  # every answer drawn: nothing redraws under a click
 
 
 def test_typed_draft_gives_verdicts_and_a_click_highlights_the_line(page: Any) -> None:
@@ -271,6 +254,20 @@ WIDE_URLS = ["/", "/cart/view", "/checkout/help", "/docs/annual-report-2025.pdf"
 LONG_COMMENT = "# " + "a comment long enough to need wrapping in any editor width " * 2
 
 
+@contextmanager
+def page_at(browser: Any, live_server: str, width: int) -> Iterator[Any]:
+    """A page of the tester at ``width`` px, its example answered; closed on leaving."""
+    context = browser.new_context(viewport={"width": width, "height": 1000},
+                                  base_url=live_server)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        expect(page.locator("table.results tbody tr").first).to_be_visible()
+        yield page
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("width", [390, 1280, 1920])
 def test_the_page_fits_every_width_without_sideways_scrolling(
     browser: Any, live_server: str, shop_origin: str, width: int
@@ -278,12 +275,7 @@ def test_the_page_fits_every_width_without_sideways_scrolling(
     """Issue 26: at 1280 px nothing scrolls sideways, in the editor or the table; the Dialects
     column stays in view with a whole User-Agent string as a crawler (abbreviated, the full
     string on hover); a phone's 390 px works too. The screenshots are the docs' (see DOCS)."""
-    context = browser.new_context(viewport={"width": width, "height": 1000},
-                                  base_url=live_server)
-    page = context.new_page()
-    try:
-        page.goto("/")
-        expect(page.locator("table.results tbody tr").first).to_be_visible()
+    with page_at(browser, live_server, width) as page:
         fetch_into_editor(page, shop_origin + "/")
         page.locator("#robots").press("Control+End")
         page.locator("#robots").press_sequentially(
@@ -364,8 +356,7 @@ def test_the_page_fits_every_width_without_sideways_scrolling(
         page.locator(cell_selector("GPTBot", "/cart/view")).click()
         DOCS.mkdir(exist_ok=True)
         page.screenshot(path=str(DOCS / f"web-{width}.png"), full_page=True)
-    finally:
-        context.close()
+
 
 
 def cell_selector(agent: str, url: str) -> str:
@@ -530,3 +521,120 @@ def test_a_long_file_is_shown_plain_and_its_findings_still_sit_on_their_lines(pa
     assert box is not None
     assert editor is not None
     assert editor["y"] <= box["y"] <= editor["y"] + editor["height"]
+
+
+# -- issue 39: URLs of one site, a full User-Agent's label, live tests -------------------------
+
+SITE = "https://www.example-shop.com"
+LONG = "/products/" + "very-long-product-name-" * 6
+SITE_URLS = [SITE + p for p in ("/", "/cart/view", "/checkout/help", "/docs/annual-report-2025.pdf",
+                                LONG + "?color=blue", LONG + "?color=red")]
+CLAUDE_UA = ("Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; "
+             "+claudebot@anthropic.com)")
+SITE_AGENTS = ["Googlebot", "GPTBot", "Bingbot", CLAUDE_UA]
+
+
+def rows_as_shown(page: Any, selector: str) -> list[dict[str, Any]]:
+    """Each row's URL cell in one step: its title, its text and whether the text is clipped."""
+    return page.evaluate("""(selector) => [...document.querySelectorAll(selector)].map(th => {
+        const u = th.querySelector('.u');
+        return {title: th.title, text: u.textContent,
+                clipped: u.scrollHeight > u.clientHeight + 1 || u.scrollWidth > u.clientWidth + 1};
+    })""", selector)
+
+
+@pytest.mark.parametrize("width", [390, 1280, 1920])
+def test_urls_of_one_site_show_as_paths_and_every_row_reads_apart(
+    browser: Any, live_server: str, width: int
+) -> None:
+    """Issue 39: six URLs of one site at 1280 px wrapped to three cut lines of
+    ``https://www.exa``...; in the AI tab every row read ``https://www.exam…``. URLs sharing an
+    origin show as paths under the origin, shown once; the URL column gets the room the
+    Dialects column does not need; a path too long for its cell keeps its end, so two rows
+    that differ only at the end read apart without hovering."""
+    with page_at(browser, live_server, width) as page:
+        page.locator("#robots").fill("User-agent: *\nDisallow: /cart/\n")
+        page.locator("#urls").fill("\n".join(SITE_URLS))  # pasted: the layout is the test
+        set_agents(page, SITE_AGENTS)
+        settled(page)
+        expect(page.locator("#url-origin")).to_have_text("URLs on " + SITE)
+        shown = rows_as_shown(page, "table.results tbody th.url")
+        assert [r["title"] for r in shown] == SITE_URLS  # the whole URL on hover
+        texts = [r["text"] for r in shown]
+        assert all(t.startswith("/") for t in texts), texts
+        assert len(set(texts)) == len(texts), texts  # every row reads apart
+        assert texts[4].endswith("?color=blue")
+        assert texts[5].endswith("?color=red")
+        assert not any(r["clipped"] for r in shown), shown
+        if width > 640:
+            widths = page.evaluate("""() => Object.fromEntries(
+                [...document.querySelectorAll('table.results thead th')].map(
+                    (th, i) => [th.className + i, th.getBoundingClientRect().width]))""")
+            url = next(w for k, w in widths.items() if k.startswith("url-col"))
+            diff = next(w for k, w in widths.items() if k.startswith("diff-col"))
+            agents = [w for k, w in widths.items() if k.startswith("agent")]
+            assert diff <= 80, widths  # the dialects agree everywhere: "agree" needs no more
+            assert url >= max(agents), widths  # the free width goes to the URLs
+            assert url >= 0.25 * sum(widths.values()), widths
+            # the crawler's name is its product token, not the start of the header
+            expect(page.locator("table.results thead th.agent").nth(3)).to_have_text(
+                "…ClaudeBot…")
+
+        page.locator("#tab-ai").click()
+        expect(page.locator("#usage tr.u-row")).to_have_count(len(SITE_URLS) * len(SITE_AGENTS))
+        settled(page)
+        expect(page.locator("#usage-origin")).to_have_text("URLs on " + SITE)
+        shown = rows_as_shown(page, '#usage tr.u-row[data-agent="GPTBot"] th.u-path')
+        texts = [r["text"] for r in shown]
+        assert all(t.startswith("/") for t in texts), texts
+        assert len(set(texts)) == len(texts), texts
+        assert not any(r["clipped"] for r in shown), shown
+
+
+
+def test_a_full_user_agent_is_labelled_by_its_token_on_every_load(
+    browser: Any, live_server: str
+) -> None:
+    """Issue 39: the same state showed ``…ClaudeBot…`` on one load and ``Mozilla/5.0 AppleWeb…``
+    on another, as /api/agents answered before or after the check (and the comma inside its
+    parentheses made two crawlers of it). The label is the product
+    token the check matched it by (robotrules._token.product_token: the product after
+    ``compatible;``), whether or not the registry has answered, or answers at all."""
+    labels = []
+    for registry in ("answers", "never answers"):
+        context = browser.new_context(viewport={"width": 1280, "height": 1000},
+                                      base_url=live_server)
+        page = context.new_page()
+        try:
+            if registry == "never answers":
+                page.route("**/api/agents", lambda route: route.abort())
+            page.goto("/")
+            expect(page.locator("table.results tbody tr").first).to_be_visible()
+            page.locator("#urls").fill("/a")
+            set_agents(page, [CLAUDE_UA])
+            settled(page)
+            head = page.locator("table.results thead th.agent")
+            expect(head).to_have_attribute("title", re.compile(re.escape(CLAUDE_UA)))
+            labels.append((head.inner_text(), page.locator("#agents .chip-name").inner_text(),
+                           page.locator("#summary .tally strong").inner_text()))
+        finally:
+            context.close()
+    assert labels == [("…ClaudeBot…",) * 3] * 2
+
+
+def test_live_tests_keep_only_urls_the_fetched_file_judges(
+    page: Any, origin: str, redirecting_origin: str
+) -> None:
+    """Issue 39: each "Test live" added its URL to the list, which then held URLs of other
+    origins judged against the file in the editor. A live test puts its site's file in the
+    editor: URLs of other origins leave the list; paths and the site's own URLs stay."""
+    type_draft(page, "User-agent: *\nAllow: /\n", ["/", origin + "/kept"], ["Googlebot"])
+    page.locator("#live-url").fill(origin + "/from-origin/a")
+    page.locator("#live-form button").click()
+    expect(page.locator("#urls")).to_have_value(f"{origin}/from-origin/a\n/\n{origin}/kept")
+    settled(page)
+    page.locator("#live-url").fill(redirecting_origin + "/page")
+    page.locator("#live-form button").click()
+    expect(page.locator("#urls")).to_have_value(f"{redirecting_origin}/page\n/")
+    settled(page)
+    expect(page.locator("table.results tbody tr")).to_have_count(2)

@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 
-from .test_browser import CHROMIUM, DOCS, LAUNCH_ARGS, set_agents, sync_api
-
-expect = sync_api.expect
+from .conftest import expect, settled
+from .test_browser import DOCS, set_agents
 
 # attach-05's worked example in the * group, a Content-Signal line there, and GPTBot's group.
 DRAFT = """\
@@ -34,14 +33,6 @@ Content-Usage: train-ai=n, search=y
 """
 URLS = ["/test", "/never/test", "/ai-ok/test", "/private/x"]
 AGENTS = ["ClaudeBot", "GPTBot"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture
@@ -65,6 +56,7 @@ def load_draft(page: Any) -> None:
     page.locator("#urls").fill("\n".join(URLS))
     set_agents(page, AGENTS)
     expect(page.locator("table.results tbody tr")).to_have_count(len(URLS))
+    settled(page)
 
 
 def row(page: Any, agent: str, url: str) -> Any:
@@ -141,11 +133,15 @@ def test_the_crawlers_by_purpose_overview(page: Any) -> None:
     meta = page.locator("#registry-meta")
     expect(meta).to_contain_text("well-known crawlers")
     expect(meta).to_contain_text("1 blocked")
+    # The edit's check and lint answers redraw the page, and the registry is drawn again after
+    # them: wait until every answer is drawn, so no redraw lands under a click below.
+    settled(page)
     training = page.locator('#registry details[data-purpose="training"]')
     expect(training.locator('[data-count="blocked"]')).to_have_text("1 blocked")
     training.locator("summary").click()
     gpt = training.locator('li[data-token="GPTBot"]')
     expect(gpt).to_be_visible()
+    settled(page)
     expect(gpt).to_have_attribute("data-access", "blocked")
     expect(gpt).to_contain_text("Blocked")
     expect(gpt.locator(".p-detail")).to_have_text("own group")

@@ -37,7 +37,9 @@ def _reference(body: str, urls: list[str], agents: list[str], dialect: Dialect
                              for d, v in verdicts.items()},
                 "dialects_disagree": len({v.allowed for v in verdicts.values()}) > 1,
             })
-    return {"dialect": dialect, "urls": urls, "agents": agents, "results": results}
+    return {"dialect": dialect, "urls": urls, "agents": agents,
+            "tokens": {agent: agent for agent in agents},  # bare tokens are used as given
+            "results": results}
 
 
 def _urls(body: str) -> list[str]:
@@ -67,3 +69,13 @@ def test_check_equals_explain_in_every_dialect_on_corpus_files(
         disagreements += sum(r["dialects_disagree"] for r in got["results"])
     # the comparison reached rows where the dialects differ (the other dialects' columns matter)
     assert disagreements > 0
+
+
+def test_check_names_the_product_token_each_agent_is_matched_by() -> None:
+    """The page labels a whole User-Agent header by the token the check matched it with
+    (issue 39); Google documents Googlebot's header as
+    ``Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)``."""
+    header = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+    got = check("User-agent: googlebot\nDisallow: /x\n", ["/x"], [header, "GPTBot"], "rfc9309")
+    assert got["tokens"] == {header: "Googlebot", "GPTBot": "GPTBot"}
+    assert got["results"][0]["verdict"]["allowed"] is False

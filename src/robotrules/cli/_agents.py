@@ -14,6 +14,7 @@ from robotrules.agents import (
     known_agents,
     purposes_of,
 )
+from robotrules.aipref import usage_keys
 
 from ._common import (
     color_mode,
@@ -109,7 +110,6 @@ def agents(source: str, purposes: tuple[str, ...], categories: tuple[str, ...], 
     return reach.status(0, fail_on_unreachable)
 
 
-_USAGE_KEYS = ("train-ai", "search", "ai-train", "ai-input")
 
 
 def _preferences(rules: RobotsTxt, agent: KnownAgent,
@@ -117,7 +117,7 @@ def _preferences(rules: RobotsTxt, agent: KnownAgent,
     """The usage preferences the file states for ``agent`` at the site root (robotrules.aipref:
     only stated categories; an agent that may not crawl "/" has none)."""
     u = rules.usage("/", user_agent=agent.token, policy_tokens=policy_tokens)
-    return {k: u[k] for k in _USAGE_KEYS if u[k] is not None}
+    return {k: u[k] for k in usage_keys() if u[k] is not None}
 
 
 def _outcome_access(agent: KnownAgent, outcome: str, summary: str) -> AgentAccess:
@@ -158,6 +158,9 @@ def _decided_by(r: AgentAccess) -> str:
     return group + (": nothing disallowed" if r.group_line is not None else "")
 
 
+SHARED = 3  # crawlers of a purpose that the same answer from the * group (or no group) covers
+
+
 def _human(ui: Ui, name: str, rows: list[AgentAccess],
            prefs: list[dict[str, bool | None]]) -> None:
     # One table per purpose (a crawler under its first purpose), each heading once, in the
@@ -170,32 +173,75 @@ def _human(ui: Ui, name: str, rows: list[AgentAccess],
     # Readable at 80 columns: names and access never cut or wrapped; what decides is the one
     # column that may wrap (a line or two); usage only when a crawler of the table has some;
     # the operator only on wide terminals; the full sentence (AgentAccess.detail) in --json.
+    # Crawlers that no group names and that get the same answer (most of the registry, for
+    # most files) share one paragraph listing their names, instead of a row each repeating it.
     wide = ui.console.width >= _WIDE
     for purpose, members in by.items():
-        names = max(len(r.agent.token) for r, _ in members)
-        with_usage = any(pref for _, pref in members)
-        columns: list[str | tuple[str, dict[str, Any]]] = [
-            ("crawler", {"no_wrap": True, "min_width": names}),
-            ("access", {"no_wrap": True}),
-            ("decided by", {"overflow": "fold", "ratio": 1})]
-        if with_usage:
-            columns.append(("usage", {"no_wrap": True}))
-        if wide:
-            columns.append(("operator", {"no_wrap": True}))
-        table = ui.table(*columns, title=f"{purpose} ({len(members)})")
+        shared: dict[tuple[str, str, str], list[AgentAccess]] = {}
         for r, pref in members:
-            cells: list[Any] = [ui.text(r.agent.token), ui.text((r.access, _PAINT[r.access])),
-                                ui.text((_decided_by(r), "dim"))]
-            if with_usage:
-                cells.append(" ".join(f"{k}={'y' if v else 'n'}" for k, v in pref.items())
-                             or "-")
-            if wide:
-                cells.append(ui.text(r.agent.operator))
-            table.add_row(*cells)
-        ui.render(table)
+            if r.via in ("global", "none"):
+                shared.setdefault((r.access, _decided_by(r), _usage(pref)), []).append(r)
+        together = {key: rs for key, rs in shared.items() if len(rs) >= SHARED}
+        apart = [(r, pref) for r, pref in members
+                 if (r.access, _decided_by(r), _usage(pref)) not in together]
+        title = f"{purpose} ({len(members)})"
+        if apart:
+            _purpose_table(ui, title, apart, wide)
+        else:
+            ui.line((title, "bold"))
+        for (access, decided, usage), rs in together.items():
+            more = "more " if apart else ""
+            ui.render(ui.text((f"{len(rs)} {more}crawlers {access}", _PAINT[access]),
+                              f" ({decided}{', usage ' + usage if usage != '-' else ''}):"))
+            for line in _packed([r.agent.token for r in rs], ui.console.width - 2):
+                ui.line("  " + line)
         ui.line("")
     counts = {k: sum(r.access == k for r in rows) for k in ("blocked", "partial", "allowed")}
-    ui.line(f"{name}: ", (f"{counts['blocked']} blocked", _PAINT["blocked"]), ", ",
-            (f"{counts['partial']} partly blocked", _PAINT["partial"]), ", ",
-            (f"{counts['allowed']} allowed", _PAINT["allowed"]),
-            f" of {len(rows)} known crawlers")
+    ui.render(ui.text(f"{name}: ", (f"{counts['blocked']} blocked", _PAINT["blocked"]), ", ",
+                      (f"{counts['partial']} partly blocked", _PAINT["partial"]), ", ",
+                      (f"{counts['allowed']} allowed", _PAINT["allowed"]),
+                      f" of {len(rows)} known crawlers"))
+
+
+def _packed(names: list[str], width: int) -> list[str]:
+    """``names`` comma-separated in lines of at most ``width`` characters, never splitting a
+    name (some hold a space: "Linguee Bot")."""
+    lines: list[str] = []
+    line = ""
+    for i, name in enumerate(names):
+        item = name + ("," if i < len(names) - 1 else "")
+        if line and len(line) + 1 + len(item) > width:
+            lines.append(line)
+            line = item
+        else:
+            line = f"{line} {item}" if line else item
+    return [*lines, line] if line else lines
+
+
+def _usage(pref: dict[str, bool | None]) -> str:
+    return " ".join(f"{k}={'y' if v else 'n'}" for k, v in pref.items()) or "-"
+
+
+def _purpose_table(ui: Ui, title: str,
+                   members: list[tuple[AgentAccess, dict[str, bool | None]]],
+                   wide: bool) -> None:
+    names = max(len(r.agent.token) for r, _ in members)
+    with_usage = any(pref for _, pref in members)
+    columns: list[str | tuple[str, dict[str, Any]]] = [
+        ("crawler", {"no_wrap": True, "min_width": names}),
+        ("access", {"no_wrap": True}),
+        ("decided by", {"ratio": 1})]
+    if with_usage:
+        columns.append(("usage", {"no_wrap": True}))
+    if wide:
+        columns.append(("operator", {"no_wrap": True}))
+    table = ui.table(*columns, title=title)
+    for r, pref in members:
+        cells: list[Any] = [ui.text(r.agent.token), ui.text((r.access, _PAINT[r.access])),
+                            ui.text((_decided_by(r), "dim"))]
+        if with_usage:
+            cells.append(_usage(pref))
+        if wide:
+            cells.append(ui.text(r.agent.operator))
+        table.add_row(*cells)
+    ui.render(table)

@@ -4,6 +4,9 @@ Every sub-command writes people-friendly text (Rich: colour and tables on a term
 with ``NO_COLOR`` or ``--color never``) or, with ``--json``, JSON Lines that scripts can rely
 on byte for byte.
 
+A group run without a command (``robotrules``, ``robotrules dataset``) prints its commands on
+stdout and exits 0, as ``--help`` does.
+
 Exit status: 0 ok; 1 the answer scripts test for (a disallowed URL, a lint warning, a diff);
 2 a usage, input or environment error (also rows of ``bulk`` that failed, ``serve`` on a busy
 port, a missing extra), always one line on stderr and never a traceback; 3 an answer rests on
@@ -139,6 +142,7 @@ def _closest(name: str, options: list[str]) -> str | None:
 
 @click.group(
     PROG, cls=LazyGroup, invoke_without_command=True, epilog=EXAMPLES,
+    subcommand_metavar="[COMMAND] [ARGS]...",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, "--version", prog_name=PROG, message="%(prog)s %(version)s")
@@ -203,9 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise Interrupted from None
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except _NoCommand as exc:
-        _write_err(_short_usage(exc.ctx))
-        return 2
+    except _NoCommand as exc:  # a group without a command: its help, on stdout, exit 0
+        sys.stdout.write(_short_usage(exc.ctx) + "\n")
+        return _status(0)
     except click.UsageError as exc:
         return _fail(_usage_line(exc))
     except click.ClickException as exc:

@@ -103,6 +103,9 @@ def count_lines(path: str) -> int | None:
         return None
 
 
+LIMIT = 20  # rows of the per-origin table, beyond the unreachable origins
+
+
 def summary(color: str, path: str | None, totals: Totals, n_agents: int,
             elapsed: float) -> None:
     """The per-origin table (stderr; all origins to ``path`` as JSON Lines) and the counts."""
@@ -121,20 +124,30 @@ def summary(color: str, path: str | None, totals: Totals, n_agents: int,
     from ._ui import Ui
 
     ui = Ui(color, sys.stderr)
-    shown = sorted(origins.items(), key=lambda kv: (-kv[1].disallowed, -kv[1].urls, kv[0]))
-    limit = 20
-    if shown:
-        # Reasons wrap between words inside their column, never cut mid-word.
-        right = {"justify": "right"}
-        table = ui.table(("origin", {"overflow": "fold"}), ("robots.txt", {"ratio": 1}),
-                         ("URLs", right), ("verdicts", right), ("allowed", right),
-                         ("disallowed", right))
+    # The origins whose robots.txt could not be fetched first, all of them (their verdicts
+    # are RFC 9309 2.3.1.4's disallow-all, not the site's rules); then the most disallowed,
+    # up to LIMIT rows in all.
+    shown = sorted(origins.items(), key=lambda kv: (not kv[1].unreachable, -kv[1].disallowed,
+                                                    -kv[1].urls, kv[0]))
+    limit = max(LIMIT, sum(o.unreachable for o in origins.values()))
+    if shown and ui.console.width < 100:
+        # A narrow terminal: a line per origin (wrapped between words), not a squeezed table.
+        for name, o in shown[:limit]:
+            ui.line((name, "bold"), f": {o.summary}; {o.urls:,} URLs, {o.allowed:,} allowed, ",
+                    (f"{o.disallowed:,} disallowed", "red" if o.disallowed else ""))
+    elif shown:
+        # Origins and numbers whole (an origin folds only when longer than its column);
+        # reasons wrap between words.
+        number = {"justify": "right", "no_wrap": True}
+        table = ui.table(("origin", {"overflow": "fold"}),
+                         ("robots.txt", {"ratio": 1, "overflow": "fold"}), ("URLs", number),
+                         ("verdicts", number), ("allowed", number), ("disallowed", number))
         for name, o in shown[:limit]:
             table.add_row(ui.text(name), ui.text(o.summary), f"{o.urls:,}",
                           f"{o.allowed + o.disallowed:,}", f"{o.allowed:,}",
                           ui.text((f"{o.disallowed:,}", "red" if o.disallowed else "")))
         ui.render(table)
-        if len(shown) > limit:
+    if len(shown) > limit:
             more = "; --summary FILE lists all" if not path else ""
             ui.line(f"... {len(shown) - limit:,} more origins{more}")
     ui.line(_counts(totals, n_agents, elapsed))

@@ -56,6 +56,7 @@ class Origin:
     urls: int = 0  # URLs of this origin (each gets one verdict per agent)
     allowed: int = 0  # verdicts
     disallowed: int = 0  # verdicts
+    unreachable: bool = False  # its robots.txt could not be fetched (RFC 9309 2.3.1.4)
 
 
 @dataclass(slots=True)
@@ -206,7 +207,8 @@ def _origin(totals: Totals, fetched: FetchedRobots) -> Origin:
     origin = fetched.origin or fetched.robots_url
     o = totals.origins.get(origin)
     if o is None:
-        o = totals.origins[origin] = Origin(fetched.status, fetched.outcome, fetched.summary)
+        o = totals.origins[origin] = Origin(fetched.status, fetched.outcome, fetched.summary,
+                                            unreachable=is_unreachable(fetched))
     return o
 
 

@@ -25,6 +25,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import click
 
 from robotrules import Dialect, RobotsTxt, parse
+from robotrules._dialects import NAMES
 from robotrules._policy import check_number
 from robotrules._token import product_token
 
@@ -51,7 +52,7 @@ __all__ = [
     "url_error",
 ]
 
-DIALECTS: tuple[Dialect, ...] = ("rfc9309", "google", "1994")
+DIALECTS: tuple[Dialect, ...] = NAMES
 LINT_MARGIN = 65_536  # lint reads this much past the cap, to report what the cap cuts (L018)
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -335,14 +336,26 @@ def read_bounded(path: str, limit: int | None) -> tuple[bytes, bool, int | None]
 
 
 def read_file(path: str, *, whole: bool = False, name: str | None = None) -> bytes:
-    """A robots.txt file judged as crawlers read it: its first 500 KiB (see module doc)."""
+    """A robots.txt file judged as crawlers read it: its first 500 KiB (see module doc).
+
+    A file holding NUL bytes is refused (exit 2, lint's L048): binary data is not a robots.txt
+    (RFC 9309 2.3: UTF-8 text), and a verdict drawn from it ("allowed": no rule in it) would
+    be an answer about the wrong file."""
     cap = cap_bytes()
     data, cut, size = read_bounded(path, None if whole else cap)
+    _refuse_binary(name or path, data)
     if not cut:
         return data
     body = _line_cut(data, cap)
     _note_cut(name or path, len(body), size, lint=False)
     return body
+
+
+def _refuse_binary(name: str, data: bytes) -> None:
+    from robotrules.lint._transport import not_text
+
+    for f in not_text(data, b"", truncated=False):  # L048 (L049 needs a cut it is not told)
+        raise CliError(f"{name} is not a robots.txt: {f.message} (lint {f.code}; fix: {f.fix})")
 
 
 def _line_cut(data: bytes, limit: int) -> bytes:
@@ -357,7 +370,12 @@ def _line_cut(data: bytes, limit: int) -> bytes:
 
 
 def _note_cut(name: str, judged: int, size: int | None, *, lint: bool) -> None:
-    whole = f"{size:,} bytes" if size is not None else "longer than that"
+    whole = f"{size:,} bytes" if size is not None else f"more than {cap_bytes():,} bytes"
+    if not lint and judged == 0:
+        note(f"{name} is {whole} and no line ends in the first {cap_bytes():,} (the 500 KiB "
+             "crawlers read, RFC 9309 2.5): crawlers drop a line the limit cuts, so nothing "
+             "of it counts; --no-size-limit reads it all")
+        return
     if lint:
         note(f"{name} is {whole}: lint read its first {judged:,} bytes (the 500 KiB a crawler "
              "reads, RFC 9309 2.5, and 64 KiB more); --no-size-limit reads it all")

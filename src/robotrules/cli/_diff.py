@@ -17,6 +17,7 @@ import click
 from robotrules import RobotsTxt, Rule, Verdict
 
 from ._common import (
+    DIALECTS,
     CliError,
     Source,
     agent_token,
@@ -194,7 +195,7 @@ def _show(ui: Ui, d: AgentDiff, sides: tuple[Side, Side], full_urls: bool) -> No
 @click.option("--agent", "-a", "agent", multiple=True, help="agent to compare (repeatable)")
 @click.option("--urls", metavar="FILE", help="URLs or paths to test, one a line")
 @dialect_option("dialect for OLD (and NEW unless --vs-dialect)")
-@click.option("--vs-dialect", type=click.Choice(("rfc9309", "google", "1994")),
+@click.option("--vs-dialect", type=click.Choice(DIALECTS),
               help="dialect for NEW")
 @json_option("JSON Lines: one object per rule change and per flip")
 @fetch_options

@@ -50,12 +50,18 @@ class Ui:
 
     Without colour (a pipe, ``NO_COLOR``, ``--color never``) lines are plain strings and Rich
     is not even imported unless a table is drawn; with colour every line goes through Rich.
+
+    On a terminal a line longer than the terminal is wrapped between words (continuation
+    lines indented), so the terminal never breaks a word in two; in a pipe or a file a line
+    stays one line (``grep`` and scripts read it whole). Tables end their lines without
+    padding in plain output.
     """
 
     def __init__(self, mode: str = "auto", file: IO[str] | None = None) -> None:
         self.mode = mode
         self.file = file or sys.stdout
         self.color = _wants_color(self.file, mode)
+        self.tty = mode == "always" or _isatty(self.file)
         self._console: Console | None = _console(self.file, mode) if self.color else None
 
     @property
@@ -118,10 +124,12 @@ class Ui:
     def line(self, *parts: str | tuple[str, str] | Text) -> None:
         """One line made of strings, ``(string, style)`` pairs and Texts (shown visibly)."""
         if not self.color:
-            self.file.write("".join(
+            plain = "".join(
                 visible(p) if isinstance(p, str) else visible(p[0]) if isinstance(p, tuple)
-                else p.plain for p in parts) + "\n")
-            return
+                else p.plain for p in parts)
+            if not self.tty or len(plain) <= self.console.width:
+                self.file.write(plain + "\n")
+                return
         from rich.text import Text
 
         out = Text()
@@ -132,7 +140,15 @@ class Ui:
                 out.append(visible(part[0]), style=part[1])
             else:
                 out.append(visible(part))
-        self._write(out)
+        width = self.console.width
+        if not self.tty or len(out) <= width:
+            self._write(out)
+            return
+        # Wider than the terminal: wrapped between words (a word longer than a line is the
+        # only thing folded), continuation lines indented under the first.
+        for i, piece in enumerate(out.wrap(self.console, max(20, width - _INDENT))):
+            piece.rstrip()
+            self._write(Text(" " * _INDENT) + piece if i else piece)
 
     def _write(self, text: Text) -> None:
         """One unwrapped line. Rich's print costs ~0.15 ms a line (lint of a 500 KiB file
@@ -147,8 +163,17 @@ class Ui:
         self.file.write("".join(parts) + "\n")
 
     def render(self, renderable: Any) -> None:
-        self.console.print(renderable, highlight=False)
+        if self.color:
+            self.console.print(renderable, highlight=False)
+            return
+        # Plain output: Rich pads every cell to its column's width; the lines end at their
+        # last character instead.
+        with self.console.capture() as captured:
+            self.console.print(renderable, highlight=False)
+        self.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
+
+_INDENT = 4  # continuation lines of a wrapped line
 
 #: In :func:`progress_bar`'s ``counts``: bytes done of the total, in B/kB/MB (Rich's download
 #: column).
@@ -239,9 +264,9 @@ def _console(file: IO[str], mode: str) -> Console:
         kwargs["color_system"] = None
     tty = mode == "always" or _isatty(file)
     if not tty:
-        # A pipe or a file: no terminal width to respect, so lines are not wrapped at 80
-        # columns and tables keep each row on one line where they can.
-        kwargs["width"] = max(_columns(), 160)
+        # A pipe or a file: no terminal to measure. COLUMNS when it is set (a script may ask
+        # for a width), else wide enough that tables keep each row on one line where they can.
+        kwargs["width"] = _columns() or 160
     return _Console(**kwargs)
 
 

@@ -313,4 +313,5 @@ def _crawl_delay(rules: ParsedFile) -> Iterator[Finding]:
             "pages a day); many crawlers skip hosts above 30 s "
             "(Nutch, StormCrawler) or treat above 300 s as disallow all (crawler-commons)",
             "use at most 10",
+            severity="warning",  # it works, slowly: an unreadable value is the error
         )

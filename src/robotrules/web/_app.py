@@ -44,7 +44,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -137,11 +137,14 @@ async def _read_body(request: Request, max_body: int) -> bytes:
         raise ApiError(413, f"request body is larger than {max_body} bytes")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > max_body:
-            raise ApiError(413, f"request body is larger than {max_body} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > max_body:
+                raise ApiError(413, f"request body is larger than {max_body} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:  # gone mid-upload: nobody reads an answer, nothing to log
+        raise ApiError(499, "the client went away before its request was read") from None
     return b"".join(chunks)
 
 

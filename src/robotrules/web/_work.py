@@ -63,6 +63,8 @@ from multiprocessing.connection import Connection
 from typing import Any, get_args
 
 from robotrules import Dialect, Finding, RobotrulesError, parse
+from robotrules._dialects import NAMES, spec
+from robotrules._token import product_token
 from robotrules.agents import PURPOSES, assess_many, known_agents, purposes_of
 from robotrules.aipref import Scope
 from robotrules.lint import lint
@@ -72,10 +74,8 @@ __all__ = ["CHAR_STEPS", "CHEAP_BYTES", "CHEAP_STEPS", "DIALECTS", "LINE_STEPS",
            "Gone", "JobFailed", "TooSlow", "WorkPool", "check", "check_cost", "diff",
            "is_cheap", "lint_findings", "registry", "run_job", "usage_cost", "usage_table"]
 
-DIALECTS: tuple[Dialect, ...] = get_args(Dialect)
+DIALECTS: tuple[Dialect, ...] = NAMES
 SCOPES: tuple[Scope, ...] = get_args(Scope)
-#: The preference categories the usage table always shows, in column order.
-USAGE_COLUMNS = ("train-ai", "search", "ai-train", "ai-input")
 CHAR_STEPS = 500  # one path character: normalisation and the index walk (~1 µs measured)
 RULE_STEPS = 150  # one wildcard rule visited, before its scan of the path (~0.3 µs)
 # One line of the file, per usage query: RobotsTxt.usage walks the file's records (derived once
@@ -124,16 +124,19 @@ def check(
                     "dialects_disagree": len({a["allowed"] for a in answers.values()}) > 1,
                 }
             )
-    return {"dialect": dialect, "urls": urls, "agents": list(agents), "results": results}
+    # The product token each agent is matched by (RFC 9309 2.2.1): the page labels a whole
+    # User-Agent header by it.
+    tokens = {agent: product_token(agent) for agent in agents}
+    return {"dialect": dialect, "urls": urls, "agents": list(agents), "tokens": tokens,
+            "results": results}
 
 
 def _usage_columns(vocabulary: str) -> list[str]:
-    """The table's columns: the vocabulary's usage keys (``aipref.usage_keys``, vocab-08 adds
-    ``ai-use``), in the order of :data:`USAGE_COLUMNS` first."""
+    """The table's columns: the vocabulary's usage keys, in its order (``aipref.usage_keys``:
+    its labels, vocab-08's ``ai-use`` among them, then Content-Signal's)."""
     from robotrules.aipref import usage_keys
 
-    keys = usage_keys(vocabulary)
-    return [k for k in USAGE_COLUMNS if k in keys] + [k for k in keys if k not in USAGE_COLUMNS]
+    return list(usage_keys(vocabulary))
 
 
 def usage_table(
@@ -213,7 +216,9 @@ def check_cost(body: str, urls: Sequence[str], agents: Sequence[str]) -> int:
     wild = sum(1 for line in body.splitlines() if "*" in line)
     chars = sum(len(url) for url in urls)
     per_agent = len(DIALECTS) * CHAR_STEPS * chars  # every dialect walks every path
-    per_agent += (len(DIALECTS) - 1) * wild * (RULE_STEPS * len(urls) + chars)  # not 1994
+    # only the dialects whose patterns have wildcards scan their '*' rules (not 1994's)
+    wildcard_dialects = sum(1 for d in DIALECTS if spec(d).wildcards)
+    per_agent += wildcard_dialects * wild * (RULE_STEPS * len(urls) + chars)
     return len(agents) * per_agent
 
 

@@ -5,8 +5,12 @@
 "use strict";
 
 (() => {
-  const DIALECTS = ["rfc9309", "google", "1994"];
-  const DIALECT_NAMES = { rfc9309: "RFC 9309", google: "Google", 1994: "1994" };
+  // The dialects and AIPREF vocabularies are the page's own radio buttons and options (one list
+  // each, index.html; tests/web/test_api.py checks them against robotrules._dialects.NAMES and
+  // robotrules.aipref.VOCABULARIES).
+  const dialectRadios = [...document.querySelectorAll('input[name="dialect"]')];
+  const DIALECTS = dialectRadios.map((r) => r.value);
+  const DIALECT_NAMES = Object.fromEntries(dialectRadios.map((r) => [r.value, r.nextElementSibling.textContent]));
   const REASONS = {
     "no-matching-rule": "no rule matches",
     "no-group": "no group for this agent",
@@ -22,8 +26,8 @@
   };
   const ACCESS = { allowed: "Open", partial: "Partly", blocked: "Blocked" };
   const SCOPES = ["group", "file"];
-  // AIPREF vocabulary versions (robotrules.aipref.VOCABULARIES) and the titles of the usage columns
-  const VOCABULARIES = ["vocab-07", "vocab-08"];
+  // AIPREF vocabulary versions (the page's options) and the titles of the usage columns
+  const VOCABULARIES = [...document.querySelectorAll("#vocabulary option")].map((o) => o.value);
   const COLUMN_TITLES = {
     "train-ai": "AIPREF: AI training (Content-Usage)",
     search: "AIPREF and Content-Signal: search, combined",
@@ -51,9 +55,9 @@
     ].join("\n"),
     urls: ["/", "/private/report.html", "/private/press/launch.html", "/docs/guide.pdf"],
     agents: ["Googlebot", "GPTBot"],
-    dialect: "rfc9309",
+    dialect: DIALECTS[0],
     scope: "group",
-    vocabulary: "vocab-07",
+    vocabulary: VOCABULARIES[0],
     policy_tokens: [],
   };
 
@@ -76,7 +80,7 @@
     robots: $("robots"), gutter: $("gutter"), backdrop: $("backdrop"),
     urls: $("urls"), agents: $("agents"), agentInput: $("agent-input"),
     agentAdd: $("agent-add"), agentPick: $("agent-pick"), knownList: $("known-agents"),
-    results: $("results"), empty: $("empty"), summary: $("summary"), status: $("status"),
+    results: $("results"), empty: $("empty"), urlOrigin: $("url-origin"), usageOrigin: $("usage-origin"), summary: $("summary"), status: $("status"),
     findings: $("findings"), findingsCount: $("findings-count"), fileMeta: $("file-meta"),
     share: $("share"), source: $("source"), upload: $("upload"), editor: $("editor"),
     liveForm: $("live-form"), liveUrl: $("live-url"), live: $("live"), livePage: $("live-page"),
@@ -94,6 +98,7 @@
 
   let state = { ...DEFAULT_STATE };
   let known = new Map(); // token (lower case) -> agent record from /api/agents
+  const tokens = new Map(); // a user-agent string -> the product token it is matched by
   let syntaxKeys = new Map(); // directive key spelling -> role, from /api/syntax
   let lastChecked = null; // the last /api/check answer, for the CSV export
   let findings = [];
@@ -142,9 +147,9 @@
       robots_txt: typeof data.robots_txt === "string" ? data.robots_txt : "",
       urls: strings(data.urls),
       agents: strings(data.agents),
-      dialect: DIALECTS.includes(data.dialect) ? data.dialect : "rfc9309",
+      dialect: DIALECTS.includes(data.dialect) ? data.dialect : DIALECTS[0],
       scope: SCOPES.includes(data.scope) ? data.scope : "group",
-      vocabulary: VOCABULARIES.includes(data.vocabulary) ? data.vocabulary : "vocab-07",
+      vocabulary: VOCABULARIES.includes(data.vocabulary) ? data.vocabulary : VOCABULARIES[0],
       policy_tokens: strings(data.policy_tokens),
     };
   }
@@ -157,7 +162,25 @@
 
   // ---- API --------------------------------------------------------------------------------------
 
-  async function post(path, body, signal) {
+  // The page is busy (<html data-busy>) from the moment an edit schedules work until every
+  // answer it asked for is drawn: a script (or a test) waits for the attribute to go.
+  let pending = 0;
+  const busy = (delta) => {
+    pending += delta;
+    document.documentElement.toggleAttribute("data-busy", pending > 0);
+  };
+  async function tracked(work) {
+    busy(1);
+    try {
+      return await work();
+    } finally {
+      busy(-1);
+    }
+  }
+
+  const post = (path, body, signal) => tracked(() => postNow(path, body, signal));
+
+  async function postNow(path, body, signal) {
     const response = await fetch(path, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -184,12 +207,18 @@
     ui.status.className = "status" + (kind ? " " + kind : "");
   }
 
-  function schedule() {
+  let scheduled = false; // a refresh is waiting for its timer
+  function schedule(delay = DEBOUNCE_MS) {
     clearTimeout(timer);
-    timer = setTimeout(refresh, DEBOUNCE_MS);
+    if (!scheduled) busy(1);
+    scheduled = true;
+    timer = setTimeout(refresh, delay);
   }
 
   async function refresh() {
+    if (scheduled) busy(-1);
+    scheduled = false;
+    clearTimeout(timer);
     const mine = ++sequence;
     if (inflight) inflight.abort();
     inflight = new AbortController();
@@ -226,10 +255,7 @@
     } catch (error) {
       if (error.name === "AbortError" || mine !== sequence) return;
       setStatus(error.message, "error");
-      if (error.status === 429 && error.retryAfter) {
-        clearTimeout(timer);
-        timer = setTimeout(refresh, error.retryAfter * 1000);
-      }
+      if (error.status === 429 && error.retryAfter) schedule(error.retryAfter * 1000);
     }
     await linting;
     scheduleDiff();
@@ -489,26 +515,78 @@
     return REASONS[verdict.reason] || verdict.reason;
   }
 
-  // A long user-agent (a whole User-Agent header) is shown as the crawler token it holds, or
-  // its start; the full string is in the tooltip.
+  // A long user-agent (a whole User-Agent header) is shown as the product token robotrules
+  // matches it by (the server's answer: "tokens" of /api/check), or its start until that
+  // answer is in; the full string is in the tooltip.
   function shortAgent(agent) {
     if (agent.length <= 24) return agent;
-    const lower = agent.toLowerCase();
-    let best = "";
-    for (const token of known.keys()) {
-      if (token.length > best.length && token.length > 2 && lower.includes(token)) best = token;
-    }
-    if (best) {
-      const at = lower.indexOf(best);
-      return `${at > 0 ? "…" : ""}${agent.slice(at, at + best.length)}…`;
+    const token = tokens.get(agent);
+    if (token && token.length <= 24) {
+      const at = agent.toLowerCase().indexOf(token.toLowerCase());
+      return `${at > 0 ? "…" : ""}${token}…`;
     }
     return agent.slice(0, 20) + "…";
+  }
+
+  // URLs of one origin are shown as their paths, the origin once above the table.
+  const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+  function sharedOrigin(urls) {
+    let origin = null;
+    for (const url of urls) {
+      const m = ORIGIN.exec(url);
+      if (!m) continue; // a path
+      const o = m[0].toLowerCase();
+      if (origin === null) origin = o;
+      else if (o !== origin) return null;
+    }
+    return origin;
+  }
+  function shownUrl(url, origin) {
+    if (!origin) return url;
+    const m = ORIGIN.exec(url);
+    if (!m) return url;
+    const rest = url.slice(m[0].length);
+    return rest.startsWith("/") ? rest : "/" + rest;
+  }
+  function showOrigin(node, origin) {
+    node.hidden = !origin;
+    node.replaceChildren(...(origin ? ["URLs on ", el("strong", { text: origin })] : []));
+  }
+
+  // A URL too long for its cell keeps its start and its end, the middle cut ("…"): rows that
+  // differ only at the end stay told apart without hovering. Cells wrap at any character in a
+  // monospaced font (CSS: word-break: break-all), so a cell holds lines x columns characters.
+  const charWidths = new Map(); // a CSS font -> the width of one of its characters
+  function charWidth(node) {
+    const font = getComputedStyle(node).font;
+    if (!charWidths.has(font)) {
+      const ctx = document.createElement("canvas").getContext("2d");
+      ctx.font = font;
+      charWidths.set(font, ctx.measureText("0123456789").width / 10 || 7.5);
+    }
+    return charWidths.get(font);
+  }
+  function clampText(node, lines) {
+    const full = node.dataset.full;
+    if (full === undefined || !node.clientWidth) return;
+    const perLine = Math.max(4, Math.floor(node.clientWidth / charWidth(node)) - 1);
+    const room = perLine * lines;
+    let text = full;
+    if (full.length > room) {
+      const tail = Math.min(Math.ceil(room / 3), 40);
+      text = full.slice(0, room - tail - 1) + "…" + full.slice(full.length - tail);
+    }
+    if (node.textContent !== text) node.textContent = text;
   }
 
   function renderResults(checked) {
     lastChecked = checked;
     const byKey = new Map(checked.results.map((r) => [`${r.agent}\u0000${r.url}`, r]));
-    const head = el("tr", {}, el("th", { class: "url-col", text: "URL" }));
+    for (const [agent, token] of Object.entries(checked.tokens || {})) tokens.set(agent, token);
+    renderAgents();
+    const origin = sharedOrigin(checked.urls);
+    showOrigin(ui.urlOrigin, origin);
+    const head = el("tr", {}, el("th", { class: "url-col", text: origin ? "Path" : "URL" }));
     for (const agent of checked.agents) {
       const info = known.get(agent.toLowerCase());
       head.append(el("th", { class: "agent", text: shortAgent(agent), title: info ? `${agent}: ${info.name} · ${info.operator} · ${info.description}` : agent }));
@@ -517,7 +595,8 @@
     const rows = [];
     const blocked = new Map(checked.agents.map((a) => [a, 0]));
     for (const url of checked.urls) {
-      const row = el("tr", {}, el("th", { class: "url", scope: "row", title: url }, el("span", { class: "u", text: url })));
+      const shown = shownUrl(url, origin);
+      const row = el("tr", {}, el("th", { class: "url", scope: "row", title: url }, el("span", { class: "u", text: shown, "data-full": shown })));
       const differs = [];
       for (const agent of checked.agents) {
         const result = byKey.get(`${agent}\u0000${url}`);
@@ -559,10 +638,10 @@
     }
     ui.results.tHead.replaceChildren(head);
     ui.results.tBodies[0].replaceChildren(...rows);
-    fitResults();
     const empty = !checked.urls.length || !checked.agents.length;
     ui.results.hidden = empty;
     ui.empty.hidden = !empty;
+    fitResults(); // once shown: a hidden table has no widths to fit
     ui.summary.replaceChildren(...(empty ? [] : checked.agents.map((agent) => {
       const n = blocked.get(agent);
       const kind = n === 0 ? "allow" : n === checked.urls.length ? "block" : "mixed";
@@ -572,21 +651,39 @@
     })));
   }
 
-  // Narrow agent columns switch the table to compact cells instead of scrolling sideways.
+  // The URL column gets the width its longest URL needs, up to what the crawler columns leave at
+  // their narrowest; the Dialects column is narrow while the dialects agree everywhere. Narrow
+  // crawler columns switch the table to compact cells instead of scrolling sideways.
   const MIN_CELL = 118;
+  const MIN_COMPACT = 56;
+  const MIN_URL = 110;
   const NARROW = window.matchMedia("(max-width: 640px)");
   function fitResults() {
-    const agents = ui.results.querySelectorAll("thead th.agent");
-    ui.results.classList.remove("compact");
-    // On a phone the rows are cards with room for the words; hidden, there is nothing to fit.
-    if (!agents.length || NARROW.matches || !ui.results.parentElement.clientWidth) return;
-    const urlCol = ui.results.querySelector("thead th.url-col");
-    const diffCol = ui.results.querySelector("thead th.diff-col");
-    const room = ui.results.parentElement.clientWidth - urlCol.offsetWidth - diffCol.offsetWidth;
-    const width = (ui.results.parentElement.clientWidth * 0.78 - diffCol.offsetWidth) / agents.length;
-    ui.results.classList.toggle("compact", Math.min(room / agents.length, width) < MIN_CELL);
+    const table = ui.results;
+    const total = table.parentElement.clientWidth;
+    const agents = table.querySelectorAll("thead th.agent");
+    table.classList.remove("compact");
+    // Hidden, there is nothing to fit; on a phone the rows are cards with room for the words.
+    if (!agents.length || !total) return;
+    if (!NARROW.matches) {
+      const urlCol = table.querySelector("thead th.url-col");
+      const diffCol = table.querySelector("thead th.diff-col");
+      const cells = [...table.querySelectorAll("tbody th.url .u")];
+      const longest = Math.max(0, ...cells.map((u) => u.dataset.full.length));
+      const need = Math.max(MIN_URL, Math.ceil((longest + 1) * charWidth(cells[0] || urlCol)) + 22);
+      const diffWidth = table.querySelector("tbody tr.disagree") ? 124 : 70;
+      const compact = total - diffWidth - agents.length * MIN_CELL < Math.min(need, total * 0.35);
+      const room = total - diffWidth - agents.length * (compact ? MIN_COMPACT : MIN_CELL);
+      urlCol.style.width = `${Math.max(MIN_URL, Math.min(need, room, total * 0.5))}px`;
+      diffCol.style.width = `${diffWidth}px`;
+      table.classList.toggle("compact", compact);
+    }
+    for (const u of table.querySelectorAll("tbody th.url .u")) clampText(u, 3);
   }
-  window.addEventListener("resize", fitResults);
+  window.addEventListener("resize", () => {
+    fitResults();
+    clampUsage();
+  });
 
   function renderCell(result) {
     const cell = el("td", { class: "cell" });
@@ -638,8 +735,26 @@
     ui.agents.replaceChildren(...chips);
   }
 
+  // Several agents may be added at once, comma-separated; a comma inside parentheses belongs to
+  // a whole User-Agent header ("(KHTML, like Gecko; compatible; ClaudeBot/1.0)").
+  function splitAgents(raw) {
+    const names = [];
+    let depth = 0;
+    let name = "";
+    for (const c of raw) {
+      if (c === "(") depth++;
+      else if (c === ")") depth = Math.max(0, depth - 1);
+      if (c === "," && depth === 0) {
+        names.push(name);
+        name = "";
+      } else name += c;
+    }
+    names.push(name);
+    return names.map((s) => s.trim()).filter(Boolean);
+  }
+
   function addAgent(raw) {
-    for (const name of raw.split(",").map((s) => s.trim()).filter(Boolean)) {
+    for (const name of splitAgents(raw)) {
       if (!state.agents.some((a) => a.toLowerCase() === name.toLowerCase())) state.agents.push(name);
     }
     renderAgents();
@@ -648,8 +763,7 @@
 
   async function loadSyntax() {
     try {
-      const response = await fetch("/api/syntax");
-      const { keys } = await response.json();
+      const { keys } = await tracked(async () => (await fetch("/api/syntax")).json());
       syntaxKeys = new Map(Object.entries(keys));
       drawn = { full: false, lines: [], layer: null, numbers: null }; // colour every line anew
       renderEditor();
@@ -667,8 +781,7 @@
 
   async function loadKnownAgents() {
     try {
-      const response = await fetch("/api/agents");
-      const { agents } = await response.json();
+      const { agents } = await tracked(async () => (await fetch("/api/agents")).json());
       known = new Map(agents.map((a) => [a.token.toLowerCase(), a]));
       ui.knownList.replaceChildren(...agents.map((a) => el("option", { value: a.token, label: `${a.name} (${a.operator})` })));
       const groups = new Map();
@@ -826,13 +939,17 @@
     try {
       const result = await post("/api/live", { url, agents: state.agents, dialect: state.dialect });
       renderTranscript(result.fetch);
-      if (result.fetch.outcome === "rules") fetchedFile(result.fetch);
-      else setSource(`Could not use ${result.fetch.robots_url}: ${result.fetch.summary}. The editor keeps your draft.`, "error");
-      if (!state.urls.includes(result.url)) {
-        state.urls = [result.url, ...state.urls];
+      for (const [agent, token] of Object.entries((result.check && result.check.tokens) || {})) tokens.set(agent, token);
+      if (result.fetch.outcome === "rules") {
+        fetchedFile(result.fetch);
+        // The editor now holds this origin's file: URLs of other origins would be judged by
+        // a file that is not theirs, so they leave the list; paths and this origin's stay.
+        const origin = sharedOrigin([result.url]);
+        const kept = state.urls.filter((u) => u !== result.url && [null, origin].includes(sharedOrigin([u])));
+        state.urls = [result.url, ...kept];
         ui.urls.value = state.urls.join("\n");
         schedule();
-      }
+      } else setSource(`Could not use ${result.fetch.robots_url}: ${result.fetch.summary}. The editor keeps your draft.`, "error");
       renderLive(result);
     } catch (error) {
       ui.live.className = "live error";
@@ -959,13 +1076,18 @@
     setTab("tab-transcript", { enable: true, select: true });
   }
 
+  let diffScheduled = false;
   function scheduleDiff(delay = DEBOUNCE_MS) {
     if (!fetched) return;
     clearTimeout(diffTimer);
+    if (!diffScheduled) busy(1);
+    diffScheduled = true;
     diffTimer = setTimeout(renderDiff, delay);
   }
 
   async function renderDiff() {
+    if (diffScheduled) busy(-1);
+    diffScheduled = false;
     if (!fetched) return;
     const base = fetched;
     const after = state.robots_txt;
@@ -1056,8 +1178,10 @@
     ui.usage.hidden = empty;
     ui.usageEmpty.hidden = !empty;
     ui.usageEmpty.textContent = empty ? "Add URLs and crawlers to see their AI usage preferences." : "";
+    const origin = sharedOrigin(usage.urls);
+    showOrigin(ui.usageOrigin, origin);
     ui.usage.tHead.replaceChildren(el("tr", {},
-      el("th", { class: "u-path", text: "URL" }),
+      el("th", { class: "u-path", text: origin ? "Path" : "URL" }),
       el("th", { text: "crawl", title: "May the crawler fetch it (Allow/Disallow)?" }),
       ...usage.columns.map((c) => el("th", { text: c, title: COLUMN_TITLES[c] || c, "data-col": c })),
       el("th", { class: "u-lines", text: "lines", title: "The lines that decided" })));
@@ -1068,7 +1192,8 @@
         el("strong", { text: agent }), info ? el("span", { class: "muted", text: ` ${info.operator} · ${info.name}` }) : null)));
       for (const r of usage.results.filter((x) => x.agent === agent)) {
         const row = el("tr", { class: "u-row", "data-agent": r.agent, "data-url": r.url },
-          el("th", { class: "u-path", scope: "row", text: r.url, title: r.url }));
+          el("th", { class: "u-path", scope: "row", title: r.url },
+            el("span", { class: "u", text: shownUrl(r.url, origin), "data-full": shownUrl(r.url, origin) })));
         const crawl = el("td", { class: "u-crawl", "data-col": "crawl" },
           el("span", { class: "pill " + (r.crawl ? "allow" : "block"), text: r.crawl ? "yes" : "no",
             title: r.crawl_line === null ? "no rule decides" : `line ${r.crawl_line} decides` }));
@@ -1086,7 +1211,11 @@
       }
     }
     ui.usage.tBodies[0].replaceChildren(...rows);
+    clampUsage();
   }
+  const clampUsage = () => {
+    for (const u of ui.usage.querySelectorAll("tbody th.u-path .u")) clampText(u, 2);
+  };
 
   function renderRegistry(overview) {
     const c = overview.counts;
