@@ -67,6 +67,7 @@ class CensusResult:
     files: list[Path] = field(default_factory=list)
     agents: list[dict[str, Any]] = field(default_factory=list)
     signals: list[dict[str, Any]] = field(default_factory=list)
+    engine: str = "duckdb"
 
     def headline(self) -> list[str]:
         """One line per crawl: origins, the most blocked crawlers, the usage signals found."""
@@ -442,11 +443,12 @@ def run_census(
     engine: str = "duckdb",
     spark: Any = None,
     policy_tokens: Mapping[str, str] | None = None,
+    master: str | None = None,
 ) -> CensusResult:
     """The census of each crawl in ``robots`` (``LABEL=PATH`` or ``PATH``) into ``out_dir``.
 
     ``progress`` is called with 1 after each crawl. ``engine="spark"`` counts on Spark
-    (``spark``: a SparkSession; one on ``local[*]`` when None): the same counts, the tables and
+    (``spark``: a SparkSession; when None, one on ``master``: :func:`.engines.spark_session`): the same counts, the tables and
     charts written by the driver. ``policy_tokens`` (token -> usage category; default the
     built-in :data:`robotrules.aipref.POLICY_TOKENS`): groups naming one are counted as the
     ``policy-token`` signal and never as blocked crawlers (:mod:`robotrules.aipref.policy_tokens`).
@@ -462,8 +464,8 @@ def run_census(
     usage = True
     n = workers or os.cpu_count() or 1
     counts: dict[str, Counter[tuple[str, ...]]] = {}
-    from .engines import session_for
-    session = session_for(engine, spark)
+    from .engines import session_for, spark_note
+    session = session_for(engine, spark, master)
     for label, path in labelled:
         counts[label] = (
             _count_crawl_spark(session, path, tokens, usage, policy_tokens)
@@ -475,6 +477,8 @@ def run_census(
     out.mkdir(parents=True, exist_ok=True)
     agent_t, group_t, outcome_t = _tables(labels, counts, agents, usage)
     result = CensusResult(out, labels)
+    if session is not None:
+        result.engine = spark_note(session)
     signal_t = _signal_table(labels, counts)
     result.signals = signal_t.to_pylist()
     result.agents = agent_t.to_pylist()

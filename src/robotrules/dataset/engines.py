@@ -52,7 +52,8 @@ from .kernel import RulesCache, evaluate, output_schema, url_origins
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Engine", "Progress", "VerdictRun", "connect", "run_verdicts", "spark_session"]
+__all__ = ["Engine", "Progress", "VerdictRun", "connect", "run_verdicts", "session_for",
+           "spark_note", "spark_session"]
 
 Engine = Literal["duckdb", "spark"]
 
@@ -72,6 +73,8 @@ class VerdictRun:
     urls: int = 0
     parses: int = 0
     files: int = 0
+    bad_rows: int = 0
+    where: str = ""  # Spark: which master and application ran the job (:func:`spark_note`)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -328,14 +331,15 @@ def run_verdicts(
     spark: Any = None,
     progress: Progress | None = None,
     scratch_dir: str | None = None,
+    master: str | None = None,
 ) -> VerdictRun:
     """Verdicts of ``agents`` for every URL of ``urls`` against ``robots`` into ``out``.
 
     ``urls``: one or more files or globs (Parquet, CSV with a header line, JSON Lines).
     ``usage=None`` adds the usage-preference columns. ``threads`` and ``memory_limit`` (e.g.
     ``"4GB"``) are DuckDB's; ``workers`` > 1 runs the kernel in that many processes (DuckDB's
-    threads read, join and sort; the kernel is Python); ``spark`` is a SparkSession (one on
-    ``local[*]`` is made when None). ``progress`` is called as
+    threads read, join and sort; the kernel is Python); ``spark`` is a SparkSession (when
+    None, one on ``master``: :func:`spark_session`). ``progress`` is called as
     ``progress(phase, rows_done, total_or_None)``.
     """
     if not agents:
@@ -345,6 +349,8 @@ def run_verdicts(
     check_robots(robot_files)
     url_files = expand([urls] if isinstance(urls, str) else list(urls), "URL file")
     if engine == "duckdb":
+        if master is not None:
+            raise DatasetError("--master is Spark's: give --engine spark with it")
         return _duckdb(robot_files, url_files, out, agents, url_column, use, dialect, threads,
                        memory_limit, progress, scratch_dir, workers)
     if engine == "spark":
@@ -354,46 +360,85 @@ def run_verdicts(
         finally:
             con.close()
         require("pyspark", "spark")
-        return _spark(robot_files, url_files, out, agents, url_column, use, dialect, spark)
+        return _spark(robot_files, url_files, out, agents, url_column, use, dialect,
+                      session_for("spark", spark, master))
     raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
 
 
 # --- spark ------------------------------------------------------------------------------------
 
 
-def spark_session(master: str = "local[*]", app: str = "robotrules-dataset") -> Any:
-    """A SparkSession with the settings the engine relies on (UTC, Arrow batch size)."""
+def spark_session(master: str | None = None, app: str = "robotrules-dataset") -> Any:
+    """A SparkSession with the settings the engine relies on (UTC, Arrow batch size, Parquet
+    timestamps as DuckDB writes them), on the master Spark users give it.
+
+    The master is, first to last: ``master`` (the CLI's ``--master``); the one the running
+    Spark application was given (``spark-submit --master``, a session already running in this
+    process); what Spark's own launcher reads: ``--master`` in ``PYSPARK_SUBMIT_ARGS``,
+    ``spark.master`` in ``spark-defaults.conf`` (``SPARK_CONF_DIR``, else
+    ``SPARK_HOME/conf``), the ``MASTER`` environment variable; else ``local[*]``. Other
+    settings come the same ways (``--conf`` in ``PYSPARK_SUBMIT_ARGS``, spark-defaults.conf).
+    :func:`spark_note` says which master a session runs on.
+    """
     require("pyspark", "spark")
-    os.environ.setdefault("PYSPARK_PYTHON", _python())
-    if master.startswith("local"):
-        # Python workers are new processes started by the JVM, from its working directory:
-        # give them this robotrules by absolute path (a relative PYTHONPATH, or a source tree
-        # that shadows an installed copy, would otherwise resolve differently or not at all).
-        # On a cluster, robotrules[spark] must be installed on the executors.
-        import robotrules
-        root = str(Path(robotrules.__file__).resolve().parents[1])
-        paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        os.environ["PYTHONPATH"] = os.pathsep.join(
-            [root, *(os.path.abspath(p) for p in paths if os.path.abspath(p) != root)])
+    # Python workers of a local master and of workers on this machine are processes started
+    # from the JVM's environment: give them this robotrules by absolute path (a relative
+    # PYTHONPATH, or a source tree that shadows an installed copy, would otherwise resolve
+    # differently or not at all). Executors elsewhere need robotrules[spark] installed.
+    import robotrules
+    root = str(Path(robotrules.__file__).resolve().parents[1])
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [root, *(os.path.abspath(p) for p in paths if os.path.abspath(p) != root)])
+    from pyspark import SparkConf
     from pyspark.sql import SparkSession
-    return (SparkSession.builder.master(master).appName(app)
-            .config("spark.sql.session.timeZone", "UTC")
-            # a joined row carries its robots body: small Arrow batches bound worker memory
-            .config("spark.sql.execution.arrow.maxRecordsPerBatch", "2048")
-            .config("spark.sql.shuffle.partitions", str(max(2, os.cpu_count() or 2)))
-            .config("spark.ui.enabled", "false")
-            .getOrCreate())
+
+    active = SparkSession.getActiveSession()
+    if active is not None and (master is None or active.sparkContext.master == master):
+        return active
+    from pyspark.core.context import SparkContext
+    SparkContext._ensure_initialized()  # launches spark-submit: its master and conf files
+    launched = SparkConf().get("spark.master", None)
+    chosen = master or launched or os.environ.get("MASTER") or "local[*]"
+    if _same_machine(chosen):
+        os.environ.setdefault("PYSPARK_PYTHON", _python())
+    builder = (SparkSession.builder.appName(app)
+               .config("spark.sql.session.timeZone", "UTC")
+               # Parquet timestamps as DuckDB writes them: microseconds, UTC (not INT96)
+               .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+               # a joined row carries its robots body: small Arrow batches bound worker memory
+               .config("spark.sql.execution.arrow.maxRecordsPerBatch", "2048")
+               .config("spark.ui.enabled", "false"))
+    if master is not None or launched is None:
+        builder = builder.master(chosen)
+    if chosen.startswith("local"):
+        builder = builder.config("spark.sql.shuffle.partitions",
+                                 str(max(2, os.cpu_count() or 2)))
+    return builder.getOrCreate()
 
 
-def session_for(engine: str, spark: Any = None) -> Any:
+def _same_machine(master: str) -> bool:
+    host = master.partition("://")[2].split(":")[0].split(",")[0]
+    return master.startswith("local") or host in ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def spark_note(session: Any) -> str:
+    """``spark, master spark://h:7077, application app-2026...``: which master ran a job."""
+    sc = session.sparkContext
+    return f"spark, master {sc.master}, application {sc.applicationId}"
+
+
+def session_for(engine: str, spark: Any = None, master: str | None = None) -> Any:
     """The Spark session a dataset command runs on: ``spark`` (the caller's) or a new
-    :func:`spark_session` for ``engine="spark"``, ``None`` for DuckDB; any other engine is a
-    :class:`DatasetError` naming the two."""
+    :func:`spark_session` on ``master`` for ``engine="spark"``, ``None`` for DuckDB; any
+    other engine is a :class:`DatasetError` naming the two."""
     if engine == "spark":
         require("pyspark", "spark")
-        return spark if spark is not None else spark_session()
+        return spark if spark is not None else spark_session(master)
     if engine != "duckdb":
         raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
+    if master is not None:
+        raise DatasetError("--master is Spark's: give --engine spark with it")
     return None
 
 
@@ -453,7 +498,7 @@ def _spark(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequenc
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
-    session = spark if spark is not None else spark_session()
+    session = spark
     raw = session.read.parquet(*robots).select(*_ROBOTS_READ)
     chosen = raw.repartition("origin").mapInArrow(_choose_partition, raw.schema)
     right = chosen.select(
@@ -482,4 +527,4 @@ def _spark(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequenc
     elif os.path.exists(out):
         os.remove(out)
     os.replace(partial, out)
-    return VerdictRun("spark", files=len(urls))
+    return VerdictRun("spark", files=len(urls), where=spark_note(session))

@@ -60,6 +60,7 @@ class HistoryResult:
     files: list[Path] = field(default_factory=list)
     changes: Counter[tuple[str, str]] = field(default_factory=Counter)  # (pair, kind) -> n
     crawlers: list[dict[str, Any]] = field(default_factory=list)
+    engine: str = "duckdb"
 
     def headline(self) -> list[str]:
         lines = []
@@ -260,8 +261,8 @@ def _spark_history(spark: Any, labelled: Sequence[tuple[str, str]], tokens: Sequ
     require("pyspark", "spark")
     from pyspark.sql import functions as F
 
-    from .engines import _ROBOTS_READ, _choose_partition, spark_session
-    session = spark if spark is not None else spark_session()
+    from .engines import _ROBOTS_READ, _choose_partition
+    session = spark
     chosen = []
     for label, path in labelled:
         raw = session.read.parquet(path).select(*_ROBOTS_READ)
@@ -285,11 +286,11 @@ def _spark_history(spark: Any, labelled: Sequence[tuple[str, str]], tokens: Sequ
 def run_history(robots: Sequence[str], out_dir: str | os.PathLike[str], *,
                 agents: Sequence[str] | None = None, purpose: str | None = None,
                 paths: Sequence[str] = ("/",), engine: str = "duckdb",
-                spark: Any = None) -> HistoryResult:
+                spark: Any = None, master: str | None = None) -> HistoryResult:
     """The history of the crawls in ``robots`` (oldest first) into ``out_dir``.
 
     ``engine="spark"``: the duplicate rule and the join of consecutive crawls run on Spark
-    (``spark``: a SparkSession; one on ``local[*]`` when None), the per-origin comparison
+    (``spark``: a SparkSession; when None, one on ``master``: :func:`.engines.spark_session`), the per-origin comparison
     (:func:`_crawl_events`, :func:`_pair_events`) in ``mapInArrow`` on the executors; only
     its change rows and counters reach the driver. The same tables either way."""
     pa = require("pyarrow")
@@ -310,12 +311,13 @@ def run_history(robots: Sequence[str], out_dir: str | os.PathLike[str], *,
     counts: Counter[tuple[str, ...]] = Counter()
     tables: dict[str, list[dict[str, Any]]] = {"access": [], "groups": [], "signals": []}
     result = HistoryResult(Path(out_dir), labels)
-    if engine == "spark":
-        _spark_history(spark, labelled, tokens, sample, counts, tables)
-    elif engine == "duckdb":
-        _duckdb_history(labelled, tokens, sample, counts, tables)
+    from .engines import session_for, spark_note
+    session = session_for(engine, spark, master)
+    if session is not None:
+        _spark_history(session, labelled, tokens, sample, counts, tables)
+        result.engine = spark_note(session)
     else:
-        raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
+        _duckdb_history(labelled, tokens, sample, counts, tables)
     for key, n in counts.items():
         if key[0] == "changes":
             result.changes[(key[1], key[2])] += n
