@@ -19,7 +19,8 @@ from collections.abc import Sequence
 
 from ._deps import DatasetError, require
 
-__all__ = ["ROBOTS_NEEDED", "WARC_SUFFIXES", "check_robots", "url_format", "warc_inputs"]
+__all__ = ["ROBOTS_NEEDED", "WARC_SUFFIXES", "check_output", "check_robots", "url_format",
+           "warc_inputs"]
 
 #: Columns of robots.parquet the verdict and census stages read.
 ROBOTS_NEEDED = ("origin", "robots_url", "fetch_time", "outcome", "body", "warc_offset")
@@ -54,6 +55,10 @@ def check_robots(paths: Sequence[str]) -> None:
         try:
             names = pq.ParquetFile(path).schema_arrow.names
         except (OSError, pa_.ArrowException) as exc:
+            if "magic bytes" in str(exc):
+                raise DatasetError(f"{path} is not a Parquet file: --robots takes the "
+                                   "robots.parquet 'robotrules dataset robots' writes (a "
+                                   "robots.txt goes to 'robotrules check --robots')") from exc
             raise _fail(path, exc) from exc
         missing = [c for c in ROBOTS_NEEDED if c not in names]
         if missing:
@@ -130,3 +135,13 @@ def warc_inputs(args: Sequence[str], prefix: str | None = None) -> list[str]:
         else:
             raise DatasetError(f"no such WARC file: {arg}")
     return list(out)
+
+
+def check_output(path: str, *, directory: bool = False) -> None:
+    """An output name must say Parquet: ``.parquet``/``.pq``, or no suffix for Spark's
+    directory; a ``.csv`` or ``.json`` name would hold Parquet bytes under a lying name."""
+    name = os.path.basename(path.rstrip(os.sep)).lower()
+    if name.endswith((".parquet", ".pq")) or (directory and "." not in name):
+        return
+    raise DatasetError(f"{path}: the verdicts are written as Parquet; name the output "
+                       "*.parquet (convert with DuckDB: COPY (FROM 'v.parquet') TO 'v.csv')")

@@ -73,13 +73,13 @@ class CensusResult:
         """One line per crawl: origins, the most blocked crawlers, the usage signals found."""
         lines = []
         for crawl in self.crawls:
-            mine = sorted((r for r in self.agents if r["crawl"] == crawl),
+            mine = sorted((r for r in self.agents if r["crawl"] == crawl and r["blocked"]),
                           key=lambda r: (-r["blocked_share"], r["token"]))[:3]
             top = ", ".join(f"{r['token']} {100 * r['blocked_share']:.1f} %" for r in mine)
             sig = [r for r in self.signals if r["crawl"] == crawl and r["category"] == "*"]
-            said = ", ".join(f"{r['signal']} {r['files']}" for r in sig) or "none"
-            lines.append(f"{crawl}: {self.origins.get(crawl, 0)} origins; most blocked: "
-                         f"{top or '-'}; files with usage signals: {said}")
+            said = ", ".join(f"{r['signal']} {r['files']:,}" for r in sig) or "none"
+            lines.append(f"{crawl}: {self.origins.get(crawl, 0):,} origins; most blocked: "
+                         f"{top or 'none blocked'}; files with usage signals: {said}")
         return lines
 
 
@@ -222,16 +222,20 @@ def chosen_batches(path: str, con: Any, rows: int = 2048) -> Iterator[Any]:
 
 
 def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
-                 scratch_dir: str | None, policy_tokens: Mapping[str, str] | None = None
+                 scratch_dir: str | None, policy_tokens: Mapping[str, str] | None = None,
+                 threads: int | None = None, memory_limit: str | None = None
                  ) -> Counter[tuple[str, ...]]:
     from .engines import connect
     total: Counter[tuple[str, ...]] = Counter()
+    if scratch_dir:
+        os.makedirs(scratch_dir, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="robotrules-census-", dir=scratch_dir) as tmp:
-        con = connect(spill_dir=tmp)
+        con = connect(threads, memory_limit, spill_dir=tmp)
         try:
             batches = (b.select(["origin", "outcome", "body"]) for b in chosen_batches(path, con))
             if workers > 1:
-                with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+                pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+                try:
                     pending: list[Future[Counter[tuple[str, ...]]]] = []
                     for batch in batches:
                         pending.append(pool.submit(_count_batch, batch, tokens, usage,
@@ -240,6 +244,10 @@ def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
                             total.update(pending.pop(0).result())
                     for f in pending:
                         total.update(f.result())
+                finally:
+                    # also on SIGTERM / Ctrl-C: queued batches dropped, the workers (and
+                    # the resource tracker with them) end before the temp dir goes
+                    pool.shutdown(wait=True, cancel_futures=True)
             else:
                 for batch in batches:
                     total.update(_count_batch(batch, tokens, usage, policy_tokens))
@@ -391,10 +399,10 @@ def _charts(out: Path, crawls: Sequence[str], agents: Any, groups: Any, top: int
         ax.set_xlabel(f"% of {origins} origins")
         ax.set_xlim(0, 100)
         ax.set_title(f"{crawl}: robots.txt access per crawler (top {len(mine)} by blocked share)")
-        ax.legend(loc="lower right", fontsize="small")
+        legend_outside(ax)
         fig.tight_layout()
         path = out / f"agents-{_slug(crawl)}.png"
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
         plt.close(fig)
         files.append(path)
     grows = groups.to_pylist()
@@ -408,10 +416,10 @@ def _charts(out: Path, crawls: Sequence[str], agents: Any, groups: Any, top: int
     ax.set_xticks([j + width * (len(crawls) - 1) / 2 for j in range(len(names))], names)
     ax.set_ylabel("% of origins blocking at least one crawler of the group")
     ax.set_title("Blocked share per purpose (strictest crawler of the group)")
-    ax.legend(fontsize="small")
+    legend_outside(ax)
     fig.tight_layout()
     path = out / "groups.png"
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     files.append(path)
     if len(crawls) > 1:
@@ -422,10 +430,10 @@ def _charts(out: Path, crawls: Sequence[str], agents: Any, groups: Any, top: int
             plot_share(ax, rows, crawls, "token", r["token"])
         ax.set_ylabel("% of origins blocking the crawler")
         ax.set_title("Trend: share of origins blocking each crawler")
-        ax.legend(fontsize="small", ncol=2)
+        legend_outside(ax)
         fig.tight_layout()
         path = out / "trend.png"
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
         plt.close(fig)
         files.append(path)
     return files
@@ -444,12 +452,17 @@ def run_census(
     spark: Any = None,
     policy_tokens: Mapping[str, str] | None = None,
     master: str | None = None,
+    threads: int | None = None,
+    memory_limit: str | None = None,
 ) -> CensusResult:
     """The census of each crawl in ``robots`` (``LABEL=PATH`` or ``PATH``) into ``out_dir``.
 
-    ``progress`` is called with 1 after each crawl. ``engine="spark"`` counts on Spark
-    (``spark``: a SparkSession; when None, one on ``master``: :func:`.engines.spark_session`): the same counts, the tables and
-    charts written by the driver. ``policy_tokens`` (token -> usage category; default the
+    ``progress`` is called with 1 after each crawl. ``threads``, ``memory_limit`` and
+    ``scratch_dir`` are DuckDB's (the duplicate rule's sort spills there, out of core);
+    ``workers`` processes assess the files (memory: one batch and a memo of bodies each).
+    ``engine="spark"`` counts on Spark (``spark``: a SparkSession; when None, one on
+    ``master``: :func:`.engines.spark_session`): the same counts, the tables and charts
+    written by the driver. ``policy_tokens`` (token -> usage category; default the
     built-in :data:`robotrules.aipref.POLICY_TOKENS`): groups naming one are counted as the
     ``policy-token`` signal and never as blocked crawlers (:mod:`robotrules.aipref.policy_tokens`).
     """
@@ -470,7 +483,8 @@ def run_census(
         counts[label] = (
             _count_crawl_spark(session, path, tokens, usage, policy_tokens)
             if session is not None
-            else _count_crawl(path, tokens, usage, n, scratch_dir, policy_tokens))
+            else _count_crawl(path, tokens, usage, n, scratch_dir, policy_tokens, threads,
+                              memory_limit))
         if progress is not None:
             progress(1)
     out = Path(out_dir)
@@ -490,6 +504,12 @@ def run_census(
     result.files += _charts(out, labels, agent_t, group_t, top)
     result.origins = {r["crawl"]: r["origins"] for r in outcome_t.to_pylist()}
     return result
+
+
+def legend_outside(ax: Any) -> Any:
+    """The chart's legend beside the plot, right of it, so it never covers a bar or a line."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small",
+                     borderaxespad=0.0)
 
 
 def plot_share(ax: Any, rows: Sequence[dict[str, Any]], crawls: Sequence[str], key: str,

@@ -36,22 +36,46 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 @contextmanager
 def _errors() -> Iterator[None]:
+    """One-line errors; Ctrl-C is exit 130; SIGTERM unwinds like an exception (exit 143), so
+    worker pools, temporary folders and partial files are cleaned up as on any error."""
+    import signal
+    import threading
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, _terminate) if main else None
     try:
         yield
+    except KeyboardInterrupt:
+        click.echo("robotrules dataset: interrupted", err=True)
+        raise SystemExit(130) from None
     except DatasetError as exc:
         _fail(str(exc))
     except OSError as exc:
         _fail(f"{exc.filename or ''}{': ' if exc.filename else ''}{exc.strerror or exc}")
+    except Exception as exc:
+        # DuckDB reports a Ctrl-C as its InterruptException, or as an error of our UDF
+        if type(exc).__name__ == "InterruptException" or "KeyboardInterrupt" in str(exc):
+            click.echo("robotrules dataset: interrupted", err=True)
+            raise SystemExit(130) from None
+        raise
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, before)
 
 
 class _Progress:
     """``progress(phase, done, total)`` drawn with rich on a terminal; nothing otherwise."""
 
     def __init__(self) -> None:
+        import threading
         self.bar: Any = None
         self.tasks: dict[str, Any] = {}
+        self.lock = threading.Lock()  # DuckDB calls from several threads: one row per phase
 
     def __enter__(self) -> _Progress:
         if sys.stderr.isatty():
@@ -76,9 +100,10 @@ class _Progress:
     def __call__(self, phase: str, done: int, total: int | None) -> None:
         if self.bar is None:
             return
-        if phase not in self.tasks:
-            self.tasks[phase] = self.bar.add_task(phase, total=total)
-        self.bar.update(self.tasks[phase], completed=done, total=total)
+        with self.lock:
+            if phase not in self.tasks:
+                self.tasks[phase] = self.bar.add_task(phase, total=total)
+            self.bar.update(self.tasks[phase], completed=done, total=total)
 
 
 def _engine_line(engine: str) -> None:
@@ -203,11 +228,17 @@ def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[s
               help="processes assessing files (default: CPU count)")
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
               show_default=True)
+@click.option("--threads", type=click.IntRange(1), default=None,
+              help="DuckDB threads (default: CPU count)")
+@click.option("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB (spills beyond)")
+@click.option("--scratch-dir", type=click.Path(file_okay=False), default=None,
+              help="where DuckDB spills (default: the system's temporary directory)")
 @policy_token_option
 @_master_option
 def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
-               workers: int | None, engine: str, policy_tokens: dict[str, str] | None,
-               master: str | None) -> None:
+               workers: int | None, engine: str, threads: int | None,
+               memory_limit: str | None, scratch_dir: str | None,
+               policy_tokens: dict[str, str] | None, master: str | None) -> None:
     """Per crawler and purpose: origins blocking it fully, partly or not at all; usage signals."""
     with _errors():
         from .census import run_census
@@ -220,7 +251,8 @@ def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
 
             result = run_census(list(robots), output, purpose=purpose, workers=workers,
                                 progress=step, engine=engine, policy_tokens=policy_tokens,
-                                master=master)
+                                master=master, threads=threads, memory_limit=memory_limit,
+                                scratch_dir=scratch_dir)
     _engine_line(result.engine)
     for line in result.headline():
         click.echo(line, err=True)

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from robotrules import Dialect
 
 from ._deps import DatasetError, require
-from ._io import check_robots, url_format
+from ._io import check_output, check_robots, url_format
 from .captures import choose, chosen_sql
 from .kernel import RulesCache, evaluate, output_schema, url_origins
 
@@ -91,6 +91,9 @@ def expand(paths: Sequence[str], what: str) -> list[str]:
             if not found:
                 raise DatasetError(f"no {what} matches {path}")
             out += found
+        elif os.path.isdir(path):
+            raise DatasetError(f"{path} is a directory, not a {what}: give its files or a "
+                               f"quoted glob ('{os.path.join(path, '*')}')")
         elif not os.path.isfile(path):
             raise DatasetError(f"no such {what}: {path}")
         else:
@@ -136,9 +139,25 @@ def url_relation(con: Any, paths: Sequence[str], column: str) -> tuple[Any, int 
                                [files]).fetchall()
             total = int(rows[0][0] or 0)
         elif kind == "csv":
-            rel = con.read_csv(files, header=True, union_by_name=True)
+            for f in files:
+                if _empty_text(f):
+                    raise DatasetError(f"{f} is empty: a CSV needs a header line naming the "
+                                       f"URL column ({column!r})")
+            # a row that is not UTF-8 or not CSV is skipped and counted (reject_errors)
+            rel = con.sql("SELECT * FROM read_csv(?, header = true, "
+                          "ignore_errors = true, store_rejects = true)", params=[files])
         else:
-            rel = con.read_json(files, format="newline_delimited")
+            # a line that is not JSON (a lone surrogate ...) reads as all nulls: skipped
+            # and counted (:func:`bad_url_rows`)
+            raw = con.sql("SELECT * FROM read_json(?, format = 'newline_delimited', "
+                          "ignore_errors = true)", params=[files])
+            raw.create_view("__json_urls", replace=True)
+            empty = " AND ".join(f"{_q(c)} IS NULL" for c in raw.columns)
+            con.execute(f"CREATE OR REPLACE TEMP VIEW __json_good AS SELECT * FROM __json_urls "
+                        f"WHERE NOT ({empty})")
+            con.execute(f"CREATE OR REPLACE TEMP VIEW __json_bad AS SELECT count(*) AS n "
+                        f"FROM __json_urls WHERE {empty}")
+            rel = con.view("__json_good")
     except duckdb.Error as exc:
         raise DatasetError(f"cannot read {_name(files)}: {_one_line(exc)}") from exc
     if column not in rel.columns:
@@ -151,6 +170,29 @@ def url_relation(con: Any, paths: Sequence[str], column: str) -> tuple[Any, int 
         if name in rel.columns:
             raise DatasetError(f"{_name(files)} already has a column {name!r}; rename it")
     return rel, total
+
+
+def _empty_text(path: str) -> bool:
+    """No header line: the file is empty or white space only (plain or gzip)."""
+    import gzip
+    try:
+        with (gzip.open(path, "rb") if path.lower().endswith(".gz") else open(path, "rb")) as f:
+            return not f.read(4096).strip()
+    except (OSError, EOFError):
+        return False  # DuckDB says what is wrong with it
+
+
+def bad_url_rows(con: Any, kind: str) -> int:
+    """URL rows skipped as unreadable (not UTF-8, not CSV, not JSON) once the run has read
+    them: DuckDB's rejects for CSV, the all-null lines for JSON Lines."""
+    try:
+        if kind == "csv":
+            return int(con.execute("SELECT count(*) FROM reject_errors").fetchall()[0][0])
+        if kind == "json":
+            return int(con.execute("SELECT n FROM __json_bad").fetchall()[0][0])
+    except Exception:
+        return 0
+    return 0
 
 
 def _name(files: Sequence[str]) -> str:
@@ -196,8 +238,12 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             rel, total = url_relation(con, urls, column)
             con.register("url_rel", rel)
             source = f"(SELECT {', '.join(_ROBOTS_READ)} FROM read_parquet(?))"
-            con.execute("CREATE TABLE chosen AS SELECT row_number() OVER (ORDER BY origin) "
-                        f"AS rid, * FROM ({chosen_sql(source)}) ORDER BY origin", [list(robots)])
+            try:
+                con.execute("CREATE TABLE chosen AS SELECT row_number() OVER (ORDER BY "
+                            f"origin) AS rid, * FROM ({chosen_sql(source)}) ORDER BY origin",
+                            [list(robots)])
+            except duckdb.Error as exc:
+                raise DatasetError(_which_robots(con, robots, exc)) from exc
             seen = _origin_udf(con, progress, total)
             cols = ", ".join(f"u.{_q(c)}" for c in rel.columns)
             stream = con.sql(
@@ -236,13 +282,36 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             writer.close()
             os.replace(partial, target)
             run.urls, run.parses = done, cache.parses + pool_parses[0]
+            run.bad_rows = bad_url_rows(con, url_format(urls[0]))
         except duckdb.Error as exc:
+            if _interrupted(exc):
+                raise KeyboardInterrupt from exc
             raise DatasetError(_one_line(exc)) from exc
         finally:
             if partial.exists():
                 partial.unlink()
             con.close()
     return run
+
+
+def _which_robots(con: Any, robots: Sequence[str], exc: BaseException) -> str:
+    """The error of reading robots.parquet files, naming the file that fails alone."""
+    duckdb = require("duckdb")
+    if _interrupted(exc):
+        raise KeyboardInterrupt from exc
+    for path in robots:
+        try:
+            con.execute(f"SELECT sum(hash({', '.join(_ROBOTS_READ)})) FROM read_parquet(?)",
+                        [path])
+        except duckdb.Error as one:
+            return f"cannot read {path} (a robots.parquet): {_one_line(one)}"
+    return f"cannot read the robots files: {_one_line(exc)}"
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """DuckDB's report of a Ctrl-C: an interrupted query, or KeyboardInterrupt in our UDF."""
+    duckdb = require("duckdb")
+    return isinstance(exc, duckdb.InterruptException) or "KeyboardInterrupt" in str(exc)
 
 
 def _with_bodies(batch: pa.RecordBatch, bodies: Any) -> pa.RecordBatch:
@@ -264,8 +333,12 @@ def _with_bodies(batch: pa.RecordBatch, bodies: Any) -> pa.RecordBatch:
             got.column("body").combine_chunks())
     else:
         body = pa_.nulls(batch.num_rows, pa_.binary())
-    return pa_.RecordBatch.from_arrays([*batch.columns[:-1], body],
-                                       names=[*batch.schema.names[:-1], "robots_body"])
+    columns = list(batch.columns[:-1])
+    names = batch.schema.names[:-1]
+    at = names.index("robots_fetch_time")
+    # DuckDB names its session zone (Etc/UTC ...): the output says UTC, as Spark's does
+    columns[at] = columns[at].cast(pa_.timestamp("us", tz="UTC"))
+    return pa_.RecordBatch.from_arrays([*columns, body], names=[*names, "robots_body"])
 
 
 _WORKER_CACHE: dict[str, RulesCache] = {}
@@ -348,6 +421,7 @@ def run_verdicts(
     robot_files = expand(robots, "robots file")
     check_robots(robot_files)
     url_files = expand([urls] if isinstance(urls, str) else list(urls), "URL file")
+    check_output(out, directory=engine == "spark")
     if engine == "duckdb":
         if master is not None:
             raise DatasetError("--master is Spark's: give --engine spark with it")
@@ -414,7 +488,12 @@ def spark_session(master: str | None = None, app: str = "robotrules-dataset") ->
     if chosen.startswith("local"):
         builder = builder.config("spark.sql.shuffle.partitions",
                                  str(max(2, os.cpu_count() or 2)))
-    return builder.getOrCreate()
+    try:
+        return builder.getOrCreate()
+    except Exception as exc:  # Py4JJavaError and kin: Spark's own words, first line
+        text = str(getattr(exc, "java_exception", "") or exc).strip().splitlines()
+        raise DatasetError(f"Spark could not start on {chosen}: "
+                           f"{text[0] if text else type(exc).__name__}") from exc
 
 
 def _same_machine(master: str) -> bool:

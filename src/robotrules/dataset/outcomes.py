@@ -68,7 +68,7 @@ from ._io import check_robots
 from .captures import chosen_sql
 from .census import crawl_label
 
-__all__ = ["CATEGORIES", "COLUMNS", "RFC_COLUMNS", "OutcomesResult", "capture_class",
+__all__ = ["CATEGORIES", "COLUMNS", "RFC_COLUMNS", "OutcomesResult",
            "cc_robotstxt_mime", "cc_ruleset_agents", "crawl_monday", "parse_top",
            "read_ranks", "run_outcomes", "stratum_label"]
 
@@ -155,25 +155,6 @@ def cc_robotstxt_mime(detected: str | None, content_type: str | None) -> bool:
     return content_type is None or _TEXT_NOT_HTML.search(content_type) is not None
 
 
-def capture_class(status: int | None) -> str:
-    """Common Crawl's class of one capture's HTTP status (step 3)."""
-    if status is None:
-        return "other"
-    if status == 200:
-        return "success"
-    if status == 403:
-        return "forbidden"
-    if 500 <= status <= 599 or status == 429:
-        return "defer"
-    if 300 <= status < 400:
-        return "redirect"
-    if status in (400, 404, 410):
-        return "notfound"
-    if status == 401:
-        return "unauthorized"
-    return "other"
-
-
 def crawl_monday(label: str, first: date | None) -> date:
     """``dt``: the Monday of the ISO week a ``CC-MAIN-YYYY-WW`` label names, else the Monday of
     the week of ``first`` (today's when None)."""
@@ -208,25 +189,6 @@ def parse_top(text: str) -> list[int]:
             raise DatasetError("--top values must be positive")
         out.add(k)
     return sorted(out)
-
-
-def capture_class(status: int | None) -> str:
-    """Common Crawl's class of one capture's HTTP status."""
-    if status is None:
-        return "other"
-    if status == 200:
-        return "success"
-    if status == 403:
-        return "forbidden"
-    if 500 <= status <= 599 or status == 429:
-        return "defer"
-    if 300 <= status < 400:
-        return "redirect"
-    if status in (400, 404, 410):
-        return "notfound"
-    if status == 401:
-        return "unauthorized"
-    return "other"
 
 
 def _open_text(path: str) -> io.TextIOBase:
@@ -327,6 +289,7 @@ def _procedure(run: Callable[[str, str], None]) -> str:
                                AND redirect_target <> url) f ON c.url = f.to_url) t
             WHERE n = 1""")
     rows = " UNION ALL ".join(f"SELECT * FROM cc_d{i}" for i in range(_REDIRECT_ROUNDS + 1))
+    # step 3, Common Crawl's fetch_status_classify
     cls = ("CASE WHEN fetch_status = 200 THEN 'success' WHEN fetch_status = 403 THEN "
            "'forbidden' WHEN fetch_status BETWEEN 500 AND 599 OR fetch_status = 429 THEN "
            "'defer' WHEN fetch_status >= 300 AND fetch_status < 400 THEN 'redirect' "

@@ -67,6 +67,7 @@ class IngestStats:
     records: int = 0
     responses: int = 0
     rows: int = 0
+    rows_seen: int = 0  # robots.txt captures found in pass 1
     error_rows: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
     broken_files: list[str] = field(default_factory=list)
@@ -158,6 +159,14 @@ def _capture(record: Any, path: str, stats: IngestStats, raw_limit: int) -> tupl
             else:
                 complete = 0
             raw = b"".join(chunks)
+    # the rest of the block, to see whether the file holds all of it (a file cut mid-record
+    # ends a record early without an error from FastWARC)
+    while record.reader.read(_CHUNK):
+        pass
+    if record.reader.tell() < record.content_length:
+        cut = _CUT_SHORT
+        stats.broken_files.append(f"{path}: ends inside the record at offset "
+                                  f"{record.stream_pos} ({uri})")
     cc = None
     if status == 200 and raw is not None:
         agents = cc_ruleset_agents(_decoded(raw, encoding or ""), detected, ctype)
@@ -180,6 +189,8 @@ def _decoded(raw: bytes, encoding: str) -> bytes:
     except ValueError:
         return b""
 
+
+_CUT_SHORT = "file ends inside the record"  # our WARC-Truncated value for a cut file
 
 _COLUMNS = ("key, origin, url, t, status, location, encoding, ctype, raw, complete, error, "
             "warc_file, warc_offset, wtrunc, detected, cc")
@@ -215,6 +226,7 @@ def _pass1(paths: Iterable[str], db: sqlite3.Connection, stats: IngestStats,
                 continue
             is_robots = int(row[0] == row[1] + "/robots.txt")
             pending.append((*row, is_robots))
+            stats.rows_seen += is_robots
             if len(pending) >= _INSERT_EVERY:
                 db.executemany(sql, pending)
                 pending.clear()
@@ -263,7 +275,8 @@ def _replay(db: sqlite3.Connection, first: _Row, max_bytes: int) -> dict[str, An
         if cut is not None and cut != "length" and 200 <= status < 300:
             # the crawler stopped reading (WARC-Truncated: time, disconnect, ...): as the live
             # fetcher, whose transfer cut mid-body is unreachable (RFC 9309 2.3.1.4)
-            attempt.on_error(f"capture truncated by the crawler (WARC-Truncated: {cut})")
+            attempt.on_error("the WARC file ends inside the record" if cut == _CUT_SHORT else
+                             f"capture truncated by the crawler (WARC-Truncated: {cut})")
             break
         headers = {"content-encoding": encoding or ""}
         if location is not None:
@@ -346,6 +359,9 @@ def read_warcs(
                 raise DatasetError("no WARC record could be read: " + (
                     why or ", ".join(names[:3]) + (" ..." if len(names) > 3 else "") +
                     (" is empty" if len(names) == 1 else " are empty")))
+            if stats.rows_seen == 0 and stats.broken_files:  # a broken file, no capture read
+                raise DatasetError("no robots.txt capture could be read: "
+                                   + "; ".join(stats.broken_files[:3]))
             target.parent.mkdir(parents=True, exist_ok=True)
             with pq.ParquetWriter(os.fspath(partial), schema, compression="zstd") as writer:
                 rows: list[dict[str, Any]] = []
