@@ -292,7 +292,8 @@ def run_history(robots: Sequence[str], out_dir: str | os.PathLike[str], *,
     ``engine="spark"``: the duplicate rule and the join of consecutive crawls run on Spark
     (``spark``: a SparkSession; when None, one on ``master``: :func:`.engines.spark_session`),
     the per-origin comparison (:func:`_crawl_events`, :func:`_pair_events`) in ``mapInArrow``
-    on the executors; only its change rows and counters reach the driver. The same tables either way."""
+    on the executors; only its change rows and counters reach the driver. The same tables
+    either way."""
     pa = require("pyarrow")
     pq = require("pyarrow.parquet")
     labelled = [crawl_label(r) for r in robots]
