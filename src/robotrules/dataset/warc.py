@@ -163,7 +163,10 @@ def _capture(record: Any, path: str, stats: IngestStats, raw_limit: int) -> tupl
     # ends a record early without an error from FastWARC)
     while record.reader.read(_CHUNK):
         pass
-    if record.reader.tell() < record.content_length:
+    # (a chunked body is read decoded, shorter than the block: its length proves nothing)
+    chunked = http is not None and "chunked" in str(
+        http.get("Transfer-Encoding") or "").lower()
+    if not chunked and record.reader.tell() < record.content_length:
         cut = _CUT_SHORT
         stats.broken_files.append(f"{path}: ends inside the record at offset "
                                   f"{record.stream_pos} ({uri})")
