@@ -308,15 +308,23 @@ def outcomes_cmd(robots: tuple[str, ...], ranks: str, top: str, dates: tuple[str
               help="directory for the tables (Parquet) and the chart (PNG)")
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
               show_default=True)
+@click.option("--threads", type=click.IntRange(1), default=None,
+              help="DuckDB threads (default: CPU count)")
+@click.option("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB (spills beyond)")
+@click.option("--scratch-dir", type=click.Path(file_okay=False), default=None,
+              help="where DuckDB spills and the change rows are spooled (default: the "
+                   "system's temporary directory)")
 @_master_option
 def history_cmd(robots: tuple[str, ...], agents: tuple[str, ...], purpose: str | None,
-                paths: str, output: str, engine: str, master: str | None) -> None:
+                paths: str, output: str, engine: str, threads: int | None,
+                memory_limit: str | None, scratch_dir: str | None, master: str | None) -> None:
     """What changed per origin between consecutive crawls: access, groups, usage signals."""
     with _errors():
         from .history import run_history
         result = run_history(list(robots), output, agents=list(agents) or None,
                              purpose=purpose, paths=[p for p in paths.split(",") if p],
-                             engine=engine, master=master)
+                             engine=engine, master=master, threads=threads,
+                             memory_limit=memory_limit, scratch_dir=scratch_dir)
     _engine_line(result.engine)
     for line in result.headline():
         click.echo(line, err=True)
