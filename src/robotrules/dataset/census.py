@@ -7,7 +7,9 @@ is assessed with ``robotrules.agents.assess``: **blocked** (the whole site is di
 **partial** (some paths), **allowed** (nothing disallowed). allow-all counts as allowed and
 disallow-all as blocked for every crawler. With the AI-preferences feature present, the usage
 preferences the file states for the site root (``rules.usage(origin + "/", ...)``) are counted
-too: how many origins say yes / no to ``train-ai``, ``ai-train``, ``ai-input``, ``search``.
+too: how many origins say yes / no to each category of the AIPREF vocabularies
+(:data:`USAGE_COUNTED`: ``train-ai``, ``search``, ``ai-train``, ``ai-input``, and vocab-08's
+``ai-use``).
 
 A *group* is the crawlers sharing a purpose (:func:`robotrules.agents.purposes_of`: a crawler
 with several purposes counts in each); an origin's status for a group is the strictest status
@@ -52,7 +54,19 @@ __all__ = ["ACCESS", "SIGNALS", "USAGE_COUNTED", "CensusResult", "chosen_batches
            "plot_share", "policy_tokens", "registry_policy_tokens", "run_census", "signals_of"]
 
 ACCESS = ("blocked", "partial", "allowed")
-USAGE_COUNTED = ("train-ai", "ai-train", "ai-input", "search")
+def _usage_counted() -> dict[str, str]:
+    """Each category the census counts -> the AIPREF vocabulary it is read under: the default
+    vocabulary's categories, then those only a later one has (vocab-08's ``ai-use``)."""
+    from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY, VOCABULARIES, usage_keys
+    out: dict[str, str] = dict.fromkeys(usage_keys(DEFAULT_VOCABULARY), DEFAULT_VOCABULARY)
+    for name in VOCABULARIES:
+        for key in usage_keys(name):
+            out.setdefault(key, name)
+    return out
+
+
+#: The usage categories counted, in table order (:func:`_usage_counted`).
+USAGE_COUNTED = tuple(_usage_counted())
 _STRICT = {"blocked": 0, "partial": 1, "allowed": 2}
 _MEMO = 4096  # distinct bodies whose assessments a worker keeps
 
@@ -158,6 +172,7 @@ def _count_rows(rows: dict[str, list[Any]], tokens: Sequence[str], usage: bool,
     counts: Counter[tuple[str, ...]] = Counter()
     by_token = {a.token: a for a in known_agents()}
     agents = [by_token[t] for t in tokens]
+    read_under = _usage_counted()
     from robotrules import aipref
 
     # the registry's control tokens and the caller's policy tokens (aipref.policy_tokens)
@@ -196,10 +211,11 @@ def _count_rows(rows: dict[str, list[Any]], tokens: Sequence[str], usage: bool,
                 if group not in strictest or _STRICT[access] < _STRICT[strictest[group]]:
                     strictest[group] = access
             if usage and rules is not None:
-                u = rules.usage(origin + "/", user_agent=agent.token,
-                                policy_tokens=policy_tokens)
+                answers = {v: rules.usage(origin + "/", user_agent=agent.token,
+                                          policy_tokens=policy_tokens, vocabulary=v)
+                           for v in dict.fromkeys(read_under.values())}
                 for key in USAGE_COUNTED:
-                    value = u[key]
+                    value = answers[read_under[key]][key]
                     if value is not None:
                         counts[("usage", agent.token, key, "yes" if value else "no")] += 1
         for group, access in strictest.items():

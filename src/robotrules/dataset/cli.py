@@ -18,12 +18,21 @@ from typing import Any, NoReturn
 
 import click
 
+from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY, VOCABULARIES
 from robotrules.cli._common import policy_token_option
 
 from ._deps import DatasetError
 
 __all__ = ["dataset", "main"]
 
+_threads_option = click.option("--threads", type=click.IntRange(1), default=None,
+                               help="DuckDB threads (default: CPU count)")
+_memory_option = click.option("--memory-limit", default=None,
+                              help="DuckDB memory limit, e.g. 4GB (spills beyond)")
+_scratch_option = click.option(
+    "--scratch-dir", type=click.Path(file_okay=False), default=None,
+    help="where DuckDB spills and temporary files go (default: the system's temporary "
+         "directory)")
 _master_option = click.option(
     "--master", default=None,
     help="Spark master URL for --engine spark (spark://host:7077, yarn, k8s://..., local[4]); "
@@ -183,22 +192,24 @@ def robots_cmd(warcs: tuple[str, ...], prefix: str | None, output: str) -> None:
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
               show_default=True)
 @click.option("--column", default="url", show_default=True, help="the URL column")
-@click.option("--threads", type=click.IntRange(1), default=None,
-              help="DuckDB threads (default: CPU count)")
-@click.option("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB (spills beyond)")
+@_threads_option
+@_memory_option
 @click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
               help="processes running the kernel (DuckDB's threads read, join and sort)")
-@click.option("--scratch-dir", type=click.Path(file_okay=False), default=None,
-              help="where DuckDB spills (default: the system's temporary directory)")
+@_scratch_option
 @click.option("--dialect", type=click.Choice(["rfc9309", "google", "1994"]), default="rfc9309",
               show_default=True)
 @click.option("--usage/--no-usage", default=None,
               help="add the AI usage-preference columns (default: on)")
+@click.option("--vocabulary", type=click.Choice(sorted(VOCABULARIES)),
+              default=DEFAULT_VOCABULARY, show_default=True,
+              help="the AIPREF vocabulary of the usage columns (vocab-08 adds ai-use)")
 @_master_option
 def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[str, ...],
                  output: str, engine: str, column: str, threads: int | None,
                  memory_limit: str | None, workers: int, scratch_dir: str | None,
-                 dialect: str, usage: bool | None, master: str | None) -> None:
+                 dialect: str, usage: bool | None, vocabulary: str,
+                 master: str | None) -> None:
     """Per-agent verdicts (allowed, deciding line, rule, reason) for every URL of URL files."""
     with _errors():
         from .engines import run_verdicts
@@ -207,7 +218,8 @@ def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[s
                                engine=engine, url_column=column,  # type: ignore[arg-type]
                                usage=usage, dialect=dialect,  # type: ignore[arg-type]
                                threads=threads, memory_limit=memory_limit, workers=workers,
-                               scratch_dir=scratch_dir, progress=progress, master=master)
+                               scratch_dir=scratch_dir, progress=progress, master=master,
+                               vocabulary=vocabulary)
     if run.engine == "duckdb":
         click.echo(f"{run.urls:,} URLs x {len(agents)} agents -> {output} "
                    f"({run.parses:,} robots.txt parsed)", err=True)
@@ -228,11 +240,9 @@ def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[s
               help="processes assessing files (default: CPU count)")
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
               show_default=True)
-@click.option("--threads", type=click.IntRange(1), default=None,
-              help="DuckDB threads (default: CPU count)")
-@click.option("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB (spills beyond)")
-@click.option("--scratch-dir", type=click.Path(file_okay=False), default=None,
-              help="where DuckDB spills (default: the system's temporary directory)")
+@_threads_option
+@_memory_option
+@_scratch_option
 @policy_token_option
 @_master_option
 def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
@@ -308,12 +318,9 @@ def outcomes_cmd(robots: tuple[str, ...], ranks: str, top: str, dates: tuple[str
               help="directory for the tables (Parquet) and the chart (PNG)")
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
               show_default=True)
-@click.option("--threads", type=click.IntRange(1), default=None,
-              help="DuckDB threads (default: CPU count)")
-@click.option("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB (spills beyond)")
-@click.option("--scratch-dir", type=click.Path(file_okay=False), default=None,
-              help="where DuckDB spills and the change rows are spooled (default: the "
-                   "system's temporary directory)")
+@_threads_option
+@_memory_option
+@_scratch_option
 @_master_option
 def history_cmd(robots: tuple[str, ...], agents: tuple[str, ...], purpose: str | None,
                 paths: str, output: str, engine: str, threads: int | None,

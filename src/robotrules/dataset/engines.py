@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from robotrules import Dialect
+from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY
 
 from ._deps import DatasetError, require
 from ._io import check_output, check_robots, url_format
@@ -223,7 +224,7 @@ def _q(name: str) -> str:
 def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequence[str],
             column: str, usage: bool, dialect: Dialect, threads: int | None,
             memory_limit: str | None, progress: Progress | None,
-            scratch_dir: str | None, workers: int) -> VerdictRun:
+            scratch_dir: str | None, workers: int, vocabulary: str) -> VerdictRun:
     pq = require("pyarrow.parquet")
     duckdb = require("duckdb")
     run = VerdictRun("duckdb", files=len(urls))
@@ -264,9 +265,10 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             pool_parses = [0]
             if workers > 1:
                 results = _pool_evaluate(joined_batches(), workers, agents, column, usage,
-                                         dialect, pool_parses)
+                                         dialect, pool_parses, vocabulary)
             else:
-                results = (evaluate(b, agents, url_column=column, usage=usage, cache=cache)
+                results = (evaluate(b, agents, url_column=column, usage=usage, cache=cache,
+                         vocabulary=vocabulary)
                            for b in joined_batches())
             for result in results:
                 if writer is None:
@@ -277,7 +279,8 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
                     # the sort has read every URL before the first batch: the count is whole
                     progress("verdicts", done, total if total is not None else seen[0])
             if writer is None:  # no URL at all: an empty table with the right columns
-                schema = output_schema(_joined_schema(rel, con), agents, usage=usage)
+                schema = output_schema(_joined_schema(rel, con), agents, usage=usage,
+                                       vocabulary=vocabulary)
                 writer = pq.ParquetWriter(partial, schema, compression="zstd")
             writer.close()
             os.replace(partial, target)
@@ -345,18 +348,19 @@ _WORKER_CACHE: dict[str, RulesCache] = {}
 
 
 def _evaluate_task(batch: pa.RecordBatch, agents: Sequence[str], column: str, usage: bool,
-                   dialect: Dialect) -> tuple[pa.RecordBatch, int]:
+                   dialect: Dialect, vocabulary: str) -> tuple[pa.RecordBatch, int]:
     """Worker process: the kernel on one batch with the process's parse cache; the batch and
     the files parsed for it."""
     cache = _WORKER_CACHE.setdefault(dialect, RulesCache(dialect, size=64))
     before = cache.parses
-    return evaluate(batch, agents, url_column=column, usage=usage, cache=cache), \
+    return evaluate(batch, agents, url_column=column, usage=usage, cache=cache,
+                         vocabulary=vocabulary), \
         cache.parses - before
 
 
 def _pool_evaluate(batches: Iterator[pa.RecordBatch], workers: int, agents: Sequence[str],
-                   column: str, usage: bool, dialect: Dialect, parses: list[int]
-                   ) -> Iterator[pa.RecordBatch]:
+                   column: str, usage: bool, dialect: Dialect, parses: list[int],
+                   vocabulary: str) -> Iterator[pa.RecordBatch]:
     """The kernel over ``batches`` in ``workers`` processes, results in input order, at most
     2 x workers batches in flight (Arrow batches pickle as their buffers)."""
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -372,7 +376,7 @@ def _pool_evaluate(batches: Iterator[pa.RecordBatch], workers: int, agents: Sequ
 
         for batch in batches:
             pending.append(pool.submit(_evaluate_task, batch, list(agents), column, usage,
-                                       dialect))
+                                       dialect, vocabulary))
             if len(pending) >= 2 * workers:
                 yield take(pending.pop(0))
         for f in pending:
@@ -405,11 +409,13 @@ def run_verdicts(
     progress: Progress | None = None,
     scratch_dir: str | None = None,
     master: str | None = None,
+    vocabulary: str = DEFAULT_VOCABULARY,
 ) -> VerdictRun:
     """Verdicts of ``agents`` for every URL of ``urls`` against ``robots`` into ``out``.
 
     ``urls``: one or more files or globs (Parquet, CSV with a header line, JSON Lines).
-    ``usage=None`` adds the usage-preference columns. ``threads`` and ``memory_limit`` (e.g.
+    ``usage=None`` adds the usage-preference columns, those of the AIPREF ``vocabulary``
+    (``vocab-08`` adds ``ai-use``). ``threads`` and ``memory_limit`` (e.g.
     ``"4GB"``) are DuckDB's; ``workers`` > 1 runs the kernel in that many processes (DuckDB's
     threads read, join and sort; the kernel is Python); ``spark`` is a SparkSession (when
     None, one on ``master``: :func:`spark_session`). ``progress`` is called as
@@ -426,7 +432,7 @@ def run_verdicts(
         if master is not None:
             raise DatasetError("--master is Spark's: give --engine spark with it")
         return _duckdb(robot_files, url_files, out, agents, url_column, use, dialect, threads,
-                       memory_limit, progress, scratch_dir, workers)
+                       memory_limit, progress, scratch_dir, workers, vocabulary)
     if engine == "spark":
         con = connect()
         try:
@@ -435,7 +441,7 @@ def run_verdicts(
             con.close()
         require("pyspark", "spark")
         return _spark(robot_files, url_files, out, agents, url_column, use, dialect,
-                      session_for("spark", spark, master))
+                      session_for("spark", spark, master), vocabulary)
     raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
 
 
@@ -544,12 +550,13 @@ def _add_origin(column: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa
     return fn
 
 
-def _kernel(agents: Sequence[str], column: str, usage: bool, dialect: Dialect
+def _kernel(agents: Sequence[str], column: str, usage: bool, dialect: Dialect, vocabulary: str
             ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     def fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         cache = RulesCache(dialect)  # one per partition: an origin is parsed once per task
         for batch in batches:
-            yield evaluate(batch, agents, url_column=column, usage=usage, cache=cache)
+            yield evaluate(batch, agents, url_column=column, usage=usage, cache=cache,
+                         vocabulary=vocabulary)
     return fn
 
 
@@ -572,7 +579,7 @@ def _spark_urls(spark: Any, paths: Sequence[str], column: str) -> Any:
 
 
 def _spark(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequence[str], column: str,
-           usage: bool, dialect: Dialect, spark: Any) -> VerdictRun:
+           usage: bool, dialect: Dialect, spark: Any, vocabulary: str) -> VerdictRun:
     require("pyspark", "spark")
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
@@ -594,9 +601,10 @@ def _spark(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequenc
         from_arrow_schema(left_arrow.append(pa_.field("origin", pa_.string()))))
     joined = with_origin.join(right, on="origin", how="left").select(
         *left.columns, "origin", "robots_outcome", "robots_fetch_time", "robots_body")
-    schema = output_schema(to_arrow_schema(joined.schema, timezone="UTC"), agents, usage=usage)
+    schema = output_schema(to_arrow_schema(joined.schema, timezone="UTC"), agents, usage=usage,
+                           vocabulary=vocabulary)
     result = joined.sortWithinPartitions("origin").mapInArrow(
-        _kernel(agents, column, usage, dialect), from_arrow_schema(schema))
+        _kernel(agents, column, usage, dialect, vocabulary), from_arrow_schema(schema))
     partial = f"{out.rstrip(os.sep)}.partial"
     if os.path.isdir(partial):
         shutil.rmtree(partial)
