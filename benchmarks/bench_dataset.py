@@ -410,7 +410,10 @@ def main() -> None:
             print(f"duckdb, {threads} thread(s) and kernel process(es): {verdicts:,} verdicts in "
                   f"{r['seconds']:.1f} s = {r['verdicts_per_s']:,.0f}/s end to end; "
                   f"{r['parses']} parses; peak RSS {r['peak_rss_mb']:.0f} MB (kernel processes: "
-                  f"{r['workers_peak_rss_mb']:.0f} MB each at most)", flush=True)
+                  f"{r['workers_peak_rss_mb']:.0f} MB each at most)"
+                  + (f"; end to end per thread / plain loop = 1/"
+                     f"{k['plain_loop'] * threads / r['verdicts_per_s']:.1f}" if k else ""),
+                  flush=True)
 
         if not args.no_census:
             secs_c, census = timed(run_census, [str(robots)], tmp / "census", workers=1)

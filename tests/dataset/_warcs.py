@@ -24,16 +24,20 @@ class Capture:
     url: str
     status: int = 200
     body: bytes = b""
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str | None] = field(default_factory=dict)  # None: header left out
     when: str = "2026-09-01T00:00:00Z"
+    warc: dict[str, str] = field(default_factory=dict)  # extra WARC headers of the response
 
 
-def _record(kind: WarcRecordType, url: str, when: str, block: bytes, ctype: str) -> bytes:
+def _record(kind: WarcRecordType, url: str, when: str, block: bytes, ctype: str,
+            extra: dict[str, str] | None = None) -> bytes:
     r = WarcRecord()
     r.init_headers(record_type=kind, record_urn=f"uuid:{uuid.uuid4()}".encode())
     r.headers["WARC-Target-URI"] = url
     r.headers["WARC-Date"] = when
     r.headers["Content-Type"] = ctype
+    for k, v in (extra or {}).items():
+        r.headers[k] = v
     r.set_bytes_content(block)
     out = io.BytesIO()
     r.write(out)
@@ -43,7 +47,7 @@ def _record(kind: WarcRecordType, url: str, when: str, block: bytes, ctype: str)
 def http_response(c: Capture) -> bytes:
     head = [f"HTTP/1.1 {c.status} {REASONS.get(c.status, 'Status')}"]
     headers = {"Content-Type": "text/plain", **c.headers}
-    head += [f"{k}: {v}" for k, v in headers.items()]
+    head += [f"{k}: {v}" for k, v in headers.items() if v is not None]
     return ("\r\n".join(head) + "\r\n\r\n").encode() + c.body
 
 
@@ -53,7 +57,7 @@ def capture_records(c: Capture) -> list[bytes]:
         _record(WarcRecordType.request, c.url, c.when, request,
                 "application/http; msgtype=request"),
         _record(WarcRecordType.response, c.url, c.when, http_response(c),
-                "application/http; msgtype=response"),
+                "application/http; msgtype=response", c.warc),
     ]
 
 

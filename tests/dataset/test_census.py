@@ -161,3 +161,20 @@ def test_census_takes_policy_tokens(tmp_path: Path) -> None:
             pq.read_table(tmp_path / "told" / "signals.parquet").to_pylist()}
     assert rows[("policy-token", "*")]["files"] == 2
     assert rows[("policy-token", "disallow")]["yes"] == 2
+
+
+def test_the_chart_legend_covers_no_bar() -> None:
+    # issue 39: "the census chart legend still covers the last bars"
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from robotrules.dataset.census import legend_outside
+    fig, ax = plt.subplots(figsize=(8, 3))
+    ax.barh(["a", "b", "c"], [100, 100, 100], label="blocked")
+    ax.set_xlim(0, 100)
+    legend = legend_outside(ax)
+    fig.canvas.draw()
+    box, plot = legend.get_window_extent(), ax.get_window_extent()
+    assert box.x0 >= plot.x1  # the legend starts right of the plot area
+    plt.close(fig)

@@ -4,9 +4,12 @@ on a small crawl, and errors as one line on stderr with exit status 2 (project s
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -89,7 +92,7 @@ def test_missing_column_and_bad_file(tmp_path: Path, warc: Path) -> None:
     code, _, err = _run("verdicts", "--robots", str(bad), "--urls", str(urls),
                         "--agent", "GPTBot", "-o", str(tmp_path / "o.parquet"))
     assert code == 2
-    assert err.startswith("robotrules dataset: error: cannot read")
+    assert err.startswith(f"robotrules dataset: error: {bad} is not a Parquet file")
     assert err.count("\n") == 1
     code, _, err = _run("census", "--robots", str(urls), "-o", str(tmp_path / "c"))
     assert code == 2
@@ -159,9 +162,205 @@ def test_progress_for_every_input_kind(tmp_path: Path, warc: Path) -> None:
     pq.write_table(pa.table({"url": lines}), tmp_path / "u.parquet")
     for name in ("u.csv", "u.jsonl", "u.parquet"):
         calls: list[tuple[str, int, int | None]] = []
-        run_verdicts([str(robots)], str(tmp_path / name), str(tmp_path / f"{name}.out"),
+        run_verdicts([str(robots)], str(tmp_path / name), str(tmp_path / f"{name}.parquet"),
                      ["GPTBot"], progress=lambda *a: calls.append(a))  # noqa: B023
         phases = {c[0] for c in calls}
         assert phases == {"reading URLs", "verdicts"}, name
         assert max(c[1] for c in calls if c[0] == "verdicts") == 5000
         assert calls[-1] == ("verdicts", 5000, 5000)
+
+
+def test_unreadable_url_rows_are_skipped_and_counted(tmp_path: Path, warc: Path) -> None:
+    # issue 39: one invalid byte in a URL CSV, or a lone surrogate in JSON Lines, aborted the
+    # run; every other reader here skips and counts a bad row (project rule: one bad line
+    # never costs the good ones)
+    robots = tmp_path / "robots.parquet"
+    assert _run("robots", str(warc), "-o", str(robots))[0] == 0
+    csv_file = tmp_path / "u.csv"
+    csv_file.write_bytes(b"id,url\n1,https://a.example/x\n2,https://a.example/\xff\xfe\n"
+                         b"3,https://b.example/\n")
+    jsonl = tmp_path / "u.jsonl"
+    jsonl.write_bytes(b'{"url": "https://a.example/x"}\n{"url": "https://a.example/\\ud800"}\n'
+                      b'not json\n{"url": "https://b.example/"}\n')
+    for urls, bad in ((csv_file, 1), (jsonl, 2)):
+        out = tmp_path / f"{urls.suffix[1:]}.parquet"
+        code, stdout, err = _run("verdicts", "--robots", str(robots), "--urls", str(urls),
+                                 "--agent", "GPTBot", "-o", str(out))
+        assert code == 0, err
+        assert f"skipped {bad} unreadable URL rows" in err
+        assert stdout.split() == [str(out)]  # the file written goes to stdout
+        assert sorted(pq.read_table(out).column("url").to_pylist()) == [
+            "https://a.example/x", "https://b.example/"]
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda p: p.write_text(""), "is empty: a CSV needs a header line"),
+    (lambda p: p.mkdir(), "is a directory, not a URL file"),
+])
+def test_url_file_errors_say_what_is_wrong(tmp_path: Path, warc: Path, make: object,
+                                           message: str) -> None:
+    robots = tmp_path / "robots.parquet"
+    assert _run("robots", str(warc), "-o", str(robots))[0] == 0
+    urls = tmp_path / "urls.csv"
+    make(urls)  # type: ignore[operator]
+    code, _, err = _run("verdicts", "--robots", str(robots), "--urls", str(urls),
+                        "--agent", "GPTBot", "-o", str(tmp_path / "o.parquet"))
+    assert code == 2
+    assert message in err
+    assert err.count("\n") == 1
+
+
+def test_verdicts_output_named_csv_is_refused(tmp_path: Path, warc: Path) -> None:
+    robots = tmp_path / "robots.parquet"
+    assert _run("robots", str(warc), "-o", str(robots))[0] == 0
+    urls = tmp_path / "u.csv"
+    urls.write_text("url\nhttps://a.example/\n")
+    code, _, err = _run("verdicts", "--robots", str(robots), "--urls", str(urls),
+                        "--agent", "GPTBot", "-o", str(tmp_path / "v.csv"))
+    assert code == 2
+    assert "name the output *.parquet" in err
+    assert not (tmp_path / "v.csv").exists()
+
+
+def test_corrupt_robots_parquet_names_the_file(tmp_path: Path, warc: Path) -> None:
+    # issue 40: a corrupt Parquet said "don't know what type:" with no file name
+    good = tmp_path / "good.parquet"
+    assert _run("robots", str(warc), "-o", str(good))[0] == 0
+    data = bytearray(good.read_bytes())
+    data[8:400] = b"\x00" * 392  # the column chunks, footer intact
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(bytes(data))
+    urls = tmp_path / "u.csv"
+    urls.write_text("url\nhttps://a.example/\n")
+    code, _, err = _run("verdicts", "--robots", str(good), "--robots", str(broken),
+                        "--urls", str(urls), "--agent", "GPTBot", "-o", str(tmp_path / "o.parquet"))
+    assert code == 2, err
+    assert f"cannot read {broken} (a robots.parquet)" in err
+
+
+def test_a_warc_cut_mid_record_is_reported(tmp_path: Path) -> None:
+    # issue 40: a WARC cut mid-record was read silently with exit 0. Now: a warning naming
+    # the file and record, exit status 1, the cut capture an error row (unreachable, RFC 9309
+    # 2.3.1.4, as the live fetcher reads a transfer cut mid-body), the rest read
+    from ._warcs import capture_records
+    body = b"User-agent: *\nDisallow: /x\n" * 40
+    raw = b"".join(capture_records(Capture("https://a.example/robots.txt", 200, body))
+                   + capture_records(Capture("https://b.example/robots.txt", 200, body)))
+    cut = tmp_path / "cut.warc"
+    cut.write_bytes(raw[:-100])
+    out = tmp_path / "r.parquet"
+    code, _stdout, err = _run("robots", str(cut), "-o", str(out))
+    assert code == 1
+    assert f"warning: broken file (read up to the break): {cut}: ends inside the record" in err
+    rows = {r["origin"]: r for r in pq.read_table(out).to_pylist()}
+    assert rows["https://a.example"]["outcome"] == "rules"
+    assert (rows["https://b.example"]["outcome"], rows["https://b.example"]["error"]) == (
+        "disallow-all", "the WARC file ends inside the record")
+
+
+def test_census_headline_names_only_blocked_crawlers(tmp_path: Path) -> None:
+    # issue 39: "most blocked: ... 0.0 %" and counts without separators
+    warc = write_warc(tmp_path / "c.warc.gz", [Capture("https://a.example/robots.txt", 404)])
+    robots = tmp_path / "robots.parquet"
+    assert _run("robots", str(warc), "-o", str(robots))[0] == 0
+    code, _, err = _run("census", "--robots", f"X={robots}", "--purpose", "training",
+                        "-o", str(tmp_path / "c"), "--workers", "1")
+    assert code == 0, err
+    assert "X: 1 origins; most blocked: none blocked;" in err
+    assert "0.0 %" not in err
+
+
+def test_progress_rows_are_one_per_phase_across_threads() -> None:
+    # issue 40: with 2 DuckDB threads a duplicate "reading URLs" progress row stayed stuck
+    import threading
+
+    from robotrules.dataset.cli import _Progress
+
+    class Bar:
+        def __init__(self) -> None:
+            self.added: list[str] = []
+
+        def add_task(self, name: str, total: int | None) -> int:
+            self.added.append(name)
+            return len(self.added)
+
+        def update(self, *args: object, **kw: object) -> None:
+            threading.Event().wait(0.001)
+
+    p = _Progress()
+    p.bar = Bar()
+    threads = [threading.Thread(target=lambda: [p("reading URLs", i, None) for i in range(50)])
+               for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert p.bar.added == ["reading URLs"]
+
+
+def _start(args: list[str], tmp: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.Popen([sys.executable, "-m", "robotrules.dataset", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
+
+
+@pytest.mark.slow  # builds and ingests 2,000 captures, then spawns workers
+def test_sigterm_to_census_leaves_nothing_behind(tmp_path: Path) -> None:
+    # issue 40: SIGTERM to census left both pool workers, the resource tracker and the temp
+    # dir alive. 2,000 distinct files (each assessed for every registry crawler) keep the
+    # two workers busy long enough to be stopped mid-run
+    psutil = pytest.importorskip("psutil")
+    from robotrules.dataset import read_warcs
+    body = b"User-agent: GPTBot\nDisallow: /\nUser-agent: *\nDisallow: /private/\n"
+    warc = write_warc(tmp_path / "big.warc.gz", [
+        Capture(f"https://s{n}.example/robots.txt", 200, body + f"# {n}\n".encode())
+        for n in range(2000)])
+    robots = tmp_path / "robots.parquet"
+    read_warcs([warc], robots)
+    scratch = tmp_path / "scratch"
+    proc = _start(["census", "--robots", str(robots), "--workers", "2", "--scratch-dir",
+                   str(scratch), "-o", str(tmp_path / "census")], tmp_path)
+    me = psutil.Process(proc.pid)
+    children: list[Any] = []
+    for _ in range(600):
+        children = me.children(recursive=True)
+        if len(children) >= 3 or proc.poll() is not None:  # two workers + resource tracker
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "census ended before it could be stopped"
+    time.sleep(0.5)
+    children = me.children(recursive=True)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err
+    _, alive = psutil.wait_procs(children, timeout=30)
+    assert alive == []
+    assert list(scratch.iterdir()) == []  # the census's temp dir is gone
+    assert not (tmp_path / "census" / "agents.parquet").exists()
+
+
+@pytest.mark.slow  # 3 million URLs, so that the run is still going when interrupted
+def test_ctrl_c_in_verdicts_exits_130(tmp_path: Path, warc: Path) -> None:
+    # issue 40: Ctrl-C in verdicts was "UDF: KeyboardInterrupt" / "internal error", exit 2;
+    # the project's CLIs exit 130 on Ctrl-C
+    from robotrules.dataset import read_warcs
+    robots = tmp_path / "robots.parquet"
+    read_warcs([warc], robots)
+    urls = tmp_path / "u.parquet"
+    n = 3_000_000
+    pq.write_table(pa.table({"url": pa.array([f"https://a.example/{i % 977}/{i}"
+                                              for i in range(n)])}), urls)
+    out = tmp_path / "v.parquet"
+    proc = _start(["verdicts", "--robots", str(robots), "--urls", str(urls), "--agent",
+                   "GPTBot", "--threads", "2", "-o", str(out)], tmp_path)
+    time.sleep(4)
+    assert proc.poll() is None, "verdicts ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert "internal error" not in err
+    assert "Traceback" not in err
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []

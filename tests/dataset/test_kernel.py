@@ -127,3 +127,20 @@ def test_url_inputs_csv_and_jsonl_give_the_same_verdicts(corpus_crawl: Crawl,
                      usage=False)
         results.append(pq.read_table(out).sort_by("n").select(["url", "CCBot__allowed"]))
     assert results[0].equals(results[1])
+
+
+def test_usage_columns_follow_the_vocabulary() -> None:
+    # the categories come from robotrules.aipref.vocabulary (issue 37): vocab-08 (draft-ietf-
+    # aipref-vocab-08) has the "ai-use" category, vocab-07 ignores the label
+    from robotrules.aipref.vocabulary import usage_keys
+    from robotrules.dataset.kernel import usage_columns
+    assert usage_columns("vocab-08") == ("crawl", *usage_keys("vocab-08"))
+    assert "ai-use" in usage_columns("vocab-08")
+    assert "ai-use" not in USAGE_KEYS
+    body = b"User-agent: *\nContent-Usage: ai-use=n, train-ai=y\nAllow: /\n"
+    batch = _joined(["https://a.example/x"], ["https://a.example"], ["rules"], [body])
+    row = evaluate(batch, ["GPTBot"], usage=True, vocabulary="vocab-08").to_pylist()[0]
+    assert (row["GPTBot__ai-use"], row["GPTBot__train-ai"]) == (False, True)
+    row = evaluate(batch, ["GPTBot"], usage=True).to_pylist()[0]
+    assert "GPTBot__ai-use" not in row
+    assert row["GPTBot__train-ai"] is True

@@ -235,3 +235,55 @@ def test_chunked_transfer_coding_is_undone(tmp_path: Path) -> None:
     got = rows(tmp_path, [Capture("https://c.example/robots.txt", 200, chunked,
                                   headers={"Transfer-Encoding": "chunked"})])
     assert got["https://c.example/robots.txt"]["body"] == RULES
+
+
+@pytest.mark.parametrize(("reason", "outcome", "truncated"), [
+    # the crawler stopped reading (WARC 1.1 section 5.18: WARC-Truncated "time" /
+    # "disconnect"): the file is incomplete, as a transfer cut mid-body, which the live
+    # fetcher reads as unreachable (RFC 9309 2.3.1.4)
+    ("time", "disallow-all", False),
+    ("disconnect", "disallow-all", False),
+    # the crawler's size cap ("length"): RFC 9309 2.5 lets a crawler stop at its limit; the
+    # partial last line is dropped, as for robotrules' own limit
+    ("length", "rules", True),
+])
+def test_warc_truncated_captures_are_not_complete_files(tmp_path: Path, reason: str,
+                                                        outcome: str, truncated: bool) -> None:
+    body = b"User-agent: *\nDisallow: /private\nDisallow: /pri"
+    got = rows(tmp_path, [Capture("https://t.example/robots.txt", 200, body,
+                                  warc={"WARC-Truncated": reason})])
+    r = got["https://t.example/robots.txt"]
+    assert (r["outcome"], r["truncated"]) == (outcome, truncated)
+    if outcome == "rules":
+        assert r["body"] == b"User-agent: *\nDisallow: /private\n"
+    else:
+        assert r["error"] == f"capture truncated by the crawler (WARC-Truncated: {reason})"
+
+
+def test_capture_index_beside_robots_parquet(tmp_path: Path) -> None:
+    # Common Crawl's URL index columns, one row per response record whatever its path
+    # (commoncrawl/robotstxt-experiments reads url_host_name, url_path, url_query,
+    # fetch_status, fetch_redirect, content_mime_type, content_mime_detected)
+    from robotrules.dataset.captures import index_schema
+    from robotrules.dataset.warc import captures_path
+    warc = write_warc(tmp_path / "i.warc.gz", [
+        Capture("https://A.example/robots.txt", 302, headers={"Location": "/x/r.txt"}),
+        Capture("https://a.example/x/r.txt?q=1", 200, RULES,
+                headers={"Content-Type": "text/plain; charset=utf-8"},
+                warc={"WARC-Identified-Payload-Type": "text/plain"}),
+    ])
+    out = tmp_path / "robots.parquet"
+    stats = read_warcs([warc], out)
+    side = captures_path(out)
+    assert side.name == "robots.captures.parquet"
+    assert stats.files == [out, side]
+    table = pq.read_table(side)
+    assert table.schema.equals(index_schema(), check_metadata=False)
+    first, second = table.to_pylist()
+    assert (first["url_host_name"], first["url_path"], first["fetch_status"],
+            first["fetch_redirect"], first["redirect_target"]) == (
+        "a.example", "/robots.txt", 302, "/x/r.txt", "https://A.example/x/r.txt")
+    assert (second["url_path"], second["url_query"], second["content_mime_type"],
+            second["content_mime_detected"], second["ruleset_agents"],
+            second["has_ruleset"], second["is_robotstxt_mime"]) == (
+        "/x/r.txt", "q=1", "text/plain", "text/plain", ["*"], True, True)

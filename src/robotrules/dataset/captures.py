@@ -28,7 +28,7 @@ from ._deps import require
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["OUTCOMES", "OUTCOME_OF_KIND", "choose", "robots_schema"]
+__all__ = ["OUTCOMES", "OUTCOME_OF_KIND", "choose", "index_schema", "robots_schema"]
 
 #: RFC 9309 outcome of a capture: the body's rules (2xx, 2.3.1.1), everything allowed
 #: (4xx, 2.3.1.3), everything disallowed (5xx / 429 / unreachable, 2.3.1.4).
@@ -52,6 +52,37 @@ def robots_schema() -> pa.Schema:
         pa_.field("truncated", pa_.bool_()),
         pa_.field("error", pa_.string()),
         pa_.field("content_type", pa_.string()),
+        pa_.field("warc_file", pa_.string()),
+        pa_.field("warc_offset", pa_.int64()),
+    ])
+
+
+def index_schema() -> pa.Schema:
+    """The columns of the capture index (``<name>.captures.parquet`` beside robots.parquet):
+    one row per response record of the archive, whatever its path, named as Common Crawl's
+    columnar URL index names them, plus ``redirect_target`` (``fetch_redirect`` made absolute
+    against ``url`` the way Common Crawl's procedure does: kept when it starts with ``http://``
+    or ``https://``, else ``urljoin``) and ``ruleset_agents``: the user-agents to which the
+    record's body gives at least one Allow or Disallow line by Common Crawl's robots.txt
+    statistics job (null when that job passes the record over: not 200, not plain text, HTML;
+    :func:`.outcomes.cc_ruleset_agents`), ``is_robotstxt_mime`` (the ranked list's MIME test,
+    :func:`.outcomes.cc_robotstxt_mime`) and ``has_ruleset`` (``ruleset_agents`` not empty)."""
+    pa_ = require("pyarrow")
+    return pa_.schema([
+        pa_.field("url", pa_.string()),
+        pa_.field("url_host_name", pa_.string()),
+        pa_.field("url_path", pa_.string()),
+        pa_.field("url_query", pa_.string()),
+        pa_.field("fetch_time", pa_.timestamp("us", tz="UTC")),
+        pa_.field("fetch_status", pa_.int32()),
+        pa_.field("fetch_redirect", pa_.string()),
+        pa_.field("redirect_target", pa_.string()),
+        pa_.field("content_mime_type", pa_.string()),
+        pa_.field("content_mime_detected", pa_.string()),
+        pa_.field("ruleset_agents", pa_.list_(pa_.string())),
+        pa_.field("is_robotstxt_mime", pa_.bool_()),
+        pa_.field("has_ruleset", pa_.bool_()),
+        pa_.field("warc_truncated", pa_.string()),
         pa_.field("warc_file", pa_.string()),
         pa_.field("warc_offset", pa_.int64()),
     ])

@@ -7,7 +7,9 @@ is assessed with ``robotrules.agents.assess``: **blocked** (the whole site is di
 **partial** (some paths), **allowed** (nothing disallowed). allow-all counts as allowed and
 disallow-all as blocked for every crawler. With the AI-preferences feature present, the usage
 preferences the file states for the site root (``rules.usage(origin + "/", ...)``) are counted
-too: how many origins say yes / no to ``train-ai``, ``ai-train``, ``ai-input``, ``search``.
+too: how many origins say yes / no to each category of the AIPREF vocabularies
+(:data:`USAGE_COUNTED`: ``train-ai``, ``search``, ``ai-train``, ``ai-input``, and vocab-08's
+``ai-use``).
 
 A *group* is the crawlers sharing a purpose (:func:`robotrules.agents.purposes_of`: a crawler
 with several purposes counts in each); an origin's status for a group is the strictest status
@@ -52,7 +54,19 @@ __all__ = ["ACCESS", "SIGNALS", "USAGE_COUNTED", "CensusResult", "chosen_batches
            "plot_share", "policy_tokens", "registry_policy_tokens", "run_census", "signals_of"]
 
 ACCESS = ("blocked", "partial", "allowed")
-USAGE_COUNTED = ("train-ai", "ai-train", "ai-input", "search")
+def _usage_counted() -> dict[str, str]:
+    """Each category the census counts -> the AIPREF vocabulary it is read under: the default
+    vocabulary's categories, then those only a later one has (vocab-08's ``ai-use``)."""
+    from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY, VOCABULARIES, usage_keys
+    out: dict[str, str] = dict.fromkeys(usage_keys(DEFAULT_VOCABULARY), DEFAULT_VOCABULARY)
+    for name in VOCABULARIES:
+        for key in usage_keys(name):
+            out.setdefault(key, name)
+    return out
+
+
+#: The usage categories counted, in table order (:func:`_usage_counted`).
+USAGE_COUNTED = tuple(_usage_counted())
 _STRICT = {"blocked": 0, "partial": 1, "allowed": 2}
 _MEMO = 4096  # distinct bodies whose assessments a worker keeps
 
@@ -67,18 +81,19 @@ class CensusResult:
     files: list[Path] = field(default_factory=list)
     agents: list[dict[str, Any]] = field(default_factory=list)
     signals: list[dict[str, Any]] = field(default_factory=list)
+    engine: str = "duckdb"
 
     def headline(self) -> list[str]:
         """One line per crawl: origins, the most blocked crawlers, the usage signals found."""
         lines = []
         for crawl in self.crawls:
-            mine = sorted((r for r in self.agents if r["crawl"] == crawl),
+            mine = sorted((r for r in self.agents if r["crawl"] == crawl and r["blocked"]),
                           key=lambda r: (-r["blocked_share"], r["token"]))[:3]
             top = ", ".join(f"{r['token']} {100 * r['blocked_share']:.1f} %" for r in mine)
             sig = [r for r in self.signals if r["crawl"] == crawl and r["category"] == "*"]
-            said = ", ".join(f"{r['signal']} {r['files']}" for r in sig) or "none"
-            lines.append(f"{crawl}: {self.origins.get(crawl, 0)} origins; most blocked: "
-                         f"{top or '-'}; files with usage signals: {said}")
+            said = ", ".join(f"{r['signal']} {r['files']:,}" for r in sig) or "none"
+            lines.append(f"{crawl}: {self.origins.get(crawl, 0):,} origins; most blocked: "
+                         f"{top or 'none blocked'}; files with usage signals: {said}")
         return lines
 
 
@@ -157,6 +172,7 @@ def _count_rows(rows: dict[str, list[Any]], tokens: Sequence[str], usage: bool,
     counts: Counter[tuple[str, ...]] = Counter()
     by_token = {a.token: a for a in known_agents()}
     agents = [by_token[t] for t in tokens]
+    read_under = _usage_counted()
     from robotrules import aipref
 
     # the registry's control tokens and the caller's policy tokens (aipref.policy_tokens)
@@ -195,10 +211,11 @@ def _count_rows(rows: dict[str, list[Any]], tokens: Sequence[str], usage: bool,
                 if group not in strictest or _STRICT[access] < _STRICT[strictest[group]]:
                     strictest[group] = access
             if usage and rules is not None:
-                u = rules.usage(origin + "/", user_agent=agent.token,
-                                policy_tokens=policy_tokens)
+                answers = {v: rules.usage(origin + "/", user_agent=agent.token,
+                                          policy_tokens=policy_tokens, vocabulary=v)
+                           for v in dict.fromkeys(read_under.values())}
                 for key in USAGE_COUNTED:
-                    value = u[key]
+                    value = answers[read_under[key]][key]
                     if value is not None:
                         counts[("usage", agent.token, key, "yes" if value else "no")] += 1
         for group, access in strictest.items():
@@ -221,16 +238,20 @@ def chosen_batches(path: str, con: Any, rows: int = 2048) -> Iterator[Any]:
 
 
 def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
-                 scratch_dir: str | None, policy_tokens: Mapping[str, str] | None = None
+                 scratch_dir: str | None, policy_tokens: Mapping[str, str] | None = None,
+                 threads: int | None = None, memory_limit: str | None = None
                  ) -> Counter[tuple[str, ...]]:
     from .engines import connect
     total: Counter[tuple[str, ...]] = Counter()
+    if scratch_dir:
+        os.makedirs(scratch_dir, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="robotrules-census-", dir=scratch_dir) as tmp:
-        con = connect(spill_dir=tmp)
+        con = connect(threads, memory_limit, spill_dir=tmp)
         try:
             batches = (b.select(["origin", "outcome", "body"]) for b in chosen_batches(path, con))
             if workers > 1:
-                with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+                pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+                try:
                     pending: list[Future[Counter[tuple[str, ...]]]] = []
                     for batch in batches:
                         pending.append(pool.submit(_count_batch, batch, tokens, usage,
@@ -239,6 +260,10 @@ def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
                             total.update(pending.pop(0).result())
                     for f in pending:
                         total.update(f.result())
+                finally:
+                    # also on SIGTERM / Ctrl-C: queued batches dropped, the workers (and
+                    # the resource tracker with them) end before the temp dir goes
+                    pool.shutdown(wait=True, cancel_futures=True)
             else:
                 for batch in batches:
                     total.update(_count_batch(batch, tokens, usage, policy_tokens))
@@ -390,10 +415,10 @@ def _charts(out: Path, crawls: Sequence[str], agents: Any, groups: Any, top: int
         ax.set_xlabel(f"% of {origins} origins")
         ax.set_xlim(0, 100)
         ax.set_title(f"{crawl}: robots.txt access per crawler (top {len(mine)} by blocked share)")
-        ax.legend(loc="lower right", fontsize="small")
+        legend_outside(ax)
         fig.tight_layout()
         path = out / f"agents-{_slug(crawl)}.png"
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
         plt.close(fig)
         files.append(path)
     grows = groups.to_pylist()
@@ -407,10 +432,10 @@ def _charts(out: Path, crawls: Sequence[str], agents: Any, groups: Any, top: int
     ax.set_xticks([j + width * (len(crawls) - 1) / 2 for j in range(len(names))], names)
     ax.set_ylabel("% of origins blocking at least one crawler of the group")
     ax.set_title("Blocked share per purpose (strictest crawler of the group)")
-    ax.legend(fontsize="small")
+    legend_outside(ax)
     fig.tight_layout()
     path = out / "groups.png"
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     files.append(path)
     if len(crawls) > 1:
@@ -421,10 +446,10 @@ def _charts(out: Path, crawls: Sequence[str], agents: Any, groups: Any, top: int
             plot_share(ax, rows, crawls, "token", r["token"])
         ax.set_ylabel("% of origins blocking the crawler")
         ax.set_title("Trend: share of origins blocking each crawler")
-        ax.legend(fontsize="small", ncol=2)
+        legend_outside(ax)
         fig.tight_layout()
         path = out / "trend.png"
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
         plt.close(fig)
         files.append(path)
     return files
@@ -442,12 +467,18 @@ def run_census(
     engine: str = "duckdb",
     spark: Any = None,
     policy_tokens: Mapping[str, str] | None = None,
+    master: str | None = None,
+    threads: int | None = None,
+    memory_limit: str | None = None,
 ) -> CensusResult:
     """The census of each crawl in ``robots`` (``LABEL=PATH`` or ``PATH``) into ``out_dir``.
 
-    ``progress`` is called with 1 after each crawl. ``engine="spark"`` counts on Spark
-    (``spark``: a SparkSession; one on ``local[*]`` when None): the same counts, the tables and
-    charts written by the driver. ``policy_tokens`` (token -> usage category; default the
+    ``progress`` is called with 1 after each crawl. ``threads``, ``memory_limit`` and
+    ``scratch_dir`` are DuckDB's (the duplicate rule's sort spills there, out of core);
+    ``workers`` processes assess the files (memory: one batch and a memo of bodies each).
+    ``engine="spark"`` counts on Spark (``spark``: a SparkSession; when None, one on
+    ``master``: :func:`.engines.spark_session`): the same counts, the tables and charts
+    written by the driver. ``policy_tokens`` (token -> usage category; default the
     built-in :data:`robotrules.aipref.POLICY_TOKENS`): groups naming one are counted as the
     ``policy-token`` signal and never as blocked crawlers (:mod:`robotrules.aipref.policy_tokens`).
     """
@@ -462,19 +493,22 @@ def run_census(
     usage = True
     n = workers or os.cpu_count() or 1
     counts: dict[str, Counter[tuple[str, ...]]] = {}
-    from .engines import session_for
-    session = session_for(engine, spark)
+    from .engines import session_for, spark_note
+    session = session_for(engine, spark, master)
     for label, path in labelled:
         counts[label] = (
             _count_crawl_spark(session, path, tokens, usage, policy_tokens)
             if session is not None
-            else _count_crawl(path, tokens, usage, n, scratch_dir, policy_tokens))
+            else _count_crawl(path, tokens, usage, n, scratch_dir, policy_tokens, threads,
+                              memory_limit))
         if progress is not None:
             progress(1)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     agent_t, group_t, outcome_t = _tables(labels, counts, agents, usage)
     result = CensusResult(out, labels)
+    if session is not None:
+        result.engine = spark_note(session)
     signal_t = _signal_table(labels, counts)
     result.signals = signal_t.to_pylist()
     result.agents = agent_t.to_pylist()
@@ -486,6 +520,12 @@ def run_census(
     result.files += _charts(out, labels, agent_t, group_t, top)
     result.origins = {r["crawl"]: r["origins"] for r in outcome_t.to_pylist()}
     return result
+
+
+def legend_outside(ax: Any) -> Any:
+    """The chart's legend beside the plot, right of it, so it never covers a bar or a line."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small",
+                     borderaxespad=0.0)
 
 
 def plot_share(ax: Any, rows: Sequence[dict[str, Any]], crawls: Sequence[str], key: str,

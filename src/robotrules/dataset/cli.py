@@ -18,11 +18,26 @@ from typing import Any, NoReturn
 
 import click
 
+from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY, VOCABULARIES
 from robotrules.cli._common import policy_token_option
 
 from ._deps import DatasetError
 
 __all__ = ["dataset", "main"]
+
+_threads_option = click.option("--threads", type=click.IntRange(1), default=None,
+                               help="DuckDB threads (default: CPU count)")
+_memory_option = click.option("--memory-limit", default=None,
+                              help="DuckDB memory limit, e.g. 4GB (spills beyond)")
+_scratch_option = click.option(
+    "--scratch-dir", type=click.Path(file_okay=False), default=None,
+    help="where DuckDB spills and temporary files go (default: the system's temporary "
+         "directory)")
+_master_option = click.option(
+    "--master", default=None,
+    help="Spark master URL for --engine spark (spark://host:7077, yarn, k8s://..., local[4]); "
+         "default: spark-submit's --master, PYSPARK_SUBMIT_ARGS, spark.master in "
+         "spark-defaults.conf, MASTER, else local[*]")
 
 
 def _fail(message: str) -> NoReturn:
@@ -30,22 +45,46 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 @contextmanager
 def _errors() -> Iterator[None]:
+    """One-line errors; Ctrl-C is exit 130; SIGTERM unwinds like an exception (exit 143), so
+    worker pools, temporary folders and partial files are cleaned up as on any error."""
+    import signal
+    import threading
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, _terminate) if main else None
     try:
         yield
+    except KeyboardInterrupt:
+        click.echo("robotrules dataset: interrupted", err=True)
+        raise SystemExit(130) from None
     except DatasetError as exc:
         _fail(str(exc))
     except OSError as exc:
         _fail(f"{exc.filename or ''}{': ' if exc.filename else ''}{exc.strerror or exc}")
+    except Exception as exc:
+        # DuckDB reports a Ctrl-C as its InterruptException, or as an error of our UDF
+        if type(exc).__name__ == "InterruptException" or "KeyboardInterrupt" in str(exc):
+            click.echo("robotrules dataset: interrupted", err=True)
+            raise SystemExit(130) from None
+        raise
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, before)
 
 
 class _Progress:
     """``progress(phase, done, total)`` drawn with rich on a terminal; nothing otherwise."""
 
     def __init__(self) -> None:
+        import threading
         self.bar: Any = None
         self.tasks: dict[str, Any] = {}
+        self.lock = threading.Lock()  # DuckDB calls from several threads: one row per phase
 
     def __enter__(self) -> _Progress:
         if sys.stderr.isatty():
@@ -70,9 +109,15 @@ class _Progress:
     def __call__(self, phase: str, done: int, total: int | None) -> None:
         if self.bar is None:
             return
-        if phase not in self.tasks:
-            self.tasks[phase] = self.bar.add_task(phase, total=total)
-        self.bar.update(self.tasks[phase], completed=done, total=total)
+        with self.lock:
+            if phase not in self.tasks:
+                self.tasks[phase] = self.bar.add_task(phase, total=total)
+            self.bar.update(self.tasks[phase], completed=done, total=total)
+
+
+def _engine_line(engine: str) -> None:
+    if engine != "duckdb":
+        click.echo(f"ran on {engine}", err=True)
 
 
 @click.group(name="dataset", invoke_without_command=True,
@@ -98,14 +143,25 @@ def dataset(ctx: click.Context) -> None:
 
 
 @dataset.command("robots", short_help="robots.txt captures of WARC files into robots.parquet")
-@click.argument("warcs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("warcs", nargs=-1, required=True)
+@click.option("--prefix", default=None,
+              help="folder the relative paths of a list file are under (where Common Crawl's "
+                   "robotstxt.paths.gz files were downloaded to; default: the current folder)")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="robots.parquet to write")
-def robots_cmd(warcs: tuple[str, ...], output: str) -> None:
-    """Read robots.txt captures from WARC files into robots.parquet (one row per capture)."""
+def robots_cmd(warcs: tuple[str, ...], prefix: str | None, output: str) -> None:
+    """Read robots.txt captures from WARC files into robots.parquet (one row per capture).
+
+    Each WARCS argument is a WARC file, a quoted glob ('crawl/**/*.warc.gz'), a directory
+    (its WARC files, all levels down) or a list file, one path a line: @FILE, or a name
+    ending .paths, .paths.gz (Common Crawl's robotstxt.paths.gz), .txt or .lst. A whole
+    crawl is one run, so redirects resolve across its files.
+    """
     with _errors():
+        from ._io import warc_inputs
         from .warc import read_warcs
-        total = sum(os.path.getsize(w) for w in warcs if os.path.isfile(w))
+        files = warc_inputs(warcs, prefix)
+        total = sum(os.path.getsize(w) for w in files)
         with _Progress() as progress:
             done = [0]
 
@@ -113,11 +169,16 @@ def robots_cmd(warcs: tuple[str, ...], output: str) -> None:
                 done[0] += size
                 progress("reading WARC files (bytes)", done[0], total)
 
-            stats = read_warcs(warcs, output, progress=step)
-    click.echo(f"{stats.rows} robots.txt captures ({stats.error_rows} with errors) from "
-               f"{stats.records} records -> {output}", err=True)
+            stats = read_warcs(files, output, progress=step)
+    click.echo(f"{stats.rows:,} robots.txt captures ({stats.error_rows:,} with errors) from "
+               f"{stats.records:,} records of {len(files):,} WARC file"
+               f"{'s' if len(files) != 1 else ''} -> {output}", err=True)
     for line in stats.summary():
         click.echo(line, err=True)
+    for path in stats.files:
+        click.echo(str(path))
+    if stats.broken_files:
+        raise SystemExit(1)
 
 
 @dataset.command("verdicts", short_help="per-agent verdicts for every URL of URL files")
@@ -131,21 +192,24 @@ def robots_cmd(warcs: tuple[str, ...], output: str) -> None:
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
               show_default=True)
 @click.option("--column", default="url", show_default=True, help="the URL column")
-@click.option("--threads", type=click.IntRange(1), default=None,
-              help="DuckDB threads (default: CPU count)")
-@click.option("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB (spills beyond)")
+@_threads_option
+@_memory_option
 @click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
               help="processes running the kernel (DuckDB's threads read, join and sort)")
-@click.option("--scratch-dir", type=click.Path(file_okay=False), default=None,
-              help="where DuckDB spills (default: the system's temporary directory)")
+@_scratch_option
 @click.option("--dialect", type=click.Choice(["rfc9309", "google", "1994"]), default="rfc9309",
               show_default=True)
 @click.option("--usage/--no-usage", default=None,
               help="add the AI usage-preference columns (default: on)")
+@click.option("--vocabulary", type=click.Choice(sorted(VOCABULARIES)),
+              default=DEFAULT_VOCABULARY, show_default=True,
+              help="the AIPREF vocabulary of the usage columns (vocab-08 adds ai-use)")
+@_master_option
 def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[str, ...],
                  output: str, engine: str, column: str, threads: int | None,
                  memory_limit: str | None, workers: int, scratch_dir: str | None,
-                 dialect: str, usage: bool | None) -> None:
+                 dialect: str, usage: bool | None, vocabulary: str,
+                 master: str | None) -> None:
     """Per-agent verdicts (allowed, deciding line, rule, reason) for every URL of URL files."""
     with _errors():
         from .engines import run_verdicts
@@ -154,12 +218,16 @@ def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[s
                                engine=engine, url_column=column,  # type: ignore[arg-type]
                                usage=usage, dialect=dialect,  # type: ignore[arg-type]
                                threads=threads, memory_limit=memory_limit, workers=workers,
-                               scratch_dir=scratch_dir, progress=progress)
+                               scratch_dir=scratch_dir, progress=progress, master=master,
+                               vocabulary=vocabulary)
     if run.engine == "duckdb":
-        click.echo(f"{run.urls} URLs x {len(agents)} agents -> {output} "
-                   f"({run.parses} robots.txt parsed)", err=True)
+        click.echo(f"{run.urls:,} URLs x {len(agents)} agents -> {output} "
+                   f"({run.parses:,} robots.txt parsed)", err=True)
     else:
-        click.echo(f"verdicts -> {output} (spark)", err=True)
+        click.echo(f"verdicts -> {output} ({run.where})", err=True)
+    if run.bad_rows:
+        click.echo(f"skipped {run.bad_rows:,} unreadable URL rows", err=True)
+    click.echo(output)
 
 
 @dataset.command("census", short_help="per crawler and purpose: who blocks it; usage signals")
@@ -172,9 +240,15 @@ def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[s
               help="processes assessing files (default: CPU count)")
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
               show_default=True)
+@_threads_option
+@_memory_option
+@_scratch_option
 @policy_token_option
+@_master_option
 def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
-               workers: int | None, engine: str, policy_tokens: dict[str, str] | None) -> None:
+               workers: int | None, engine: str, threads: int | None,
+               memory_limit: str | None, scratch_dir: str | None,
+               policy_tokens: dict[str, str] | None, master: str | None) -> None:
     """Per crawler and purpose: origins blocking it fully, partly or not at all; usage signals."""
     with _errors():
         from .census import run_census
@@ -186,7 +260,10 @@ def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
                 progress("crawls", done[0], len(robots))
 
             result = run_census(list(robots), output, purpose=purpose, workers=workers,
-                                progress=step, engine=engine, policy_tokens=policy_tokens)
+                                progress=step, engine=engine, policy_tokens=policy_tokens,
+                                master=master, threads=threads, memory_limit=memory_limit,
+                                scratch_dir=scratch_dir)
+    _engine_line(result.engine)
     for line in result.headline():
         click.echo(line, err=True)
     for path in result.files:
@@ -196,24 +273,33 @@ def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
 @dataset.command("outcomes", short_help="Common Crawl's outcome table, with RFC 9309's")
 @click.option("--robots", "robots", required=True, multiple=True,
               help="robots.parquet of a crawl, as PATH or LABEL=PATH (repeatable)")
-@click.option("--ranks", required=True, type=click.Path(dir_okay=False),
-              help="ranked host list: CSV 'rank,host' (Tranco's format, no header) or with a "
-                   "header naming rank and host/site/domain")
+@click.option("--ranks", required=True,
+              help="ranked host list: 'rank,host' lines (Tranco), 'rank<TAB>host' lines "
+                   "(Common Crawl's tranco_combined.txt.gz), gzip or not, or a CSV whose "
+                   "header names rank and host/site/domain")
 @click.option("--top", default="1000,10000,50000,100000,1000000", show_default=True,
-              help="strata: comma-separated k (1k, 10k, 1M also read)")
+              help="strata: comma-separated k (1k, 10k, 1M also read); k beyond the list "
+                   "are left out, the whole list is always the last stratum")
 @click.option("--date", "dates", multiple=True,
-              help="LABEL=YYYY-MM-DD for the dt column (default: the crawl's latest fetch date)")
+              help="LABEL=YYYY-MM-DD for the dt column (default: the Monday of the crawl's "
+                   "week: of CC-MAIN-YYYY-WW's ISO week, else of its first capture's)")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="CSV to write (with a -rfc9309.csv companion)")
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
               show_default=True)
+@_master_option
 def outcomes_cmd(robots: tuple[str, ...], ranks: str, top: str, dates: tuple[str, ...],
-                 output: str, engine: str) -> None:
-    """Common Crawl's robots.txt outcome table per top-k stratum, with RFC 9309's outcome."""
+                 output: str, engine: str, master: str | None) -> None:
+    """Common Crawl's robots.txt outcome table per top-k stratum (its procedure: the latest
+    capture per URL, the exact host, the detected MIME type, redirects followed), with RFC
+    9309's outcome beside it. Reads the capture index that 'dataset robots' writes beside
+    robots.parquet."""
     with _errors():
         from .outcomes import parse_top, run_outcomes
         result = run_outcomes(list(robots), ranks, output, top=parse_top(top),
-                              dates=dict(d.partition("=")[::2] for d in dates), engine=engine)
+                              dates=dict(d.partition("=")[::2] for d in dates), engine=engine,
+                              master=master)
+    _engine_line(result.engine)
     for line in result.headline():
         click.echo(line, err=True)
     for path in result.files:
@@ -232,14 +318,21 @@ def outcomes_cmd(robots: tuple[str, ...], ranks: str, top: str, dates: tuple[str
               help="directory for the tables (Parquet) and the chart (PNG)")
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
               show_default=True)
+@_threads_option
+@_memory_option
+@_scratch_option
+@_master_option
 def history_cmd(robots: tuple[str, ...], agents: tuple[str, ...], purpose: str | None,
-                paths: str, output: str, engine: str) -> None:
+                paths: str, output: str, engine: str, threads: int | None,
+                memory_limit: str | None, scratch_dir: str | None, master: str | None) -> None:
     """What changed per origin between consecutive crawls: access, groups, usage signals."""
     with _errors():
         from .history import run_history
         result = run_history(list(robots), output, agents=list(agents) or None,
                              purpose=purpose, paths=[p for p in paths.split(",") if p],
-                             engine=engine)
+                             engine=engine, master=master, threads=threads,
+                             memory_limit=memory_limit, scratch_dir=scratch_dir)
+    _engine_line(result.engine)
     for line in result.headline():
         click.echo(line, err=True)
     for path in result.files:

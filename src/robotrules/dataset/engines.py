@@ -43,16 +43,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from robotrules import Dialect
+from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY
 
 from ._deps import DatasetError, require
-from ._io import check_robots, url_format
+from ._io import check_output, check_robots, url_format
 from .captures import choose, chosen_sql
 from .kernel import RulesCache, evaluate, output_schema, url_origins
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Engine", "Progress", "VerdictRun", "connect", "run_verdicts", "spark_session"]
+__all__ = ["Engine", "Progress", "VerdictRun", "connect", "run_verdicts", "session_for",
+           "spark_note", "spark_session"]
 
 Engine = Literal["duckdb", "spark"]
 
@@ -72,6 +74,8 @@ class VerdictRun:
     urls: int = 0
     parses: int = 0
     files: int = 0
+    bad_rows: int = 0
+    where: str = ""  # Spark: which master and application ran the job (:func:`spark_note`)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -88,6 +92,9 @@ def expand(paths: Sequence[str], what: str) -> list[str]:
             if not found:
                 raise DatasetError(f"no {what} matches {path}")
             out += found
+        elif os.path.isdir(path):
+            raise DatasetError(f"{path} is a directory, not a {what}: give its files or a "
+                               f"quoted glob ('{os.path.join(path, '*')}')")
         elif not os.path.isfile(path):
             raise DatasetError(f"no such {what}: {path}")
         else:
@@ -133,9 +140,25 @@ def url_relation(con: Any, paths: Sequence[str], column: str) -> tuple[Any, int 
                                [files]).fetchall()
             total = int(rows[0][0] or 0)
         elif kind == "csv":
-            rel = con.read_csv(files, header=True, union_by_name=True)
+            for f in files:
+                if _empty_text(f):
+                    raise DatasetError(f"{f} is empty: a CSV needs a header line naming the "
+                                       f"URL column ({column!r})")
+            # a row that is not UTF-8 or not CSV is skipped and counted (reject_errors)
+            rel = con.sql("SELECT * FROM read_csv(?, header = true, "
+                          "ignore_errors = true, store_rejects = true)", params=[files])
         else:
-            rel = con.read_json(files, format="newline_delimited")
+            # a line that is not JSON (a lone surrogate ...) reads as all nulls: skipped
+            # and counted (:func:`bad_url_rows`)
+            raw = con.sql("SELECT * FROM read_json(?, format = 'newline_delimited', "
+                          "ignore_errors = true)", params=[files])
+            raw.create_view("__json_urls", replace=True)
+            empty = " AND ".join(f"{_q(c)} IS NULL" for c in raw.columns)
+            con.execute(f"CREATE OR REPLACE TEMP VIEW __json_good AS SELECT * FROM __json_urls "
+                        f"WHERE NOT ({empty})")
+            con.execute(f"CREATE OR REPLACE TEMP VIEW __json_bad AS SELECT count(*) AS n "
+                        f"FROM __json_urls WHERE {empty}")
+            rel = con.view("__json_good")
     except duckdb.Error as exc:
         raise DatasetError(f"cannot read {_name(files)}: {_one_line(exc)}") from exc
     if column not in rel.columns:
@@ -148,6 +171,29 @@ def url_relation(con: Any, paths: Sequence[str], column: str) -> tuple[Any, int 
         if name in rel.columns:
             raise DatasetError(f"{_name(files)} already has a column {name!r}; rename it")
     return rel, total
+
+
+def _empty_text(path: str) -> bool:
+    """No header line: the file is empty or white space only (plain or gzip)."""
+    import gzip
+    try:
+        with (gzip.open(path, "rb") if path.lower().endswith(".gz") else open(path, "rb")) as f:
+            return not f.read(4096).strip()
+    except (OSError, EOFError):
+        return False  # DuckDB says what is wrong with it
+
+
+def bad_url_rows(con: Any, kind: str) -> int:
+    """URL rows skipped as unreadable (not UTF-8, not CSV, not JSON) once the run has read
+    them: DuckDB's rejects for CSV, the all-null lines for JSON Lines."""
+    try:
+        if kind == "csv":
+            return int(con.execute("SELECT count(*) FROM reject_errors").fetchall()[0][0])
+        if kind == "json":
+            return int(con.execute("SELECT n FROM __json_bad").fetchall()[0][0])
+    except Exception:
+        return 0
+    return 0
 
 
 def _name(files: Sequence[str]) -> str:
@@ -178,7 +224,7 @@ def _q(name: str) -> str:
 def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequence[str],
             column: str, usage: bool, dialect: Dialect, threads: int | None,
             memory_limit: str | None, progress: Progress | None,
-            scratch_dir: str | None, workers: int) -> VerdictRun:
+            scratch_dir: str | None, workers: int, vocabulary: str) -> VerdictRun:
     pq = require("pyarrow.parquet")
     duckdb = require("duckdb")
     run = VerdictRun("duckdb", files=len(urls))
@@ -193,8 +239,12 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             rel, total = url_relation(con, urls, column)
             con.register("url_rel", rel)
             source = f"(SELECT {', '.join(_ROBOTS_READ)} FROM read_parquet(?))"
-            con.execute("CREATE TABLE chosen AS SELECT row_number() OVER (ORDER BY origin) "
-                        f"AS rid, * FROM ({chosen_sql(source)}) ORDER BY origin", [list(robots)])
+            try:
+                con.execute("CREATE TABLE chosen AS SELECT row_number() OVER (ORDER BY "
+                            f"origin) AS rid, * FROM ({chosen_sql(source)}) ORDER BY origin",
+                            [list(robots)])
+            except duckdb.Error as exc:
+                raise DatasetError(_which_robots(con, robots, exc)) from exc
             seen = _origin_udf(con, progress, total)
             cols = ", ".join(f"u.{_q(c)}" for c in rel.columns)
             stream = con.sql(
@@ -215,9 +265,10 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             pool_parses = [0]
             if workers > 1:
                 results = _pool_evaluate(joined_batches(), workers, agents, column, usage,
-                                         dialect, pool_parses)
+                                         dialect, pool_parses, vocabulary)
             else:
-                results = (evaluate(b, agents, url_column=column, usage=usage, cache=cache)
+                results = (evaluate(b, agents, url_column=column, usage=usage, cache=cache,
+                         vocabulary=vocabulary)
                            for b in joined_batches())
             for result in results:
                 if writer is None:
@@ -228,18 +279,42 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
                     # the sort has read every URL before the first batch: the count is whole
                     progress("verdicts", done, total if total is not None else seen[0])
             if writer is None:  # no URL at all: an empty table with the right columns
-                schema = output_schema(_joined_schema(rel, con), agents, usage=usage)
+                schema = output_schema(_joined_schema(rel, con), agents, usage=usage,
+                                       vocabulary=vocabulary)
                 writer = pq.ParquetWriter(partial, schema, compression="zstd")
             writer.close()
             os.replace(partial, target)
             run.urls, run.parses = done, cache.parses + pool_parses[0]
+            run.bad_rows = bad_url_rows(con, url_format(urls[0]))
         except duckdb.Error as exc:
+            if _interrupted(exc):
+                raise KeyboardInterrupt from exc
             raise DatasetError(_one_line(exc)) from exc
         finally:
             if partial.exists():
                 partial.unlink()
             con.close()
     return run
+
+
+def _which_robots(con: Any, robots: Sequence[str], exc: BaseException) -> str:
+    """The error of reading robots.parquet files, naming the file that fails alone."""
+    duckdb = require("duckdb")
+    if _interrupted(exc):
+        raise KeyboardInterrupt from exc
+    for path in robots:
+        try:
+            con.execute(f"SELECT sum(hash({', '.join(_ROBOTS_READ)})) FROM read_parquet(?)",
+                        [path])
+        except duckdb.Error as one:
+            return f"cannot read {path} (a robots.parquet): {_one_line(one)}"
+    return f"cannot read the robots files: {_one_line(exc)}"
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """DuckDB's report of a Ctrl-C: an interrupted query, or KeyboardInterrupt in our UDF."""
+    duckdb = require("duckdb")
+    return isinstance(exc, duckdb.InterruptException) or "KeyboardInterrupt" in str(exc)
 
 
 def _with_bodies(batch: pa.RecordBatch, bodies: Any) -> pa.RecordBatch:
@@ -261,26 +336,31 @@ def _with_bodies(batch: pa.RecordBatch, bodies: Any) -> pa.RecordBatch:
             got.column("body").combine_chunks())
     else:
         body = pa_.nulls(batch.num_rows, pa_.binary())
-    return pa_.RecordBatch.from_arrays([*batch.columns[:-1], body],
-                                       names=[*batch.schema.names[:-1], "robots_body"])
+    columns = list(batch.columns[:-1])
+    names = batch.schema.names[:-1]
+    at = names.index("robots_fetch_time")
+    # DuckDB names its session zone (Etc/UTC ...): the output says UTC, as Spark's does
+    columns[at] = columns[at].cast(pa_.timestamp("us", tz="UTC"))
+    return pa_.RecordBatch.from_arrays([*columns, body], names=[*names, "robots_body"])
 
 
 _WORKER_CACHE: dict[str, RulesCache] = {}
 
 
 def _evaluate_task(batch: pa.RecordBatch, agents: Sequence[str], column: str, usage: bool,
-                   dialect: Dialect) -> tuple[pa.RecordBatch, int]:
+                   dialect: Dialect, vocabulary: str) -> tuple[pa.RecordBatch, int]:
     """Worker process: the kernel on one batch with the process's parse cache; the batch and
     the files parsed for it."""
     cache = _WORKER_CACHE.setdefault(dialect, RulesCache(dialect, size=64))
     before = cache.parses
-    return evaluate(batch, agents, url_column=column, usage=usage, cache=cache), \
+    return evaluate(batch, agents, url_column=column, usage=usage, cache=cache,
+                         vocabulary=vocabulary), \
         cache.parses - before
 
 
 def _pool_evaluate(batches: Iterator[pa.RecordBatch], workers: int, agents: Sequence[str],
-                   column: str, usage: bool, dialect: Dialect, parses: list[int]
-                   ) -> Iterator[pa.RecordBatch]:
+                   column: str, usage: bool, dialect: Dialect, parses: list[int],
+                   vocabulary: str) -> Iterator[pa.RecordBatch]:
     """The kernel over ``batches`` in ``workers`` processes, results in input order, at most
     2 x workers batches in flight (Arrow batches pickle as their buffers)."""
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -296,7 +376,7 @@ def _pool_evaluate(batches: Iterator[pa.RecordBatch], workers: int, agents: Sequ
 
         for batch in batches:
             pending.append(pool.submit(_evaluate_task, batch, list(agents), column, usage,
-                                       dialect))
+                                       dialect, vocabulary))
             if len(pending) >= 2 * workers:
                 yield take(pending.pop(0))
         for f in pending:
@@ -328,14 +408,17 @@ def run_verdicts(
     spark: Any = None,
     progress: Progress | None = None,
     scratch_dir: str | None = None,
+    master: str | None = None,
+    vocabulary: str = DEFAULT_VOCABULARY,
 ) -> VerdictRun:
     """Verdicts of ``agents`` for every URL of ``urls`` against ``robots`` into ``out``.
 
     ``urls``: one or more files or globs (Parquet, CSV with a header line, JSON Lines).
-    ``usage=None`` adds the usage-preference columns. ``threads`` and ``memory_limit`` (e.g.
+    ``usage=None`` adds the usage-preference columns, those of the AIPREF ``vocabulary``
+    (``vocab-08`` adds ``ai-use``). ``threads`` and ``memory_limit`` (e.g.
     ``"4GB"``) are DuckDB's; ``workers`` > 1 runs the kernel in that many processes (DuckDB's
-    threads read, join and sort; the kernel is Python); ``spark`` is a SparkSession (one on
-    ``local[*]`` is made when None). ``progress`` is called as
+    threads read, join and sort; the kernel is Python); ``spark`` is a SparkSession (when
+    None, one on ``master``: :func:`spark_session`). ``progress`` is called as
     ``progress(phase, rows_done, total_or_None)``.
     """
     if not agents:
@@ -344,9 +427,12 @@ def run_verdicts(
     robot_files = expand(robots, "robots file")
     check_robots(robot_files)
     url_files = expand([urls] if isinstance(urls, str) else list(urls), "URL file")
+    check_output(out, directory=engine == "spark")
     if engine == "duckdb":
+        if master is not None:
+            raise DatasetError("--master is Spark's: give --engine spark with it")
         return _duckdb(robot_files, url_files, out, agents, url_column, use, dialect, threads,
-                       memory_limit, progress, scratch_dir, workers)
+                       memory_limit, progress, scratch_dir, workers, vocabulary)
     if engine == "spark":
         con = connect()
         try:
@@ -354,46 +440,90 @@ def run_verdicts(
         finally:
             con.close()
         require("pyspark", "spark")
-        return _spark(robot_files, url_files, out, agents, url_column, use, dialect, spark)
+        return _spark(robot_files, url_files, out, agents, url_column, use, dialect,
+                      session_for("spark", spark, master), vocabulary)
     raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
 
 
 # --- spark ------------------------------------------------------------------------------------
 
 
-def spark_session(master: str = "local[*]", app: str = "robotrules-dataset") -> Any:
-    """A SparkSession with the settings the engine relies on (UTC, Arrow batch size)."""
+def spark_session(master: str | None = None, app: str = "robotrules-dataset") -> Any:
+    """A SparkSession with the settings the engine relies on (UTC, Arrow batch size, Parquet
+    timestamps as DuckDB writes them), on the master Spark users give it.
+
+    The master is, first to last: ``master`` (the CLI's ``--master``); the one the running
+    Spark application was given (``spark-submit --master``, a session already running in this
+    process); what Spark's own launcher reads: ``--master`` in ``PYSPARK_SUBMIT_ARGS``,
+    ``spark.master`` in ``spark-defaults.conf`` (``SPARK_CONF_DIR``, else
+    ``SPARK_HOME/conf``), the ``MASTER`` environment variable; else ``local[*]``. Other
+    settings come the same ways (``--conf`` in ``PYSPARK_SUBMIT_ARGS``, spark-defaults.conf).
+    :func:`spark_note` says which master a session runs on.
+    """
     require("pyspark", "spark")
-    os.environ.setdefault("PYSPARK_PYTHON", _python())
-    if master.startswith("local"):
-        # Python workers are new processes started by the JVM, from its working directory:
-        # give them this robotrules by absolute path (a relative PYTHONPATH, or a source tree
-        # that shadows an installed copy, would otherwise resolve differently or not at all).
-        # On a cluster, robotrules[spark] must be installed on the executors.
-        import robotrules
-        root = str(Path(robotrules.__file__).resolve().parents[1])
-        paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        os.environ["PYTHONPATH"] = os.pathsep.join(
-            [root, *(os.path.abspath(p) for p in paths if os.path.abspath(p) != root)])
+    # Python workers of a local master and of workers on this machine are processes started
+    # from the JVM's environment: give them this robotrules by absolute path (a relative
+    # PYTHONPATH, or a source tree that shadows an installed copy, would otherwise resolve
+    # differently or not at all). Executors elsewhere need robotrules[spark] installed.
+    import robotrules
+    root = str(Path(robotrules.__file__).resolve().parents[1])
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [root, *(os.path.abspath(p) for p in paths if os.path.abspath(p) != root)])
+    from pyspark import SparkConf
     from pyspark.sql import SparkSession
-    return (SparkSession.builder.master(master).appName(app)
-            .config("spark.sql.session.timeZone", "UTC")
-            # a joined row carries its robots body: small Arrow batches bound worker memory
-            .config("spark.sql.execution.arrow.maxRecordsPerBatch", "2048")
-            .config("spark.sql.shuffle.partitions", str(max(2, os.cpu_count() or 2)))
-            .config("spark.ui.enabled", "false")
-            .getOrCreate())
+
+    active = SparkSession.getActiveSession()
+    if active is not None and (master is None or active.sparkContext.master == master):
+        return active
+    from pyspark.core.context import SparkContext
+    SparkContext._ensure_initialized()  # launches spark-submit: its master and conf files
+    launched = SparkConf().get("spark.master", None)
+    chosen = master or launched or os.environ.get("MASTER") or "local[*]"
+    if _same_machine(chosen):
+        os.environ.setdefault("PYSPARK_PYTHON", _python())
+    builder = (SparkSession.builder.appName(app)
+               .config("spark.sql.session.timeZone", "UTC")
+               # Parquet timestamps as DuckDB writes them: microseconds, UTC (not INT96)
+               .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+               # a joined row carries its robots body: small Arrow batches bound worker memory
+               .config("spark.sql.execution.arrow.maxRecordsPerBatch", "2048")
+               .config("spark.ui.enabled", "false"))
+    if master is not None or launched is None:
+        builder = builder.master(chosen)
+    if chosen.startswith("local"):
+        builder = builder.config("spark.sql.shuffle.partitions",
+                                 str(max(2, os.cpu_count() or 2)))
+    try:
+        return builder.getOrCreate()
+    except Exception as exc:  # Py4JJavaError and kin: Spark's own words, first line
+        text = str(getattr(exc, "java_exception", "") or exc).strip().splitlines()
+        raise DatasetError(f"Spark could not start on {chosen}: "
+                           f"{text[0] if text else type(exc).__name__}") from exc
 
 
-def session_for(engine: str, spark: Any = None) -> Any:
+def _same_machine(master: str) -> bool:
+    host = master.partition("://")[2].split(":")[0].split(",")[0]
+    return master.startswith("local") or host in ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def spark_note(session: Any) -> str:
+    """``spark, master spark://h:7077, application app-2026...``: which master ran a job."""
+    sc = session.sparkContext
+    return f"spark, master {sc.master}, application {sc.applicationId}"
+
+
+def session_for(engine: str, spark: Any = None, master: str | None = None) -> Any:
     """The Spark session a dataset command runs on: ``spark`` (the caller's) or a new
-    :func:`spark_session` for ``engine="spark"``, ``None`` for DuckDB; any other engine is a
-    :class:`DatasetError` naming the two."""
+    :func:`spark_session` on ``master`` for ``engine="spark"``, ``None`` for DuckDB; any
+    other engine is a :class:`DatasetError` naming the two."""
     if engine == "spark":
         require("pyspark", "spark")
-        return spark if spark is not None else spark_session()
+        return spark if spark is not None else spark_session(master)
     if engine != "duckdb":
         raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
+    if master is not None:
+        raise DatasetError("--master is Spark's: give --engine spark with it")
     return None
 
 
@@ -420,12 +550,13 @@ def _add_origin(column: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa
     return fn
 
 
-def _kernel(agents: Sequence[str], column: str, usage: bool, dialect: Dialect
+def _kernel(agents: Sequence[str], column: str, usage: bool, dialect: Dialect, vocabulary: str
             ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     def fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         cache = RulesCache(dialect)  # one per partition: an origin is parsed once per task
         for batch in batches:
-            yield evaluate(batch, agents, url_column=column, usage=usage, cache=cache)
+            yield evaluate(batch, agents, url_column=column, usage=usage, cache=cache,
+                         vocabulary=vocabulary)
     return fn
 
 
@@ -448,12 +579,12 @@ def _spark_urls(spark: Any, paths: Sequence[str], column: str) -> Any:
 
 
 def _spark(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequence[str], column: str,
-           usage: bool, dialect: Dialect, spark: Any) -> VerdictRun:
+           usage: bool, dialect: Dialect, spark: Any, vocabulary: str) -> VerdictRun:
     require("pyspark", "spark")
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
-    session = spark if spark is not None else spark_session()
+    session = spark
     raw = session.read.parquet(*robots).select(*_ROBOTS_READ)
     chosen = raw.repartition("origin").mapInArrow(_choose_partition, raw.schema)
     right = chosen.select(
@@ -470,9 +601,10 @@ def _spark(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequenc
         from_arrow_schema(left_arrow.append(pa_.field("origin", pa_.string()))))
     joined = with_origin.join(right, on="origin", how="left").select(
         *left.columns, "origin", "robots_outcome", "robots_fetch_time", "robots_body")
-    schema = output_schema(to_arrow_schema(joined.schema, timezone="UTC"), agents, usage=usage)
+    schema = output_schema(to_arrow_schema(joined.schema, timezone="UTC"), agents, usage=usage,
+                           vocabulary=vocabulary)
     result = joined.sortWithinPartitions("origin").mapInArrow(
-        _kernel(agents, column, usage, dialect), from_arrow_schema(schema))
+        _kernel(agents, column, usage, dialect, vocabulary), from_arrow_schema(schema))
     partial = f"{out.rstrip(os.sep)}.partial"
     if os.path.isdir(partial):
         shutil.rmtree(partial)
@@ -482,4 +614,4 @@ def _spark(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequenc
     elif os.path.exists(out):
         os.remove(out)
     os.replace(partial, out)
-    return VerdictRun("spark", files=len(urls))
+    return VerdictRun("spark", files=len(urls), where=spark_note(session))

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +61,7 @@ class HistoryResult:
     files: list[Path] = field(default_factory=list)
     changes: Counter[tuple[str, str]] = field(default_factory=Counter)  # (pair, kind) -> n
     crawlers: list[dict[str, Any]] = field(default_factory=list)
+    engine: str = "duckdb"
 
     def headline(self) -> list[str]:
         lines = []
@@ -198,38 +200,101 @@ def _pair_events(a: str, b: str, tokens: Sequence[str], sample: Sequence[str],
                         "disappeared" if after == "absent" else "changed"})
 
 
-def _apply(events: Iterable[Event], counts: Counter[tuple[str, ...]],
-           tables: dict[str, list[dict[str, Any]]]) -> None:
+def _schemas() -> dict[str, list[tuple[str, Any]]]:
+    """The columns of the history's tables."""
+    pa = require("pyarrow")
+    return {
+        "access": [("from", pa.string()), ("to", pa.string()), ("origin", pa.string()),
+                   ("agent", pa.string()), ("path", pa.string()), ("change", pa.string()),
+                   ("line_before", pa.int32()), ("rule_before", pa.string()),
+                   ("line_after", pa.int32()), ("rule_after", pa.string()),
+                   ("outcome_before", pa.string()), ("outcome_after", pa.string())],
+        "groups": [("from", pa.string()), ("to", pa.string()), ("origin", pa.string()),
+                   ("change", pa.string()), ("agents", pa.string()), ("line", pa.int32())],
+        "signals": [("from", pa.string()), ("to", pa.string()), ("origin", pa.string()),
+                    ("signal", pa.string()), ("category", pa.string()), ("before", pa.string()),
+                    ("after", pa.string()), ("change", pa.string())],
+        "crawlers": [("crawl", pa.string()), ("agent", pa.string()), ("purpose", pa.string()),
+                     ("origins", pa.int64()), ("blocked", pa.int64()),
+                     ("blocked_share", pa.float64()), ("gained", pa.int64()),
+                     ("lost", pa.int64())],
+        "purposes": [("crawl", pa.string()), ("purpose", pa.string()), ("origins", pa.int64()),
+                     ("blocked", pa.int64()), ("blocked_share", pa.float64())],
+    }
+
+
+def _schema(name: str) -> Any:
+    return require("pyarrow").schema(_schemas()[name])
+
+
+class _Spool:
+    """The change rows (access, groups, signals) on disk as they come: Parquet files of at most
+    :attr:`ROWS` rows each in a scratch folder, sorted by DuckDB when written out (out of core
+    under its memory limit). Memory: one buffer of :attr:`ROWS` rows per table."""
+
+    TABLES = ("access", "groups", "signals")
+    ROWS = 50_000  # rows a spool file holds
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.rows = self.ROWS
+        self.buffers: dict[str, list[dict[str, Any]]] = {t: [] for t in self.TABLES}
+        self.parts: dict[str, list[str]] = {t: [] for t in self.TABLES}
+
+    def add(self, table: str, row: dict[str, Any]) -> None:
+        buf = self.buffers[table]
+        buf.append(row)
+        if len(buf) >= self.rows:
+            self.flush(table)
+
+    def flush(self, table: str) -> None:
+        pa = require("pyarrow")
+        pq = require("pyarrow.parquet")
+        buf = self.buffers[table]
+        path = os.path.join(self.folder, f"{table}-{len(self.parts[table])}.parquet")
+        pq.write_table(pa.Table.from_pylist(buf, schema=_schema(table)), path)
+        self.parts[table].append(path)
+        buf.clear()
+
+    def write(self, table: str, target: Path, con: Any) -> None:
+        """The table's rows into ``target``, in one order whatever the engine's join order
+        (each column as text, null first as the empty text)."""
+        pq = require("pyarrow.parquet")
+        self.flush(table)
+        schema = _schema(table)
+        order = ", ".join(f"coalesce(CAST(\"{f.name}\" AS VARCHAR), '')" for f in schema)
+        reader = con.sql(f"SELECT * FROM read_parquet(?) ORDER BY {order}",
+                         params=[self.parts[table]]).to_arrow_reader(8192)
+        with pq.ParquetWriter(target, schema) as writer:
+            for batch in reader:
+                writer.write_batch(batch.cast(schema))
+
+
+def _apply(events: Iterable[Event], counts: Counter[tuple[str, ...]], spool: _Spool) -> None:
     for event in events:
         if event[0] == "count":
             counts[tuple(event[1])] += event[2]
         else:
-            tables[event[1]].append(event[2])
-
-
-def _order(row: dict[str, Any]) -> tuple[str, ...]:
-    """Tables in one order whatever the engine's join order."""
-    return tuple("" if v is None else str(v) for v in row.values())
+            spool.add(event[1], event[2])
 
 
 def _duckdb_history(labelled: Sequence[tuple[str, str]], tokens: Sequence[str],
                     sample: Sequence[str], counts: Counter[tuple[str, ...]],
-                    tables: dict[str, list[dict[str, Any]]]) -> None:
-    from .engines import connect
-    con = connect()
+                    spool: _Spool, con: Any) -> None:
     try:
         for i, (label, path) in enumerate(labelled):
             literal = "'" + path.replace("'", "''") + "'"
             con.execute(f"CREATE TABLE c{i} AS {chosen_sql(f'read_parquet({literal})')}")
             reader = con.sql(f"SELECT origin, outcome, body FROM c{i}").to_arrow_reader(2048)
-            _apply(_crawl_events(label, tokens, sample, reader), counts, tables)
+            _apply(_crawl_events(label, tokens, sample, reader), counts, spool)
         for i in range(len(labelled) - 1):
             query = (f"SELECT origin, x.outcome AS o1, x.body AS b1, y.outcome AS o2, "
                      f"y.body AS b2 FROM c{i} x JOIN c{i + 1} y USING (origin)")
             _apply(_pair_events(labelled[i][0], labelled[i + 1][0], tokens, sample,
-                                con.sql(query).to_arrow_reader(2048)), counts, tables)
+                                con.sql(query).to_arrow_reader(2048)), counts, spool)
     finally:
-        con.close()
+        for i in range(len(labelled)):
+            con.execute(f"DROP TABLE IF EXISTS c{i}")
 
 
 def _as_arrow(fn: Callable[..., Iterator[Event]], *args: Any
@@ -256,12 +321,12 @@ def _as_arrow(fn: Callable[..., Iterator[Event]], *args: Any
 
 def _spark_history(spark: Any, labelled: Sequence[tuple[str, str]], tokens: Sequence[str],
                    sample: Sequence[str], counts: Counter[tuple[str, ...]],
-                   tables: dict[str, list[dict[str, Any]]]) -> None:
+                   spool: _Spool) -> None:
     require("pyspark", "spark")
     from pyspark.sql import functions as F
 
-    from .engines import _ROBOTS_READ, _choose_partition, spark_session
-    session = spark if spark is not None else spark_session()
+    from .engines import _ROBOTS_READ, _choose_partition
+    session = spark
     chosen = []
     for label, path in labelled:
         raw = session.read.parquet(path).select(*_ROBOTS_READ)
@@ -270,7 +335,7 @@ def _spark_history(spark: Any, labelled: Sequence[tuple[str, str]], tokens: Sequ
         chosen.append(rows)
         found = rows.mapInArrow(_as_arrow(_crawl_events, label, list(tokens), list(sample)),
                                 "event string").collect()
-        _apply((json.loads(r[0]) for r in found), counts, tables)
+        _apply((json.loads(r[0]) for r in found), counts, spool)
     for i in range(len(labelled) - 1):
         x = chosen[i].select("origin", F.col("outcome").alias("o1"), F.col("body").alias("b1"))
         y = chosen[i + 1].select("origin", F.col("outcome").alias("o2"),
@@ -279,19 +344,26 @@ def _spark_history(spark: Any, labelled: Sequence[tuple[str, str]], tokens: Sequ
         found = joined.mapInArrow(_as_arrow(_pair_events, labelled[i][0], labelled[i + 1][0],
                                             list(tokens), list(sample)),
                                   "event string").collect()
-        _apply((json.loads(r[0]) for r in found), counts, tables)
+        _apply((json.loads(r[0]) for r in found), counts, spool)
 
 
 def run_history(robots: Sequence[str], out_dir: str | os.PathLike[str], *,
                 agents: Sequence[str] | None = None, purpose: str | None = None,
                 paths: Sequence[str] = ("/",), engine: str = "duckdb",
-                spark: Any = None) -> HistoryResult:
+                spark: Any = None, master: str | None = None, threads: int | None = None,
+                memory_limit: str | None = None, scratch_dir: str | None = None
+                ) -> HistoryResult:
     """The history of the crawls in ``robots`` (oldest first) into ``out_dir``.
 
+    ``threads``, ``memory_limit`` and ``scratch_dir`` are DuckDB's: the chosen captures and
+    the change rows (spooled to Parquet in the scratch folder as they come, sorted by DuckDB at
+    the end) stay out of memory beyond the limit.
+
     ``engine="spark"``: the duplicate rule and the join of consecutive crawls run on Spark
-    (``spark``: a SparkSession; one on ``local[*]`` when None), the per-origin comparison
-    (:func:`_crawl_events`, :func:`_pair_events`) in ``mapInArrow`` on the executors; only
-    its change rows and counters reach the driver. The same tables either way."""
+    (``spark``: a SparkSession; when None, one on ``master``: :func:`.engines.spark_session`),
+    the per-origin comparison (:func:`_crawl_events`, :func:`_pair_events`) in ``mapInArrow``
+    on the executors; only its change rows and counters reach the driver. The same tables
+    either way."""
     pa = require("pyarrow")
     pq = require("pyarrow.parquet")
     labelled = [crawl_label(r) for r in robots]
@@ -308,19 +380,31 @@ def run_history(robots: Sequence[str], out_dir: str | os.PathLike[str], *,
     tokens = list(agents) if agents else [a.token for a in agents_for(purpose)]
     by_token = {a.token: a for a in known_agents()}
     counts: Counter[tuple[str, ...]] = Counter()
-    tables: dict[str, list[dict[str, Any]]] = {"access": [], "groups": [], "signals": []}
     result = HistoryResult(Path(out_dir), labels)
-    if engine == "spark":
-        _spark_history(spark, labelled, tokens, sample, counts, tables)
-    elif engine == "duckdb":
-        _duckdb_history(labelled, tokens, sample, counts, tables)
-    else:
-        raise DatasetError(f"unknown engine {engine!r}; choose duckdb or spark")
+    from .engines import connect, session_for, spark_note
+    session = session_for(engine, spark, master)
+    if scratch_dir:
+        os.makedirs(scratch_dir, exist_ok=True)
+    out = Path(out_dir)
+    with tempfile.TemporaryDirectory(prefix="robotrules-history-", dir=scratch_dir) as tmp:
+        con = connect(threads, memory_limit, os.path.join(tmp, "spill"))
+        try:
+            spool = _Spool(tmp)
+            if session is not None:
+                _spark_history(session, labelled, tokens, sample, counts, spool)
+                result.engine = spark_note(session)
+            else:
+                _duckdb_history(labelled, tokens, sample, counts, spool, con)
+            out.mkdir(parents=True, exist_ok=True)
+            for name in _Spool.TABLES:
+                target = out / f"{name}.parquet"
+                spool.write(name, target, con)
+                result.files.append(target)
+        finally:
+            con.close()
     for key, n in counts.items():
         if key[0] == "changes":
             result.changes[(key[1], key[2])] += n
-    access_rows, group_rows, signal_rows = (sorted(tables[t], key=_order)
-                                            for t in ("access", "groups", "signals"))
     origins = Counter({k[1]: n for k, n in counts.items() if k[0] == "origins"})
     crawler_rows = []
     for label in labels:
@@ -340,31 +424,9 @@ def run_history(robots: Sequence[str], out_dir: str | os.PathLike[str], *,
                      "blocked_share": (counts[("purpose", label, g)] / origins[label]
                                        if origins[label] else 0.0)}
                     for label in labels for g in groups]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    schemas = {
-        "access": [("from", pa.string()), ("to", pa.string()), ("origin", pa.string()),
-                   ("agent", pa.string()), ("path", pa.string()), ("change", pa.string()),
-                   ("line_before", pa.int32()), ("rule_before", pa.string()),
-                   ("line_after", pa.int32()), ("rule_after", pa.string()),
-                   ("outcome_before", pa.string()), ("outcome_after", pa.string())],
-        "groups": [("from", pa.string()), ("to", pa.string()), ("origin", pa.string()),
-                   ("change", pa.string()), ("agents", pa.string()), ("line", pa.int32())],
-        "signals": [("from", pa.string()), ("to", pa.string()), ("origin", pa.string()),
-                    ("signal", pa.string()), ("category", pa.string()), ("before", pa.string()),
-                    ("after", pa.string()), ("change", pa.string())],
-        "crawlers": [("crawl", pa.string()), ("agent", pa.string()), ("purpose", pa.string()),
-                     ("origins", pa.int64()), ("blocked", pa.int64()),
-                     ("blocked_share", pa.float64()), ("gained", pa.int64()),
-                     ("lost", pa.int64())],
-        "purposes": [("crawl", pa.string()), ("purpose", pa.string()), ("origins", pa.int64()),
-                     ("blocked", pa.int64()), ("blocked_share", pa.float64())],
-    }
-    tables = {"access": access_rows, "groups": group_rows, "signals": signal_rows,
-              "crawlers": crawler_rows, "purposes": purpose_rows}
-    for name, rows in tables.items():
+    for name, rows in (("crawlers", crawler_rows), ("purposes", purpose_rows)):
         target = out / f"{name}.parquet"
-        pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema(schemas[name])), target)
+        pq.write_table(pa.Table.from_pylist(rows, schema=_schema(name)), target)
         result.files.append(target)
     result.crawlers = crawler_rows
     result.files.append(_chart(out, labels, crawler_rows, purpose_rows))

@@ -11,8 +11,9 @@ once). For each agent it adds, in this order:
 :class:`~robotrules.Verdict` reason, or ``allow-all`` / ``disallow-all`` for a capture without
 rules (RFC 9309 2.3.1.3, 2.3.1.4), ``no-capture`` when the archive has no robots.txt for the
 origin, ``invalid-url``), and, with ``usage=True``, the AI usage preferences
-``{agent}__crawl``, ``{agent}__train-ai``, ``{agent}__search``, ``{agent}__ai-train``,
-``{agent}__ai-input`` (bool, null when the file says nothing).
+``{agent}__crawl`` and one column per category of the AIPREF vocabulary
+(:func:`usage_columns`: ``train-ai``, ``search``, ``ai-train``, ``ai-input``; ``vocab-08`` adds
+``ai-use``) (bool, null when the file says nothing).
 
 The input's ``robots_body`` column is dropped from the output.
 
@@ -45,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 import robotrules
 from robotrules import Dialect, RobotsTxt
 from robotrules._origin import origin_or_none
+from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY, usage_keys
 
 from ._deps import DatasetError, require
 
@@ -54,8 +56,14 @@ if TYPE_CHECKING:
 __all__ = ["EXTRA_REASONS", "USAGE_KEYS", "RulesCache", "evaluate", "evaluate_batches",
            "output_schema", "url_origins", "verdict_fields"]
 
-#: The usage preferences, in column order (``RobotsTxt.usage_many``'s keys).
-USAGE_KEYS = ("crawl", "train-ai", "search", "ai-train", "ai-input")
+def usage_columns(vocabulary: str = DEFAULT_VOCABULARY) -> tuple[str, ...]:
+    """The usage preferences, in column order: ``crawl`` and the categories of
+    :func:`robotrules.aipref.vocabulary.usage_keys` (``RobotsTxt.usage_many``'s keys)."""
+    return ("crawl", *usage_keys(vocabulary))
+
+
+#: :func:`usage_columns` of the default vocabulary.
+USAGE_KEYS = usage_columns()
 
 #: Reasons the kernel gives besides the robots.txt's own (:data:`robotrules.REASONS`).
 EXTRA_REASONS = ("allow-all", "disallow-all", "no-capture", "invalid-url")
@@ -96,7 +104,8 @@ class RulesCache:
         return rules
 
 
-def verdict_fields(agents: Sequence[str], *, usage: bool) -> list[pa.Field]:
+def verdict_fields(agents: Sequence[str], *, usage: bool,
+                   vocabulary: str = DEFAULT_VOCABULARY) -> list[pa.Field]:
     """The columns the kernel adds, in order."""
     pa_ = require("pyarrow")
     fields = []
@@ -106,15 +115,17 @@ def verdict_fields(agents: Sequence[str], *, usage: bool) -> list[pa.Field]:
                    pa_.field(f"{agent}__rule", pa_.string()),
                    pa_.field(f"{agent}__reason", pa_.string())]
         if usage:
-            fields += [pa_.field(f"{agent}__{key}", pa_.bool_()) for key in USAGE_KEYS]
+            fields += [pa_.field(f"{agent}__{key}", pa_.bool_())
+                       for key in usage_columns(vocabulary)]
     return fields
 
 
-def output_schema(input_schema: pa.Schema, agents: Sequence[str], *, usage: bool) -> pa.Schema:
+def output_schema(input_schema: pa.Schema, agents: Sequence[str], *, usage: bool,
+                  vocabulary: str = DEFAULT_VOCABULARY) -> pa.Schema:
     """The schema of :func:`evaluate`'s output for batches of ``input_schema``."""
     pa_ = require("pyarrow")
     kept = [f for f in input_schema if f.name != "robots_body"]
-    return pa_.schema(kept + verdict_fields(agents, usage=usage))
+    return pa_.schema(kept + verdict_fields(agents, usage=usage, vocabulary=vocabulary))
 
 
 _MEMO_MAX = 1 << 20  # prefixes a caller's memo keeps before it starts over
@@ -162,24 +173,24 @@ def url_origins(urls: pa.Array | pa.ChunkedArray, memo: dict[str, str | None] | 
 class _Answers:
     """The core's answers for one agent, appended group after group (machine arrays)."""
 
-    def __init__(self, usage: bool) -> None:
+    def __init__(self, usage: tuple[str, ...]) -> None:
         self.allowed = array("B")
         self.line = array("q")
         self.reason = array("B")
         self.rule = array("q")
         self.offsets: list[int] = []
-        self.usage = {k: array("b") for k in USAGE_KEYS} if usage else {}
+        self.usage = {k: array("b") for k in usage}
 
 
 class _Columns:
     """The output columns of one agent while a batch is evaluated (NumPy, filled per group)."""
 
-    def __init__(self, np: Any, n: int, usage: bool) -> None:
+    def __init__(self, np: Any, n: int, usage: tuple[str, ...]) -> None:
         self.allowed = np.zeros(n, np.uint8)
         self.line = np.zeros(n, np.int64)
         self.rule = np.full(n, -1, np.int64)
         self.reason = np.zeros(n, np.int8)
-        self.usage = {k: np.full(n, -1, np.int8) for k in USAGE_KEYS} if usage else {}
+        self.usage = {k: np.full(n, -1, np.int8) for k in usage}
 
 
 def evaluate(
@@ -189,8 +200,10 @@ def evaluate(
     url_column: str = "url",
     usage: bool = False,
     cache: RulesCache | None = None,
+    vocabulary: str = DEFAULT_VOCABULARY,
 ) -> pa.RecordBatch:
-    """``batch`` with the verdict columns of each agent appended (see the module docstring)."""
+    """``batch`` with the verdict columns of each agent appended (see the module docstring);
+    the usage columns are those of the AIPREF ``vocabulary`` (:func:`usage_columns`)."""
     pa_ = require("pyarrow")
     pc = require("pyarrow.compute")
     np = require("numpy")
@@ -218,7 +231,8 @@ def evaluate(
     fixed_reason = np.select(
         [kind == -2, kind == -1, kind == 1, kind == 2],
         [code["invalid-url"], code["no-capture"], code["allow-all"], code["disallow-all"]], 0)
-    cols = [_Columns(np, n, usage) for _ in agents]
+    keys = usage_columns(vocabulary) if usage else ()
+    cols = [_Columns(np, n, keys) for _ in agents]
     for c in cols:
         c.reason[:] = fixed_reason
         c.allowed[kind == 1] = 1
@@ -236,7 +250,7 @@ def evaluate(
     # the core's answers are appended group after group (C-level array.extend) and scattered
     # once per batch to their rows, order[skip:]; a rule index is local to its group's
     # Decisions.rules and becomes global by adding the group's offset into `found`
-    bufs = [_Answers(usage) for _ in agents]
+    bufs = [_Answers(keys) for _ in agents]
     found: list[Any] = []  # Decisions.rules of each (group, agent), concatenated
     sizes: list[int] = []
     skip = n
@@ -260,8 +274,8 @@ def evaluate(
             b.offsets.append(len(found))
             found.extend(d.rules)
             if usage:
-                got = rules.usage_many(group_urls, user_agent=agent)
-                for key in USAGE_KEYS:
+                got = rules.usage_many(group_urls, user_agent=agent, vocabulary=vocabulary)
+                for key in keys:
                     b.usage[key].extend(got[key] if key in got else array("b", [-1]) * (e - s))
     rule_text: dict[str, int] = {}  # rendered rule -> dictionary index of this batch
     by_id: dict[int, int] = {}  # id(rule) -> dictionary index (found keeps the rules alive)
@@ -292,7 +306,7 @@ def evaluate(
         for key in c.usage:
             values = c.usage[key]
             arrays.append(pa_.array(values == 1, mask=values < 0))
-    fields = verdict_fields(agents, usage=usage)
+    fields = verdict_fields(agents, usage=usage, vocabulary=vocabulary)
     keep = [j for j, name in enumerate(names) if name != "robots_body"]
     schema = pa_.schema([batch.schema.field(j) for j in keep] + fields)
     return pa_.RecordBatch.from_arrays([batch.column(j) for j in keep] + arrays, schema=schema)

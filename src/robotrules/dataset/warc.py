@@ -32,6 +32,7 @@ payloads of 2xx responses (about the uncompressed size of the archive's robots b
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import tempfile
@@ -50,9 +51,10 @@ from robotrules._url import path_of
 from robotrules.errors import InvalidURL
 
 from ._deps import DatasetError, require
-from .captures import OUTCOME_OF_KIND, robots_schema
+from .captures import OUTCOME_OF_KIND, index_schema, robots_schema
+from .outcomes import cc_robotstxt_mime, cc_ruleset_agents
 
-__all__ = ["IngestStats", "read_warcs"]
+__all__ = ["IngestStats", "captures_path", "read_warcs"]
 
 _CHUNK = 65_536
 _INSERT_EVERY = 2_000
@@ -65,9 +67,11 @@ class IngestStats:
     records: int = 0
     responses: int = 0
     rows: int = 0
+    rows_seen: int = 0  # robots.txt captures found in pass 1
     error_rows: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
     broken_files: list[str] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
 
     def summary(self) -> list[str]:
         """What was skipped, as lines for a person (none when nothing was)."""
@@ -76,7 +80,8 @@ class IngestStats:
             total = sum(self.skipped.values())
             why = ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common())
             lines.append(f"skipped {total} record{'s' if total != 1 else ''}: {why}")
-        lines += [f"broken file (read up to the break): {b}" for b in self.broken_files]
+        lines += [f"warning: broken file (read up to the break): {b}"
+                  for b in self.broken_files]
         return lines
 
     def to_dict(self) -> dict[str, Any]:
@@ -124,6 +129,8 @@ def _capture(record: Any, path: str, stats: IngestStats, raw_limit: int) -> tupl
     except InvalidURL:
         stats.skipped["target URI not http(s)"] += 1
         return None
+    cut = (record.headers.get("WARC-Truncated") or "").strip().lower() or None
+    detected = (record.headers.get("WARC-Identified-Payload-Type") or "").strip() or None
     when = record.record_date
     micros = int(when.timestamp() * 1_000_000) if when is not None else None
     http = record.http_headers if record.is_http_parsed else None
@@ -152,12 +159,44 @@ def _capture(record: Any, path: str, stats: IngestStats, raw_limit: int) -> tupl
             else:
                 complete = 0
             raw = b"".join(chunks)
+    # the rest of the block, to see whether the file holds all of it (a file cut mid-record
+    # ends a record early without an error from FastWARC)
+    while record.reader.read(_CHUNK):
+        pass
+    # (a chunked body is read decoded, shorter than the block: its length proves nothing)
+    chunked = http is not None and "chunked" in str(
+        http.get("Transfer-Encoding") or "").lower()
+    if not chunked and record.reader.tell() < record.content_length:
+        cut = _CUT_SHORT
+        stats.broken_files.append(f"{path}: ends inside the record at offset "
+                                  f"{record.stream_pos} ({uri})")
+    cc = None
+    if status == 200 and raw is not None:
+        agents = cc_ruleset_agents(_decoded(raw, encoding or ""), detected, ctype)
+        cc = None if agents is None else json.dumps(agents)
     return (key, origin, uri, micros, status, location, encoding, ctype, raw, complete, error,
-            path, int(record.stream_pos))
+            path, int(record.stream_pos), cut, detected, cc)
 
+
+def _decoded(raw: bytes, encoding: str) -> bytes:
+    """The payload with its Content-Encoding undone (bounded, as the fetch policy decodes)."""
+    if not encoding.strip() or encoding.strip().lower() == "identity":
+        return raw
+    from robotrules._policy import BodyDecoder
+    decoder = BodyDecoder(encoding, MAX_BYTES)
+    if decoder.error is not None:
+        return raw
+    try:
+        decoder.feed(raw)
+        return decoder.finish(complete=False)[0]
+    except ValueError:
+        return b""
+
+
+_CUT_SHORT = "file ends inside the record"  # our WARC-Truncated value for a cut file
 
 _COLUMNS = ("key, origin, url, t, status, location, encoding, ctype, raw, complete, error, "
-            "warc_file, warc_offset")
+            "warc_file, warc_offset, wtrunc, detected, cc")
 
 
 def _scratch(directory: str) -> sqlite3.Connection:
@@ -171,7 +210,7 @@ def _scratch(directory: str) -> sqlite3.Connection:
 def _pass1(paths: Iterable[str], db: sqlite3.Connection, stats: IngestStats,
            raw_limit: int, progress: Callable[[int], None] | None) -> None:
     pending: list[tuple[Any, ...]] = []
-    sql = f"INSERT INTO cap ({_COLUMNS}, robots) VALUES ({', '.join('?' * 14)})"
+    sql = f"INSERT INTO cap ({_COLUMNS}, robots) VALUES ({', '.join('?' * 17)})"
     response = require("fastwarc.warc").WarcRecordType.response
     for path in paths:
         for record in _records(path, stats):
@@ -190,6 +229,7 @@ def _pass1(paths: Iterable[str], db: sqlite3.Connection, stats: IngestStats,
                 continue
             is_robots = int(row[0] == row[1] + "/robots.txt")
             pending.append((*row, is_robots))
+            stats.rows_seen += is_robots
             if len(pending) >= _INSERT_EVERY:
                 db.executemany(sql, pending)
                 pending.clear()
@@ -230,9 +270,16 @@ def _replay(db: sqlite3.Connection, first: _Row, max_bytes: int) -> dict[str, An
         if cap is None:
             attempt.on_error("redirect target not in the archive")
             break
-        (_, _, url, t, status, location, encoding, _, raw, complete, error, _, _) = cap
+        (_, _, url, t, status, location, encoding, _, raw, complete, error, _, _, cut, _,
+         _) = cap
         if status is None:
             attempt.on_error(error or "no HTTP response")
+            break
+        if cut is not None and cut != "length" and 200 <= status < 300:
+            # the crawler stopped reading (WARC-Truncated: time, disconnect, ...): as the live
+            # fetcher, whose transfer cut mid-body is unreachable (RFC 9309 2.3.1.4)
+            attempt.on_error("the WARC file ends inside the record" if cut == _CUT_SHORT else
+                             f"capture truncated by the crawler (WARC-Truncated: {cut})")
             break
         headers = {"content-encoding": encoding or ""}
         if location is not None:
@@ -253,6 +300,11 @@ def _replay(db: sqlite3.Connection, first: _Row, max_bytes: int) -> dict[str, An
         redirect = urljoin(first[2], first[5].strip())  # a redirect the policy refused
     outcome = OUTCOME_OF_KIND[result.kind]
     final_ctype = cap[7] if cap is not None else None
+    body, truncated = result.body, result.truncated
+    if outcome == "rules" and cap is not None and cap[13] == "length" and not truncated:
+        # the crawler's own size cap cut the file: as RFC 9309 2.5's limit, the cut line goes
+        truncated = True
+        body = body[: max(body.rfind(b"\n"), body.rfind(b"\r")) + 1]
     return {
         "origin": origin,
         "robots_url": first[2],
@@ -264,8 +316,8 @@ def _replay(db: sqlite3.Connection, first: _Row, max_bytes: int) -> dict[str, An
         "final_status": result.status,
         "hops": len(result.redirects),
         "outcome": outcome,
-        "body": result.body if outcome == "rules" else None,
-        "truncated": result.truncated,
+        "body": body if outcome == "rules" else None,
+        "truncated": truncated,
         "error": result.error,
         "content_type": final_ctype,
         "warc_file": first[11],
@@ -310,6 +362,9 @@ def read_warcs(
                 raise DatasetError("no WARC record could be read: " + (
                     why or ", ".join(names[:3]) + (" ..." if len(names) > 3 else "") +
                     (" is empty" if len(names) == 1 else " are empty")))
+            if stats.rows_seen == 0 and stats.broken_files:  # a broken file, no capture read
+                raise DatasetError("no robots.txt capture could be read: "
+                                   + "; ".join(stats.broken_files[:3]))
             target.parent.mkdir(parents=True, exist_ok=True)
             with pq.ParquetWriter(os.fspath(partial), schema, compression="zstd") as writer:
                 rows: list[dict[str, Any]] = []
@@ -325,9 +380,82 @@ def read_warcs(
                         rows.clear()
                 if rows or stats.rows == 0:
                     writer.write_batch(pa.RecordBatch.from_pylist(rows, schema=schema))
-            os.replace(partial, target)
+            side = captures_path(target)
+            side_partial = side.parent / f".{side.name}.{os.getpid()}.partial"
+            try:
+                _write_captures(db, side_partial)
+                os.replace(partial, target)
+                os.replace(side_partial, side)
+            finally:
+                if side_partial.exists():
+                    side_partial.unlink()
+            stats.files = [target, side]
         finally:
             db.close()
             if partial.exists():
                 partial.unlink()
     return stats
+
+
+def _target(url: str, location: str | None) -> str | None:
+    """Where Common Crawl's procedure looks a redirect up: the Location as written when it
+    starts with ``http://`` or ``https://``, else resolved against the URL; none when empty."""
+    if not location:
+        return None
+    if location.startswith(("http://", "https://")):
+        return location
+    try:
+        return urljoin(url, location)
+    except ValueError:
+        return None
+
+
+def captures_path(robots: str | os.PathLike[str]) -> Path:
+    """The capture index written next to a robots.parquet: ``robots-1.parquet`` ->
+    ``robots-1.captures.parquet``."""
+    p = Path(robots)
+    return p.with_name(p.name.removesuffix(".parquet") + ".captures.parquet")
+
+
+def _write_captures(db: sqlite3.Connection, path: Path) -> None:
+    """Every response record of the crawl as Common Crawl's URL index describes it
+    (:func:`.captures.index_schema`), no bodies: what Common Crawl's outcome procedure reads."""
+    pa = require("pyarrow")
+    pq = require("pyarrow.parquet")
+    from urllib.parse import urlsplit
+
+    schema = index_schema()
+    with pq.ParquetWriter(os.fspath(path), schema, compression="zstd") as writer:
+        cursor = db.execute("SELECT url, t, status, location, ctype, detected, cc, wtrunc, "
+                            "warc_file, warc_offset FROM cap ORDER BY rowid")
+        while rows := cursor.fetchmany(8192):
+            cols: dict[str, list[Any]] = {f.name: [] for f in schema}
+            for url, t, status, location, ctype, detected, cc, cut, wfile, woff in rows:
+                parts = urlsplit(url)
+                try:
+                    host = parts.hostname
+                except ValueError:
+                    host = None
+                cols["url"].append(url)
+                cols["url_host_name"].append(host)
+                cols["url_path"].append(parts.path)
+                cols["url_query"].append(parts.query or None)
+                cols["fetch_time"].append(t)
+                cols["fetch_status"].append(status)
+                loc = location.strip() if location is not None else None
+                cols["fetch_redirect"].append(loc)
+                cols["redirect_target"].append(_target(url, loc))
+                mime = ctype.split(";")[0].strip() or None if ctype is not None else None
+                cols["content_mime_type"].append(mime)
+                cols["content_mime_detected"].append(detected)
+                agents = None if cc is None else json.loads(cc)
+                cols["ruleset_agents"].append(agents)
+                cols["is_robotstxt_mime"].append(cc_robotstxt_mime(detected, mime))
+                cols["has_ruleset"].append(bool(agents))
+                cols["warc_truncated"].append(cut)
+                cols["warc_file"].append(wfile)
+                cols["warc_offset"].append(woff)
+            arrays = [pa.array(cols[f.name], f.type) if f.name != "fetch_time" else
+                      pa.array(cols["fetch_time"], pa.int64()).cast(f.type) for f in schema]
+            writer.write_batch(pa.RecordBatch.from_arrays(arrays, schema=schema))
+
