@@ -104,19 +104,21 @@ def test_signed_crawler_with_a_slow_directory_is_bounded(http: HttpServer) -> No
                    timeout=5.0)
     app = example().build("enforce", ranges=RangeStore(), web_bot_auth=w,
                           signature_agents={"FooBot": http.base}, check_timeout=0.5,
+                          authorities=["site.example"],
                           policy=Policy(on_state={"spoofed": "block",
                                                   "unverifiable": "block"}))
     with uvicorn_running(app) as base:
         url = f"{base}/blog"
+        site = {"User-Agent": "FooBot/1.0", "Host": "site.example"}
         start = time.monotonic()
-        r = httpx.get(url, headers={"User-Agent": "FooBot/1.0", **signer.sign(url)},
+        r = httpx.get(url, headers={**site, **signer.sign("https://site.example/blog")},
                       timeout=10)
         assert time.monotonic() - start < 1.4
         assert r.status_code == 403  # unverifiable: the directory did not come in time
         deadline = time.monotonic() + 10
         while w.directory(http.base) is None and time.monotonic() < deadline:
             time.sleep(0.1)
-        r = httpx.get(url, headers={"User-Agent": "FooBot/1.0", **signer.sign(url)},
+        r = httpx.get(url, headers={**site, **signer.sign("https://site.example/blog")},
                       timeout=10)
         assert r.status_code == 200
         assert http.hits[DIRECTORY_PATH] == 1

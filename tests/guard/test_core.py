@@ -244,7 +244,8 @@ def test_web_bot_auth_verifies_the_claim() -> None:
     signer = Signer("https://agent.example")
     w = WebBotAuth(use_registry=False)
     w.add_keys("https://agent.example", signer.jwks())
-    g = guard(web_bot_auth=w, signature_agents={"FooBot": "https://agent.example"},
+    g = guard(web_bot_auth=w, authorities=["site.example"],
+              signature_agents={"FooBot": "https://agent.example"},
               mode="enforce")
     headers = {"User-Agent": "FooBot/1.0", "Host": "site.example",
                **signer.sign("https://site.example/blog")}
@@ -257,7 +258,8 @@ def test_web_bot_auth_verifies_the_claim() -> None:
     assert d.status == 403
     # a valid signature of another agent does not make a Googlebot claim true
     other = {"User-Agent": GOOGLEBOT, **signer.sign("https://site.example/")}
-    g2 = guard(web_bot_auth=w, signature_agents={"Googlebot": "https://google.example"})
+    g2 = guard(web_bot_auth=w, authorities=["site.example"],
+               signature_agents={"Googlebot": "https://google.example"})
     assert g2.decide("GET", "https://site.example/", other, "192.0.2.1"
                      ).verification.state == "spoofed"
 
@@ -291,7 +293,7 @@ def _paying_guard(**policy: object) -> tuple[Guard, Signer]:
     signer = Signer("https://agent.example")
     w = WebBotAuth(use_registry=False)
     w.add_keys("https://agent.example", signer.jwks())
-    g = guard(mode="enforce", web_bot_auth=w,
+    g = guard(mode="enforce", web_bot_auth=w, authorities=["site.example"],
               signature_agents={"FooBot": "https://agent.example"},
               policy=Policy(on_purpose={"unknown": "pay"}, price="USD 0.01", **policy))
     return g, signer
@@ -354,7 +356,7 @@ def test_a_signed_agent_with_a_browser_user_agent_is_identified() -> None:
     signer = Signer("https://chatgpt.com")
     w = WebBotAuth()  # trusts the registry's signature agents, chatgpt.com among them
     w.add_keys("https://chatgpt.com", signer.jwks())
-    g = guard(web_bot_auth=w)
+    g = guard(web_bot_auth=w, authorities=["site.example"])
     url = "https://site.example/blog"
     d = g.decide("GET", url, {"User-Agent": BROWSER, **signer.sign(url)}, "192.0.2.1")
     assert d.verification.state == "verified"

@@ -15,6 +15,7 @@ from .conftest import EXAMPLES
 
 GUARD = Guard(EXAMPLES / "guard_robots.txt", mode="enforce", ranges=RangeStore(),
               web_bot_auth=WebBotAuth(trusted_agents=["https://agent.example"]),
+              authorities=["site.example"],
               trusted_proxies=["10.0.0.0/8"])
 NAMES = st.sampled_from(["user-agent", "signature", "signature-input", "signature-agent",
                          "forwarded", "x-forwarded-for", "host", "x-other"])
@@ -41,8 +42,11 @@ def test_log_lines_never_raise(line: bytes) -> None:
 @settings(max_examples=300, deadline=None)
 @given(TEXT, TEXT)
 def test_forwarding_headers_never_raise(fwd: str, xff: str) -> None:
-    c = TrustedProxies(["10.0.0.0/8"]).client("10.0.0.1", {"forwarded": fwd})
-    assert c.ip is not None
+    # a client address, or "cannot be determined" with the reason: never an exception
+    c = TrustedProxies(["10.0.0.0/8"], "forwarded").client("10.0.0.1", {"forwarded": fwd})
+    assert (c.ip is not None) == c.determined
+    assert c.determined or c.note
     c = TrustedProxies(["10.0.0.0/8"]).client("10.0.0.1", {"x-forwarded-for": xff})
-    assert c.ip is not None
+    assert (c.ip is not None) == c.determined
+    assert c.determined or c.note
     parse_signature_agent(fwd)
