@@ -211,15 +211,15 @@ class Decision:
         if self.action == "allow":
             done = "allowed"
         elif self.enforced:
-            done = f"{self.action} ({self.status})" if self.action != "block" else \
-                f"blocked ({self.status})"
+            done = f"{'blocked' if self.action == 'block' else self.action} ({self.status})"
         else:
-            done = f"would {self.action} ({self.status}); observe mode: served"
-        where = f"robots.txt line {self.line} '{self.rule}'" if self.line is not None \
-            else "no robots.txt rule"
+            done = f"would {self.action} ({self.status}), served in observe mode"
+        why = self.reason
+        if self.line is not None and f"line {self.line} " not in why:
+            why += f"; robots.txt line {self.line} '{self.rule}'"
+        v = self.verification
         return (f"{done}: {self.method} {self.path} from {self.client.ip or '?'}: "
-                f"{self.token}, {self.verification.state} ({self.verification.detail}); "
-                f"{where}; {self.reason}")
+                f"{self.token}, {v.state} ({v.detail}); {why}")
 
     def to_dict(self) -> dict[str, object]:
         return {
