@@ -121,12 +121,12 @@ def uvicorn_on(app: Any, host: str = "127.0.0.1") -> Iterator[int]:
 
 
 @contextmanager
-def waitress_on(app: Any) -> Iterator[int]:
-    """``app`` under waitress on a free 127.0.0.1 port (waitress reads no forwarding header
-    unless told: ``trusted_proxy`` is not set)."""
+def waitress_on(app: Any, **options: Any) -> Iterator[int]:
+    """``app`` under waitress on a free 127.0.0.1 port; ``options`` go to waitress (its own
+    ``trusted_proxy``: without it waitress removes the forwarding headers)."""
     from waitress.server import create_server
 
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    server = create_server(app, host="127.0.0.1", port=0, threads=4, **options)
     port = int(server.effective_port)  # type: ignore[union-attr]
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

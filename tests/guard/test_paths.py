@@ -58,7 +58,7 @@ def attack(port: int, host: str = "127.0.0.1", **kw: Any) -> dict[str, int]:
     leaks: list[str] = []
     for target in TARGETS:
         for h in HOSTS:
-            status, body = raw_request(port, target, [(b"Host", h), (b"User-Agent", BROWSER)],
+            _status, body = raw_request(port, target, [(b"Host", h), (b"User-Agent", BROWSER)],
                                        host=host, **kw)
             counts["requests"] += 1
             secret_served = SECRET in body

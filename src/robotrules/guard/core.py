@@ -593,8 +593,9 @@ class GuardCore:
                               if u[k] is not None)
             out = (True, None, None, self._path_of(_BASE + targets[0]),
                    self._pref_headers(prefs))
-        if sum(map(len, targets)) <= MEMO_TARGET_MAX:
-            self._memo.put(key, out, len(key[0]) + sum(map(len, targets)))
+        size = sum(map(len, targets))
+        if size <= MEMO_TARGET_MAX:
+            self._memo.put(key, out, len(key[0]) + size + len(out[3]))
         return out
 
     def _pref_headers(self, prefs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
