@@ -122,3 +122,18 @@ def test_signed_crawler_with_a_slow_directory_is_bounded(http: HttpServer) -> No
                       timeout=10)
         assert r.status_code == 200
         assert http.hits[DIRECTORY_PATH] == 1
+
+
+def test_the_report_is_for_this_machine_only() -> None:
+    # issue 35: "/_guard/report should not be open to everyone in an example"
+    import asyncio
+
+    app = example().build("observe", ranges=RangeStore())
+
+    async def status(client: tuple[str, int]) -> int:
+        transport = httpx.ASGITransport(app=app, client=client)  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://site.example") as c:
+            return (await c.get("/_guard/report")).status_code
+
+    assert asyncio.run(status(("203.0.113.5", 4711))) == 404
+    assert asyncio.run(status(("127.0.0.1", 4711))) == 200

@@ -50,3 +50,34 @@ def test_forwarding_headers_never_raise(fwd: str, xff: str) -> None:
     assert (c.ip is not None) == c.determined
     assert c.determined or c.note
     parse_signature_agent(fwd)
+
+
+PIECES = st.sampled_from(["x", "y", ".", "", "..", "%2e", "%2E%2e", ".%2e", "%2e.", "%2F",
+                          "%5C", "\\", "private", "%70rivate", "priv%61te"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(PIECES, max_size=10), st.sampled_from(["x", "x/y", "", "%2e/x"]))
+def test_whatever_path_the_app_resolves_is_judged(pieces: list[str], tail: str) -> None:
+    # issue 35: the guard judges the path the app serves. The oracle is what a static file
+    # server does: decode every escape once, read "\\" as "/", os.path.normpath; whenever
+    # that lands under /private/ (disallowed by examples/guard_robots.txt for unknown bots),
+    # the guard says disallowed, for the ASGI and the WSGI shells' readings alike
+    import posixpath
+    from urllib.parse import unquote
+
+    from robotrules.guard.core import Request
+
+    target = "/" + "/".join([*pieces, tail])
+    served = posixpath.normpath("/" + unquote(target).replace("\\", "/").lstrip("/"))
+    if not served.startswith("/private/"):
+        return
+    asgi = Request("GET", target.encode(), headers=(("user-agent", "FooBot/1.0"),),
+                   served_path=unquote(target).encode())
+    wsgi = Request("GET", None, headers=(("user-agent", "FooBot/1.0"),),
+                   served_path=unquote(target).encode("utf-8"))
+    for req in (asgi, wsgi, Request("GET", target.encode(),
+                                    headers=(("user-agent", "FooBot/1.0"),))):
+        d = GUARD.decide_request(req)
+        assert d.allowed is False, (target, served, d.path)
+        assert d.status == 403

@@ -115,3 +115,13 @@ def test_signed_crawler_with_a_slow_directory_is_bounded(http: HttpServer) -> No
                       timeout=10)
         assert r.status_code == 200
         assert http.hits[DIRECTORY_PATH] == 1
+
+
+def test_the_report_is_for_this_machine_only() -> None:
+    # issue 35: "/_guard/report should not be open to everyone in an example"
+    app = example().build("observe", ranges=RangeStore())
+    client = app.test_client()
+    assert client.get("/_guard/report", environ_base={"REMOTE_ADDR": "203.0.113.5"}
+                      ).status_code == 404
+    assert client.get("/_guard/report", environ_base={"REMOTE_ADDR": "127.0.0.1"}
+                      ).status_code == 200

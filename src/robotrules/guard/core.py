@@ -124,15 +124,20 @@ class Request:
         """A request for ``url``: a path[?query] (origin-form, RFC 9112 3.2.1: ``//x`` is a
         path), or an absolute URL whose path the project's URL rule cuts
         (:func:`robotrules._url.path_params_query`)."""
-        origin = None if url.startswith("/") else origin_or_none(url)
-        target = url if url.startswith("/") else path_params_query(url)
-        m = _ORIGIN_FORM.match(target)
+        scheme, authority = "https", None
+        if url[:1] != "/":
+            origin = origin_or_none(url)
+            if origin is not None:
+                scheme, authority = origin.split("://", 1)
+            url = path_params_query(url)
+        m = _ORIGIN_FORM.match(url)
         assert m is not None  # the pattern matches any text
-        path = m.group(1).encode("utf-8", "surrogateescape")
-        query = (m.group(2) or "").encode("utf-8", "surrogateescape")
-        scheme, authority = origin.split("://", 1) if origin else ("https", None)
-        pairs = tuple(headers.items()) if isinstance(headers, Mapping) else tuple(headers)
-        return cls(method, path, query, pairs, peer, None, scheme, authority)
+        path, query = m.group(1, 2)
+        pairs = tuple(headers.items()) if type(headers) is dict or isinstance(
+            headers, Mapping) else tuple(headers)
+        return cls(method, path.encode("utf-8", "surrogateescape"),
+                   query.encode("utf-8", "surrogateescape") if query else b"", pairs, peer,
+                   None, scheme, authority)
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +276,7 @@ class _Facts:
     headers: dict[str, str]
     ua: str
     token: str
+    key: str  # the token as groups are keyed (robotrules._token.query_key)
     crawler: KnownAgent | None
     checks: Checks
     client: ClientAddress
@@ -358,6 +364,7 @@ class GuardCore:
         self._has_prefs = bool(aipref.records(rules))
         self._path_of = spec(rules.dialect).path
         self._memo = _Memo(memo_bytes)
+        self._who = _Memo(1 << 20)
         self._delay = _Memo(1 << 20)
         self._last = _Memo(4 << 20)
 
@@ -402,17 +409,19 @@ class GuardCore:
         return self._finish(self._decide(f, v, pending, t))
 
     def _facts(self, req: Request) -> _Facts:
-        h: dict[str, str] = {}
-        for k, v in req.headers:
-            k = k.lower()
-            h[k] = f"{h[k]}, {v}" if k in h else v
+        pairs = req.headers
+        h = {k.lower(): v for k, v in pairs}
+        if len(h) != len(pairs):  # a repeated field: its values joined (RFC 9110 5.3)
+            h = {}
+            for k, v in pairs:
+                k = k.lower()
+                h[k] = f"{h[k]}, {v}" if k in h else v
         ua = h.get("user-agent", "")[:MAX_UA]
-        token = product_token(ua) if ua else ""
-        crawler = find_agent(token) if token else None
-        checks = checks_for(crawler) if crawler else NONE
-        extra = self.signature_agents.get(query_key(token)) if token else None
-        if extra is not None:
-            checks = Checks(checks.ranges_url, checks.ranges_format, checks.rdns, extra)
+        who = self._who.get(ua)
+        if who is None:
+            who = self._identify(ua)
+            self._who.put(ua, who, len(ua))
+        token, key, crawler, checks = who
         client = self.proxies.client(req.peer, h)
         addr = parse_ip(client.ip) if client.ip is not None else None
         note = client.note
@@ -422,8 +431,20 @@ class GuardCore:
             note = f"{client.ip} is an internal address (a proxy? see trusted_proxies)"
             addr = None
         signed = "signature" in h and "signature-input" in h
-        return _Facts(req, h, ua, token, crawler, checks, client, addr, note, signed,
+        return _Facts(req, h, ua, token, key, crawler, checks, client, addr, note, signed,
                       forms(req.path, req.query, req.served_path))
+
+    def _identify(self, ua: str) -> tuple[str, str, KnownAgent | None, Checks]:
+        """The claim of a User-Agent: its product token, the token's group key, the registry
+        crawler, and how it can be checked (memoised by the caller)."""
+        token = product_token(ua) if ua else ""
+        key = query_key(token) if token else ""
+        crawler = find_agent(token) if token else None
+        checks = checks_for(crawler) if crawler else NONE
+        extra = self.signature_agents.get(key) if token else None
+        if extra is not None:
+            checks = Checks(checks.ranges_url, checks.ranges_format, checks.rdns, extra)
+        return token, key, crawler, checks
 
     # -- verification: a table of methods, one table of outcomes ----------------------------
 
@@ -433,6 +454,8 @@ class GuardCore:
         for name, method in METHODS:
             e = method(self, f, now, answers)
             if e is not None:
+                if e[0] == "verified":  # the strongest outcome: nothing can outrank it
+                    return Verification("verified", name, e[1], e[3], e[4]), ()
                 found.append((name, e))
         pending = tuple(e[2] for _n, e in found if e[0] == "pending" and e[2] is not None)
         if not found:
@@ -515,9 +538,9 @@ class GuardCore:
             return ("none", f.addr_note or "no client address", None, _NO_COVER, None)
         state = self.ranges.state(url, f.addr, now)
         if state == "in":
-            return ("verified", f"{f.addr} is in {url}", None, _NO_COVER, None)
+            return ("verified", f"{f.client.ip} is in {url}", None, _NO_COVER, None)
         if state == "out":
-            return ("spoofed", f"{f.addr} is not in {url}", None, _NO_COVER, None)
+            return ("spoofed", f"{f.client.ip} is not in {url}", None, _NO_COVER, None)
         return ("none", f"the range list {url} is {state}", None, _NO_COVER, None)
 
     def _by_rdns(self, f: _Facts, now: float, answers: Mapping[Pending, Answer]
@@ -550,11 +573,12 @@ class GuardCore:
             if crawler is not None:
                 token = crawler.token
         purposes = tuple(purposes_of(crawler)) if crawler else ("unknown",)
+        key = f.key if token == f.token else query_key(token)
         if not token:
             token = "(none)"
-        allowed, line, rule, path, headers_out = self._robots(token, f.targets)
-        action, reason, extra = self._act(token, f.client, v, allowed, line, rule, purposes,
-                                          now)
+        allowed, line, rule, path, headers_out = self._robots(token, key, f.targets)
+        action, reason, extra = self._act(token, key, f.client, v, allowed, line, rule,
+                                          purposes, now)
         if action in ("pay", "license"):
             action, reason, extra, headers_out = self._settle(action, reason, extra, f.headers,
                                                               v, headers_out)
@@ -567,12 +591,12 @@ class GuardCore:
             self.on_decision(d)
         return d
 
-    def _robots(self, token: str, targets: tuple[str, ...]
+    def _robots(self, token: str, key_: str, targets: tuple[str, ...]
                 ) -> tuple[bool, int | None, str | None, str, tuple[tuple[str, str], ...]]:
         """The answer of robots.txt for every form of the target: disallowed when any form
         is (the first such form decides), else allowed with the preferences of the form
         served (the last)."""
-        key = (query_key(token), targets)
+        key = (key_, targets)
         hit = self._memo.get(key)
         if hit is not None:
             return hit  # type: ignore[no-any-return]
@@ -616,9 +640,9 @@ class GuardCore:
             out.append(("Content-Signal", signal))
         return tuple(out)
 
-    def _act(self, token: str, client: ClientAddress, v: Verification, allowed: bool,
-             line: int | None, rule: str | None, purposes: tuple[str, ...], now: float
-             ) -> tuple[Action, str, tuple[tuple[str, str], ...]]:
+    def _act(self, token: str, key: str, client: ClientAddress, v: Verification,
+             allowed: bool, line: int | None, rule: str | None, purposes: tuple[str, ...],
+             now: float) -> tuple[Action, str, tuple[tuple[str, str], ...]]:
         p = self.policy
         action: Action | None = p.on_state.get(v.state)
         reason = ""
@@ -632,7 +656,7 @@ class GuardCore:
             if action is not None and action != "allow":
                 reason = f"the site's policy for {'/'.join(purposes)} crawlers"
             elif p.pace:
-                wait = self._pace(token, client.ip, now)
+                wait = self._pace(token, key, client.ip, now)
                 if wait > 0:
                     action = "slow-down"
                     reason = f"Crawl-delay for {token}: come back in {wait} s"
@@ -645,7 +669,7 @@ class GuardCore:
         elif action == "license":
             extra = (("WWW-Authenticate", "License"),)
         elif action == "slow-down":
-            delay = self._crawl_delay(token)
+            delay = self._crawl_delay(token, key)
             extra = (("Retry-After", str(max(1, math.ceil(delay or 1)))),)
         return action, reason, extra
 
@@ -689,22 +713,21 @@ class GuardCore:
                     return "allow", "licensed (RSL)", (), headers
         return action, reason, extra, headers
 
-    def _crawl_delay(self, token: str) -> float | None:
-        key = query_key(token)
+    def _crawl_delay(self, token: str, key: str) -> float | None:
         hit = self._delay.get(key)
         if hit is None:
             hit = (self.rules.crawl_delay(user_agent=token),)
             self._delay.put(key, hit, len(key))
         return hit[0]  # type: ignore[no-any-return]
 
-    def _pace(self, token: str, ip: str | None, now: float) -> int:
+    def _pace(self, token: str, group: str, ip: str | None, now: float) -> int:
         """Seconds to wait before this crawler may come back: keyed as robots.txt groups are
         keyed (the token by :func:`robotrules._token.query_key`), so that every spelling of
         one crawler shares one Crawl-delay."""
-        delay = self._crawl_delay(token)
+        delay = self._crawl_delay(token, group)
         if not delay:
             return 0
-        key = (query_key(token), ip)
+        key = (group, ip)
         last: float | None = self._last.get(key)
         if last is not None and now - last < delay:
             return max(1, math.ceil(delay - (now - last)))

@@ -112,7 +112,7 @@ class TrustedProxies:
         if p is None:
             return ClientAddress(None, "peer", "no peer address")
         if not self.networks or not self.trusts(p):
-            return ClientAddress(str(p), "peer")
+            return ClientAddress(_text(peer or "", p), "peer")
         name = self.header
         value = headers.get(name)
         if value is None or not value.strip():
@@ -131,6 +131,21 @@ class TrustedProxies:
                 return ClientAddress(str(hop), name)
         # every hop is one of our proxies: the request began inside
         return ClientAddress(str(hop), name)
+
+
+_TEXT: dict[str, str] = {}
+
+
+def _text(peer: str, addr: IPAddr) -> str:
+    """``addr`` written canonically (memoised by the peer's own text)."""
+    hit = _TEXT.get(peer)
+    if hit is None:
+        hit = str(addr)
+        if len(peer) <= 64:
+            if len(_TEXT) >= _MEMO_MAX:
+                _TEXT.clear()
+            _TEXT[peer] = hit
+    return hit
 
 
 def _unknown(proxy: IPAddr, why: str) -> ClientAddress:
