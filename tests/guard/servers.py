@@ -24,6 +24,20 @@ ROOT = Path(__file__).resolve().parents[2]
 SECRET = b"SECRET-PAGE"  # what every disallowed file holds: it must never reach a crawler
 
 
+def google_ranges() -> Any:
+    """A range store holding Googlebot's published list as fresh (Google's 66.249.64.0/19)."""
+    from robotrules.guard import RangeStore
+    from robotrules.guard.ranges import parse_list
+    from robotrules.guard.registry import checks_for
+
+    s = RangeStore()
+    url = checks_for("Googlebot").ranges_url
+    assert url is not None
+    s.add(parse_list('{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}', url=url,
+                     fetched=time.time()))
+    return s
+
+
 def static_site(root: Path) -> Path:
     """A site's files: public pages, and disallowed ones holding :data:`SECRET`."""
     for rel, body in (("index.html", b"home"), ("blog/one", b"blog one"),
@@ -156,12 +170,7 @@ def gunicorn_on(module_dir: Path, app: str, env: dict[str, str], host: str = "12
         _wait_port(port, "::1" if ":" in host else host, proc=proc)
         yield port
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _stop(proc, signal.SIGTERM)
 
 
 NGINX_CONF = """
@@ -210,9 +219,14 @@ def nginx_in_front(upstream: int, workdir: Path) -> Iterator[int]:
         _wait_port(port, proc=proc)
         yield port
     finally:
-        proc.send_signal(signal.SIGQUIT)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _stop(proc, signal.SIGQUIT)
+
+
+def _stop(proc: subprocess.Popen[bytes], how: signal.Signals) -> None:
+    """Stop a server this module started: ``how``, then a kill after 10 s."""
+    proc.send_signal(how)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

@@ -13,30 +13,18 @@ Google's published ``66.249.64.0/19``; ``198.51.100.0/24`` is TEST-NET-2 (RFC 57
 from __future__ import annotations
 
 import textwrap
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from robotrules.guard import Guard, GuardMiddleware, Policy, RangeStore
-from robotrules.guard.ranges import parse_list
-from robotrules.guard.registry import checks_for
+from robotrules.guard import Guard, GuardMiddleware, Policy
 
 from .conftest import EXAMPLES
-from .servers import gunicorn_on, nginx_in_front, raw_request, uvicorn_on
+from .servers import google_ranges, gunicorn_on, nginx_in_front, raw_request, uvicorn_on
 
 GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
 ROBOTS = (EXAMPLES / "guard_robots.txt").read_bytes()
-
-
-def store() -> RangeStore:
-    s = RangeStore()
-    url = checks_for("Googlebot").ranges_url
-    assert url is not None
-    s.add(parse_list('{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}', url=url,
-                     fetched=time.time()))
-    return s
 
 
 def page_app() -> Any:
@@ -59,7 +47,7 @@ def test_dual_stack_uvicorn_ipv4_client_behind_trusted_proxy() -> None:
     # uvicorn on "::" sees the IPv4 client 127.0.0.1 as ::ffff:127.0.0.1: still the trusted
     # proxy, so its X-Forwarded-For is read and the real Googlebot address is verified
     seen: list[Any] = []
-    app = GuardMiddleware(page_app(), robots=ROBOTS, mode="enforce", ranges=store(),
+    app = GuardMiddleware(page_app(), robots=ROBOTS, mode="enforce", ranges=google_ranges(),
                           trusted_proxies=["127.0.0.1"], on_decision=seen.append)
     with uvicorn_on(app, "::") as port:
         assert ask(port, {"X-Forwarded-For": "66.249.66.1"}) == 200
@@ -73,7 +61,7 @@ def test_dual_stack_uvicorn_ipv4_client_behind_trusted_proxy() -> None:
 def test_dual_stack_peer_is_unmapped_without_a_proxy() -> None:
     # no proxy: the peer itself, ::ffff:127.0.0.1 read as 127.0.0.1 (internal, not evidence)
     seen: list[Any] = []
-    app = GuardMiddleware(page_app(), robots=ROBOTS, mode="enforce", ranges=store(),
+    app = GuardMiddleware(page_app(), robots=ROBOTS, mode="enforce", ranges=google_ranges(),
                           on_decision=seen.append)
     with uvicorn_on(app, "::") as port:
         assert ask(port, {}) == 200
@@ -82,21 +70,16 @@ def test_dual_stack_peer_is_unmapped_without_a_proxy() -> None:
 
 
 GUNICORN_APP = textwrap.dedent("""
-    import time
-    from robotrules.guard import RangeStore, WSGIGuardMiddleware
-    from robotrules.guard.ranges import parse_list
-    from robotrules.guard.registry import checks_for
-
-    ranges = RangeStore()
-    ranges.add(parse_list('{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}',
-                          url=checks_for("Googlebot").ranges_url, fetched=time.time()))
+    from robotrules.guard import WSGIGuardMiddleware
+    from tests.guard.servers import google_ranges
 
     def page(environ, start_response):
         start_response("200 OK", [("Content-Type", "text/plain")])
         return [b"page"]
 
     app = WSGIGuardMiddleware(page, robots="User-agent: *\\nDisallow: /admin/\\n",
-                              mode="enforce", ranges=ranges, trusted_proxies=["127.0.0.1"])
+                              mode="enforce", ranges=google_ranges(),
+                              trusted_proxies=["127.0.0.1"])
 """)
 
 
@@ -114,7 +97,7 @@ def test_nginx_trusted_proxy(tmp_path: Path) -> None:
     # trusted proxy) and says who its client was; nginx appends 127.0.0.1. What only a client
     # writes (Forwarded, or anything left of the first untrusted hop) is never believed.
     seen: list[Any] = []
-    app = GuardMiddleware(page_app(), robots=ROBOTS, mode="enforce", ranges=store(),
+    app = GuardMiddleware(page_app(), robots=ROBOTS, mode="enforce", ranges=google_ranges(),
                           trusted_proxies=["127.0.0.1"], on_decision=seen.append)
     with uvicorn_on(app) as upstream, nginx_in_front(upstream, tmp_path / "nginx") as port:
         assert ask(port, {"X-Forwarded-For": "66.249.66.1"}) == 200
@@ -138,7 +121,7 @@ def test_nginx_trusted_proxy(tmp_path: Path) -> None:
 def test_undetermined_client_is_strict(headers: dict[str, str]) -> None:
     # issue 35: "when the client cannot be determined treat a claimed crawler by the
     # strictest state, never the most lenient": spoofed (blocked by the default policy)
-    g = Guard(ROBOTS, mode="enforce", ranges=store(), trusted_proxies=["10.0.0.0/8"])
+    g = Guard(ROBOTS, mode="enforce", ranges=google_ranges(), trusted_proxies=["10.0.0.0/8"])
     d = g.decide("GET", "/blog", {"User-Agent": GOOGLEBOT, **headers}, "10.0.0.1")
     assert d.client.determined is False
     assert (d.verification.state, d.verification.method) == ("spoofed", "client-address")
@@ -155,22 +138,22 @@ def test_undetermined_client_is_strict(headers: dict[str, str]) -> None:
 
 
 def test_forwarded_header_setting() -> None:
-    g = Guard(ROBOTS, ranges=store(), trusted_proxies=["10.0.0.0/8"],
+    g = Guard(ROBOTS, ranges=google_ranges(), trusted_proxies=["10.0.0.0/8"],
               forwarded_header="forwarded")
     d = g.decide("GET", "/", {"User-Agent": GOOGLEBOT, "Forwarded": 'for="66.249.66.1:443"',
                               "X-Forwarded-For": "198.51.100.7"}, "10.0.0.1")
     assert (d.client.ip, d.verification.state) == ("66.249.66.1", "verified")
-    r = Guard(ROBOTS, ranges=store(), trusted_proxies=["10.0.0.0/8"],
+    r = Guard(ROBOTS, ranges=google_ranges(), trusted_proxies=["10.0.0.0/8"],
               forwarded_header="x-real-ip")
     d = r.decide("GET", "/", {"User-Agent": GOOGLEBOT, "X-Real-IP": "66.249.66.1",
                               "X-Forwarded-For": "198.51.100.7"}, "10.0.0.1")
     assert d.client.ip == "66.249.66.1"
     with pytest.raises(ValueError, match="forwarded_header"):
-        Guard(ROBOTS, ranges=store(), forwarded_header="true-client-ip")  # type: ignore[arg-type]
+        Guard(ROBOTS, ranges=google_ranges(), forwarded_header="true-client-ip")  # type: ignore[arg-type]
 
 
 def test_mapped_addresses_in_the_core() -> None:
-    g = Guard(ROBOTS, mode="enforce", ranges=store(), policy=Policy())
+    g = Guard(ROBOTS, mode="enforce", ranges=google_ranges(), policy=Policy())
     d = g.decide("GET", "/blog", {"User-Agent": GOOGLEBOT}, "::ffff:66.249.66.1")
     assert (d.client.ip, d.verification.state, d.status) == ("66.249.66.1", "verified", 200)
     # a mapped internal address is internal (a proxy the site did not declare)

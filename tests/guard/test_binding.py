@@ -19,18 +19,16 @@ fetched), so they test the core's part whatever the verifier's own version.
 from __future__ import annotations
 
 import inspect
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pytest
 
-from robotrules.guard import Guard, Policy, RangeStore
-from robotrules.guard.ranges import parse_list
-from robotrules.guard.registry import checks_for
+from robotrules.guard import Guard, Policy
 from robotrules.guard.webbotauth import WebBotAuth
 
 from .conftest import EXAMPLES, Signer
+from .servers import google_ranges
 
 GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/131.0 Safari/537.36"
@@ -69,18 +67,9 @@ class Stub:
         self.fetched.append(agent)
 
 
-def store() -> RangeStore:
-    s = RangeStore()
-    url = checks_for("Googlebot").ranges_url
-    assert url is not None
-    s.add(parse_list('{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}', url=url,
-                     fetched=time.time()))
-    return s
-
-
 def guard(stub: Stub, **kw: object) -> Guard:
     kw.setdefault("authorities", ["site.example"])
-    return Guard(ROBOTS, ranges=store(), web_bot_auth=stub, **kw)  # type: ignore[arg-type]
+    return Guard(ROBOTS, ranges=google_ranges(), web_bot_auth=stub, **kw)  # type: ignore[arg-type]
 
 
 def ask(g: Guard, ua: str, peer: str, host: str = "site.example") -> object:
@@ -178,9 +167,9 @@ def test_the_url_signed_is_this_sites_authority() -> None:
 
 def test_web_bot_auth_needs_authorities() -> None:
     with pytest.raises(ValueError, match="authorities"):
-        Guard(ROBOTS, ranges=store(), web_bot_auth=Stub(None))  # type: ignore[arg-type]
+        Guard(ROBOTS, ranges=google_ranges(), web_bot_auth=Stub(None))  # type: ignore[arg-type]
     # without authorities and without a verifier, signatures are off: nothing is asked
-    d = Guard(ROBOTS, ranges=store()).decide(
+    d = Guard(ROBOTS, ranges=google_ranges()).decide(
         "GET", "/blog", {"User-Agent": "ChatGPT Agent", "Host": "site.example", **SIGNED},
         "192.0.2.1")
     assert d.verification.state == "unverifiable"
@@ -203,7 +192,7 @@ def test_real_verifier_another_signer_for_googlebot() -> None:
     signer = Signer("https://agent.example")
     w = WebBotAuth(use_registry=False, trusted_agents=["https://agent.example"])
     w.add_keys("https://agent.example", signer.jwks())
-    g = Guard(ROBOTS, ranges=store(), web_bot_auth=w, authorities=["site.example"])
+    g = Guard(ROBOTS, ranges=google_ranges(), web_bot_auth=w, authorities=["site.example"])
     url = "https://site.example/blog"
     d = g.decide("GET", url, {"User-Agent": GOOGLEBOT, **signer.sign(url)}, "198.51.100.7")
     assert d.verification.state == "spoofed"
@@ -213,5 +202,5 @@ def test_real_verifier_another_signer_for_googlebot() -> None:
 @pytest.mark.skipif("authorities" not in inspect.signature(WebBotAuth.__init__).parameters,
                     reason="WebBotAuth(authorities=...) is the verifier's own change")
 def test_authorities_make_the_default_verifier() -> None:
-    g = Guard(ROBOTS, ranges=store(), authorities=["site.example"])
+    g = Guard(ROBOTS, ranges=google_ranges(), authorities=["site.example"])
     assert isinstance(g.wba, WebBotAuth)

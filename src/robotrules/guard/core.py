@@ -526,16 +526,25 @@ class GuardCore:
         return ("none", f"signed by {signer}, which does not vouch for {f.token}", None,
                 _NO_COVER, None)
 
-    def _by_ranges(self, f: _Facts, now: float, answers: Mapping[Pending, Answer]
-                   ) -> Evidence | None:
-        url = f.checks.ranges_url
-        if not url:
-            return None
+    @staticmethod
+    def _no_address(f: _Facts) -> Evidence | None:
+        """The evidence of an address method when the address cannot be used: ``unchecked``
+        (the client cannot be determined: the strictest state), ``none`` (no address, or an
+        internal one), else ``None`` (the method may look)."""
         if not f.client.determined:
             return ("unchecked", f"{f.client.note}; a claim that cannot be tied to an address "
                     "is not believed", None, _NO_COVER, None)
         if f.addr is None:
             return ("none", f.addr_note or "no client address", None, _NO_COVER, None)
+        return None
+
+    def _by_ranges(self, f: _Facts, now: float, answers: Mapping[Pending, Answer]
+                   ) -> Evidence | None:
+        url = f.checks.ranges_url
+        if not url:
+            return None
+        if f.addr is None or not f.client.determined:
+            return self._no_address(f)
         state = self.ranges.state(url, f.addr, now)
         if state == "in":
             return ("verified", f"{f.client.ip} is in {url}", None, _NO_COVER, None)
@@ -548,17 +557,14 @@ class GuardCore:
         suffixes = f.checks.rdns
         if not suffixes:
             return None
-        if not f.client.determined:
-            return ("unchecked", f"{f.client.note}; a claim that cannot be tied to an address "
-                    "is not believed", None, _NO_COVER, None)
-        if f.addr is None:
-            return ("none", f.addr_note or "no client address", None, _NO_COVER, None)
+        ip = f.client.ip
+        if f.addr is None or ip is None or not f.client.determined:
+            return self._no_address(f)
         if self.rdns is None:
             return ("none", "reverse DNS checks are off", None, _NO_COVER, None)
-        r: RdnsResult | None = self.rdns.cached(str(f.addr), suffixes)
+        r: RdnsResult | None = self.rdns.cached(ip, suffixes)
         if r is None:
-            return _look_up(Pending("rdns", str(f.addr), suffixes), answers,
-                            f"reverse DNS of {f.addr}")
+            return _look_up(Pending("rdns", ip, suffixes), answers, f"reverse DNS of {ip}")
         kind = {"verified": "verified", "spoofed": "spoofed"}.get(r.state, "none")
         return (kind, r.detail, None, _NO_COVER, None)
 
