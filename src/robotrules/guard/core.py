@@ -279,6 +279,8 @@ class _Facts:
     key: str  # the token as groups are keyed (robotrules._token.query_key)
     crawler: KnownAgent | None
     checks: Checks
+    purposes: tuple[str, ...]
+    browser: bool  # the token names a browser, not a crawler
     client: ClientAddress
     addr: ipaddress.IPv4Address | ipaddress.IPv6Address | None  # None: not usable evidence
     addr_note: str | None
@@ -365,6 +367,8 @@ class GuardCore:
         self._path_of = spec(rules.dialect).path
         self._memo = _Memo(memo_bytes)
         self._who = _Memo(1 << 20)
+        # preference headers by the preferences a path has: a few per file, kept
+        self._headers_of: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
         self._delay = _Memo(1 << 20)
         self._last = _Memo(4 << 20)
 
@@ -395,7 +399,7 @@ class GuardCore:
         sent how each went, and returns the :class:`Decision`."""
         t = self.clock() if now is None else now
         f = self._facts(req)
-        if f.crawler is None and f.token.lower() in BROWSERS and not f.signed:
+        if f.browser and not f.signed:
             return self._finish(Decision(
                 req.method, self._path_of(_BASE + f.targets[0]), f.ua, f.token, None, (),
                 f.client, Verification("unsigned", None, "a browser, not a crawler"), None,
@@ -421,22 +425,25 @@ class GuardCore:
         if who is None:
             who = self._identify(ua)
             self._who.put(ua, who, len(ua))
-        token, key, crawler, checks = who
+        token, key, crawler, checks, purposes, browser = who
         client = self.proxies.client(req.peer, h)
-        addr = parse_ip(client.ip) if client.ip is not None else None
+        ip = client.ip
+        addr = parse_ip(ip) if ip is not None else None
         note = client.note
-        if addr is not None and _internal(addr):
+        if addr is not None and ip is not None and _internal(ip, addr):
             # a crawler never comes from 10.x or 127.0.0.1: this is a proxy the guard was not
             # told about (trusted_proxies), and its address says nothing about the crawler
             note = f"{client.ip} is an internal address (a proxy? see trusted_proxies)"
             addr = None
         signed = "signature" in h and "signature-input" in h
-        return _Facts(req, h, ua, token, key, crawler, checks, client, addr, note, signed,
-                      forms(req.path, req.query, req.served_path))
+        return _Facts(req, h, ua, token, key, crawler, checks, purposes, browser, client, addr,
+                      note, signed, forms(req.path, req.query, req.served_path))
 
-    def _identify(self, ua: str) -> tuple[str, str, KnownAgent | None, Checks]:
+    def _identify(self, ua: str) -> tuple[str, str, KnownAgent | None, Checks,
+                                          tuple[str, ...], bool]:
         """The claim of a User-Agent: its product token, the token's group key, the registry
-        crawler, and how it can be checked (memoised by the caller)."""
+        crawler, how it can be checked, its purposes, and whether the token is a browser's
+        (memoised by the caller)."""
         token = product_token(ua) if ua else ""
         key = query_key(token) if token else ""
         crawler = find_agent(token) if token else None
@@ -444,7 +451,8 @@ class GuardCore:
         extra = self.signature_agents.get(key) if token else None
         if extra is not None:
             checks = Checks(checks.ranges_url, checks.ranges_format, checks.rdns, extra)
-        return token, key, crawler, checks
+        purposes = tuple(purposes_of(crawler)) if crawler else ("unknown",)
+        return token, key, crawler, checks, purposes, crawler is None and key in BROWSERS
 
     # -- verification: a table of methods, one table of outcomes ----------------------------
 
@@ -457,10 +465,10 @@ class GuardCore:
                 if e[0] == "verified":  # the strongest outcome: nothing can outrank it
                     return Verification("verified", name, e[1], e[3], e[4]), ()
                 found.append((name, e))
-        pending = tuple(e[2] for _n, e in found if e[0] == "pending" and e[2] is not None)
         if not found:
             return self._no_method(f), ()
-        name, best = min(found, key=lambda ne: _RANK[ne[1][0]])
+        name, best = found[0] if len(found) == 1 else min(found, key=lambda ne: _RANK[ne[1][0]])
+        pending = tuple(e[2] for _n, e in found if e[2] is not None)
         kind, detail, _p, covered, signer = best
         state = OUTCOMES[_RANK[kind]][1]
         if kind == "verified":
@@ -572,14 +580,13 @@ class GuardCore:
 
     def _decide(self, f: _Facts, v: Verification, pending: tuple[Pending, ...], now: float
                 ) -> Decision:
-        crawler, token = f.crawler, f.token
+        crawler, token, purposes, key = f.crawler, f.token, f.purposes, f.key
         if crawler is None and v.signer is not None and v.state == "verified":
             # a signed agent with a browser's (or no known) User-Agent: its signature names it
             crawler = by_signature_agent(v.signer)
             if crawler is not None:
-                token = crawler.token
-        purposes = tuple(purposes_of(crawler)) if crawler else ("unknown",)
-        key = f.key if token == f.token else query_key(token)
+                token, key = crawler.token, query_key(crawler.token)
+                purposes = tuple(purposes_of(crawler))
         if not token:
             token = "(none)"
         allowed, line, rule, path, headers_out = self._robots(token, key, f.targets)
@@ -621,8 +628,10 @@ class GuardCore:
                 u = rules.usage(url, user_agent=token, vocabulary=self.vocabulary)
                 prefs = tuple((k, "y" if u[k] else "n") for k in self._usage_keys
                               if u[k] is not None)
-            out = (True, None, None, self._path_of(_BASE + targets[0]),
-                   self._pref_headers(prefs))
+            headers = self._headers_of.get(prefs)
+            if headers is None:
+                headers = self._headers_of[prefs] = self._pref_headers(prefs)
+            out = (True, None, None, self._path_of(_BASE + targets[0]), headers)
         size = sum(map(len, targets))
         if size <= MEMO_TARGET_MAX:
             self._memo.put(key, out, len(key[0]) + size + len(out[3]))
@@ -829,17 +838,18 @@ def _authority(text: str, scheme: str) -> str | None:
 _INTERNAL = tuple(ipaddress.ip_network(n) for n in (
     "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "127.0.0.0/8",
     "169.254.0.0/16", "::1/128", "fc00::/7", "fe80::/10"))
-_INTERNAL_MEMO: dict[ipaddress.IPv4Address | ipaddress.IPv6Address, bool] = {}
+_INTERNAL_MEMO: dict[str, bool] = {}
 
 
-def _internal(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    """Loopback, RFC 1918, shared (CGNAT), link-local or unique-local: where proxies live."""
-    hit = _INTERNAL_MEMO.get(addr)
+def _internal(text: str, addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Loopback, RFC 1918, shared (CGNAT), link-local or unique-local: where proxies live
+    (memoised by the address's canonical text)."""
+    hit = _INTERNAL_MEMO.get(text)
     if hit is None:
         hit = any(addr.version == n.version and addr in n for n in _INTERNAL)
         if len(_INTERNAL_MEMO) >= 65_536:
             _INTERNAL_MEMO.clear()
-        _INTERNAL_MEMO[addr] = hit
+        _INTERNAL_MEMO[text] = hit
     return hit
 
 
