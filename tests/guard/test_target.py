@@ -74,3 +74,10 @@ def test_bounded() -> None:
     assert f[-1].startswith("/")
     assert forms(b"") == ("/",)
     assert forms(b"relative/x") == ("/relative/x",)
+
+
+def test_path_parameters_are_a_form_too() -> None:
+    # RFC 2396 3.3: ";" starts a segment's parameters; servlet containers strip them
+    assert "/private/x" in forms(b"/private;jsessionid=1/x")
+    assert "/private/x" in forms(b"/private;a/..;b/private/x")
+    assert forms(b"/a;b") == ("/a;b", "/a")

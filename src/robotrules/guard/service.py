@@ -184,7 +184,9 @@ class Guard(GuardCore):
         if web_bot_auth is None and names:
             from .webbotauth import WebBotAuth
 
-            web_bot_auth = WebBotAuth(authorities=names)  # type: ignore[call-arg]
+            # the verifier checks @authority against them too (WebBotAuth's authorities=)
+            bound: dict[str, Any] = {"authorities": names}
+            web_bot_auth = WebBotAuth(**bound)
         super().__init__(
             rules, body, clock=clock,
             ranges=ranges if ranges is not None else RangeStore.load(), mode=mode,

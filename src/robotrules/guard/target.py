@@ -21,10 +21,12 @@ not a printable ASCII character, and ``#`` (a request target has no fragment), i
 3. ``served``: every escape decoded once (as servers decode; ``%2F`` is ``/``), ``\\`` read as
    ``/``, repeated slashes merged, then dot segments removed (``normpath``'s order), written
    back with ``%XX`` (a decoded ``%`` is ``%25``). The server's own decoded path (ASGI
-   ``path``, WSGI ``PATH_INFO``), when given, is read the same way.
+   ``path``, WSGI ``PATH_INFO``), when given, is read the same way;
+4. where a form has ``;``: the same without each segment's ``;parameters`` (servlet
+   containers strip them: ``/private;jsessionid=1/x`` serves ``/private/x``).
 
-Cost: linear in the target; a plain target (path characters only, no ``//``, no ``/.``, the
-server's path equal to the sent one) is one form and one regular-expression match.
+Cost: linear in the target; a plain target (path characters only, no ``//``, ``/.`` or
+``;``, the server's path equal to the sent one) is one form and one regular-expression match.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ _PLAIN: Final = re.compile(rb"[A-Za-z0-9\-._~!$&'()*+,;=:@/]*")
 _ESCAPE: Final = re.compile(r"%([0-9A-Fa-f]{2})")
 _BYTE_ESCAPE: Final = re.compile(rb"%([0-9A-Fa-f]{2})")
 _SLASHES: Final = re.compile(r"/{2,}")
+_PARAMS: Final = re.compile(r";[^/]*")
 _UNRESERVED: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
                                b"-._~")
 # octets written %XX in a form: controls, space, '#', DEL and everything above ASCII; '%' too
@@ -104,6 +107,12 @@ def _served(decoded: bytes) -> str:
     return remove_dot_segments(_merge(text))
 
 
+def _without_params(path: str) -> str:
+    """``path`` with each segment's ``;parameters`` removed (RFC 2396 3.3 path parameters,
+    which Java servlet containers strip before serving: ``/private;x/y`` is ``/private/y``)."""
+    return _PARAMS.sub("", path)
+
+
 def forms(sent: bytes | None, query: bytes = b"", served: bytes | None = None
           ) -> tuple[str, ...]:
     """The target in each form (see the module docstring), distinct, the sent one first:
@@ -112,7 +121,7 @@ def forms(sent: bytes | None, query: bytes = b"", served: bytes | None = None
     q = "?" + _text(query, percent_is_escape=True) if query else ""
     if sent is not None and (served is None or served == sent) \
             and _PLAIN.fullmatch(sent) is not None and b"//" not in sent \
-            and b"/." not in sent and sent[:1] == b"/":
+            and b"/." not in sent and b";" not in sent and sent[:1] == b"/":
         return (sent.decode("ascii") + q,)
     out: list[str] = []
     if sent is not None:
@@ -127,4 +136,5 @@ def forms(sent: bytes | None, query: bytes = b"", served: bytes | None = None
         as_given = _text(served, percent_is_escape=False)
         out.append(as_given if as_given.startswith("/") else "/" + as_given)
         out.append(_served(served))
+    out += [remove_dot_segments(_merge(_without_params(f))) for f in out if ";" in f]
     return tuple(f + q for f in dict.fromkeys(out))
