@@ -307,6 +307,7 @@ OUTCOMES: Final[tuple[tuple[str, State], ...]] = (
     ("none", "unverifiable"),
 )
 _RANK: Final = {kind: n for n, (kind, _state) in enumerate(OUTCOMES)}
+_METHOD_OF: Final[dict[str, str | None]] = {"unsigned": None}  # no method decided it
 
 
 def _look_up(p: Pending, answers: Mapping[Pending, Answer], what: str) -> Evidence:
@@ -478,9 +479,10 @@ class GuardCore:
             if f.addr_note is not None and (f.checks.ranges_url or f.checks.rdns):
                 notes.insert(0, f.addr_note)
             return Verification(state, None, "; ".join(dict.fromkeys(notes))), pending
-        return Verification(state, name if kind != "unchecked" else
-                            ("client-address" if not f.client.determined else name),
-                            detail), pending
+        decided_by = _METHOD_OF.get(kind, name)
+        if kind == "unchecked" and not f.client.determined:
+            decided_by = "client-address"
+        return Verification(state, decided_by, detail), pending
 
     def _no_method(self, f: _Facts) -> Verification:
         if f.crawler is None:
