@@ -81,3 +81,9 @@ def test_path_parameters_are_a_form_too() -> None:
     assert "/private/x" in forms(b"/private;jsessionid=1/x")
     assert "/private/x" in forms(b"/private;a/..;b/private/x")
     assert forms(b"/a;b") == ("/a;b", "/a")
+
+
+def test_no_path_at_all_is_the_root() -> None:
+    # an ASGI scope with neither raw_path nor path (not ASGI, but not a crash either)
+    assert forms(None) == ("/",)
+    assert forms(None, b"q") == ("/?q",)

@@ -137,4 +137,4 @@ def forms(sent: bytes | None, query: bytes = b"", served: bytes | None = None
         out.append(as_given if as_given.startswith("/") else "/" + as_given)
         out.append(_served(served))
     out += [remove_dot_segments(_merge(_without_params(f))) for f in out if ";" in f]
-    return tuple(f + q for f in dict.fromkeys(out))
+    return tuple(f + q for f in dict.fromkeys(out or ["/"]))
