@@ -81,3 +81,27 @@ def test_whatever_path_the_app_resolves_is_judged(pieces: list[str], tail: str) 
         d = GUARD.decide_request(req)
         assert d.allowed is False, (target, served, d.path)
         assert d.status == 403
+
+
+@settings(max_examples=200, deadline=None)
+@given(raw=st.binary(max_size=200), query=st.binary(max_size=50),
+       headers=st.lists(st.tuples(NAMES, TEXT), max_size=5),
+       client=st.one_of(st.none(), st.sampled_from([("::ffff:10.0.0.1", 1), ("10.0.0.1", 2),
+                                                   ("junk", 3)])))
+def test_shells_read_any_scope_and_environ(raw: bytes, query: bytes,
+                                           headers: list[tuple[str, str]],
+                                           client: tuple[str, int] | None) -> None:
+    # what a server may hand the shells: any bytes as the target, any header text
+    from robotrules.guard import asgi, wsgi
+
+    scope = {"type": "http", "method": "GET", "raw_path": raw, "query_string": query,
+             "path": raw.decode("utf-8", "replace"), "client": client,
+             "headers": [(k.encode(), v.encode("latin-1")) for k, v in headers]}
+    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": raw.decode("latin-1"),
+               "QUERY_STRING": query.decode("latin-1"), "RAW_URI": raw.decode("latin-1"),
+               "REMOTE_ADDR": client[0] if client else "",
+               **{"HTTP_" + k.upper().replace("-", "_"): v for k, v in headers}}
+    for req in (asgi.request_of(scope), wsgi.request_of(environ)):
+        d = GUARD.decide_request(req)
+        assert d.status in (200, 401, 402, 403, 429)
+        assert d.path.startswith("/")
