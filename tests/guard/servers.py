@@ -160,9 +160,14 @@ def gunicorn_on(module_dir: Path, app: str, env: dict[str, str], host: str = "12
     with bound(host) as s:
         port = int(s.getsockname()[1])
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    from gunicorn.config import KNOWN_SETTINGS
+
+    # a gunicorn that has a control socket opens it at one fixed path: two servers would share it
+    extra = ["--no-control-socket"] if any(
+        s.name == "control_socket_disable" for s in KNOWN_SETTINGS) else []
     proc = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", "1", "--bind", bind, "--chdir",
-         str(module_dir), "--log-level", "warning", "--graceful-timeout", "1", app],
+         str(module_dir), "--log-level", "warning", "--graceful-timeout", "1", *extra, app],
         env={**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")]), **env},
         stdout=subprocess.DEVNULL, stderr=(module_dir / "gunicorn.log").open("wb"))
