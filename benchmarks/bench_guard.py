@@ -8,9 +8,10 @@ log lines per minute on one core (robotrules.guard; issue 23's targets: <= 20 us
 Decisions: the example site's robots.txt (examples/guard_robots.txt), a Googlebot claim from an
 address in a fresh published range (verified), GPTBot (disallowed: 403 in enforce mode), an
 unknown bot, a browser; paths drawn from 50 (the path memo warm, as on a real site) and, for
-the "cold" row, a new path every time. The audit: a synthetic combined log (crawlers and
-browsers, 1% malformed) written to a temporary file, read and tallied by the code
-``robotrules audit`` runs. Times are CPU time of this process (one core), so that other work
+the "cold" row, a new path every time; the "odd" row, a new path written with dot segments,
+escapes, doubled slashes and a parameter (every form of the target asked). The audit: a
+synthetic combined log (crawlers and browsers, 1% malformed) written to a temporary file, read
+and tallied by the code ``robotrules audit`` runs. Times are CPU time of this process (one core), so that other work
 on a shared machine does not count.
 """
 
@@ -76,6 +77,15 @@ def bench_decisions(n: int) -> None:
     dt = time.process_time() - t
     print(f"decide  {'Googlebot, new paths':<22} {dt / len(cold) * 1e6:7.2f} us/decision  "
           f"({len(cold):,} decisions)")
+    # targets written as attackers write them (dot segments, escapes, doubled slashes): every
+    # form of the target is read and asked (robotrules.guard.target), each new
+    odd = [f"/x/..//%2e/c/{i}/%2E%2E/{rng.randrange(10**9)};p" for i in range(n // 4)]
+    t = time.process_time()
+    for p in odd:
+        g.decide("GET", p, headers, AGENTS[0][1])
+    dt = time.process_time() - t
+    print(f"decide  {'Googlebot, odd paths':<22} {dt / len(odd) * 1e6:7.2f} us/decision  "
+          f"({len(odd):,} decisions)")
 
 
 def write_log(path: str, lines: int) -> None:

@@ -1,6 +1,7 @@
 """A Django site behind the robotrules guard (WSGI), in one file.
 
-Run it:  waitress-serve --port 8000 examples.guard_django:application
+Run it:  waitress-serve --port 8000 examples.guard_django:application   (behind a proxy:
+         --trusted-proxy 127.0.0.1 --trusted-proxy-headers x-forwarded-for, waitress's own)
 In a project's wsgi.py the guard is one line around Django's application:
     application = WSGIGuardMiddleware(get_wsgi_application(), robots=..., mode=...)
 """

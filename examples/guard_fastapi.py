@@ -1,6 +1,7 @@
 """A FastAPI site behind the robotrules guard (ASGI, added as FastAPI middleware).
 
-Run it:  uvicorn examples.guard_fastapi:app   (GUARD_MODE=enforce to answer 403/402/...)
+Run it:  uvicorn --no-proxy-headers examples.guard_fastapi:app   (GUARD_MODE=enforce to
+         answer 403/402/...; the guard reads the client address itself: trusted_proxies)
 """
 
 from __future__ import annotations

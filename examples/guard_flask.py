@@ -1,6 +1,10 @@
 """A Flask (or Django) site behind the robotrules guard: WSGI.
 
-Run it:  waitress-serve --port 8000 examples.guard_flask:app   (GUARD_MODE=enforce to block)
+Run it:  waitress-serve --port 8000 examples.guard_flask:app   (GUARD_MODE=enforce to block;
+         GUARD_AUTHORITIES=example.com to check Web Bot Auth signatures made for it). Behind a
+         proxy, let waitress read its header: waitress-serve --trusted-proxy 127.0.0.1
+         --trusted-proxy-headers x-forwarded-for ... (waitress then gives the client address
+         as REMOTE_ADDR, and removes forwarding headers from anyone else)
 Django (wsgi.py): application = WSGIGuardMiddleware(get_wsgi_application(), robots=..., mode=...)
 """
 
@@ -10,11 +14,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, jsonify
+from flask import Flask, abort, jsonify, request
 
 from robotrules.guard import WSGIGuardMiddleware
 
 ROBOTS = Path(__file__).with_name("guard_robots.txt")
+LOCAL = ("127.0.0.1", "::1", "::ffff:127.0.0.1")  # /_guard/report answers only these
 
 
 def build(mode: str = "observe", **options: Any) -> Flask:
@@ -24,7 +29,9 @@ def build(mode: str = "observe", **options: Any) -> Flask:
     app.wsgi_app = guard  # type: ignore[method-assign]
 
     @app.route("/_guard/report")
-    def report() -> Any:  # what the guard saw so far
+    def report() -> Any:  # what the guard saw so far, for this machine only
+        if request.remote_addr not in LOCAL:
+            abort(404)
         return jsonify([row.to_dict() for row in guard.report])
 
     @app.route("/", defaults={"path": ""})
@@ -35,4 +42,5 @@ def build(mode: str = "observe", **options: Any) -> Flask:
     return app
 
 
-app = build(os.environ.get("GUARD_MODE", "observe"))
+app = build(os.environ.get("GUARD_MODE", "observe"),
+            authorities=[a for a in os.environ.get("GUARD_AUTHORITIES", "").split(",") if a])

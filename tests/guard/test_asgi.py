@@ -95,28 +95,45 @@ def test_oversized_and_hostile_headers_never_500(site: tuple[str, Any]) -> None:
 
 
 def test_signed_crawler_with_a_slow_directory_is_bounded(http: HttpServer) -> None:
-    # the directory takes ~1.5 s; the request waits at most check_timeout (0.5 s) and is
+    # the directory takes ~4 s; the request waits at most check_timeout (0.5 s) and is
     # decided without it, while the fetch goes on and serves the next request from the cache
     signer = Signer(http.base)
     http.routes[DIRECTORY_PATH] = Reply(200, signer.jwks(), {"Content-Type": MEDIA_TYPE},
-                                        delay=0.3, chunks=5)
+                                        delay=0.8, chunks=5)
     w = WebBotAuth(trusted_agents=[http.base], use_registry=False, allow_http=True,
                    timeout=5.0)
     app = example().build("enforce", ranges=RangeStore(), web_bot_auth=w,
                           signature_agents={"FooBot": http.base}, check_timeout=0.5,
+                          authorities=["site.example"],
                           policy=Policy(on_state={"spoofed": "block",
                                                   "unverifiable": "block"}))
     with uvicorn_running(app) as base:
         url = f"{base}/blog"
+        site = {"User-Agent": "FooBot/1.0", "Host": "site.example"}
         start = time.monotonic()
-        r = httpx.get(url, headers={"User-Agent": "FooBot/1.0", **signer.sign(url)},
+        r = httpx.get(url, headers={**site, **signer.sign("https://site.example/blog")},
                       timeout=10)
-        assert time.monotonic() - start < 1.4
+        assert time.monotonic() - start < 3.0  # not the directory's 4 s
         assert r.status_code == 403  # unverifiable: the directory did not come in time
         deadline = time.monotonic() + 10
         while w.directory(http.base) is None and time.monotonic() < deadline:
             time.sleep(0.1)
-        r = httpx.get(url, headers={"User-Agent": "FooBot/1.0", **signer.sign(url)},
+        r = httpx.get(url, headers={**site, **signer.sign("https://site.example/blog")},
                       timeout=10)
         assert r.status_code == 200
         assert http.hits[DIRECTORY_PATH] == 1
+
+
+def test_the_report_is_for_this_machine_only() -> None:
+    # issue 35: "/_guard/report should not be open to everyone in an example"
+    import asyncio
+
+    app = example().build("observe", ranges=RangeStore())
+
+    async def status(client: tuple[str, int]) -> int:
+        transport = httpx.ASGITransport(app=app, client=client)  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://site.example") as c:
+            return (await c.get("/_guard/report")).status_code
+
+    assert asyncio.run(status(("203.0.113.5", 4711))) == 404
+    assert asyncio.run(status(("127.0.0.1", 4711))) == 200

@@ -244,7 +244,8 @@ def test_web_bot_auth_verifies_the_claim() -> None:
     signer = Signer("https://agent.example")
     w = WebBotAuth(use_registry=False)
     w.add_keys("https://agent.example", signer.jwks())
-    g = guard(web_bot_auth=w, signature_agents={"FooBot": "https://agent.example"},
+    g = guard(web_bot_auth=w, authorities=["site.example"],
+              signature_agents={"FooBot": "https://agent.example"},
               mode="enforce")
     headers = {"User-Agent": "FooBot/1.0", "Host": "site.example",
                **signer.sign("https://site.example/blog")}
@@ -257,7 +258,8 @@ def test_web_bot_auth_verifies_the_claim() -> None:
     assert d.status == 403
     # a valid signature of another agent does not make a Googlebot claim true
     other = {"User-Agent": GOOGLEBOT, **signer.sign("https://site.example/")}
-    g2 = guard(web_bot_auth=w, signature_agents={"Googlebot": "https://google.example"})
+    g2 = guard(web_bot_auth=w, authorities=["site.example"],
+               signature_agents={"Googlebot": "https://google.example"})
     assert g2.decide("GET", "https://site.example/", other, "192.0.2.1"
                      ).verification.state == "spoofed"
 
@@ -291,7 +293,7 @@ def _paying_guard(**policy: object) -> tuple[Guard, Signer]:
     signer = Signer("https://agent.example")
     w = WebBotAuth(use_registry=False)
     w.add_keys("https://agent.example", signer.jwks())
-    g = guard(mode="enforce", web_bot_auth=w,
+    g = guard(mode="enforce", web_bot_auth=w, authorities=["site.example"],
               signature_agents={"FooBot": "https://agent.example"},
               policy=Policy(on_purpose={"unknown": "pay"}, price="USD 0.01", **policy))
     return g, signer
@@ -354,7 +356,7 @@ def test_a_signed_agent_with_a_browser_user_agent_is_identified() -> None:
     signer = Signer("https://chatgpt.com")
     w = WebBotAuth()  # trusts the registry's signature agents, chatgpt.com among them
     w.add_keys("https://chatgpt.com", signer.jwks())
-    g = guard(web_bot_auth=w)
+    g = guard(web_bot_auth=w, authorities=["site.example"])
     url = "https://site.example/blog"
     d = g.decide("GET", url, {"User-Agent": BROWSER, **signer.sign(url)}, "192.0.2.1")
     assert d.verification.state == "verified"
@@ -362,3 +364,106 @@ def test_a_signed_agent_with_a_browser_user_agent_is_identified() -> None:
     assert d.operator == "OpenAI"
     assert d.purposes == ("user-fetch",)
     assert d.is_crawler
+
+
+def test_pacing_is_keyed_as_groups_are() -> None:
+    # issue 35: six spellings of one crawler got six times its Crawl-delay rate. RFC 9309
+    # 2.2.1: the product token is matched case-insensitively; robotrules._token.query_key is
+    # the key a group is found by, and now the key the pace is kept by
+    g = Guard("User-agent: googlebot\nCrawl-delay: 10\nAllow: /\n", ranges=store(),
+              mode="enforce", policy=Policy(pace=True))
+    spellings = ["Googlebot", "googlebot", "GOOGLEBOT", GOOGLEBOT, "Googlebot/2.1",
+                 "gOOGLEBOT/2.1 (+https://example.com)"]
+    actions = [g.decide("GET", f"/p{n}", {"User-Agent": ua}, "66.249.66.1",
+                        now=1000.0 + n).action for n, ua in enumerate(spellings)]
+    assert actions == ["allow"] + ["slow-down"] * 5
+
+
+def test_memo_is_bounded_by_bytes() -> None:
+    # issue 35: 65,536 keys of any length (545 MiB with 8 KB paths); now a byte budget
+    import tracemalloc
+
+    g = guard(memo_bytes=1 << 20)
+    ua = {"User-Agent": "FooBot/1.0"}
+    g.decide("GET", "/warm", ua, "192.0.2.1")
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for n in range(3000):
+            g.decide("GET", f"/{n:06d}/" + "a" * 2000, ua, "192.0.2.1")
+        for n in range(300):
+            g.decide("GET", f"/{n:06d}/" + "b" * 8000, ua, "192.0.2.1")
+        grown = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    # 3000 memoised answers would hold ~12 MB of text; the budget keeps ~1 MiB
+    assert grown < 4 << 20, grown
+
+
+def test_observe_mode_says_what_it_would_have_done() -> None:
+    # issue 35: nothing appeared unless the user configured logging, and the line said
+    # "-> block" for a request that was served. Python's last-resort handler prints WARNING
+    # records to stderr with no configuration at all: run a fresh interpreter that sets none.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "from robotrules.guard import WSGIGuardMiddleware, RangeStore\n"
+        f"app = WSGIGuardMiddleware(lambda e, s: (s('200 OK', []), [b'page'])[1], "
+        f"robots={str(EXAMPLES / 'guard_robots.txt')!r}, ranges=RangeStore())\n"
+        "env = {'REQUEST_METHOD': 'GET', 'PATH_INFO': '/blog', 'REMOTE_ADDR': '192.0.2.1',\n"
+        "       'HTTP_USER_AGENT': 'Mozilla/5.0 (compatible; GPTBot/1.2)'}\n"
+        "print(b''.join(app(env, lambda *a: None)))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(root / "src"), "PATH": "/usr/bin:/bin"},
+                         timeout=60, check=True)
+    assert "b'page'" in out.stdout  # served: observe mode never blocks
+    line = next(ln for ln in out.stderr.splitlines() if "GPTBot" in ln)
+    assert "would block (403)" in line
+    assert "robots.txt line 4 'Disallow: /'" in line
+    assert "-> block" not in out.stderr
+
+
+def test_robots_txt_is_served_as_the_bytes_enforced() -> None:
+    # issue 35: "Disallow: /日本" was served as "Disallow: /??" (re-serialised in Latin-1)
+    from robotrules import parse
+
+    body = "User-agent: *\nDisallow: /\u65e5\u672c\n".encode()
+    assert Guard(parse(body), ranges=RangeStore()).robots_body == body
+    assert Guard(body, ranges=RangeStore()).robots_body == body
+    g = Guard(parse(body), ranges=RangeStore(), mode="enforce")
+    assert g.decide("GET", "/%E6%97%A5%E6%9C%AC/x", {"User-Agent": "FooBot/1.0"},
+                    "192.0.2.1").status == 403
+
+
+def test_decision_path_is_the_files_dialect_reading() -> None:
+    # issue 35: Decision.path was Google's reading on an rfc9309 file. RFC 9309 2.2.2 decodes
+    # %7E ("~" is unreserved); Google's matcher keeps the URL as given
+    rules = "User-agent: *\nDisallow: /private/\n"
+    rfc = Guard(rules, ranges=RangeStore()).decide("GET", "/%7euser", {"User-Agent": "FooBot"})
+    google = Guard(rules, ranges=RangeStore(), dialect="google").decide(
+        "GET", "/%7euser", {"User-Agent": "FooBot"})
+    assert (rfc.path, google.path) == ("/~user", "/%7euser")
+
+
+def test_usage_keys_come_from_the_vocabulary() -> None:
+    # vocab-08 adds "ai-use" (robotrules.aipref.vocabulary); the guard reads the keys there
+    rules = "User-agent: *\nContent-Usage: train-ai=n, ai-use=n\nAllow: /\n"
+    d = Guard(rules, ranges=RangeStore(), vocabulary="vocab-08").decide(
+        "GET", "/x", {"User-Agent": "FooBot/1.0"})
+    assert dict(d.headers)["Content-Usage"] == "train-ai=n, ai-use=n"
+    d7 = Guard(rules, ranges=RangeStore()).decide("GET", "/x", {"User-Agent": "FooBot/1.0"})
+    assert dict(d7.headers)["Content-Usage"] == "train-ai=n"  # vocab-07 has no ai-use
+
+
+def test_browser_words_are_the_token_rules() -> None:
+    # the guard's own list is robotrules._token's: a Brave or Vivaldi UA is a browser too
+    from robotrules._token import _GENERIC
+    from robotrules.guard.core import BROWSERS
+
+    assert BROWSERS is _GENERIC
+    d = guard(mode="enforce").decide("GET", "/admin/x", {"User-Agent": "Vivaldi/6.0"},
+                                     "192.0.2.1")
+    assert not d.is_crawler

@@ -1,8 +1,10 @@
 """robotrules.guard: identify, verify and enforce crawlers on the site's own server, and audit
 its logs.
 
-- :class:`Guard` (``guard.decide(method, url, headers, peer)``): the sans-I/O decision core
-  (:mod:`.core`), with its :class:`Policy` (:mod:`.policy`);
+- :class:`Guard` (``guard.check(method, url, headers, peer)``): the decision core
+  (:mod:`.core`, sans-I/O: one flow that yields the look-ups it needs; the request target as
+  the app serves it, :mod:`.target`) with its two drivers and look-up workers
+  (:mod:`.service`), and its :class:`Policy` (:mod:`.policy`);
 - verification: :mod:`.webbotauth` (Web Bot Auth, RFC 9421 signatures), :mod:`.ranges`
   (published IP lists), :mod:`.rdns` (forward-confirmed reverse DNS), :mod:`.peer` (trusted
   proxies), :mod:`.registry` (what the crawler registry says about each);
@@ -16,13 +18,15 @@ from __future__ import annotations
 
 from .asgi import GuardMiddleware
 from .audit import Tally
-from .core import Decision, Guard, Pending, Verification
+from .core import Decision, Pending, Request, Verification
 from .policy import Policy
 from .ranges import RangeStore
+from .service import Guard
 from .wsgi import WSGIGuardMiddleware
 
 __all__ = ["Decision", "Guard", "GuardMiddleware", "Pending", "Policy", "RangeStore",
-           "ReverseDns", "Tally", "Verification", "WSGIGuardMiddleware", "WebBotAuth"]
+           "Request", "ReverseDns", "Tally", "Verification", "WSGIGuardMiddleware",
+           "WebBotAuth"]
 
 
 def __getattr__(name: str) -> object:

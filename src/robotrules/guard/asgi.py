@@ -1,27 +1,27 @@
 """ASGI middleware (Starlette, FastAPI, any ASGI 3 app): the guard in front of the app.
 
 ``GuardMiddleware(app, robots=..., mode="observe")`` decides every HTTP request
-(:class:`~.core.Guard`), answers 403 / 402 / 401 / 429 itself when ``mode="enforce"`` and the
-policy says so, adds ``Content-Usage`` / ``Content-Signal`` to the app's responses, and serves
-``/robots.txt`` (and ``/.well-known/tdmrep.json`` when ``tdmrep`` is given) from the same
-configuration. Look-ups a decision needs (key directories, reverse DNS) run without blocking the
-event loop; a request waits for them at most ``check_timeout`` seconds and is decided without
-what has not come, while the look-up goes on and its cached answer serves the next requests
-(:meth:`~.core.Guard.aresolve`). A failure inside the guard is logged and the request passes
-on: the guard never turns a request into a 500. ``report`` is the
-running :class:`~.audit.Tally`.
+(:class:`~.service.Guard`), answers 403 / 402 / 401 / 429 itself when ``mode="enforce"`` and
+the policy says so, adds ``Content-Usage`` / ``Content-Signal`` to the app's responses, and
+serves ``/robots.txt`` (and ``/.well-known/tdmrep.json`` when ``tdmrep`` is given) from the
+same configuration. The request is read as the app will read it: the target from
+``raw_path`` (the bytes as sent) and ``path`` (as the server decoded them), the query, the
+peer; the ``Host`` header only for a signature's authority. Look-ups a decision needs (key
+directories, reverse DNS) run in the guard's workers without blocking the event loop; a
+request waits for them at most ``check_timeout`` seconds (:meth:`~.service.Guard.acheck_request`).
+A failure inside the guard is logged and the request passes on: the guard never turns a
+request into a 500. ``report`` is the running :class:`~.audit.Tally`.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from .audit import Tally
-from .core import Decision, Guard
+from .core import Decision, Request
+from .service import Guard, answer, attach, log, log_decision, own_file
 
-__all__ = ["GuardMiddleware"]
+__all__ = ["GuardMiddleware", "request_of"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -29,45 +29,22 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-log = logging.getLogger("robotrules.guard")
 
-
-def answer(d: Decision) -> tuple[int, list[tuple[str, str]], bytes]:
-    """The guard's own response for an enforced decision: status, headers, body."""
-    body = (f"{d.status} {d.reason}\n").encode("utf-8", "replace")
-    headers = [("content-type", "text/plain; charset=utf-8"),
-               ("content-length", str(len(body))), *d.block_headers, *d.headers]
-    return d.status, headers, body
-
-
-def attach(robots: Any, mode: str, guard: Guard | None, options: dict[str, Any]
-           ) -> tuple[Guard, Tally]:
-    """The guard a middleware runs (``guard``, or one made from ``robots``, ``mode`` and
-    ``options``) and the running tally every decision is added to (before the caller's own
-    ``on_decision`` hook, if ``options`` has one): one set-up for the ASGI and WSGI shells."""
-    report = Tally()
-    hook = options.pop("on_decision", None)
-
-    def on_decision(d: Decision) -> None:
-        report.add(d)
-        if hook is not None:
-            hook(d)
-
-    if guard is None:
-        guard = Guard(robots, mode=mode, on_decision=on_decision,  # type: ignore[arg-type]
-                      **options)
-    else:
-        guard.on_decision = on_decision
-    return guard, report
-
-
-def served(guard: Guard, path: str) -> tuple[bytes, str] | None:
-    """The body and content type the guard serves itself at ``path``, if any."""
-    if path == "/robots.txt":
-        return guard.robots_body, "text/plain; charset=utf-8"
-    if path == "/.well-known/tdmrep.json" and guard.tdmrep is not None:
-        return guard.tdmrep, "application/json"
-    return None
+def request_of(scope: Scope) -> Request:
+    """The :class:`~.core.Request` of an ASGI HTTP scope."""
+    raw = scope.get("raw_path")
+    path = scope.get("path")
+    client = scope.get("client")
+    return Request(
+        method=str(scope.get("method", "GET")),
+        path=raw if isinstance(raw, bytes) else None,
+        query=scope.get("query_string", b"") or b"",
+        headers=tuple((k.decode("latin-1"), v.decode("latin-1"))
+                      for k, v in scope.get("headers", ())),
+        peer=str(client[0]) if client else None,
+        served_path=path.encode("utf-8", "surrogateescape") if isinstance(path, str)
+        else None,
+        scheme=str(scope.get("scheme", "http")))
 
 
 class GuardMiddleware:
@@ -89,18 +66,18 @@ class GuardMiddleware:
             await self.app(scope, receive, send)
             return
         d = await self._decide(scope)
-        path = scope.get("path", "/")
-        own = served(self.guard, path) if self.serve_files and \
-            scope.get("method") in ("GET", "HEAD") else None
+        method = scope.get("method")
+        own = own_file(self.guard, scope.get("path", "/")) \
+            if self.serve_files and method in ("GET", "HEAD") else None
         if own is not None and (d is None or not d.enforced or d.action == "slow-down"):
             body, ctype = own
             await _respond(send, 200, [("content-type", ctype),
                                        ("content-length", str(len(body)))],
-                           b"" if scope.get("method") == "HEAD" else body)
+                           b"" if method == "HEAD" else body)
             return
         if d is not None and d.enforced:
             status, headers, body = answer(d)
-            await _respond(send, status, headers, b"" if scope.get("method") == "HEAD" else body)
+            await _respond(send, status, headers, b"" if method == "HEAD" else body)
             return
         if d is None or not d.headers:
             await self.app(scope, receive, send)
@@ -120,28 +97,9 @@ class GuardMiddleware:
 
     async def _decide(self, scope: Scope) -> Decision | None:
         try:
-            pairs = [(k.decode("latin-1"), v.decode("latin-1"))
-                     for k, v in scope.get("headers", ())]
-            client = scope.get("client")
-            peer = client[0] if client else None
-            qs = scope.get("query_string", b"")
-            path = scope.get("raw_path") or scope.get("path", "/").encode("utf-8")
-            path = path.decode("latin-1") if isinstance(path, bytes) else str(path)
-            if qs:
-                path = f"{path}?{qs.decode('latin-1')}"
-            host = next((v for k, v in pairs if k.lower() == "host"), "localhost")
-            url = f"{scope.get('scheme', 'http')}://{host}{path}"
-            method = str(scope.get("method", "GET"))
-            g = self.guard
-            d = g.decide(method, url, pairs, peer)
-            if d.pending:
-                await g.aresolve(d.pending, self.check_timeout)
-                d = g.decide(method, url, pairs, peer)
-                if d.pending:
-                    d = g._without_pending(d)
-            if d.is_crawler:
-                log.info("%s %s %s: %s, %s -> %s", d.client.ip, d.method, d.path, d.token,
-                         d.verification.state, d.action)
+            d = await self.guard.acheck_request(request_of(scope),
+                                                timeout=self.check_timeout)
+            log_decision(d)
             return d
         except Exception:  # the guard must never break the site
             log.exception("robotrules guard failed; the request passes on")

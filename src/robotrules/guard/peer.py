@@ -1,14 +1,27 @@
-"""The client's address: the socket peer, or what trusted proxies say it was.
+"""The client's address: the socket peer, or what the site's own proxies say it was.
 
-``X-Forwarded-For`` and ``Forwarded`` (RFC 7239) are read only when the socket peer is one of
-the configured trusted proxies (a network list such as ``["10.0.0.0/8", "127.0.0.1"]``), and
-then from the right: each hop a trusted proxy added is skipped, and the first address that is
-not a trusted proxy is the client. Parsing is strict: an element that is not an IP address
-(``unknown``, an obfuscated ``_hidden`` name, garbage, a header over 4 KiB) stops the walk and
-the last address known to be real, the proxy's, is used (so the verdict is "unverifiable",
-never a crawler's address the request made up). ``Forwarded`` wins over ``X-Forwarded-For``
-when both are present (RFC 7239 section 7.4 leaves it to configuration; the standard header
-first).
+One forwarding header is read, the one the operator names (``header``: ``x-forwarded-for``,
+the default, as nginx's ``$proxy_add_x_forwarded_for``, HAProxy's ``option forwardfor`` and
+most load balancers write it; ``forwarded``, RFC 7239; or ``x-real-ip``, one address, as
+nginx's ``proxy_set_header X-Real-IP $remote_addr`` writes it), and only when the socket peer
+is one of the trusted proxies (a network list such as ``["10.0.0.0/8", "127.0.0.1"]``). Any
+other forwarding header is the client's own words and never read: a client that sends
+``Forwarded: for=66.249.66.1`` through a proxy that writes ``X-Forwarded-For`` gains nothing.
+
+The header is walked from the right: each hop a trusted proxy added is skipped, and the first
+address that is not a trusted proxy is the client; what lies to its left was written by the
+client and is not read. Elements are ``192.0.2.1``, ``192.0.2.1:4711``, ``[2001:db8::1]``,
+``[2001:db8::1]:4711`` or a bare IPv6 address, and in ``Forwarded`` the ``for=`` node, quoted
+or not (RFC 7239 section 6). IPv4-mapped IPv6 addresses (``::ffff:66.249.66.1``, what a
+dual-stack listener reports for an IPv4 client) are unmapped everywhere: the peer, each hop,
+and the proxy list.
+
+When the client cannot be determined (:attr:`ClientAddress.determined` false) the reason is
+in ``note``: the peer is a trusted proxy and its header is missing, empty, over
+:data:`MAX_HEADER` bytes, or the walk reaches an element that is not an address (``unknown``,
+an obfuscated ``_name``, garbage, an empty element) before an untrusted hop, or more than
+:data:`MAX_HOPS` trusted hops. The guard then treats a crawler claim that needs the address
+by the strictest state (see :mod:`.core`), never as unverifiable.
 """
 
 from __future__ import annotations
@@ -16,129 +29,181 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Final, Literal
 
-__all__ = ["ClientAddress", "TrustedProxies", "parse_ip"]
+__all__ = ["HEADERS", "MAX_HEADER", "MAX_HOPS", "ClientAddress", "ForwardedHeader",
+           "TrustedProxies", "parse_ip"]
 
 IPNet = ipaddress.IPv4Network | ipaddress.IPv6Network
-MAX_HEADER = 4096
+IPAddr = ipaddress.IPv4Address | ipaddress.IPv6Address
+ForwardedHeader = Literal["x-forwarded-for", "forwarded", "x-real-ip"]
+HEADERS: Final[tuple[ForwardedHeader, ...]] = ("x-forwarded-for", "forwarded", "x-real-ip")
+MAX_HEADER: Final = 4096  # a forwarding header longer than this is not read
+MAX_HOPS: Final = 32  # trusted hops walked at most
 
 
 @dataclass(frozen=True, slots=True)
 class ClientAddress:
-    """``ip`` the client address (``None`` when unknown), ``via`` how it was found
-    (``peer``, ``forwarded``, ``x-forwarded-for``), ``note`` any header that was refused."""
+    """``ip`` the client address (``None`` when unknown), ``via`` how it was found (``peer``
+    or the header's name), ``note`` why a header was not believed; ``determined`` false when
+    the peer is a trusted proxy whose header does not say who the client is."""
 
     ip: str | None
     via: str
     note: str | None = None
+    determined: bool = True
 
 
-_MEMO: dict[str, ipaddress.IPv4Address | ipaddress.IPv6Address | None] = {}
+_MEMO: dict[str, IPAddr | None] = {}
 _MEMO_MAX = 65_536
 
 
-def parse_ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """``text`` as an IP address, or ``None`` (memoised: a site sees the same peers again)."""
+def parse_ip(text: str) -> IPAddr | None:
+    """``text`` as an IP address, IPv4-mapped IPv6 unmapped, or ``None`` (memoised: a site
+    sees the same peers again)."""
     try:
         return _MEMO[text]
     except KeyError:
         pass
     try:
-        a: ipaddress.IPv4Address | ipaddress.IPv6Address | None = \
-            ipaddress.ip_address(text.strip())
+        a: IPAddr | None = ipaddress.ip_address(text.strip())
     except ValueError:
         a = None
-    if len(_MEMO) >= _MEMO_MAX:
-        _MEMO.clear()
+    if isinstance(a, ipaddress.IPv6Address) and a.ipv4_mapped is not None:
+        a = a.ipv4_mapped
     if len(text) <= 64:
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
         _MEMO[text] = a
     return a
 
 
-_addr = parse_ip
+def _network(text: str) -> IPNet:
+    net = ipaddress.ip_network(text.strip(), strict=False)
+    if isinstance(net, ipaddress.IPv6Network) and net.network_address.ipv4_mapped is not None \
+            and net.prefixlen >= 96:
+        # ::ffff:10.0.0.0/104 is 10.0.0.0/8
+        return ipaddress.ip_network(f"{net.network_address.ipv4_mapped}/{net.prefixlen - 96}")
+    return net
 
 
 class TrustedProxies:
-    """The proxies whose forwarding headers are believed."""
+    """The proxies whose forwarding header (``header``, one of :data:`HEADERS`) is
+    believed."""
 
-    def __init__(self, networks: Iterable[str] = ()) -> None:
-        self.networks: tuple[IPNet, ...] = tuple(
-            ipaddress.ip_network(n.strip(), strict=False) for n in networks)
+    def __init__(self, networks: Iterable[str] = (),
+                 header: ForwardedHeader = "x-forwarded-for") -> None:
+        if header not in HEADERS:
+            raise ValueError(f"forwarded_header must be one of {', '.join(HEADERS)}, "
+                             f"not {header!r}")
+        self.networks: tuple[IPNet, ...] = tuple(_network(n) for n in networks)
+        self.header: ForwardedHeader = header
 
     def __bool__(self) -> bool:
         return bool(self.networks)
 
-    def trusts(self, ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    def trusts(self, ip: IPAddr) -> bool:
         return any(ip.version == n.version and ip in n for n in self.networks)
 
     def client(self, peer: str | None, headers: Mapping[str, str]) -> ClientAddress:
         """The client address for a request from socket peer ``peer`` with ``headers``
-        (lower-cased names)."""
-        p = _addr(peer) if peer else None
+        (lower-cased names; repeated fields joined with ``", "``)."""
+        p = parse_ip(peer) if peer else None
         if p is None:
             return ClientAddress(None, "peer", "no peer address")
         if not self.networks or not self.trusts(p):
-            return ClientAddress(str(p) if peer is None or peer != peer.strip() else peer,
-                                 "peer")
-        fwd = headers.get("forwarded")
-        if fwd is not None:
-            hops = _forwarded(fwd)
-            name = "forwarded"
-        else:
-            xff = headers.get("x-forwarded-for")
-            if xff is None:
-                return ClientAddress(str(p), "peer")
-            hops = _xff(xff)
-            name = "x-forwarded-for"
-        if hops is None:
-            return ClientAddress(str(p), "peer", f"malformed {name} header ignored")
-        last = p
-        for hop in reversed(hops):
+            return ClientAddress(_text(peer or "", p), "peer")
+        name = self.header
+        value = headers.get(name)
+        if value is None or not value.strip():
+            return _unknown(p, f"{name} is {'missing' if value is None else 'empty'}")
+        if len(value) > MAX_HEADER:
+            return _unknown(p, f"{name} is over {MAX_HEADER} bytes")
+        elements = [value] if name == "x-real-ip" else _split(value, ",")
+        hop: IPAddr | None = p
+        for n, element in enumerate(reversed(elements)):
+            if n >= MAX_HOPS:
+                return _unknown(p, f"{name} has more than {MAX_HOPS} trusted hops")
+            hop = _forwarded_for(element) if name == "forwarded" else _element(element)
             if hop is None:
-                return ClientAddress(str(last), name, f"{name}: a hop is not an address")
+                return _unknown(p, f"{name}: {element.strip()[:40]!r} is not an address")
             if not self.trusts(hop):
                 return ClientAddress(str(hop), name)
-            last = hop
-        return ClientAddress(str(last), name)
+        # every hop is one of our proxies: the request began inside
+        return ClientAddress(str(hop), name)
 
 
-def _xff(value: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address | None] | None:
-    if len(value) > MAX_HEADER:
+_TEXT: dict[str, str] = {}
+
+
+def _text(peer: str, addr: IPAddr) -> str:
+    """``addr`` written canonically (memoised by the peer's own text)."""
+    hit = _TEXT.get(peer)
+    if hit is None:
+        hit = str(addr)
+        if len(peer) <= 64:
+            if len(_TEXT) >= _MEMO_MAX:
+                _TEXT.clear()
+            _TEXT[peer] = hit
+    return hit
+
+
+def _unknown(proxy: IPAddr, why: str) -> ClientAddress:
+    return ClientAddress(None, "peer", f"the client behind proxy {proxy} cannot be "
+                         f"determined: {why}", determined=False)
+
+
+def _element(text: str) -> IPAddr | None:
+    """One hop: ``a.b.c.d``, ``a.b.c.d:port``, ``[v6]``, ``[v6]:port`` or a bare IPv6."""
+    text = text.strip()
+    if not text or len(text) > 64:
         return None
-    parts = [v.strip() for v in value.split(",")]
-    if not all(parts):
-        return None
-    return [_addr(v) for v in parts]
+    if text.startswith("["):
+        end = text.find("]")
+        rest = text[end + 1:] if end > 0 else "x"
+        if rest and not (rest[0] == ":" and rest[1:].isdigit() and len(rest) <= 6):
+            return None
+        a = parse_ip(text[1:end])
+        return a if a is not None and ":" in text[1:end] else None
+    if text.count(":") == 1:  # a.b.c.d:port
+        host, _, port = text.partition(":")
+        if not (port.isdigit() and len(port) <= 5):
+            return None
+        a = parse_ip(host)
+        return a if a is not None and a.version == 4 else None
+    return parse_ip(text)
 
 
-def _forwarded(value: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address | None] | None:
-    """The ``for=`` node of each element of a ``Forwarded`` header (RFC 7239 section 4/6)."""
-    if len(value) > MAX_HEADER:
+def _forwarded_for(element: str) -> IPAddr | None:
+    """The ``for=`` node of one ``Forwarded`` element (RFC 7239 section 4 and 6), quoted or
+    not; ``None`` when there is none or it is not an address (``unknown``, ``_hidden``)."""
+    node: str | None = None
+    for pair in _split(element, ";"):
+        key, eq, val = pair.partition("=")
+        if eq and key.strip().lower() == "for":
+            if node is not None:
+                return None  # two for= in one element: ambiguous
+            node = val.strip()
+    if node is None:
         return None
-    out: list[ipaddress.IPv4Address | ipaddress.IPv6Address | None] = []
-    for element in _split(value, ","):
-        node: str | None = None
-        for pair in _split(element, ";"):
-            if not pair.strip():
-                continue
-            key, eq, val = pair.partition("=")
-            if not eq or not key.strip():
-                return None
-            if key.strip().lower() == "for":
-                node = val.strip()
-        if node is None:
-            out.append(None)
-            continue
-        out.append(_node(node))
-    return out
+    if len(node) >= 2 and node[0] == '"' and node[-1] == '"':
+        node = node[1:-1].replace('\\"', '"')
+    return _element(node)
 
 
 def _split(value: str, sep: str) -> list[str]:
+    """``value`` cut at ``sep`` outside quoted strings (RFC 9110 5.6.4)."""
+    if '"' not in value:
+        return value.split(sep)
     parts: list[str] = []
     cur: list[str] = []
-    quoted = False
+    quoted = escaped = False
     for ch in value:
-        if ch == '"':
+        if escaped:
+            escaped = False
+        elif quoted and ch == "\\":
+            escaped = True
+        elif ch == '"':
             quoted = not quoted
         if ch == sep and not quoted:
             parts.append("".join(cur))
@@ -147,25 +212,3 @@ def _split(value: str, sep: str) -> list[str]:
             cur.append(ch)
     parts.append("".join(cur))
     return parts
-
-
-def _node(node: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """RFC 7239 section 6: ``192.0.2.43``, ``"192.0.2.43:47011"``, ``"[2001:db8::1]:4711"``;
-    an IPv6 address or any port must be quoted; ``unknown`` and ``_obfuscated`` are not
-    addresses."""
-    quoted = len(node) >= 2 and node[0] == '"' and node[-1] == '"'
-    text = node[1:-1] if quoted else node
-    if text.startswith("["):
-        end = text.find("]")
-        if end < 0 or not quoted:
-            return None
-        rest = text[end + 1:]
-        if rest and not (rest[0] == ":" and rest[1:].isdigit()):
-            return None
-        a = _addr(text[1:end])
-        return a if a is not None and a.version == 6 else None
-    host, colon, port = text.partition(":")
-    if colon and (not quoted or not port.isdigit()):
-        return None
-    a = _addr(host)
-    return a if a is not None and a.version == 4 else None

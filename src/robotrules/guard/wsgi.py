@@ -2,37 +2,52 @@
 
 ``WSGIGuardMiddleware(app, robots=..., mode="observe")`` does what the ASGI one does
 (:mod:`.asgi`): decide each request, answer it when enforcing, add the preference headers,
-serve ``/robots.txt`` and ``/.well-known/tdmrep.json``. Look-ups run in a small pool of worker
-threads; a request waits for them at most ``check_timeout`` seconds and is decided without
-what has not come, while the look-up goes on and its cached answer serves the next requests.
-A failure inside the guard is logged and the request passes on.
+serve ``/robots.txt`` and ``/.well-known/tdmrep.json``. The target is read as the app reads
+it: ``SCRIPT_NAME`` + ``PATH_INFO``, which PEP 3333 gives as the decoded bytes of the path read
+as Latin-1 (so they are read back as bytes), and the request line's own target when the
+server gives it (``RAW_URI``: gunicorn; ``REQUEST_URI``: waitress, uWSGI). Look-ups run in the
+guard's worker threads; a request waits for them at most ``check_timeout`` seconds. A failure
+inside the guard is logged and the request passes on.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .asgi import answer, attach, served
-from .core import Decision, Guard
+from .core import Decision, Request
+from .service import Guard, answer, attach, log, log_decision, own_file
 
-__all__ = ["WSGIGuardMiddleware"]
+__all__ = ["WSGIGuardMiddleware", "request_of"]
 
-log = logging.getLogger("robotrules.guard")
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
-def _headers(environ: dict[str, Any]) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
+def _bytes(text: object) -> bytes:
+    """A PEP 3333 native string (bytes as Latin-1 characters) as its bytes."""
+    return str(text).encode("latin-1", "replace")
+
+
+def request_of(environ: dict[str, Any]) -> Request:
+    """The :class:`~.core.Request` of a WSGI environ."""
+    pairs: list[tuple[str, str]] = []
     for k, v in environ.items():
         if k.startswith("HTTP_"):
-            out.append((k[5:].replace("_", "-").lower(), str(v)))
+            pairs.append((k[5:].replace("_", "-").lower(), str(v)))
     for k in ("CONTENT_TYPE", "CONTENT_LENGTH"):
         if environ.get(k):
-            out.append((k.replace("_", "-").lower(), str(environ[k])))
-    return out
+            pairs.append((k.replace("_", "-").lower(), str(environ[k])))
+    served = _bytes(environ.get("SCRIPT_NAME", "")) + _bytes(environ.get("PATH_INFO", ""))
+    raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")
+    sent: bytes | None = None
+    if raw:
+        sent = Request.from_url("GET", _bytes(raw).decode("utf-8", "surrogateescape")).path
+    return Request(
+        method=str(environ.get("REQUEST_METHOD", "GET")), path=sent,
+        query=_bytes(environ.get("QUERY_STRING", "")), headers=tuple(pairs),
+        peer=environ.get("REMOTE_ADDR"), served_path=served or b"/",
+        scheme=str(environ.get("wsgi.url_scheme", "http")))
 
 
 class WSGIGuardMiddleware:
@@ -50,7 +65,7 @@ class WSGIGuardMiddleware:
                  ) -> Iterable[bytes]:
         d = self._decide(environ)
         method = environ.get("REQUEST_METHOD", "GET")
-        own = served(self.guard, environ.get("PATH_INFO", "/")) \
+        own = own_file(self.guard, environ.get("PATH_INFO", "/")) \
             if self.serve_files and method in ("GET", "HEAD") else None
         if own is not None and (d is None or not d.enforced or d.action == "slow-down"):
             body, ctype = own
@@ -76,17 +91,8 @@ class WSGIGuardMiddleware:
 
     def _decide(self, environ: dict[str, Any]) -> Decision | None:
         try:
-            pairs = _headers(environ)
-            path = environ.get("PATH_INFO", "/") or "/"
-            if environ.get("QUERY_STRING"):
-                path = f"{path}?{environ['QUERY_STRING']}"
-            host = environ.get("HTTP_HOST") or environ.get("SERVER_NAME", "localhost")
-            url = f"{environ.get('wsgi.url_scheme', 'http')}://{host}{path}"
-            d = self.guard.check(environ.get("REQUEST_METHOD", "GET"), url, pairs,
-                                 environ.get("REMOTE_ADDR"), timeout=self.check_timeout)
-            if d.is_crawler:
-                log.info("%s %s %s: %s, %s -> %s", d.client.ip, d.method, d.path, d.token,
-                         d.verification.state, d.action)
+            d = self.guard.check_request(request_of(environ), timeout=self.check_timeout)
+            log_decision(d)
             return d
         except Exception:  # the guard must never break the site
             log.exception("robotrules guard failed; the request passes on")
