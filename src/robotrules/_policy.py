@@ -30,7 +30,10 @@ from typing import Any, Literal
 from urllib.parse import urljoin
 
 from robotrules._cache_entry import CacheEntry, Outcome
+from robotrules._dialects import SPECS
+from robotrules._model import Verdict
 from robotrules._origin import origin_of
+from robotrules._types import Dialect
 from robotrules.errors import InvalidURL
 
 __all__ = [
@@ -52,6 +55,7 @@ __all__ = [
     "check_number",
     "classify_status",
     "freshness_lifetime",
+    "outcome_verdict",
     "settle",
     "store_ttl",
     "summarize",
@@ -116,6 +120,29 @@ def classify_status(status: int, *, auth_failure: Literal["allow", "disallow"] =
     if 400 <= status < 500:
         return "unavailable"
     return "invalid"
+
+
+def outcome_verdict(url: str, *, allowed: bool, status: int | None, failing: bool,
+                    user_agent: str, dialect: Dialect, detail: str,
+                    not_fetched: bool = False) -> Verdict:
+    """The verdict of a robots.txt's HTTP outcome, where no line of a file decided: the one
+    place it is built (the fetch clients' ``FetchedRobots.explain``, ``compat``'s drop-in).
+
+    ``reason`` is ``"unavailable"`` when everything is allowed (RFC 9309 2.3.1.3) and after a
+    401/403 read as "disallow all" (``auth_failure="disallow"``, MK1996 3.1: the file is
+    withheld, not unreachable), else ``"unreachable"`` (2.3.1.4; ``failing``: the origin is in
+    an outage, whatever its last status); ``"not-fetched"`` with ``not_fetched``. ``detail``
+    is the outcome in words (:func:`summarize`)."""
+    reason: Literal["unavailable", "unreachable", "not-fetched"]
+    if not_fetched:
+        reason = "not-fetched"
+    elif allowed or (not failing and status in (401, 403)):
+        reason = "unavailable"
+    else:
+        reason = "unreachable"
+    return Verdict(allowed=allowed, line=None, rule=None, agents=(), reason=reason,
+                   user_agent=user_agent, path=SPECS[dialect].path(url), dialect=dialect,
+                   detail=detail)
 
 
 # --- RSL licence challenges (robotrules.aipref.rsl) -------------------------------------------

@@ -47,15 +47,12 @@ from collections.abc import Callable, Iterable
 from typing import Literal, TypeVar
 from urllib.robotparser import RequestRate
 
-from robotrules import Dialect, RobotsTxt, Verdict, parse
-from robotrules._dialects import SPECS
+from robotrules import Dialect, RobotsTxt, Verdict, _policy, parse
 from robotrules._policy import DEFAULT_MAX_BYTES, classify_status
 
 __all__ = ["RequestRate", "RobotFileParser"]
 
 AuthFailure = Literal["allow", "disallow"]
-# The verdict reasons this module gives itself (a subset of Verdict.reason).
-_Reason = Literal["unavailable", "unreachable", "not-fetched"]
 
 _MAX_BYTES = DEFAULT_MAX_BYTES  # RFC 9309 2.5: a parsing limit of at least 500 KiB
 
@@ -135,6 +132,8 @@ class RobotFileParser:
         self.status: int | None = None
         #: The transport failure of the last ``read()``, if any (the stdlib would raise it).
         self.error: Exception | None = None
+        #: The outcome of the last ``read()`` in words, as the fetch clients say it.
+        self.summary = ""
         self.url = ""
         self.host = ""
         self.path = ""
@@ -165,6 +164,7 @@ class RobotFileParser:
         self.allow_all = self.disallow_all = False
         self.status = None
         self.error = None
+        self.summary = ""
         # Rules of an earlier read() must not outlive a failed one (crawl_delay would show them).
         self.rules = None
         self.sitemaps = []
@@ -181,6 +181,7 @@ class RobotFileParser:
             # RFC 9309 2.3.1.4: unreachable means complete disallow.
             self.error = err
             self.disallow_all = True
+            self._settle("unreachable", None, f"{type(err).__name__}: {err}")
             return
         self._load(body, url=self.url or None)
 
@@ -252,8 +253,10 @@ class RobotFileParser:
             return self._outcome(useragent, url, allowed=True)
         if not self.last_checked or self.rules is None:
             # The stdlib's promise: until the file is read, nothing is allowed.
-            detail = "robots.txt not read yet (read() or parse() first): nothing is allowed"
-            return _verdict(False, useragent, url, self.dialect, "not-fetched", detail)
+            return _policy.outcome_verdict(
+                url, allowed=False, status=None, failing=False, user_agent=useragent,
+                dialect=self.dialect, not_fetched=True,
+                detail="robots.txt not read yet (read() or parse() first): nothing is allowed")
         return self.rules.explain(url, user_agent=useragent)
 
     # -- internals --------------------------------------------------------------------------
@@ -267,42 +270,24 @@ class RobotFileParser:
         what = classify_status(status, auth_failure=self.auth_failure)
         if what in ("auth-disallow", "unreachable", "invalid"):
             self.disallow_all = True  # RFC 9309 2.3.1.4 (429 as Google: overloaded)
+            kind: _policy.Kind = "unreachable" if what == "invalid" else what
+            self._settle(kind, status, None)
         else:
             # 4xx: unavailable (2.3.1.3). 3xx here means urllib gave up on a redirect chain:
             # 2.3.1.2 MAY treat that as unavailable, as Google does.
             self.allow_all = True
+            self._settle("unavailable", status, "redirect limit" if what == "redirect" else None)
+
+    def _settle(self, kind: _policy.Kind, status: int | None, error: str | None) -> None:
+        """Word the outcome as the fetch clients do (``_policy.settle`` and ``summarize``)."""
+        result = _policy.AttemptResult(kind=kind, robots_url=self.url, final_url=self.url,
+                                       status=status, error=error)
+        self.summary = _policy.settle(None, result, time.time()).summary
 
     def _outcome(self, useragent: str, url: str, *, allowed: bool) -> Verdict:
-        status = f"HTTP {self.status}" if self.status is not None else "no response"
-        if self.error is not None:
-            status = f"{status} ({type(self.error).__name__}: {self.error})"
-        reason: _Reason
-        if self.status is not None and classify_status(self.status) in ("unavailable",
-                                                                         "auth-disallow"):
-            reason = "unavailable"
-            detail = (
-                f"{status} for robots.txt: everything allowed (RFC 9309 2.3.1.3)"
-                if allowed
-                else f"{status} for robots.txt: everything disallowed "
-                "(auth_failure='disallow', as urllib.robotparser documents)"
-            )
-        elif allowed:
-            reason = "unavailable"
-            detail = f"{status} for robots.txt: everything allowed"
-        else:
-            reason = "unreachable"
-            detail = f"{status} for robots.txt: everything disallowed (RFC 9309 2.3.1.4)"
-        return _verdict(allowed, useragent, url, self.dialect, reason, detail)
-
-
-def _verdict(
-    allowed: bool, useragent: str, url: str, dialect: Dialect, reason: _Reason, detail: str
-) -> Verdict:
-    path = SPECS[dialect].path(url)  # explain()'s own URL -> path (one home: _url)
-    return Verdict(
-        allowed=allowed, line=None, rule=None, agents=(), reason=reason,
-        user_agent=useragent, path=path, dialect=dialect, detail=detail,
-    )  # fmt: skip
+        return _policy.outcome_verdict(url, allowed=allowed, status=self.status, failing=False,
+                                       user_agent=useragent, dialect=self.dialect,
+                                       detail=self.summary)
 
 
 def _join(lines: Iterable[str] | Iterable[bytes] | str | bytes) -> str | bytes:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests._proc import default_sigint
 from tests.cli.conftest import SRC, cli_env, one_line_error
 
 
@@ -71,7 +72,7 @@ def test_keyboard_interrupt_exits_130_silently(tmp_path: Path) -> None:
     """Ctrl-C: the shell convention 128 + SIGINT (2), no traceback and nothing to read."""
     p = subprocess.Popen([sys.executable, "-m", "robotrules.cli", "bulk", "-", "--agent", "A"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=cli_env(tmp_path))
+                         env=cli_env(tmp_path), preexec_fn=default_sigint)
     assert p.stdin is not None
     # Wait until it is really running, not for a fixed time (under load the interpreter may
     # still be importing when a timer fires): feed it a URL on a local server and wait for

@@ -47,6 +47,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._proc import default_sigint
 from tests.cli.conftest import SRC, Server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -286,7 +287,8 @@ def test_serve_starts_and_stops(command: str, shell_env: dict[str, str]) -> None
     pytest.importorskip("uvicorn")
     pytest.importorskip("starlette")
     p = subprocess.Popen([*shlex.split(command), "--port", "0"], cwd=ROOT, env=shell_env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=default_sigint)
     assert p.stdout is not None
     line = p.stdout.readline()
     assert re.search(r"http://127\.0\.0\.1:\d+/", line), line

@@ -63,7 +63,7 @@ def test_auth_failure_default_is_stdlib_disallow(site: Site, status: int) -> Non
     assert parser.disallow_all is True
     assert parser.can_fetch("*", site.url("/page")) is False
     verdict = parser.explain("*", site.url("/page"))
-    assert f"HTTP {status}" in verdict.detail
+    assert verdict.detail == f"{status}: unavailable, disallow all (auth_failure='disallow')"
 
 
 @pytest.mark.parametrize("status", [401, 403])
@@ -257,3 +257,23 @@ def test_read_without_url_is_misuse() -> None:
     """Source: stdlib ``read()`` with no URL set raises ``ValueError`` (misuse, not an outcome)."""
     with pytest.raises(ValueError):
         RobotFileParser().read()
+
+
+@pytest.mark.parametrize(("status", "auth_failure"), [
+    (503, "allow"), (429, "allow"), (404, "allow"), (403, "disallow")])
+def test_an_outcome_is_worded_as_the_fetch_clients_word_it(site: Site, status: int,
+                                                           auth_failure: str) -> None:
+    """One home for an HTTP outcome's verdict and words (``_policy.outcome_verdict`` and
+    ``summarize``): the drop-in's ``explain`` says what ``RobotsClient.explain`` says, with
+    the same reason (RFC 9309 2.3.1.3: unavailable; 2.3.1.4: unreachable)."""
+    pytest.importorskip("httpx")
+    from robotrules.fetch import RobotsClient
+
+    site.routes["/robots.txt"] = (status, b"no", {})
+    parser = RobotFileParser(site.url("/robots.txt"), auth_failure=auth_failure)  # type: ignore[arg-type]
+    parser.read()
+    with RobotsClient(auth_failure=auth_failure) as client:  # type: ignore[arg-type]
+        theirs = client.explain(site.url("/page"), user_agent="examplebot")
+    ours = parser.explain("examplebot", site.url("/page"))
+    assert (ours.allowed, ours.reason, ours.detail, ours.path) == (
+        theirs.allowed, theirs.reason, theirs.detail, theirs.path)

@@ -1,5 +1,7 @@
 """``robotrules audit`` and ``robotrules agents ranges`` run as users run them (a subprocess),
-on the shipped example log and robots.txt, and the tallies behind them."""
+on the shipped example log and robots.txt, and the tallies behind them; and as an attacker
+would feed them: hostile JSON lines, binary and empty logs, directories, an unreachable
+robots.txt, silent DNS servers, impostors claiming a real crawler's name."""
 
 from __future__ import annotations
 
@@ -49,7 +51,9 @@ def test_audit_json_on_the_example(tmp_path: Path) -> None:
     assert g["violation_lines"][0]["first"] == "2026-11-23T06:05:00Z"  # type: ignore[index]
     assert r["GPTBot"]["violations"] == 2  # line 4 "Disallow: /" for GPTBot and CCBot
     assert r["GPTBot"]["unverifiable"] == 3  # no range list saved: never "spoofed"
-    assert "1 of 24 lines were not log records" in p.stderr
+    assert "1 bad line skipped (of 24 read)" in p.stderr
+    assert "no published IP range list is saved" in p.stderr  # a note, once
+    assert p.stderr.count("IP range lists missing") == 1
 
 
 def test_audit_with_fresh_ranges_tells_verified_from_spoofed(http: HttpServer,
@@ -58,13 +62,27 @@ def test_audit_with_fresh_ranges_tells_verified_from_spoofed(http: HttpServer,
     url = checks_for("Googlebot").ranges_url
     assert url is not None
     http.routes["/g.json"] = Reply(200, b'{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
-    refresh({f"{http.base}/g.json": "google"}, tmp_path, timeout=5)
+    refresh({f"{http.base}/g.json": "google"}, tmp_path, timeout=5, allow_loopback=True)
     index = json.loads((tmp_path / "index.json").read_text())
     index[url] = index.pop(f"{http.base}/g.json")
     (tmp_path / "index.json").write_text(json.dumps(index))
     p = run("audit", LOG, "--robots", ROBOTS, "--json", "--ranges-dir", str(tmp_path))
-    g = rows(p.stdout)["Googlebot"]
-    assert (g["verified"], g["spoofed"]) == (7, 2)  # 198.51.100.7 is not Google's
+    r = rows(p.stdout)
+    assert impostor_split(r)
+
+
+def impostor_split(r: dict[str, dict[str, object]]) -> bool:
+    """The example log's Googlebot claims: 66.249.66.1 (Google's) made 7 requests, one to
+    /admin/login (line 7 "Disallow: /admin/"); 198.51.100.7 (not Google's) made 2, one to
+    /admin/: the impostor's violation is its own row's, never the real crawler's (the issue:
+    "an impostor's requests are counted as the real crawler's violations")."""
+    g, fake = r["Googlebot"], r["Googlebot (impostor)"]
+    assert (g["requests"], g["verified"], g["spoofed"], g["violations"]) == (7, 7, 0, 1)
+    assert (fake["requests"], fake["spoofed"], fake["violations"]) == (2, 2, 1)
+    assert fake["impostor"] is True
+    assert fake["claimed"] == "Googlebot"
+    assert fake["purpose"] == "impostor"
+    return True
 
 
 def test_audit_table_gzip_and_stdin(tmp_path: Path) -> None:
@@ -75,6 +93,8 @@ def test_audit_table_gzip_and_stdin(tmp_path: Path) -> None:
     assert "robots.txt violations" in p.stdout
     assert "Disallow: /admin/" in p.stdout
     assert "by purpose" in p.stdout
+    header = next(ln for ln in p.stdout.splitlines() if "crawler" in ln and "requests" in ln)
+    assert "unsigned" in header  # the issue: "the table has no 'unsigned' column"
     with open(LOG, "rb") as f:
         q = subprocess.run([sys.executable, "-m", "robotrules.cli", "audit", "-", "--robots",
                             ROBOTS, "--json"], stdin=f, capture_output=True, text=True,
@@ -83,17 +103,131 @@ def test_audit_table_gzip_and_stdin(tmp_path: Path) -> None:
     assert rows(q.stdout)["Googlebot"]["requests"] == 9
 
 
-def test_audit_errors_are_one_line(tmp_path: Path) -> None:
-    p = run("audit", str(tmp_path / "nope.log"), "--robots", ROBOTS)
-    assert p.returncode == 2
-    assert p.stderr.count("\n") == 1
-    assert "no such log file" in p.stderr
-    junk = tmp_path / "junk.log"
-    junk.write_bytes(os.urandom(50_000))
-    p = run("audit", str(junk), "--robots", ROBOTS, "--json")
-    assert p.returncode == 0
+@pytest.mark.parametrize(("what", "message"), [
+    ("missing", "no such log file: {path}"),
+    ("directory", "{path} is a directory: give the log files in it ({path}/*.log)"),
+    ("empty", "{path}: empty, 0 lines read: no access-log records to audit"),
+    ("devnull", "/dev/null: empty, 0 lines read: no access-log records to audit"),
+    ("binary", "{path}: no access-log records in"),
+    ("html", "{path}: no access-log records in 3 lines read"),
+])
+def test_audit_input_errors_are_one_line(tmp_path: Path, what: str, message: str) -> None:
+    # the issue: "a directory or /dev/null is 'no such log file'; an empty or binary log is a
+    # success". docs/cli.md: a log with no record at all is an input error (exit 2)
+    path = tmp_path / what
+    if what == "directory":
+        path.mkdir()
+    elif what == "empty":
+        path.write_bytes(b"")
+    elif what == "devnull":
+        path = Path("/dev/null")
+    elif what == "binary":
+        path.write_bytes(os.urandom(50_000))
+    elif what == "html":
+        path.write_text("<html>\n<body>not a log</body>\n</html>\n")
+    p = run("audit", str(path), "--robots", ROBOTS)
+    assert p.returncode == 2, p.stderr
     assert p.stdout == ""
-    assert "were not log records" in p.stderr
+    (line,) = p.stderr.splitlines()[-1:]
+    assert line.startswith("robotrules: ")
+    assert message.format(path=path) in line
+    assert "Traceback" not in p.stderr
+
+
+def test_audit_robots_url_that_cannot_be_fetched(tmp_path: Path) -> None:
+    # the issue: "with --robots URL that cannot be fetched it reports '0 violations', exit 0,
+    # no warning (every other command warns and exits 3)"
+    from .conftest import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/robots.txt"
+    p = run("audit", LOG, "--robots", url, "--json")
+    assert p.returncode == 3, p.stderr
+    assert p.stdout == ""
+    assert f"robotrules: warning: could not fetch {url} (connection refused)" in p.stderr
+
+
+HOSTILE_JSON = [
+    b'{"ip": "66.249.66.1", "ts": 1e300, "method": "GET", "uri": "/admin/", "status": 200, '
+    b'"ua": "Googlebot/2.1"}',
+    b'{"ip": "66.249.66.1", "ts": 1795428000, "method": "GET", "uri": "/admin/", '
+    b'"status": 1e400, "ua": "Googlebot/2.1"}',
+    b'{"ip": "66.249.66.1", "ts": NaN, "method": "GET", "uri": "/", "status": 200, '
+    b'"ua": "Googlebot/2.1"}',
+    b'{"ip": "66.249.66.1", "ts": -5, "method": "GET", "uri": "/", "status": 200, '
+    b'"ua": "Googlebot/2.1"}',
+    b'{"ip": "66.249.66.1", "ts": ' + b"9" * 5000 + b', "method": "GET", "uri": "/", '
+    b'"status": 200, "ua": "Googlebot/2.1"}',
+    b'{"ip": "66.249.66.1", "ts": 1795428000, "method": "GET", "uri": "/", "status": true, '
+    b'"ua": "Googlebot/2.1"}',
+    b'{"ip": ["66.249.66.1"], "ts": 1795428000, "method": "GET", "uri": "/", "status": 200}',
+    b"[" * 60_000 + b"]" * 60_000,
+    b'{"a":' * 30_000 + b"1" + b"}" * 30_000,
+    b'{"ip": "66.249.66.1", "ts": "9999999-01-01T00:00:00", "method": "GET", "uri": "/"}',
+    b'66.249.66.1 - - [23/Nov/99999:10:00:00 +0000] "GET /admin/ HTTP/1.1" 200 1 "-" "Googlebot"',
+    b"\xff\xfe\x00garbage\x00",
+]
+
+
+def test_audit_skips_hostile_json_lines_and_keeps_the_good_ones(tmp_path: Path) -> None:
+    # the issue: "one JSON line with 'ts': 1e300, 'status': 1e400 or deep nesting aborts the
+    # whole run ('internal error', exit 2; the docs say bad lines are skipped)"
+    good = Path(LOG).read_bytes()
+    log = tmp_path / "hostile.log"
+    log.write_bytes(b"\n".join(HOSTILE_JSON) + b"\n" + good + b"\n".join(HOSTILE_JSON))
+    p = run("audit", str(log), "--robots", ROBOTS, "--json")
+    assert p.returncode == 1, p.stderr  # the good lines' violations
+    r = rows(p.stdout)
+    assert r["Googlebot"]["requests"] == 9  # exactly the example's, nothing of the bad lines
+    bad = 2 * len(HOSTILE_JSON) + 1  # and the example's own bad line
+    assert f"robotrules: note: {bad} bad lines skipped (of {bad + 23} read)" in p.stderr
+    assert "internal error" not in p.stderr
+
+
+def test_audit_rdns_is_concurrent_and_bounded(dns_server: DnsServer, tmp_path: Path) -> None:
+    # the issue: "--rdns checks addresses one after another (30 silent addresses: 34 s)"
+    import time
+
+    dns_server.silent = True
+    lines = [f'66.249.{i}.1 - - [23/Nov/2026:10:00:{i:02d} +0000] "GET /admin/ HTTP/1.1" '
+             f'200 1 "-" "Mozilla/5.0 (compatible; Googlebot/2.1)"' for i in range(30)]
+    log = tmp_path / "silent.log"
+    log.write_text("\n".join(lines) + "\n")
+    args = ("audit", str(log), "--robots", ROBOTS, "--json", "--rdns", "--nameserver",
+            f"127.0.0.1:{dns_server.port}", "--ranges-dir", str(tmp_path / "none"))
+    start = time.monotonic()
+    p = run(*args, "--dns-timeout", "1")
+    took = time.monotonic() - start
+    assert p.returncode == 1, p.stderr
+    assert rows(p.stdout)["Googlebot"]["unverifiable"] == 30
+    assert took < 12.0  # one after another: 30 s and more
+    # a total deadline shorter than one look-up: every address left unchecked, said once
+    start = time.monotonic()
+    p = run(*args, "--dns-timeout", "4", "--dns-deadline", "1")
+    took = time.monotonic() - start
+    assert rows(p.stdout)["Googlebot"]["unverifiable"] == 30
+    assert "30 addresses not checked within --dns-deadline (1 s)" in p.stderr
+    assert took < 12.0
+
+
+def test_impostor_rows_in_the_live_tally() -> None:
+    # the same split for the live guard's report: a spoofed claim is the impostor's row
+    from robotrules.guard import Guard, RangeStore, Tally
+    from robotrules.guard.ranges import parse_list
+
+    url = checks_for("Googlebot").ranges_url
+    assert url is not None
+    store = RangeStore()
+    store.add(parse_list(b'{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}', url=url,
+                         fetched=1795424400.0))
+    g = Guard(Path(ROBOTS), ranges=store)
+    t = Tally()
+    ua = {"user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1)"}
+    for ip, path in (("66.249.66.1", "/"), ("198.51.100.7", "/admin/"),
+                     ("198.51.100.7", "/admin/x")):
+        t.add(g.decide("GET", path, ua, ip, now=1795424500.0))
+    real, fake = t.rows["Googlebot"], t.rows["Googlebot (impostor)"]
+    assert (real.requests, real.violation_count) == (1, 0)
+    assert (fake.requests, fake.spoofed, fake.violation_count) == (2, 2, 2)
 
 
 def test_audit_is_bounded_on_many_crawler_names(tmp_path: Path) -> None:
@@ -147,7 +281,7 @@ def test_audit_rdns_against_a_dns_server(dns_server: DnsServer) -> None:
     p = run("audit", LOG, "--robots", ROBOTS, "--json", "--rdns", "--nameserver",
             f"127.0.0.1:{dns_server.port}", "--ranges-dir", "/nonexistent")
     r = rows(p.stdout)
-    assert (r["Googlebot"]["verified"], r["Googlebot"]["spoofed"]) == (7, 2)
+    assert impostor_split(r)
     assert r["Bingbot"]["verified"] == 3
     # each address looked up once (PTR + A), however many lines it has
     ptrs = [q for q in dns_server.queries if q[1] == "PTR"]
@@ -168,11 +302,49 @@ def test_agents_ranges_refresh(http: HttpServer, tmp_path: Path,
                                              b' "prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
     lists = {f"{http.base}/common.json": "google", f"{http.base}/missing.json": "google"}
     monkeypatch.setattr(registry, "range_lists", lambda: lists)
-    rc = main(["agents", "ranges", "--refresh", "--dir", str(tmp_path), "--json"])
-    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert rc == 1  # one list failed
+    rc = main(["agents", "ranges", "--refresh", "--dir", str(tmp_path), "--json",
+               "--allow-loopback"])
+    cap = capsys.readouterr()
+    out = [json.loads(x) for x in cap.out.splitlines()]
+    assert rc == 3  # one list could not be fetched: the CLI's "could not fetch"
     by = {o["url"].rsplit("/", 1)[1]: o for o in out}
     assert by["common.json"]["fresh"] is True
     assert by["common.json"]["prefixes"] == 1
     assert by["common.json"]["created"] == "2026-11-20T00:00:00"
     assert by["missing.json"]["error"] == "HTTP 404"
+    assert cap.err == (f"robotrules: warning: could not fetch {http.base}/missing.json "
+                       "(HTTP 404): the saved copy, if any, is kept\n")
+
+
+def test_agents_ranges_refresh_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    # the issue: "agents ranges --refresh offline puts raw exception text in the table and
+    # exits 1 (the CLI's rule for 'could not fetch' is 3)"; offline here: a closed port, a
+    # name that does not resolve (.invalid, RFC 6761), a private address
+    from robotrules.cli import main
+    from robotrules.guard import registry
+
+    from .conftest import free_port
+
+    lists = {f"http://127.0.0.1:{free_port()}/closed.json": "google",
+             "https://ranges.invalid/nowhere.json": "google",
+             "http://10.0.0.1/internal.json": "google"}
+    monkeypatch.setattr(registry, "range_lists", lambda: lists)
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("NO_COLOR", "1")
+    rc = main(["agents", "ranges", "--refresh", "--dir", str(tmp_path), "--timeout", "3",
+               "--allow-loopback"])
+    cap = capsys.readouterr()
+    assert rc == 3
+    reasons = {"closed.json": "connection refused",
+               "nowhere.json": "DNS failure: ranges.invalid does not resolve",
+               "internal.json": "refused: 10.0.0.1 is a private address"}
+    for name, why in reasons.items():
+        (line,) = [ln for ln in cap.err.splitlines() if name in ln]
+        assert line.startswith("robotrules: warning: could not fetch ")
+        assert why in line, line
+    table = cap.out
+    assert table.count("could not fetch") == 3
+    for raw in ("Traceback", "ConnectError", "Errno", "httpx", "gaierror"):
+        assert raw not in table + cap.err
+    assert len(cap.err.splitlines()) == 3

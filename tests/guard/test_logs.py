@@ -73,3 +73,37 @@ def test_read_log_counts_and_skips(tmp_path: Path) -> None:
         n = len(list(read_log(f, stats)))
     assert n >= 1
     assert stats.malformed >= 1
+
+
+def test_hostile_json_values_are_malformed_never_raise() -> None:
+    # the issue: "'ts': 1e300, 'status': 1e400 or deep nesting aborts the whole run"; a line
+    # whose time no calendar shows (1e300 s), whose status is infinity or a boolean, nested
+    # past the recursion limit, with a 5000-digit number: malformed, counted, skipped
+    base = {"ip": "66.249.66.1", "ts": 1795428000, "method": "GET", "uri": "/", "status": 200,
+            "ua": "Googlebot/2.1"}
+    import json
+
+    assert parse_line(json.dumps(base).encode()) is not None
+    for key, value in (("ts", "1e300"), ("ts", "NaN"), ("ts", "-1"), ("ts", "Infinity"),
+                       ("ts", "9" * 5000), ("ts", '"99999-01-01T00:00:00"'),
+                       ("status", "1e400"), ("status", "true"), ("status", "2000"),
+                       ("status", "200.5"), ("status", '"2OO"'), ("method", '""'),
+                       ("uri", '"' + "a" * 20_000 + '"'), ("ip", "[1]")):
+        line = json.dumps(base).replace(f'"{key}": {json.dumps(base[key])}',
+                                        f'"{key}": {value}').encode()
+        assert line != json.dumps(base).encode(), key
+        assert parse_line(line) is None, (key, value[:20])
+    assert parse_line(json.dumps({**base, "status": 404.0}).encode()) is not None
+    assert parse_line(json.dumps({**base, "ts": 1795428000123}).encode()) is not None  # ms
+    for deep in (b"[" * 100_000, b'{"a":' * 50_000 + b"1" + b"}" * 50_000):
+        assert parse_line(deep) is None
+    assert parse_line(b'1.2.3.4 - - [23/Nov/99999:10:00:00 +0000] "GET / HTTP/1.1" 200 1 '
+                      b'"-" "a"') is None
+
+
+def test_one_bad_line_never_costs_the_good_ones() -> None:
+    good = LINE
+    body = b"\n".join([good, b"[" * 100_000, good, b'{"ts": 1e300}', good]) + b"\n"
+    stats = LogStats()
+    assert len(list(read_log(io.BytesIO(body), stats))) == 3
+    assert (stats.lines, stats.records, stats.malformed) == (5, 3, 2)

@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from tests._proc import default_sigint
+
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
@@ -22,7 +24,8 @@ def test_ctrl_c_stops_serve_quietly_with_130() -> None:
     the command's contract (robotrules.cli: "130 on Ctrl-C, silently") wants 130, no output."""
     child = subprocess.Popen(
         [sys.executable, "-m", "robotrules.cli", "serve", "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=default_sigint)
     try:
         assert child.stdout is not None
         line = child.stdout.readline()

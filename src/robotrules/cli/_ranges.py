@@ -2,10 +2,13 @@
 with their dates for the guard (``robotrules.guard``) and ``robotrules audit``.
 
 ``robotrules agents ranges`` lists them (URL, format, which crawlers, saved when, how many
-prefixes); ``--refresh`` downloads each (a size cap and a timeout, like robots.txt) into the
-cache directory (``--dir``; default ``~/.cache/robotrules/ranges``). A list that cannot be
+prefixes); ``--refresh`` downloads each (:func:`robotrules.guard.ranges.refresh`: public
+addresses only, a decoded-size cap, a deadline per list, conditional on the saved ETag) into
+the cache directory (``--dir``; default ``~/.cache/robotrules/ranges``). A list that cannot be
 fetched keeps its previous copy and date, so the guard calls it stale in time and says
-"unverifiable" rather than trusting it.
+"unverifiable" rather than trusting it; the table says why in one line, a warning on stderr
+says which lists could not be fetched, and the exit status is 3 (the CLI's "could not
+fetch").
 
 ``agents`` itself stays the command of ``robotrules.cli._agents``: :data:`agents` hands every
 other argument list to it, so ``robotrules agents FILE`` is unchanged.
@@ -20,7 +23,15 @@ from typing import Any
 import click
 
 from ._agents import agents as _agents_cmd
-from ._common import Seconds, color_mode, color_option, emit_json, json_option
+from ._common import CliError, Seconds, color_mode, color_option, emit_json, json_option
+from ._outcomes import EXIT_UNREACHABLE
+
+
+def warn(message: str) -> None:
+    """A warning on stderr (the form every command's "could not fetch" takes)."""
+    from ._outcomes import Reachability
+
+    Reachability().warn(message)
 
 HELP = """The crawler operators' published IP lists, for the guard and 'audit'.
 
@@ -35,7 +46,8 @@ crawlers it covers, when it was saved and how many prefixes it has. --refresh do
 (network) into --dir (default ~/.cache/robotrules/ranges).
 
 \b
-exit status: 0; 1 if a --refresh download failed; 2 on a usage error."""
+exit status: 0; 3 if a --refresh download failed (the saved copies are kept); 2 on a
+usage error."""
 
 
 @click.command("ranges", help=HELP, short_help="the operators' published IP lists",
@@ -44,11 +56,13 @@ exit status: 0; 1 if a --refresh download failed; 2 on a usage error."""
 @click.option("--dir", "directory", type=click.Path(file_okay=False), default=None,
               help="where the lists are kept (default ~/.cache/robotrules/ranges)")
 @click.option("--timeout", type=Seconds(), default=15.0, metavar="S",
-              help="HTTP timeout in seconds per list (default 15)")
+              help="time limit in seconds per list, all of the download (default 15)")
+@click.option("--allow-loopback", is_flag=True, hidden=True,
+              help="also fetch from 127.0.0.1 / ::1 (tests)")
 @json_option("JSON Lines: one object per list")
 @color_option
-def ranges(refresh: bool, directory: str | None, timeout: float, as_json: bool,
-           color: str | None) -> int:
+def ranges(refresh: bool, directory: str | None, timeout: float, allow_loopback: bool,
+           as_json: bool, color: str | None) -> int:
     from robotrules.guard.ranges import RangeStore, default_dir
     from robotrules.guard.ranges import refresh as do_refresh
     from robotrules.guard.registry import _table, range_lists
@@ -58,13 +72,21 @@ def ranges(refresh: bool, directory: str | None, timeout: float, as_json: bool,
     for token, checks in _table().items():
         if checks.ranges_url:
             who.setdefault(checks.ranges_url, []).append(token)
-    failed = 0
     errors: dict[str, str] = {}
+    unchanged: set[str] = set()
     if refresh:
-        for r in do_refresh(lists, directory, timeout=timeout):
+        try:
+            done = do_refresh(lists, directory, timeout=timeout, allow_loopback=allow_loopback)
+        except OSError as exc:  # the cache directory itself
+            raise CliError(f"--dir: cannot write {directory or default_dir()}: "
+                           f"{exc.strerror or exc}") from None
+        for r in done:
             if not r.ok:
-                failed += 1
                 errors[r.url] = r.error or "failed"
+            elif r.not_modified:
+                unchanged.add(r.url)
+        for url, why in errors.items():
+            warn(f"could not fetch {url} ({why}): the saved copy, if any, is kept")
     store = RangeStore.load(directory)
     now = time.time()
     rows: list[dict[str, Any]] = []
@@ -81,11 +103,13 @@ def ranges(refresh: bool, directory: str | None, timeout: float, as_json: bool,
             "prefixes": rl.prefixes if rl else 0,
             "fresh": rl is not None and now - rl.fetched <= store.max_age,
             "error": errors.get(url),
+            "not_modified": url in unchanged,
         })
+    status = EXIT_UNREACHABLE if errors else 0
     if as_json:
         for row in rows:
             emit_json(row)
-        return 1 if failed else 0
+        return status
     from ._ui import Ui
 
     ui = Ui(color_mode(color))
@@ -93,14 +117,17 @@ def ranges(refresh: bool, directory: str | None, timeout: float, as_json: bool,
                      title=f"published IP ranges ({directory or default_dir()})")
     for row in rows:
         state = ("fresh", "green") if row["fresh"] else (
-            (row["error"], "bold red") if row["error"] else
             ("stale", "yellow") if row["saved"] else ("missing", "yellow"))
+        if row["error"]:
+            state = (f"{state[0]}; could not fetch: {row['error']}", "bold red")
+        elif row["not_modified"]:
+            state = ("fresh (not modified)", "green")
         table.add_row(ui.text(row["url"]), ui.text(", ".join(row["crawlers"])),
                       str(row["saved"] or "-")[:19], str(row["prefixes"]), ui.text(state))
     ui.render(table)
     if not refresh and not any(r["saved"] for r in rows):
         ui.line("none saved yet: run 'robotrules agents ranges --refresh'")
-    return 1 if failed else 0
+    return status
 
 
 class _Agents(click.Command):

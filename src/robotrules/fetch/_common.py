@@ -25,7 +25,7 @@ from typing import Generic, Literal, TypeVar
 
 import robotrules
 from robotrules import Dialect, RobotsTxt, Verdict, _policy, _tdmrep_policy
-from robotrules._dialects import SPECS
+from robotrules._origin import origin_of
 from robotrules._policy import check_number
 from robotrules._token import product_token
 from robotrules.aipref import Usage, usage_of_verdict
@@ -91,23 +91,10 @@ class FetchedRobots:
         """The verdict for ``url``: the rules', or the HTTP outcome's (line None)."""
         if self.outcome == "rules":
             return self.rules.explain(url, user_agent=user_agent)
-        allowed = self.outcome == "allow-all"
-        if allowed:
-            reason: Literal["unavailable", "unreachable"] = "unavailable"
-        else:
-            auth = self.failing_since is None and self.status in (401, 403)
-            reason = "unavailable" if auth else "unreachable"
-        return Verdict(
-            allowed=allowed,
-            line=None,
-            rule=None,
-            agents=(),
-            reason=reason,
-            user_agent=user_agent,
-            path=SPECS[self.rules.dialect].path(url),  # explain()'s own URL -> path
-            dialect=self.rules.dialect,
-            detail=self.summary,
-        )
+        return _policy.outcome_verdict(
+            url, allowed=self.outcome == "allow-all", status=self.status,
+            failing=self.failing_since is not None, user_agent=user_agent,
+            dialect=self.rules.dialect, detail=self.summary)
 
     def usage(self, url: str, *, user_agent: str) -> Usage:
         """The AI usage preferences of ``url`` under this file (``RobotsTxt.usage``); when the
@@ -504,3 +491,34 @@ class BaseClient:
                       headers: Mapping[str, str] | None) -> Usage:
         return _tdmrep_policy.combine_usage(fr.usage(url, user_agent=self.ua(user_agent)), url,
                                             tdm, headers)
+
+
+#: The longest Crawl-delay the crawler shells hand their framework's throttling, in seconds (the
+#: pacer's default cap, as Nutch and StormCrawler): a longer one is capped and logged once.
+MAX_CRAWL_DELAY = 30.0
+
+
+class OutageLog:
+    """Says once per origin and outage that its robots.txt is unreachable, with the reason and
+    what follows (the crawler shells: :mod:`robotrules.crawlee`, :mod:`robotrules.scrapy`).
+    An outage is one ``failing_since``; an answer that is not failing ends it."""
+
+    def __init__(self, log: logging.Logger) -> None:
+        self.log = log
+        self._outages: dict[str, float] = {}  # origin -> failing_since of the outage logged
+
+    def note(self, fetched: FetchedRobots) -> None:
+        origin = fetched.origin or origin_of(fetched.robots_url)
+        if fetched.failing_since is None:
+            self._outages.pop(origin, None)
+            return
+        if self._outages.get(origin) == fetched.failing_since:
+            return
+        self._outages[origin] = fetched.failing_since
+        if fetched.disallow_all:
+            what = "every URL of it is skipped (RFC 9309 2.3.1.4)"
+        else:
+            what = "its last good copy stands in (RFC 9309 2.4)"
+        retry = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(fetched.expires_at))
+        self.log.warning("robots.txt of %s is unreachable (%s): %s; next try at %s", origin,
+                         fetched.summary, what, retry)

@@ -3,6 +3,14 @@ rules were broken (with the deciding line and the first and last time), how ofte
 was fetched. One tally serves both the live guard (``GuardMiddleware(...).report``) and
 ``robotrules audit`` over access logs.
 
+An impostor is not the crawler it names: requests whose claim was checked and found false
+(verification ``spoofed``: an address outside the operator's published ranges, a reverse-DNS
+name outside its domains, a signature that fails) go to a row of their own, ``Googlebot
+(impostor)`` (``impostor`` true, ``claimed`` the crawler named), with their own violations,
+so a spoofer's requests to disallowed paths are never counted against the real crawler.
+Requests that could not be checked (``unverifiable``) stay in the crawler's row and are
+counted as such.
+
 Memory is bounded: at most ``max_crawlers`` distinct crawler rows (later unknown names are
 counted under ``(other)``), and violations are keyed by robots.txt line (bounded by the file).
 """
@@ -20,11 +28,17 @@ if TYPE_CHECKING:
 __all__ = ["CrawlerRow", "Tally", "Violation"]
 
 OTHER = "(other)"
+IMPOSTOR = "(impostor)"
+IMPOSTOR_PURPOSE = "impostor"
 
 
 def _iso(t: float | None) -> str | None:
-    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ") \
-        if t is not None else None
+    if t is None:
+        return None
+    try:
+        return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, OSError, ValueError):  # a time no calendar shows
+        return None
 
 
 @dataclass(slots=True)
@@ -51,6 +65,8 @@ class CrawlerRow:
     operator: str | None
     purposes: tuple[str, ...]
     known: bool
+    impostor: bool = False
+    claimed: str | None = None
     requests: int = 0
     verified: int = 0
     spoofed: int = 0
@@ -76,7 +92,8 @@ class CrawlerRow:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "crawler": self.crawler, "operator": self.operator,
+            "crawler": self.crawler, "impostor": self.impostor,
+            "claimed": self.claimed or self.crawler, "operator": self.operator,
             "purposes": list(self.purposes), "purpose": self.purposes[0] if self.purposes
             else "unknown", "known": self.known, "requests": self.requests,
             "verified": self.verified, "spoofed": self.spoofed,
@@ -105,7 +122,10 @@ class Tally:
         if not d.is_crawler:
             self.browsers += 1
             return
-        key = d.crawler.token if d.crawler is not None else d.token
+        name = d.crawler.token if d.crawler is not None else d.token
+        state = d.verification.state
+        impostor = state == "spoofed"
+        key = f"{name} {IMPOSTOR}" if impostor else name
         row = self.rows.get(key)
         if row is None:
             if len(self.rows) >= self.max_crawlers:
@@ -114,16 +134,17 @@ class Tally:
             if row is None:
                 known = d.crawler is not None and key != OTHER
                 row = self.rows[key] = CrawlerRow(
-                    key, d.operator if known else None, d.purposes if known else ("unknown",),
-                    known)
+                    key, d.operator if known else None,
+                    (IMPOSTOR_PURPOSE,) if impostor and key != OTHER
+                    else d.purposes if known else ("unknown",),
+                    known, impostor and key != OTHER, name if key != OTHER else None)
         t = d.time
         row.requests += 1
-        state = d.verification.state
         if state == "verified":
             row.verified += 1
         elif state == "spoofed":
             row.spoofed += 1
-        elif state == "unverifiable":
+        elif state in ("unverifiable", "unverified"):
             row.unverifiable += 1
         else:
             row.unsigned += 1

@@ -13,9 +13,12 @@ Combined format (Apache ``LogFormat "%h %l %u %t \\"%r\\" %>s %b \\"%{Referer}i\
 
 JSON Lines: one object per line; the address from ``remote_addr`` / ``client_ip`` / ``ip`` /
 ``client``, the time from ``time_local`` / ``time_iso8601`` / ``time`` / ``timestamp`` /
-``@timestamp`` / ``ts`` (text or epoch seconds), the request from ``request`` ("GET /a
-HTTP/1.1") or ``method`` plus ``uri`` / ``request_uri`` / ``path`` / ``url``, the status from
-``status``, the agent from ``http_user_agent`` / ``user_agent`` / ``ua`` / ``agent``.
+``@timestamp`` / ``ts`` (text or epoch seconds, milliseconds past 1e11; a time outside
+1970-9999 makes the line malformed), the request from ``request`` ("GET /a HTTP/1.1") or
+``method`` plus ``uri`` / ``request_uri`` / ``path`` / ``url``, the status (100-999, a number
+or its text) from ``status``, the agent from ``http_user_agent`` / ``user_agent`` / ``ua`` /
+``agent``. A line that is none of these, nested too deep, or whose values are out of range is
+malformed: counted and skipped.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import math
 import re
 from calendar import timegm
 from collections.abc import Iterator
@@ -39,6 +43,7 @@ _COMBINED = re.compile(
 _MONTHS = {m.encode(): i for i, m in enumerate(
     ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
 _TIMES: dict[bytes | str, float] = {}
+_MAX_TIME = 253_402_300_800.0  # 10000-01-01T00:00:00Z: past it no date can be shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +77,9 @@ def _clf_time(text: bytes) -> float | None:
         if zone:
             sign = -1 if zone[:1] == b"-" else 1
             t -= sign * (int(zone[1:3]) * 3600 + int(zone[3:5]) * 60)
-    except (ValueError, KeyError, IndexError):
+    except (ValueError, KeyError, IndexError, OverflowError):
+        return None
+    if _epoch(float(t)) is None:
         return None
     if len(_TIMES) > 100_000:
         _TIMES.clear()
@@ -80,10 +87,20 @@ def _clf_time(text: bytes) -> float | None:
     return float(t)
 
 
+def _epoch(t: float) -> float | None:
+    """``t`` when it is a time a log line can carry (1970 to 9999), else ``None``: a line
+    with ``"ts": 1e300``, ``NaN`` or a negative time is malformed, not a date that breaks
+    the report later."""
+    return t if 0.0 <= t < _MAX_TIME else None
+
+
 def _json_time(value: Any) -> float | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value) / (1000.0 if value > 1e11 else 1.0)
-    if not isinstance(value, str):
+        n = float(value)
+        if not math.isfinite(n):
+            return None
+        return _epoch(n / (1000.0 if n > 1e11 else 1.0))
+    if not isinstance(value, str) or len(value) > 64:
         return None
     hit = _TIMES.get(value)
     if hit is not None:
@@ -92,11 +109,27 @@ def _json_time(value: Any) -> float | None:
     if t is None:
         try:
             dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
+            t = _epoch(dt.timestamp() if dt.tzinfo else float(timegm(dt.timetuple())))
+        except (ValueError, OverflowError, OSError):
             return None
-        t = dt.timestamp() if dt.tzinfo else float(timegm(dt.timetuple()))
+        if t is None:
+            return None
     _TIMES[value] = t
     return t
+
+
+def _status(value: Any) -> int | None:
+    """An HTTP status code (100-999) from a JSON value: ``200``, ``"200"``, ``200.0``;
+    ``None`` for anything else (``1e400`` is infinity, ``true`` a boolean)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        if not (math.isfinite(value) and value.is_integer()):
+            return None
+        value = int(value)
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 3:
+        value = int(value)
+    return value if isinstance(value, int) and 100 <= value <= 999 else None
 
 
 def _first(obj: dict[str, Any], *keys: str) -> Any:
@@ -134,7 +167,7 @@ def parse_line(line: bytes) -> LogRecord | None:
 def _parse_json(s: bytes) -> LogRecord | None:
     try:
         obj = json.loads(s)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: [[[[... nested past the limit
         return None
     if not isinstance(obj, dict):
         return None
@@ -150,12 +183,12 @@ def _parse_json(s: bytes) -> LogRecord | None:
             method, path = parts[0], parts[1]
     ua = _first(obj, "http_user_agent", "user_agent", "ua", "agent") or ""
     status = _first(obj, "status", "status_code")
-    try:
-        code = int(status) if status is not None else 0
-    except (TypeError, ValueError):
+    code = _status(status) if status is not None else 0
+    if code is None:
         return None
     if not (isinstance(ip, str) and t is not None and isinstance(method, str)
-            and isinstance(path, str) and isinstance(ua, str)):
+            and isinstance(path, str) and isinstance(ua, str)) or len(ip) > 64 \
+            or not 0 < len(method) <= 16 or len(path) > 16_384 or len(ua) > 16_384:
         return None
     return LogRecord(ip, t, method, path, code, ua)
 
@@ -191,7 +224,10 @@ def read_log(stream: IO[bytes], stats: LogStats, *, max_line: int = MAX_LINE
                 line = readline(max_line)
                 stats.bytes_read += len(line)
             continue
-        rec = parse_line(line)
+        try:
+            rec = parse_line(line)
+        except (ValueError, TypeError, OverflowError, RecursionError):  # never fatal
+            rec = None
         if rec is None:
             if line.strip():
                 stats.malformed += 1
