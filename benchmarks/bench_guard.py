@@ -11,8 +11,8 @@ unknown bot, a browser; paths drawn from 50 (the path memo warm, as on a real si
 the "cold" row, a new path every time; the "odd" row, a new path written with dot segments,
 escapes, doubled slashes and a parameter (every form of the target asked). The audit: a
 synthetic combined log (crawlers and browsers, 1% malformed) written to a temporary file, read
-and tallied by the code ``robotrules audit`` runs. Times are CPU time of this process (one core), so that other work
-on a shared machine does not count.
+and tallied by the code ``robotrules audit`` runs. Times are CPU time of this process (one
+core), so that other work on a shared machine does not count.
 """
 
 from __future__ import annotations

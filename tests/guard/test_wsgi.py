@@ -95,6 +95,7 @@ def test_signed_crawler_with_a_slow_directory_is_bounded(http: HttpServer) -> No
     http.routes[DIRECTORY_PATH] = Reply(200, signer.jwks(), {"Content-Type": MEDIA_TYPE},
                                         delay=0.8, chunks=5)
     w = WebBotAuth(trusted_agents=[http.base], use_registry=False, allow_http=True,
+                   allow_loopback=True,
                    timeout=5.0)
     app = example().build("enforce", ranges=RangeStore(), web_bot_auth=w,
                           signature_agents={"FooBot": http.base}, check_timeout=0.5,
