@@ -169,3 +169,20 @@ def test_wsgi_request_finishes_within_the_timeout(dns_server: DnsServer) -> None
         assert b.status_code == 200
         assert time.monotonic() - start < 3.5  # a browser waits for no look-up
     app.guard.close()
+
+
+def test_a_guard_without_fresh_ip_lists_says_so_at_start_up(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 35 (operations): with no IP lists, nothing is blocked by address and that is said
+    once, at WARNING, when the guard starts, not first when a crawler comes."""
+    import logging
+
+    from robotrules.guard import Guard, RangeStore
+
+    with caplog.at_level(logging.WARNING, logger="robotrules.guard"):
+        Guard("User-agent: *\nDisallow: /private\n", ranges=RangeStore())
+    said = [r for r in caplog.records
+            if r.name == "robotrules.guard" and r.levelno == logging.WARNING]
+    assert said, caplog.text
+    assert any("missing" in r.getMessage() or "no " in r.getMessage().lower()
+               for r in said), [r.getMessage() for r in said]

@@ -185,8 +185,7 @@ class Guard(GuardCore):
             from .webbotauth import WebBotAuth
 
             # the verifier checks @authority against them too (WebBotAuth's authorities=)
-            bound: dict[str, Any] = {"authorities": names}
-            web_bot_auth = WebBotAuth(**bound)
+            web_bot_auth = WebBotAuth(authorities=names)
         super().__init__(
             rules, body, clock=clock,
             ranges=ranges if ranges is not None else RangeStore.load(), mode=mode,
@@ -195,6 +194,9 @@ class Guard(GuardCore):
             signature_agents=signature_agents, tdmrep=tdmrep, vocabulary_name=vocabulary,
             memo_bytes=memo_bytes, on_decision=on_decision)
         self.wba = web_bot_auth
+        # out of the box (no lists yet) or a week after the last refresh nothing is blocked
+        # by address: say so once, at start-up, not first when a crawler comes
+        self.ranges.warn_stale()
         self.lookups = Lookups(self._look_up, executor=executor, workers=lookup_workers,
                                limit=max_lookups)
 
