@@ -70,7 +70,8 @@ def test_columns_follow_the_vocabulary(client: TestClient) -> None:
     old = client.post("/api/usage", json=ask).json()
     new = client.post("/api/usage", json={**ask, "vocabulary": "vocab-08"}).json()
     assert old["columns"] == ["train-ai", "search", "ai-train", "ai-input"]
-    assert new["columns"] == ["train-ai", "search", "ai-train", "ai-input", "ai-use"]
+    # in the vocabulary's order (aipref.usage_keys: its labels, then Content-Signal's)
+    assert new["columns"] == ["train-ai", "search", "ai-use", "ai-train", "ai-input"]
     assert "ai-use" not in old["results"][0]["categories"]
     assert new["results"][0]["categories"]["ai-use"] is False
 
