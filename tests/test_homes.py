@@ -26,8 +26,6 @@ import ast
 import re
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "robotrules"
 DIALECT_NAMES = frozenset({"rfc9309", "google", "1994"})  # robotrules._dialects.NAMES
 DIALECT_HOME = frozenset({"_dialects.py"})
@@ -45,6 +43,10 @@ DIALECT_ALLOWED: dict[tuple[str, str], str] = {
 
 # (file relative to src/robotrules, the source line stripped) -> why the split belongs there
 URL_ALLOWED: dict[tuple[str, str], str] = {
+    ("dataset/warc.py", "parts = urlsplit(url)"):
+        "a capture's URL split into Common Crawl's URL-index columns (url_host_name, url_path, "
+        "url_query), which the outcome procedure reproduces as Common Crawl reads them, not "
+        "a robots.txt path",
     ("_policy.py", 'target = urljoin(self.url, location).partition("#")[0]'):
         "a redirect's Location resolved against the request URL and its fragment dropped "
         "(RFC 9110 10.2.2): the HTTP policy owns redirects; the result is fetched, not matched",
@@ -175,18 +177,6 @@ def test_no_url_is_split_outside_the_url_homes() -> None:
 
 DIALECT_LIST_HOMES = frozenset({"_dialects.py", "_types.py"})  # the specs; the Literal alias
 VOCABULARY_HOME = frozenset({"aipref/vocabulary.py"})
-# shells whose copies their owners are removing: (file, kind) -> the copy
-SHELL_COPIES: dict[tuple[str, str], str] = {
-    ("cli/_common.py", "dialects"): "the dialect names listed for the --dialect choice",
-    ("cli/_diff.py", "dialects"): "the dialect names listed for --vs-dialect",
-    ("dataset/cli.py", "dialects"): "the dialect names listed for a command option",
-    ("precommit.py", "dialects"): "the dialect names listed for the hook's option",
-    ("cli/_agents.py", "vocabulary"): "the usage categories listed for the agents table",
-    ("dataset/census.py", "vocabulary"): "the usage categories listed for the census",
-    ("dataset/kernel.py", "vocabulary"): "the usage categories listed for the Arrow columns",
-    ("guard/core.py", "vocabulary"): "the usage categories listed for the guard's decisions",
-    ("web/_work.py", "vocabulary"): "the usage categories listed for the AI tab",
-}
 
 
 # (file, the source line stripped) -> why the list is not the AIPREF vocabulary's
@@ -251,6 +241,11 @@ def _call_name(node: ast.Call) -> str:
 
 # (file, the source line stripped) -> why it reads a path there
 PATH_ALLOWED: dict[tuple[str, str], str] = {
+    ("dataset/warc.py", 'cols["url_path"].append(parts.path)'):
+        "Common Crawl's url_path column, as its URL index writes it (see URL_ALLOWED)",
+    ("dataset/engines.py",
+     'host = master.partition("://")[2].split(":")[0].split(",")[0]'):
+        "a Spark master URL (spark://host:port[,host:port]), not a web URL",
     ("compat.py", "self.host, self.path = parts.netloc, parts.path"):
         "urllib.robotparser's set_url() keeps the host and path it was given, as the "
         "standard library does; queries go through the core",
@@ -263,17 +258,11 @@ PATH_ALLOWED: dict[tuple[str, str], str] = {
 }
 
 
-def _found_but(homes: frozenset[str], hits_of: object, kind: str) -> dict[tuple[str, str], int]:
-    """:func:`_found`, without the shells' copies listed in SHELL_COPIES."""
-    return {k: n for k, n in _found(homes, hits_of).items()
-            if (k[0], kind) not in SHELL_COPIES}
-
-
 def test_no_module_lists_the_dialects_by_hand() -> None:
     """A list of dialect names outside ``_dialects`` is a second list (``NAMES`` is the one)."""
     def hits(path: Path) -> list[int]:
         return _listed(path, DIALECT_NAMES)
-    problems = _report(_found_but(DIALECT_LIST_HOMES, hits, "dialects"), {})
+    problems = _report(_found(DIALECT_LIST_HOMES, hits), {})
     assert not problems, problems
 
 
@@ -283,7 +272,7 @@ def test_no_module_lists_the_vocabulary_by_hand() -> None:
 
     def hits(path: Path) -> list[int]:
         return _listed(path, labels)
-    problems = _report(_found_but(VOCABULARY_HOME, hits, "vocabulary"), VOCABULARY_ALLOWED)
+    problems = _report(_found(VOCABULARY_HOME, hits), VOCABULARY_ALLOWED)
     assert not problems, problems
 
 
@@ -291,17 +280,6 @@ def test_no_url_path_is_read_outside_the_url_homes() -> None:
     """A URL's path read by hand outside ``_url.py`` / ``_origin.py`` is a second reading."""
     problems = _report(_found(URL_HOMES, _path_hits), PATH_ALLOWED)
     assert not problems, problems
-
-
-@pytest.mark.parametrize(("rel", "kind"), [
-    pytest.param(rel, kind, marks=pytest.mark.xfail(
-        strict=False, reason=f"{rel}: {why} (its owner removes the copy; then delete its "
-        "SHELL_COPIES entry)"), id=f"{rel}-{kind}")
-    for (rel, kind), why in sorted(SHELL_COPIES.items())])
-def test_the_shells_copy_no_list(rel: str, kind: str) -> None:
-    path = PACKAGE / rel
-    names = DIALECT_NAMES if kind == "dialects" else _labels()
-    assert not _listed(path, names)
 
 
 def test_the_scanners_see_what_they_guard(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from robotrules._url import ROBOTS_TXT_PATH
 from robotrules.errors import InvalidURL
 
 __all__ = ["DEFAULT_PORTS", "ascii_host", "authority_of", "origin_of", "origin_or_none",
-           "robots_url"]
+           "origin_parts", "robots_url"]
 
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 _DEFAULT_PORTS = DEFAULT_PORTS
@@ -125,9 +125,15 @@ def robots_url(url: str) -> str:
     return origin_of(url) + ROBOTS_TXT_PATH
 
 
+def origin_parts(origin: str) -> tuple[str, str]:
+    """``(scheme, host[:port])`` of an origin :func:`origin_of` wrote."""
+    scheme, _, authority = origin.partition("://")
+    return scheme, authority
+
+
 def authority_of(origin: str) -> str:
     """The ``host[:port]`` of an origin :func:`origin_of` wrote (its scheme cut off)."""
-    return origin.partition("://")[2]
+    return origin_parts(origin)[1]
 
 
 def origin_or_none(url: str) -> str | None:

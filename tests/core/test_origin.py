@@ -76,3 +76,10 @@ def test_authority_of_an_origin_is_its_host_and_port() -> None:
     assert authority_of(origin_of("https://Example.COM/x")) == "example.com"
     assert authority_of(origin_of("http://example.com:8080/x")) == "example.com:8080"
     assert authority_of(origin_of("https://bücher.example/")) == "xn--bcher-kva.example"
+
+
+def test_origin_parts_are_its_scheme_and_authority() -> None:
+    from robotrules._origin import origin_of, origin_parts
+
+    assert origin_parts(origin_of("HTTP://Example.com:80/a")) == ("http", "example.com")
+    assert origin_parts(origin_of("https://[::1]:8443/")) == ("https", "[::1]:8443")

@@ -19,6 +19,8 @@ carried along (DuckDB spills to disk under its memory limit).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from robotrules._policy import LONG_OUTAGE
@@ -131,3 +133,10 @@ def choose(table: pa.Table) -> pa.Table:
         return result.cast(table.schema)
     finally:
         con.close()
+
+
+def captures_path(robots: str | os.PathLike[str]) -> Path:
+    """The capture index written next to a robots.parquet: ``robots-1.parquet`` ->
+    ``robots-1.captures.parquet``."""
+    p = Path(robots)
+    return p.with_name(p.name.removesuffix(".parquet") + ".captures.parquet")

@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 import click
 
+from robotrules._dialects import NAMES
 from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY, VOCABULARIES
 from robotrules.cli._common import policy_token_option
 
@@ -197,7 +198,7 @@ def robots_cmd(warcs: tuple[str, ...], prefix: str | None, output: str) -> None:
 @click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
               help="processes running the kernel (DuckDB's threads read, join and sort)")
 @_scratch_option
-@click.option("--dialect", type=click.Choice(["rfc9309", "google", "1994"]), default="rfc9309",
+@click.option("--dialect", type=click.Choice(NAMES), default="rfc9309",
               show_default=True)
 @click.option("--usage/--no-usage", default=None,
               help="add the AI usage-preference columns (default: on)")

@@ -65,7 +65,7 @@ from typing import Any
 
 from ._deps import DatasetError, require
 from ._io import check_robots
-from .captures import chosen_sql
+from .captures import captures_path, chosen_sql
 from .census import crawl_label
 
 __all__ = ["CATEGORIES", "COLUMNS", "RFC_COLUMNS", "OutcomesResult",
@@ -415,7 +415,6 @@ def run_outcomes(robots: list[str], ranks_path: str, output: str, *,
     with its capture index beside it) to ``output`` (CSV) and the cross table to
     ``<output stem>-rfc9309.csv``; see the module docstring."""
     from .engines import session_for, spark_note
-    from .warc import captures_path
     labelled = [crawl_label(r) for r in robots]
     check_robots([p for _, p in labelled])
     for _, path in labelled:

@@ -51,7 +51,7 @@ from robotrules._url import path_of
 from robotrules.errors import InvalidURL
 
 from ._deps import DatasetError, require
-from .captures import OUTCOME_OF_KIND, index_schema, robots_schema
+from .captures import OUTCOME_OF_KIND, captures_path, index_schema, robots_schema
 from .outcomes import cc_robotstxt_mime, cc_ruleset_agents
 
 __all__ = ["IngestStats", "captures_path", "read_warcs"]
@@ -408,13 +408,6 @@ def _target(url: str, location: str | None) -> str | None:
         return urljoin(url, location)
     except ValueError:
         return None
-
-
-def captures_path(robots: str | os.PathLike[str]) -> Path:
-    """The capture index written next to a robots.parquet: ``robots-1.parquet`` ->
-    ``robots-1.captures.parquet``."""
-    p = Path(robots)
-    return p.with_name(p.name.removesuffix(".parquet") + ".captures.parquet")
 
 
 def _write_captures(db: sqlite3.Connection, path: Path) -> None:

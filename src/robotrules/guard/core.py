@@ -54,7 +54,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from .._dialects import spec
-from .._origin import origin_or_none
+from .._origin import authority_of, origin_or_none, origin_parts
 from .._token import _GENERIC, product_token, query_key
 from .._url import path_params_query
 from ..agents import KnownAgent, find_agent, purposes_of
@@ -128,7 +128,7 @@ class Request:
         if url[:1] != "/":
             origin = origin_or_none(url)
             if origin is not None:
-                scheme, authority = origin.split("://", 1)
+                scheme, authority = origin_parts(origin)
             url = path_params_query(url)
         m = _ORIGIN_FORM.match(url)
         assert m is not None  # the pattern matches any text
@@ -834,7 +834,7 @@ def _authority(text: str, scheme: str) -> str | None:
     if not text or len(text) > 255 or any(c in text for c in "/?#@\\ \t,;"):
         return None
     origin = origin_or_none(f"{scheme}://{text}")
-    return origin.split("://", 1)[1] if origin else None
+    return authority_of(origin) if origin else None
 
 
 _INTERNAL = tuple(ipaddress.ip_network(n) for n in (
