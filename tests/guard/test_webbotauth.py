@@ -348,16 +348,20 @@ def test_replayed_nonce(agent: tuple[HttpServer, Signer, WebBotAuth]) -> None:
     assert "replay" in r.detail
 
 
+# created/expires as offsets from the moment the test runs (a time taken when the module is
+# collected is many minutes old by the time a long parallel run reaches the test)
 @pytest.mark.parametrize(("kwargs", "why"), [
-    ({"created": time.time() - 3600, "expires": time.time() - 3000}, "expired"),
-    ({"created": time.time() + 600, "expires": time.time() + 660}, "future"),
-    ({"created": time.time(), "expires": time.time() + 3 * 86400}, "window"),
+    ({"created": -3600, "expires": -3000}, "expired"),
+    ({"created": 600, "expires": 660}, "future"),
+    ({"created": 0, "expires": 3 * 86400}, "window"),
     ({"components": ("signature-agent",)}, "@authority"),
     ({"components": ("@authority",), "agent_header": None}, "Signature-Agent"),
 ])
 def test_bad_windows_and_coverage(agent: tuple[HttpServer, Signer, WebBotAuth],
                                   kwargs: dict[str, Any], why: str) -> None:
     http, signer, w = agent
+    now = time.time()
+    kwargs = {k: now + v if k in ("created", "expires") else v for k, v in kwargs.items()}
     w.fetch(http.base)
     headers = signer.sign(URL, **kwargs)
     if "agent_header" in kwargs:  # signed without the header, then the header added
@@ -694,9 +698,10 @@ async def test_async_fetch_is_bounded(http: HttpServer) -> None:
                    allow_loopback=True, timeout=0.5)
     start = time.monotonic()
     d = await w.afetch(http.base)
-    assert time.monotonic() - start < 2.0
+    assert time.monotonic() - start < 4.0  # cut at its 0.5 s, not after the server's 5 s
     assert d.error is not None
     directory(http, signer)
+    w.timeout = 30.0  # the recovery is what is checked now, not the bound (a loaded machine)
     d = await w.afetch(http.base)
     assert d.error is None
 
