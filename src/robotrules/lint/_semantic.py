@@ -87,7 +87,7 @@ def _label(tok: str, named: Sequence[Group] = ()) -> str:
 def semantic(rules: ParsedFile) -> Iterator[Finding]:
     dialect = rules.dialect
     merged = _merged(rules.groups, dialect)
-    dead = {tok: deciders(group_rules, dialect) for tok, (_, group_rules) in merged.items()}
+    dead = _deciders(merged, dialect)
     yield from _stars(rules)
     yield from _split(merged, dialect)
     for tok, (named, group_rules) in merged.items():
@@ -97,6 +97,21 @@ def semantic(rules: ParsedFile) -> Iterator[Finding]:
     yield from _blocks(rules, merged, dead, dialect)
     yield from _per_rule(rules)
     yield from _crawl_delay(rules)
+
+
+def _deciders(merged: Merged, dialect: Dialect) -> dict[str, Dead]:
+    """:func:`robotrules._patterns.deciders` per token, compared once per set of merged rules:
+    the tokens of one group (``User-agent: a`` / ``User-agent: b``) share their rules, and a
+    rule is its line (the rules of a file have distinct lines)."""
+    by_rules: dict[tuple[int, ...], Dead] = {}
+    out: dict[str, Dead] = {}
+    for tok, (_, group_rules) in merged.items():
+        key = tuple(r.line for r in group_rules)
+        found = by_rules.get(key)
+        if found is None:
+            found = by_rules[key] = deciders(group_rules, dialect)
+        out[tok] = found
+    return out
 
 
 def _all_rules(rules: ParsedFile) -> Iterator[Rule]:
