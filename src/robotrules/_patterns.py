@@ -164,14 +164,11 @@ def redundant_stars(pattern: str, dialect: Dialect
     return ("trailing", fixed) if fixed else None
 
 
-def deciders(rules: Sequence[Rule], dialect: Dialect) -> dict[int, tuple[Rule, Rule]]:
-    """For each rule of ``rules`` (one agent's merged rules) that can never decide, by index:
-    ``(rule, the rule that always beats it)``.
-
-    Rules with the same pattern are settled first, in one pass (the winner among them beats
-    the others everywhere); then each remaining rule is compared with at most
-    ``_CANDIDATES`` rules whose literal prefix is a prefix of its own, best first.
-    """
+def _equals(rules: Sequence[Rule], dialect: Dialect
+            ) -> tuple[dict[int, tuple[Rule, Rule]], list[int]]:
+    """The first pass of :func:`deciders`: among rules with the same pattern the winner beats
+    the others everywhere. ``(the others, as deciders reports them; the winners' indices in
+    order)``."""
     dead: dict[int, tuple[Rule, Rule]] = {}
     best: dict[str, int] = {}  # pattern -> index of the rule that wins among its equals
     for i, r in enumerate(rules):
@@ -185,7 +182,18 @@ def deciders(rules: Sequence[Rule], dialect: Dialect) -> dict[int, tuple[Rule, R
             best[r.pattern] = i
         else:
             dead[i] = (r, rules[j])
-    live = sorted(best.values())
+    return dead, sorted(best.values())
+
+
+def deciders(rules: Sequence[Rule], dialect: Dialect) -> dict[int, tuple[Rule, Rule]]:
+    """For each rule of ``rules`` (one agent's merged rules) that can never decide, by index:
+    ``(rule, the rule that always beats it)``.
+
+    Rules with the same pattern are settled first, in one pass (the winner among them beats
+    the others everywhere); then each remaining rule is compared with at most
+    ``_CANDIDATES`` rules whose literal prefix is a prefix of its own, best first.
+    """
+    dead, live = _equals(rules, dialect)
     patterns = {i: pattern_of(rules[i].pattern, dialect) for i in live}
     keys = {i: rank(rules[i], dialect) for i in live}
     # each wildcard rule's shape and its most telling literal part after the prefix (a rule

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import robotrules
 from robotrules._patterns import (
     _CANDIDATES,
+    _equals,
     access_of,
     beats,
     covers,
@@ -142,24 +143,11 @@ def test_rank_and_deciders_agree_with_the_matcher(lines: list[tuple[bool, str]],
 def _pairwise(rules: list[robotrules.Rule], dialect: str) -> dict[int, tuple[robotrules.Rule,
                                                                           robotrules.Rule]]:
     """:func:`deciders` as its docstring states it, pair by pair with :func:`covers`: equal
-    patterns settled first; then each rule compared with the rules that rank before it and
-    whose literal prefix is a prefix of its own, the nearest prefix first, the best first
-    among one prefix, at most ``_CANDIDATES`` of them."""
+    patterns settled first (its own first pass, ``_equals``); then each rule compared with the
+    rules that rank before it and whose literal prefix is a prefix of its own, the nearest
+    prefix first, the best first among one prefix, at most ``_CANDIDATES`` of them."""
     d = dialect
-    dead: dict[int, tuple[robotrules.Rule, robotrules.Rule]] = {}
-    best: dict[str, int] = {}
-    for i, r in enumerate(rules):
-        if not r.pattern:
-            continue
-        j = best.get(r.pattern)
-        if j is None:
-            best[r.pattern] = i
-        elif beats(r, rules[j], d):  # type: ignore[arg-type]
-            dead[j] = (rules[j], r)
-            best[r.pattern] = i
-        else:
-            dead[i] = (r, rules[j])
-    live = sorted(best.values())
+    dead, live = _equals(rules, d)  # type: ignore[arg-type]
 
     def prefix(k: int) -> str:
         return pattern_of(rules[k].pattern, d).prefix
