@@ -12,7 +12,10 @@ allocates through ``PyMem``), each per byte of the body. The shapes:
   first call;
 - ``lint-groups``: 8,000 groups naming the same agent, each with a Content-Usage line,
   ``lint``;
-- ``lint-cu``: ``lint`` of the 500 KiB of Content-Usage lines.
+- ``lint-cu``: ``lint`` of the 500 KiB of Content-Usage lines;
+- ``lint-wild``: 500 KiB of wildcard rules in one group (``/*qN=x*``, ``/*.pN$``), ``lint``:
+  each rule is compared with the rules whose literal prefix (here ``/``) is a prefix of its
+  own, up to the cap (:func:`robotrules._patterns.deciders`).
 
 ``python benchmarks/bench_hostile.py`` (the native peer where built; ``--pure`` the pure
 one; ``--rounds R`` the best of R timings).
@@ -61,6 +64,11 @@ def content_usage_file(size: int = 500 * KIB) -> bytes:
                  lambda j: f"Content-Usage: /p{j}/ train-ai=n, search=y, k{j}=y\n").encode()
 
 
+def wildcards_file(size: int = 500 * KIB) -> bytes:
+    return _fill("User-agent: *\n", size, lambda j: f"Disallow: /*q{j}=x*\n" if j % 2
+                 else f"Allow: /*.p{j}$\n").encode()
+
+
 def groups_file(groups: int = 8000) -> bytes:
     return "".join(f"User-agent: samebot\nDisallow: /g{g}\nContent-Usage: /g{g}/a train-ai=n\n\n"
                    for g in range(groups)).encode()
@@ -94,6 +102,7 @@ SHAPES = (
     Shape("usage-cu", content_usage_file, ask_usage),
     Shape("lint-groups", groups_file, ask_lint),
     Shape("lint-cu", content_usage_file, ask_lint),
+    Shape("lint-wild", wildcards_file, ask_lint),
 )
 
 

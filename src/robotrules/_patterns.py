@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
@@ -95,21 +96,30 @@ def _parts(p: Pattern) -> tuple[str, ...]:
     return (p.prefix,)
 
 
-def _word(p: Pattern) -> str:
-    """The pattern as a word of the inclusion table: a star a symbol, a tail star unless
-    anchored."""
-    word = _STAR.join(_parts(p))
-    return word if p.anchored else word + _STAR
+Shape = tuple[tuple[str, ...], str]  # a pattern's literal parts and its word
 
 
-def _covers(general: Pattern, specific: Pattern) -> bool:
+def _shape(p: Pattern) -> Shape:
+    """The pattern's literal parts (:func:`_parts`) and its word of the inclusion table: a
+    star a symbol, a tail star unless anchored."""
+    parts = _parts(p)
+    word = _STAR.join(parts)
+    return parts, (word if p.anchored else word + _STAR)
+
+
+def _covers(general: Pattern, specific: Pattern, general_shape: Shape | None = None,
+            specific_shape: Shape | None = None) -> bool:
+    """Whether ``general`` matches every path ``specific`` matches; the shapes
+    (:func:`_shape`), when the caller keeps them, spare reading the patterns again."""
     if general.kind == EXACT:
         return specific.kind == EXACT and specific.prefix == general.prefix
     if general.kind == PREFIX:
         return specific.prefix.startswith(general.prefix)
-    s, r = _word(general), _word(specific)
-    if any(seg not in r for seg in _parts(general)):
-        return False  # a literal part of the general pattern that the specific one lacks
+    parts, s = general_shape or _shape(general)
+    r = (specific_shape or _shape(specific))[1]
+    for seg in parts:
+        if seg not in r:
+            return False  # a literal part of the general pattern that the specific one lacks
     if len(s) * len(r) > _COVERS_WORK:
         return False  # too costly to prove: say nothing rather than stall (analyses advise)
     # reach[j]: s[:i] can match r[:j]
@@ -154,14 +164,11 @@ def redundant_stars(pattern: str, dialect: Dialect
     return ("trailing", fixed) if fixed else None
 
 
-def deciders(rules: Sequence[Rule], dialect: Dialect) -> dict[int, tuple[Rule, Rule]]:
-    """For each rule of ``rules`` (one agent's merged rules) that can never decide, by index:
-    ``(rule, the rule that always beats it)``.
-
-    Rules with the same pattern are settled first, in one pass (the winner among them beats
-    the others everywhere); then each remaining rule is compared with at most
-    ``_CANDIDATES`` rules whose literal prefix is a prefix of its own, best first.
-    """
+def _equals(rules: Sequence[Rule], dialect: Dialect
+            ) -> tuple[dict[int, tuple[Rule, Rule]], list[int]]:
+    """The first pass of :func:`deciders`: among rules with the same pattern the winner beats
+    the others everywhere. ``(the others, as deciders reports them; the winners' indices in
+    order)``."""
     dead: dict[int, tuple[Rule, Rule]] = {}
     best: dict[str, int] = {}  # pattern -> index of the rule that wins among its equals
     for i, r in enumerate(rules):
@@ -175,31 +182,66 @@ def deciders(rules: Sequence[Rule], dialect: Dialect) -> dict[int, tuple[Rule, R
             best[r.pattern] = i
         else:
             dead[i] = (r, rules[j])
-    live = sorted(best.values())
-    by_prefix: dict[str, list[int]] = defaultdict(list)
-    for i in live:
-        by_prefix[pattern_of(rules[i].pattern, dialect).prefix].append(i)
+    return dead, sorted(best.values())
+
+
+def deciders(rules: Sequence[Rule], dialect: Dialect) -> dict[int, tuple[Rule, Rule]]:
+    """For each rule of ``rules`` (one agent's merged rules) that can never decide, by index:
+    ``(rule, the rule that always beats it)``.
+
+    Rules with the same pattern are settled first, in one pass (the winner among them beats
+    the others everywhere); then each remaining rule is compared with at most
+    ``_CANDIDATES`` rules whose literal prefix is a prefix of its own, best first.
+    """
+    dead, live = _equals(rules, dialect)
+    patterns = {i: pattern_of(rules[i].pattern, dialect) for i in live}
     keys = {i: rank(rules[i], dialect) for i in live}
-    for bucket in by_prefix.values():  # the best first: a worse key can never beat the rule
-        bucket.sort(key=keys.__getitem__)
+    # each wildcard rule's shape and its most telling literal part after the prefix (a rule
+    # whose word lacks that part is not covered by it): read once however often compared
+    shapes: dict[int, Shape] = {}
+    probes: dict[int, str | None] = {}
     for i in live:
-        rule = rules[i]
-        mine = pattern_of(rule.pattern, dialect)
+        if patterns[i].kind >= STAR:
+            shape = shapes[i] = _shape(patterns[i])
+            probes[i] = max(shape[0][1:], key=len)
+        else:
+            probes[i] = None
+    # rules by literal prefix, the best first (a worse key can never beat the rule), with
+    # their keys beside them to find by bisection how many keys are better than a rule's
+    by_prefix: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for i in live:
+        by_prefix[patterns[i].prefix].append((keys[i], i))
+    buckets: dict[str, tuple[list[int], list[tuple[int, str | None]]]] = {}
+    for prefix, bucket in by_prefix.items():
+        bucket.sort()
+        buckets[prefix] = ([k for k, _ in bucket], [(j, probes[j]) for _, j in bucket])
+    lengths = sorted({len(prefix) for prefix in buckets})
+    for i in live:
+        mine = patterns[i]
+        mine_shape = shapes.get(i)
         prefix = mine.prefix
+        key = keys[i]
         budget = _CANDIDATES
-        for n in range(len(prefix), -1, -1):  # the nearest prefixes first
-            for j in by_prefix.get(prefix[:n], ()):
-                if keys[j] >= keys[i]:
+        for n in reversed(lengths[:bisect_right(lengths, len(prefix))]):  # the nearest first
+            found = buckets.get(prefix[:n])
+            if found is None:
+                continue
+            better = bisect_left(found[0], key)  # how many rules here have a better key
+            for j, probe in found[1][:min(better, budget)]:
+                if probe is None:  # no wildcard: read by its prefix
+                    covered = _covers(patterns[j], mine)
+                else:  # a wildcard: compared by the words
+                    if mine_shape is None:
+                        mine_shape = shapes[i] = _shape(mine)
+                    if probe not in mine_shape[1]:
+                        continue
+                    covered = _covers(patterns[j], mine, shapes[j], mine_shape)
+                if covered:
+                    dead[i] = (rules[i], rules[j])
                     break
-                budget -= 1
-                if budget < 0:
-                    break
-                other = rules[j]
-                if _covers(pattern_of(other.pattern, dialect), mine):
-                    dead[i] = (rule, other)
-                    break
-            if i in dead or budget < 0:
-                break
+            if i in dead or better > budget:
+                break  # decided, or more candidates than the budget allows
+            budget -= better
     return dead
 
 

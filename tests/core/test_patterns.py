@@ -9,17 +9,22 @@ restate the matcher, never a rule of its own.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import robotrules
 from robotrules._patterns import (
+    _CANDIDATES,
+    _equals,
     access_of,
     beats,
     covers,
     deciders,
     matches,
+    pattern_of,
     rank,
     redundant_stars,
 )
@@ -128,8 +133,63 @@ def test_rank_and_deciders_agree_with_the_matcher(lines: list[tuple[bool, str]],
         assert best.line not in dead_lines, (path, body)
     for general in rules:
         for specific in rules:
-            if covers(general.pattern, specific.pattern, dialect):  # type: ignore[arg-type]
+            if covers(general.pattern, specific.pattern, dialect):
                 for path in _PATHS:
                     if matches(specific.pattern, path, dialect):  # type: ignore[arg-type]
                         assert matches(general.pattern, path, dialect), (  # type: ignore[arg-type]
                             general, specific, path)
+
+
+def _pairwise(rules: list[robotrules.Rule], dialect: str) -> dict[int, tuple[robotrules.Rule,
+                                                                          robotrules.Rule]]:
+    """:func:`deciders` as its docstring states it, pair by pair with :func:`covers`: equal
+    patterns settled first (its own first pass, ``_equals``); then each rule compared with the
+    rules that rank before it and whose literal prefix is a prefix of its own, the nearest
+    prefix first, the best first among one prefix, at most ``_CANDIDATES`` of them."""
+    d = dialect
+    dead, live = _equals(rules, d)  # type: ignore[arg-type]
+
+    def prefix(k: int) -> str:
+        return pattern_of(rules[k].pattern, d).prefix
+
+    for i in live:
+        key = rank(rules[i], d)  # type: ignore[arg-type]
+        before = [j for j in live if rank(rules[j], d) < key  # type: ignore[arg-type]
+                  and prefix(i).startswith(prefix(j))]
+        before.sort(key=lambda j: (-len(prefix(j)), rank(rules[j], d)))  # type: ignore[arg-type]
+        for j in before[:_CANDIDATES]:
+            if covers(rules[j].pattern, rules[i].pattern, d):
+                dead[i] = (rules[i], rules[j])
+                break
+    return dead
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_deciders_is_the_pairwise_reading(dialect: str) -> None:
+    """:func:`deciders` finds its candidates by bisection and passes over a wildcard whose
+    literal parts the rule lacks; what it finds, and in which order, is the pair-by-pair
+    reading of its docstring (:func:`_pairwise`), budget included: up to 150 rules of a small
+    alphabet, so that many share a prefix and more than ``_CANDIDATES`` rank before a rule."""
+    for seed in range(40):
+        rnd = random.Random(seed)
+        body = "User-agent: *\n" + "".join(
+            f"{'Allow' if rnd.random() < 0.4 else 'Disallow'}: /"
+            + "".join(rnd.choice("ab/*$") for _ in range(rnd.randint(0, 7))) + "\n"
+            for _ in range(rnd.randint(1, 150)))
+        _, rules = _rules(body, dialect)
+        assert list(deciders(rules, dialect).items()) == list(  # type: ignore[arg-type]
+            _pairwise(rules, dialect).items()), body
+
+
+def test_deciders_compares_a_rule_with_at_most_the_cap() -> None:
+    """``_CANDIDATES``: a rule is compared with at most that many better rules (the analyses
+    stay linear); here ``/**b`` covers ``/ab`` and ranks before it (4 octets against 3,
+    RFC 9309 2.2.2), but ``_CANDIDATES + 6`` longer wildcards sharing the prefix ``/`` rank
+    before it, so ``/ab`` goes unreported; with fewer of them it is reported."""
+    for extra, reported in ((_CANDIDATES + 6, False), (_CANDIDATES - 6, True)):
+        body = ("User-agent: *\n" + "".join(f"Allow: /*zzzzzzzz{k}\n" for k in range(extra))
+                + "Disallow: /**b\nDisallow: /ab\n")
+        _, rules = _rules(body, "rfc9309")
+        dead = deciders(rules, "rfc9309")
+        assert (len(rules) - 1 in dead) is reported
+        assert list(dead.items()) == list(_pairwise(rules, "rfc9309").items())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Final, TypeAlias
 
 from .._dialects import SPECS
@@ -40,6 +41,13 @@ _SENSITIVE: Final = (
     r"private|secret|secrets|staging|passwords?|credentials|phpmyadmin|admin)(?:/|$|\.|\*)"
 )
 _NOT_SENSITIVE: Final = ("/wp-admin/",)  # the WordPress default: public knowledge, nothing to leak
+_NOT_A_WORD: Final = frozenset(".?=*$&%")  # a last segment with one of these is no L024 trap
+
+
+@cache
+def _regex(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled on first use, then kept: one look-up per rule, not re's cache."""
+    return re.compile(pattern)
 
 
 # -- groups -------------------------------------------------------------------------------
@@ -87,7 +95,7 @@ def _label(tok: str, named: Sequence[Group] = ()) -> str:
 def semantic(rules: ParsedFile) -> Iterator[Finding]:
     dialect = rules.dialect
     merged = _merged(rules.groups, dialect)
-    dead = {tok: deciders(group_rules, dialect) for tok, (_, group_rules) in merged.items()}
+    dead = _deciders(merged, dialect)
     yield from _stars(rules)
     yield from _split(merged, dialect)
     for tok, (named, group_rules) in merged.items():
@@ -97,6 +105,21 @@ def semantic(rules: ParsedFile) -> Iterator[Finding]:
     yield from _blocks(rules, merged, dead, dialect)
     yield from _per_rule(rules)
     yield from _crawl_delay(rules)
+
+
+def _deciders(merged: Merged, dialect: Dialect) -> dict[str, Dead]:
+    """:func:`robotrules._patterns.deciders` per token, compared once per set of merged rules:
+    the tokens of one group (``User-agent: a`` / ``User-agent: b``) share their rules, and a
+    rule is its line (the rules of a file have distinct lines)."""
+    by_rules: dict[tuple[int, ...], Dead] = {}
+    out: dict[str, Dead] = {}
+    for tok, (_, group_rules) in merged.items():
+        key = tuple(r.line for r in group_rules)
+        found = by_rules.get(key)
+        if found is None:
+            found = by_rules[key] = deciders(group_rules, dialect)
+        out[tok] = found
+    return out
 
 
 def _all_rules(rules: ParsedFile) -> Iterator[Rule]:
@@ -245,6 +268,7 @@ def _blocks(rules: ParsedFile, merged: Merged, dead: dict[str, Dead],
                 "(often left over from a staging site)",
                 "delete it, or name the crawlers to block",
             )
+    asset = _regex(_ASSET).search
     for tok, (named, group_rules) in merged.items():
         if tok not in _SEARCH_TOKENS:
             continue
@@ -252,7 +276,7 @@ def _blocks(rules: ParsedFile, merged: Merged, dead: dict[str, Dead],
             continue
         dead_lines = {rule.line for rule, _ in dead[tok].values()}
         for r in group_rules:
-            if r.allow or not r.pattern or r.line in dead_lines or not re.search(_ASSET, r.pattern):
+            if r.allow or not r.pattern or r.line in dead_lines or not asset(r.pattern):
                 continue
             yield finding(
                 "L023", r.line, _column(rules, r),
@@ -265,6 +289,7 @@ def _blocks(rules: ParsedFile, merged: Merged, dead: dict[str, Dead],
 def _per_rule(rules: ParsedFile) -> Iterator[Finding]:
     """L024, L025, L027: one rule at a time (L024 once per file, it is advice on a habit)."""
     traps: list[Rule] = []
+    sensitive = _regex(_SENSITIVE).search
     for r in _all_rules(rules):
         p = r.pattern
         if r.allow or not p:
@@ -277,9 +302,9 @@ def _per_rule(rules: ParsedFile) -> Iterator[Finding]:
             )
         last = p.rsplit("/", 1)[-1]
         if (p.startswith("/") and len(p) > 1 and last and last[-1].isalnum()
-                and not any(c in last for c in ".?=*$&%")):
+                and _NOT_A_WORD.isdisjoint(last)):
             traps.append(r)
-        if re.search(_SENSITIVE, p) and not any(p.startswith(x) for x in _NOT_SENSITIVE):
+        if sensitive(p) and not p.startswith(_NOT_SENSITIVE):
             yield finding(
                 "L027", r.line, _column(rules, r),
                 f"'{p}' is listed publicly: robots.txt tells everyone where it is, and it keeps "
