@@ -87,3 +87,17 @@ def test_no_path_at_all_is_the_root() -> None:
     # an ASGI scope with neither raw_path nor path (not ASGI, but not a crash either)
     assert forms(None) == ("/",)
     assert forms(None, b"q") == ("/?q",)
+
+
+@pytest.mark.parametrize("sent", [b"/x.pdf/", b"/x.pdf//", b"/x.pdf/.", b"/x.pdf%2F",
+                                  b"/x.pdf/y/..", b"/x.pdf\\"])
+def test_a_trailing_slash_is_a_form_without_it(sent: bytes) -> None:
+    # os.path.normpath("x.pdf/") is "x.pdf": Starlette's StaticFiles and a normpath static
+    # app serve the file /x.pdf for /x.pdf/ (seen against uvicorn and waitress), so the
+    # form an anchored rule ("Disallow: /*.pdf$") is asked about must be there
+    assert "/x.pdf" in forms(sent), forms(sent)
+
+
+def test_the_root_and_a_plain_directory() -> None:
+    assert forms(b"/") == ("/",)
+    assert forms(b"/blog/") == ("/blog/", "/blog")

@@ -23,10 +23,14 @@ not a printable ASCII character, and ``#`` (a request target has no fragment), i
    back with ``%XX`` (a decoded ``%`` is ``%25``). The server's own decoded path (ASGI
    ``path``, WSGI ``PATH_INFO``), when given, is read the same way;
 4. where a form has ``;``: the same without each segment's ``;parameters`` (servlet
-   containers strip them: ``/private;jsessionid=1/x`` serves ``/private/x``).
+   containers strip them: ``/private;jsessionid=1/x`` serves ``/private/x``);
+5. where a form ends in ``/`` (not the root): the same without it (``os.path.normpath``,
+   Starlette's ``StaticFiles`` and most static servers serve the file ``/x.pdf`` for
+   ``/x.pdf/``, so ``Disallow: /*.pdf$`` must hold for it too).
 
 Cost: linear in the target; a plain target (path characters only, no ``//``, ``/.`` or
-``;``, the server's path equal to the sent one) is one form and one regular-expression match.
+``;``, no ``/`` at the end but the root, the server's path equal to the sent one) is one form
+and one regular-expression match.
 """
 
 from __future__ import annotations
@@ -121,7 +125,8 @@ def forms(sent: bytes | None, query: bytes = b"", served: bytes | None = None
     q = "?" + _text(query, percent_is_escape=True) if query else ""
     if sent is not None and (served is None or served == sent) \
             and _PLAIN.fullmatch(sent) is not None and b"//" not in sent \
-            and b"/." not in sent and b";" not in sent and sent[:1] == b"/":
+            and b"/." not in sent and b";" not in sent and sent[:1] == b"/" \
+            and (sent[-1:] != b"/" or sent == b"/"):
         return (sent.decode("ascii") + q,)
     out: list[str] = []
     if sent is not None:
@@ -137,4 +142,5 @@ def forms(sent: bytes | None, query: bytes = b"", served: bytes | None = None
         out.append(as_given if as_given.startswith("/") else "/" + as_given)
         out.append(_served(served))
     out += [remove_dot_segments(_merge(_without_params(f))) for f in out if ";" in f]
+    out += [f.rstrip("/") for f in out if f[-1:] == "/" and f.strip("/")]
     return tuple(f + q for f in dict.fromkeys(out or ["/"]))
