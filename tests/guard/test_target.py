@@ -101,3 +101,17 @@ def test_a_trailing_slash_is_a_form_without_it(sent: bytes) -> None:
 def test_the_root_and_a_plain_directory() -> None:
     assert forms(b"/") == ("/",)
     assert forms(b"/blog/") == ("/blog/", "/blog")
+
+
+def test_escapes_are_upper_case_in_the_normal_form() -> None:
+    # RFC 3986 6.2.2.1: "the hexadecimal digits within a percent-encoding triplet should be
+    # normalized to use uppercase letters" (6.2.2, the normal form). Google's parser writes a
+    # rule's escapes in upper case and compares bytes, so on a google-dialect file
+    # "Disallow: /a%2Fb" let "/a%2fb" through, which the server decodes to the same path
+    from robotrules.guard import Guard, RangeStore
+
+    assert "/a%2Fb%3F" in forms(b"/a%2fb%3f")
+    g = Guard("User-agent: *\nDisallow: /a%2Fb\n", mode="enforce", ranges=RangeStore(),
+              dialect="google")
+    for target in ("/a%2Fb", "/a%2fb", "/x/../a%2fb"):
+        assert g.decide("GET", target, {"user-agent": "FooBot/1.0"}).status == 403, target

@@ -17,7 +17,8 @@ not a printable ASCII character, and ``#`` (a request target has no fragment), i
 
 1. ``sent``: the path as sent (``raw_path``);
 2. ``normal``: RFC 3986 6.2.2: escapes of unreserved characters decoded (``%2E`` is ``.``,
-   2.3), dot segments removed (5.2.4), then repeated slashes merged;
+   2.3), the others in upper case (``%2f`` is ``%2F``, 6.2.2.1), dot segments removed
+   (5.2.4), then repeated slashes merged;
 3. ``served``: every escape decoded once (as servers decode; ``%2F`` is ``/``), ``\\`` read as
    ``/``, repeated slashes merged, then dot segments removed (``normpath``'s order), written
    back with ``%XX`` (a decoded ``%`` is ``%25``). The server's own decoded path (ASGI
@@ -70,7 +71,7 @@ def _text(raw: bytes, *, percent_is_escape: bool) -> str:
 
 def _decode_unreserved(m: re.Match[str]) -> str:
     c = int(m.group(1), 16)
-    return chr(c) if c in _UNRESERVED else m.group(0)
+    return chr(c) if c in _UNRESERVED else m.group(0).upper()
 
 
 def _decode_all(m: re.Match[bytes]) -> bytes:
