@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from ._types import Dialect
 
 
-__all__ = ["GLOBAL", "HEADER_MARK", "agent_key", "ascii_lower", "is_global_agent", "line_agent",
-           "line_token", "product_token", "query_key"]
+__all__ = ["GLOBAL", "HEADER_MARK", "agent_key", "ascii_lower", "header_token", "is_global_agent",
+           "line_agent", "line_token", "product_token", "query_key"]
 
 #: What :func:`line_agent` gives for a value that names the global group.
 GLOBAL: Final = "*"
@@ -65,6 +65,7 @@ _GENERIC: Final = frozenset({
 })
 _MAX_HEADER: Final = 4096
 _MEMO: dict[str, str] = {}
+_HEADER_MEMO: dict[str, str] = {}
 _MEMO_MAX: Final = 4096
 
 
@@ -122,11 +123,32 @@ def product_token(user_agent: str) -> str:
     return hit
 
 
+def header_token(header: str) -> str:
+    """The product token of a User-Agent header as a server receives it: what
+    :func:`product_token` reads from a full header, for a header without a ``/`` too (RFC
+    9110 10.1.5: the version is optional, so ``GPTBot (compatible)`` and ``GPTBot 1.2`` are
+    ``GPTBot``). A site reads headers, never bare tokens: a value read whole would match no
+    ``User-agent:`` line, whose token stops at white space."""
+    if header.isascii() and header.isalpha():
+        return header
+    hit = _HEADER_MEMO.get(header)
+    if hit is None:
+        hit = _read_header(header)
+        if len(_HEADER_MEMO) >= _MEMO_MAX:
+            _HEADER_MEMO.clear()
+        _HEADER_MEMO[header] = hit
+    return hit
+
+
 def _from_header(user_agent: str) -> str:
     if HEADER_MARK not in user_agent:
         # a bare token, odd or not ("Foo Bar", "AB42bot"): compared whole, as Google's
         # matcher compares the token it is given (robots.cc AllowedByRobots)
         return user_agent
+    return _read_header(user_agent)
+
+
+def _read_header(user_agent: str) -> str:
     text = user_agent.strip(_WS)[:_MAX_HEADER]
     # entries: the header cut at ";", "(", ")" and ","; the words of an entry at white space
     # the header's first product names the client ("MJ12bot/1.4.8 (…)", "LinkedInBot/1.0
@@ -186,3 +208,4 @@ def query_key(user_agent: str) -> str:
 
 def clear_caches() -> None:
     _MEMO.clear()
+    _HEADER_MEMO.clear()

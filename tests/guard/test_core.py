@@ -467,3 +467,15 @@ def test_browser_words_are_the_token_rules() -> None:
     d = guard(mode="enforce").decide("GET", "/admin/x", {"User-Agent": "Vivaldi/6.0"},
                                      "192.0.2.1")
     assert not d.is_crawler
+
+
+@pytest.mark.parametrize("ua", ["GPTBot (compatible)", "GPTBot; +https://openai.com/gptbot",
+                                "GPTBot 1.2", "GPTBot,", "gptbot (+openai.com)"])
+def test_a_user_agent_without_a_version_is_read_as_a_header(ua: str) -> None:
+    # RFC 9110 10.1.5: the product version is optional ("product = token ["/" version]");
+    # guard_robots.txt says "User-agent: GPTBot / Disallow: /". The header's product token
+    # names the crawler (RFC 9309 2.2.1), however the rest of the header is written
+    d = guard(mode="enforce").decide("GET", "/blog", {"User-Agent": ua}, "198.51.100.7")
+    assert d.token.lower() == "gptbot"
+    assert d.allowed is False
+    assert d.status == 403

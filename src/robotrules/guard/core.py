@@ -9,7 +9,7 @@ look-ups are the shell's, :mod:`.service`). It
 2. finds the client address (:mod:`.peer`: one forwarding header, the operator's, only from
    trusted proxies, walked from the right);
 3. identifies the crawler: the User-Agent's product token by the project's one rule
-   (:func:`robotrules._token.product_token`) looked up in the registry
+   (:func:`robotrules._token.header_token`) looked up in the registry
    (:func:`robotrules.agents.find_agent`: operator, purposes);
 4. verifies the claim by the methods its operator publishes, a table of methods
    (:data:`METHODS`: Web Bot Auth, published IP ranges, forward-confirmed reverse DNS) whose
@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from .._dialects import spec
 from .._origin import origin_or_none
-from .._token import _GENERIC, product_token, query_key
+from .._token import _GENERIC, header_token, query_key
 from .._url import path_params_query
 from ..agents import KnownAgent, find_agent, purposes_of
 from ..aipref.vocabulary import CONTENT_SIGNAL_KEYS, vocabulary
@@ -445,7 +445,9 @@ class GuardCore:
         """The claim of a User-Agent: its product token, the token's group key, the registry
         crawler, how it can be checked, its purposes, and whether the token is a browser's
         (memoised by the caller)."""
-        token = product_token(ua) if ua else ""
+        # a header's product token (robotrules._token.header_token: "GPTBot (compatible)" is
+        # GPTBot), unless the whole value is a registry name that has a space ("ChatGPT Agent")
+        token = ua if "/" not in ua and find_agent(ua) is not None else header_token(ua)
         key = query_key(token) if token else ""
         crawler = find_agent(token) if token else None
         checks = checks_for(crawler) if crawler else NONE
