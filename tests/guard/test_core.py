@@ -479,3 +479,25 @@ def test_a_user_agent_without_a_version_is_read_as_a_header(ua: str) -> None:
     assert d.token.lower() == "gptbot"
     assert d.allowed is False
     assert d.status == 403
+
+
+@pytest.mark.parametrize("ua", ["Googlebot-Image/1.0", "Googlebot-News",
+                                "Googlebot-Video/1.0", "GoogleOther-Image/1.0"])
+def test_a_crawler_obeys_its_fallback_group_as_the_registry_says(ua: str) -> None:
+    # Google's crawler overview: Googlebot-Image, -News and -Video obey the Googlebot group
+    # when no group names them (GoogleOther-Image: GoogleOther's); the registry's rule
+    # (robotrules.agents.assess: via "fallback"). The guard asked the * group instead, so
+    # Googlebot-Image was served what "User-agent: Googlebot / Disallow: /photos/" keeps from it
+    robots = ("User-agent: Googlebot\nUser-agent: GoogleOther\nDisallow: /photos/\n\n"
+              "User-agent: *\nAllow: /\n")
+    g = Guard(robots, mode="enforce", ranges=RangeStore())
+    d = g.decide("GET", "/photos/a.jpg", {"User-Agent": ua}, "198.51.100.7")
+    assert d.allowed is False
+    assert d.line == 3
+    assert d.status == 403
+    assert g.decide("GET", "/blog", {"User-Agent": ua}, "198.51.100.7").status == 200
+    # a group of its own is the one it obeys (RFC 9309 2.2.1: the most specific)
+    own = Guard(robots + "\nUser-agent: Googlebot-Image\nUser-agent: Googlebot-News\n"
+                "User-agent: Googlebot-Video\nUser-agent: GoogleOther-Image\nAllow: /\n",
+                mode="enforce", ranges=RangeStore())
+    assert own.decide("GET", "/photos/a.jpg", {"User-Agent": ua}, "198.51.100.7").status == 200
