@@ -115,3 +115,17 @@ def test_escapes_are_upper_case_in_the_normal_form() -> None:
               dialect="google")
     for target in ("/a%2Fb", "/a%2fb", "/x/../a%2fb"):
         assert g.decide("GET", target, {"user-agent": "FooBot/1.0"}).status == 403, target
+
+
+def test_the_query_is_normalised_too() -> None:
+    # RFC 3986 6.2.2.2: escapes of unreserved characters are equivalent to the characters
+    # "in any URI component" (the query too), and applications decode them (PHP's $_GET,
+    # Python's parse_qs: "?%73=x" is s=x). On a google-dialect file, whose matcher compares
+    # bytes, "Disallow: /*?s=" (WordPress's search) let "/?%73=x" through
+    from robotrules.guard import Guard, RangeStore
+
+    assert "/?s=x%2F" in forms(b"/", b"%73=x%2f")
+    g = Guard("User-agent: *\nDisallow: /*?s=\nDisallow: /*sessionid\n", mode="enforce",
+              ranges=RangeStore(), dialect="google")
+    for target in ("/?s=x", "/?%73=x", "/p?%73essionid=1", "/p/?a=1&sess%69onid=1"):
+        assert g.decide("GET", target, {"user-agent": "FooBot/1.0"}).status == 403, target

@@ -13,7 +13,8 @@ from the request target alone.
 
 Each form is ASCII text ``/path[?query]`` for :mod:`robotrules._url` to read: an octet that is
 not a printable ASCII character, and ``#`` (a request target has no fragment), is written
-``%XX``; the query is kept as sent.
+``%XX``; the query is kept as sent, and where escapes change in normal form (2. below) each
+form is also given with the normal query.
 
 1. ``sent``: the path as sent (``raw_path``);
 2. ``normal``: RFC 3986 6.2.2: escapes of unreserved characters decoded (``%2E`` is ``.``,
@@ -124,7 +125,10 @@ def forms(sent: bytes | None, query: bytes = b"", served: bytes | None = None
     ``sent`` the path as sent (percent-encoded), ``served`` the server's decoded path, either
     may be ``None``; ``query`` as sent, without ``?``."""
     q = "?" + _text(query, percent_is_escape=True) if query else ""
-    if sent is not None and (served is None or served == sent) \
+    # the query in normal form too (escapes of unreserved characters decoded, the others in
+    # upper case: RFC 3986 6.2.2.1-2 hold for every component); applications decode it
+    qn = _ESCAPE.sub(_decode_unreserved, q) if "%" in q else q
+    if sent is not None and (served is None or served == sent) and qn == q \
             and _PLAIN.fullmatch(sent) is not None and b"//" not in sent \
             and b"/." not in sent and b";" not in sent and sent[:1] == b"/" \
             and (sent[-1:] != b"/" or sent == b"/"):
@@ -144,4 +148,7 @@ def forms(sent: bytes | None, query: bytes = b"", served: bytes | None = None
         out.append(_served(served))
     out += [remove_dot_segments(_merge(_without_params(f))) for f in out if ";" in f]
     out += [f.rstrip("/") for f in out if f[-1:] == "/" and f.strip("/")]
-    return tuple(f + q for f in dict.fromkeys(out or ["/"]))
+    paths = dict.fromkeys(out or ["/"])
+    if qn != q:
+        return (*(f + q for f in paths), *(f + qn for f in paths))
+    return tuple(f + q for f in paths)
