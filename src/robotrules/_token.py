@@ -32,6 +32,7 @@ Cost: one pass over the header (bounded: headers longer than 4 KiB are read up t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from ._dialects import SPECS
@@ -114,13 +115,7 @@ def product_token(user_agent: str) -> str:
     full User-Agent header identifies its crawler by (see the module docstring)."""
     if user_agent.isascii() and user_agent.isalpha():
         return user_agent
-    hit = _MEMO.get(user_agent)
-    if hit is None:
-        hit = _from_header(user_agent)
-        if len(_MEMO) >= _MEMO_MAX:
-            _MEMO.clear()
-        _MEMO[user_agent] = hit
-    return hit
+    return _memoised(_MEMO, user_agent, _from_header)
 
 
 def header_token(header: str) -> str:
@@ -131,12 +126,18 @@ def header_token(header: str) -> str:
     ``User-agent:`` line, whose token stops at white space."""
     if header.isascii() and header.isalpha():
         return header
-    hit = _HEADER_MEMO.get(header)
+    return _memoised(_HEADER_MEMO, header, _read_header)
+
+
+def _memoised(memo: dict[str, str], text: str, read: Callable[[str], str]) -> str:
+    """``read(text)``, kept in ``memo`` (emptied when full: a flood of distinct headers
+    costs recomputation, never memory)."""
+    hit = memo.get(text)
     if hit is None:
-        hit = _read_header(header)
-        if len(_HEADER_MEMO) >= _MEMO_MAX:
-            _HEADER_MEMO.clear()
-        _HEADER_MEMO[header] = hit
+        hit = read(text)
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        memo[text] = hit
     return hit
 
 
