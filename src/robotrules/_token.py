@@ -32,6 +32,7 @@ Cost: one pass over the header (bounded: headers longer than 4 KiB are read up t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from ._dialects import SPECS
@@ -40,8 +41,8 @@ if TYPE_CHECKING:
     from ._types import Dialect
 
 
-__all__ = ["GLOBAL", "HEADER_MARK", "agent_key", "ascii_lower", "is_global_agent", "line_agent",
-           "line_token", "product_token", "query_key"]
+__all__ = ["GLOBAL", "HEADER_MARK", "agent_key", "ascii_lower", "header_token", "is_global_agent",
+           "line_agent", "line_token", "product_token", "query_key"]
 
 #: What :func:`line_agent` gives for a value that names the global group.
 GLOBAL: Final = "*"
@@ -65,6 +66,7 @@ _GENERIC: Final = frozenset({
 })
 _MAX_HEADER: Final = 4096
 _MEMO: dict[str, str] = {}
+_HEADER_MEMO: dict[str, str] = {}
 _MEMO_MAX: Final = 4096
 
 
@@ -113,12 +115,29 @@ def product_token(user_agent: str) -> str:
     full User-Agent header identifies its crawler by (see the module docstring)."""
     if user_agent.isascii() and user_agent.isalpha():
         return user_agent
-    hit = _MEMO.get(user_agent)
+    return _memoised(_MEMO, user_agent, _from_header)
+
+
+def header_token(header: str) -> str:
+    """The product token of a User-Agent header as a server receives it: what
+    :func:`product_token` reads from a full header, for a header without a ``/`` too (RFC
+    9110 10.1.5: the version is optional, so ``GPTBot (compatible)`` and ``GPTBot 1.2`` are
+    ``GPTBot``). A site reads headers, never bare tokens: a value read whole would match no
+    ``User-agent:`` line, whose token stops at white space."""
+    if header.isascii() and header.isalpha():
+        return header
+    return _memoised(_HEADER_MEMO, header, _read_header)
+
+
+def _memoised(memo: dict[str, str], text: str, read: Callable[[str], str]) -> str:
+    """``read(text)``, kept in ``memo`` (emptied when full: a flood of distinct headers
+    costs recomputation, never memory)."""
+    hit = memo.get(text)
     if hit is None:
-        hit = _from_header(user_agent)
-        if len(_MEMO) >= _MEMO_MAX:
-            _MEMO.clear()
-        _MEMO[user_agent] = hit
+        hit = read(text)
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        memo[text] = hit
     return hit
 
 
@@ -127,6 +146,10 @@ def _from_header(user_agent: str) -> str:
         # a bare token, odd or not ("Foo Bar", "AB42bot"): compared whole, as Google's
         # matcher compares the token it is given (robots.cc AllowedByRobots)
         return user_agent
+    return _read_header(user_agent)
+
+
+def _read_header(user_agent: str) -> str:
     text = user_agent.strip(_WS)[:_MAX_HEADER]
     # entries: the header cut at ";", "(", ")" and ","; the words of an entry at white space
     # the header's first product names the client ("MJ12bot/1.4.8 (…)", "LinkedInBot/1.0
@@ -186,3 +209,4 @@ def query_key(user_agent: str) -> str:
 
 def clear_caches() -> None:
     _MEMO.clear()
+    _HEADER_MEMO.clear()

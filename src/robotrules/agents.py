@@ -190,6 +190,14 @@ def _group(rules: ParsedFile, agent: KnownAgent) -> tuple[Group | None, str]:
     return group, via
 
 
+def obeyed_token(rules: ParsedFile, agent: KnownAgent) -> str:
+    """The product token whose group ``agent`` obeys in ``rules``: its own, or its fallback
+    when no group names it and one names the fallback (Googlebot-Image obeys the Googlebot
+    group), as :func:`assess` decides."""
+    _g, via = _group(rules, agent)
+    return agent.fallback if via == "fallback" and agent.fallback else agent.token
+
+
 def assess(rules: ParsedFile, agent: KnownAgent | str, *,
            policy_tokens: Mapping[str, str] | None = None) -> AgentAccess:
     """Whether ``rules`` block ``agent`` entirely, partly or not at all, and by which group.

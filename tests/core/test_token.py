@@ -75,3 +75,20 @@ def test_line_agent_and_its_key(value: str, dialect: str, named: str, key: str) 
     the one decision the index, the groups and lint share (issue 21)."""
     assert _token.line_agent(value, dialect) == named  # type: ignore[arg-type]
     assert _token.agent_key(value, dialect) == key  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("header", "token"), [
+    ("GPTBot (compatible)", "GPTBot"), ("GPTBot; +openai.com", "GPTBot"),
+    ("ClaudeBot (claudebot@anthropic.com)", "ClaudeBot"), ("GPTBot,", "GPTBot"),
+    ("GPTBot 1.2", "GPTBot"), ("Screaming Frog SEO Spider", "Screaming"),
+    ("GPTBot", "GPTBot"), ("Mediapartners-Google", "Mediapartners-Google"),
+    ("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Googlebot"),
+    ("GPTBot/1.2", "GPTBot"),
+])
+def test_a_header_without_a_slash_is_still_a_header(header: str, token: str) -> None:
+    """RFC 9110 10.1.5: a User-Agent header is "product *( RWS ( product / comment ) )", the
+    product token first, a version after "/" optional; RFC 9309 2.2.1: the crawler's group
+    is found by its product token. A header value read whole ("GPTBot (compatible)" as the
+    token) matches no ``User-agent:`` line (a line's token stops at white space), so a
+    GPTBot claim walked past "User-agent: GPTBot / Disallow: /" (red team, the site guard)."""
+    assert _token.header_token(header) == token

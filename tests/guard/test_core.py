@@ -467,3 +467,37 @@ def test_browser_words_are_the_token_rules() -> None:
     d = guard(mode="enforce").decide("GET", "/admin/x", {"User-Agent": "Vivaldi/6.0"},
                                      "192.0.2.1")
     assert not d.is_crawler
+
+
+@pytest.mark.parametrize("ua", ["GPTBot (compatible)", "GPTBot; +https://openai.com/gptbot",
+                                "GPTBot 1.2", "GPTBot,", "gptbot (+openai.com)"])
+def test_a_user_agent_without_a_version_is_read_as_a_header(ua: str) -> None:
+    # RFC 9110 10.1.5: the product version is optional ("product = token ["/" version]");
+    # guard_robots.txt says "User-agent: GPTBot / Disallow: /". The header's product token
+    # names the crawler (RFC 9309 2.2.1), however the rest of the header is written
+    d = guard(mode="enforce").decide("GET", "/blog", {"User-Agent": ua}, "198.51.100.7")
+    assert d.token.lower() == "gptbot"
+    assert d.allowed is False
+    assert d.status == 403
+
+
+@pytest.mark.parametrize("ua", ["Googlebot-Image/1.0", "Googlebot-News",
+                                "Googlebot-Video/1.0", "GoogleOther-Image/1.0"])
+def test_a_crawler_obeys_its_fallback_group_as_the_registry_says(ua: str) -> None:
+    # Google's crawler overview: Googlebot-Image, -News and -Video obey the Googlebot group
+    # when no group names them (GoogleOther-Image: GoogleOther's); the registry's rule
+    # (robotrules.agents.assess: via "fallback"). The guard asked the * group instead, so
+    # Googlebot-Image was served what "User-agent: Googlebot / Disallow: /photos/" keeps from it
+    robots = ("User-agent: Googlebot\nUser-agent: GoogleOther\nDisallow: /photos/\n\n"
+              "User-agent: *\nAllow: /\n")
+    g = Guard(robots, mode="enforce", ranges=RangeStore())
+    d = g.decide("GET", "/photos/a.jpg", {"User-Agent": ua}, "198.51.100.7")
+    assert d.allowed is False
+    assert d.line == 3
+    assert d.status == 403
+    assert g.decide("GET", "/blog", {"User-Agent": ua}, "198.51.100.7").status == 200
+    # a group of its own is the one it obeys (RFC 9309 2.2.1: the most specific)
+    own = Guard(robots + "\nUser-agent: Googlebot-Image\nUser-agent: Googlebot-News\n"
+                "User-agent: Googlebot-Video\nUser-agent: GoogleOther-Image\nAllow: /\n",
+                mode="enforce", ranges=RangeStore())
+    assert own.decide("GET", "/photos/a.jpg", {"User-Agent": ua}, "198.51.100.7").status == 200

@@ -105,3 +105,44 @@ def test_shells_read_any_scope_and_environ(raw: bytes, query: bytes,
         d = GUARD.decide_request(req)
         assert d.status in (200, 401, 402, 403, 429)
         assert d.path.startswith("/")
+
+
+ANY_FORM_ROBOTS = ("User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\nDisallow: /secret$\n"
+                   "Disallow: /caf%C3%A9/\nDisallow: /*/hidden/\n")
+ANY_FORM = Guard(ANY_FORM_ROBOTS, mode="enforce", ranges=RangeStore())
+ANY_PIECES = st.sampled_from(["x", ".", "", "..", "%2e", "%2E%2e", ".%2e", "%2F", "%2f", "%5C",
+                              "\\", "private", "%70rivate", "secret", "secre%74", "x.pdf",
+                              "x.pd%66", "caf%C3%A9", "caf%c3%a9", "hidden", "hi%64den",
+                              "x;a=1", "secret;v", "x.pdf;v"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(ANY_PIECES, min_size=1, max_size=8), st.sampled_from(["", "/", "//", "/."]))
+def test_no_form_the_app_may_serve_is_disallowed_and_served(pieces: list[str], end: str
+                                                            ) -> None:
+    # issue 35: "a disallowed path is never served to a claimed crawler in enforce mode". The
+    # oracle is every path an application may resolve the target to: a static file server's
+    # (decode every escape once, "\\" read as "/", os.path.normpath, which also drops a final
+    # "/": Starlette's StaticFiles), the same after a servlet container strips ";parameters",
+    # and the target as sent; when robots.txt (RFC 9309, prefix, "*" and "$" rules) disallows
+    # any of them, the guard's answer is 403 for the ASGI, the WSGI and the plain readings
+    import posixpath
+    from urllib.parse import quote, unquote
+
+    from robotrules.guard.core import Request
+
+    target = "/" + "/".join(pieces) + end
+    decoded = unquote(target, errors="surrogateescape")
+    resolved = {posixpath.normpath("/" + d.replace("\\", "/").lstrip("/"))
+                for d in (decoded, "/".join(s.split(";")[0] for s in decoded.split("/")))}
+    oracle = [target, *(quote(p, safe="/;", errors="surrogateescape") for p in resolved)]
+    if all(ANY_FORM.rules.is_allowed("http://site.example" + p, user_agent="FooBot")
+           for p in oracle):
+        return
+    ua = (("user-agent", "FooBot/1.0"),)
+    raw = decoded.encode("utf-8", "surrogateescape")
+    for req in (Request("GET", target.encode(), headers=ua, served_path=raw),
+                Request("GET", None, headers=ua, served_path=raw),
+                Request("GET", target.encode(), headers=ua)):
+        d = ANY_FORM.decide_request(req)
+        assert d.status == 403, (target, oracle, d.path)

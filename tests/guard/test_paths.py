@@ -173,3 +173,47 @@ def test_nginx_in_front_of_uvicorn(tmp_path: Path) -> None:
     with uvicorn_on(app) as upstream, nginx_in_front(upstream, tmp_path / "nginx") as port:
         counts = attack(port)
     check_counts(counts, 12)
+
+
+ANCHORED = "User-agent: *\nDisallow: /*.pdf$\nDisallow: /secret$\n"
+ANCHORED_TARGETS = [b"/secret.pdf", b"/secret.pdf/", b"/secret.pdf%2F", b"/secret.pdf/.",
+                    b"/secret.pdf//", b"/secret.pdf/x/..", b"/secret.pdf/%2e",
+                    b"/secret.pdf\\", b"/secret.pdf%5C", b"/secret", b"/secret/",
+                    b"/secret/.", b"/secret%2f", b"/x/../secret"]
+
+
+def anchored_site(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "secret.pdf").write_bytes(SECRET)
+    (root / "secret").write_bytes(SECRET)
+    return root
+
+
+def attack_anchored(port: int) -> int:
+    """Every anchored target as Googlebot and as a browser: how many the app served the
+    browser; fails when a crawler gets the secret."""
+    served = 0
+    for target in ANCHORED_TARGETS:
+        _s, body = raw_request(port, target, [(b"Host", b"site.example"),
+                                              (b"User-Agent", BROWSER)])
+        served += SECRET in body
+        status, cbody = raw_request(port, target, [(b"Host", b"site.example"),
+                                                   (b"User-Agent", CRAWLERS[1])])
+        assert SECRET not in cbody, (target, status)
+    return served
+
+
+def test_anchored_rules_hold_for_a_trailing_slash(tmp_path: Path) -> None:
+    # RFC 9309 2.2.3: "$" ends the pattern, so "Disallow: /*.pdf$" disallows /secret.pdf;
+    # Starlette's StaticFiles and a normpath static app (os.path.normpath drops a final
+    # "/") serve that file for /secret.pdf/, /secret.pdf%2F, /secret.pdf/. ... (found by
+    # the red team against these servers: the guard let Googlebot have them)
+    root = anchored_site(tmp_path / "site")
+    asgi = GuardMiddleware(starlette_site(root).app, robots=ANCHORED, mode="enforce",
+                           ranges=RangeStore())
+    with uvicorn_on(asgi) as port:
+        assert attack_anchored(port) >= 10
+    wsgi = WSGIGuardMiddleware(normpath_app(root), robots=ANCHORED, mode="enforce",
+                               ranges=RangeStore())
+    with waitress_on(wsgi) as port:
+        assert attack_anchored(port) >= 12

@@ -87,3 +87,45 @@ def test_no_path_at_all_is_the_root() -> None:
     # an ASGI scope with neither raw_path nor path (not ASGI, but not a crash either)
     assert forms(None) == ("/",)
     assert forms(None, b"q") == ("/?q",)
+
+
+@pytest.mark.parametrize("sent", [b"/x.pdf/", b"/x.pdf//", b"/x.pdf/.", b"/x.pdf%2F",
+                                  b"/x.pdf/y/..", b"/x.pdf\\"])
+def test_a_trailing_slash_is_a_form_without_it(sent: bytes) -> None:
+    # os.path.normpath("x.pdf/") is "x.pdf": Starlette's StaticFiles and a normpath static
+    # app serve the file /x.pdf for /x.pdf/ (seen against uvicorn and waitress), so the
+    # form an anchored rule ("Disallow: /*.pdf$") is asked about must be there
+    assert "/x.pdf" in forms(sent), forms(sent)
+
+
+def test_the_root_and_a_plain_directory() -> None:
+    assert forms(b"/") == ("/",)
+    assert forms(b"/blog/") == ("/blog/", "/blog")
+
+
+def test_escapes_are_upper_case_in_the_normal_form() -> None:
+    # RFC 3986 6.2.2.1: "the hexadecimal digits within a percent-encoding triplet should be
+    # normalized to use uppercase letters" (6.2.2, the normal form). Google's parser writes a
+    # rule's escapes in upper case and compares bytes, so on a google-dialect file
+    # "Disallow: /a%2Fb" let "/a%2fb" through, which the server decodes to the same path
+    from robotrules.guard import Guard, RangeStore
+
+    assert "/a%2Fb%3F" in forms(b"/a%2fb%3f")
+    g = Guard("User-agent: *\nDisallow: /a%2Fb\n", mode="enforce", ranges=RangeStore(),
+              dialect="google")
+    for target in ("/a%2Fb", "/a%2fb", "/x/../a%2fb"):
+        assert g.decide("GET", target, {"user-agent": "FooBot/1.0"}).status == 403, target
+
+
+def test_the_query_is_normalised_too() -> None:
+    # RFC 3986 6.2.2.2: escapes of unreserved characters are equivalent to the characters
+    # "in any URI component" (the query too), and applications decode them (PHP's $_GET,
+    # Python's parse_qs: "?%73=x" is s=x). On a google-dialect file, whose matcher compares
+    # bytes, "Disallow: /*?s=" (WordPress's search) let "/?%73=x" through
+    from robotrules.guard import Guard, RangeStore
+
+    assert "/?s=x%2F" in forms(b"/", b"%73=x%2f")
+    g = Guard("User-agent: *\nDisallow: /*?s=\nDisallow: /*sessionid\n", mode="enforce",
+              ranges=RangeStore(), dialect="google")
+    for target in ("/?s=x", "/?%73=x", "/p?%73essionid=1", "/p/?a=1&sess%69onid=1"):
+        assert g.decide("GET", target, {"user-agent": "FooBot/1.0"}).status == 403, target

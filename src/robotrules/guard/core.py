@@ -9,7 +9,7 @@ look-ups are the shell's, :mod:`.service`). It
 2. finds the client address (:mod:`.peer`: one forwarding header, the operator's, only from
    trusted proxies, walked from the right);
 3. identifies the crawler: the User-Agent's product token by the project's one rule
-   (:func:`robotrules._token.product_token`) looked up in the registry
+   (:func:`robotrules._token.header_token`) looked up in the registry
    (:func:`robotrules.agents.find_agent`: operator, purposes);
 4. verifies the claim by the methods its operator publishes, a table of methods
    (:data:`METHODS`: Web Bot Auth, published IP ranges, forward-confirmed reverse DNS) whose
@@ -55,9 +55,9 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from .._dialects import spec
 from .._origin import authority_of, origin_or_none, origin_parts
-from .._token import _GENERIC, product_token, query_key
+from .._token import _GENERIC, header_token, query_key
 from .._url import path_params_query
-from ..agents import KnownAgent, find_agent, purposes_of
+from ..agents import KnownAgent, find_agent, obeyed_token, purposes_of
 from ..aipref.vocabulary import CONTENT_SIGNAL_KEYS, vocabulary
 from .peer import ClientAddress, TrustedProxies, parse_ip
 from .policy import STATUS, Action, Policy
@@ -281,6 +281,7 @@ class _Facts:
     checks: Checks
     purposes: tuple[str, ...]
     browser: bool  # the token names a browser, not a crawler
+    obeys: str  # the token whose robots.txt group the crawler obeys (agents.obeyed_token)
     client: ClientAddress
     addr: ipaddress.IPv4Address | ipaddress.IPv6Address | None  # None: not usable evidence
     addr_note: str | None
@@ -390,7 +391,8 @@ class GuardCore:
 
     def verdict(self, d: Decision) -> Verdict:
         """The full robots.txt verdict (deciding line and group) for a decision."""
-        return self.rules.explain(_BASE + d.path, user_agent=d.token)
+        return self.rules.explain(_BASE + d.path, user_agent=obeyed_token(
+            self.rules, d.crawler) if d.crawler is not None else d.token)
 
     # -- the flow ---------------------------------------------------------------------------
 
@@ -426,7 +428,7 @@ class GuardCore:
         if who is None:
             who = self._identify(ua)
             self._who.put(ua, who, len(ua))
-        token, key, crawler, checks, purposes, browser = who
+        token, key, crawler, checks, purposes, browser, obeys = who
         client = self.proxies.client(req.peer, h)
         ip = client.ip
         addr = parse_ip(ip) if ip is not None else None
@@ -437,15 +439,17 @@ class GuardCore:
             note = f"{client.ip} is an internal address (a proxy? see trusted_proxies)"
             addr = None
         signed = "signature" in h and "signature-input" in h
-        return _Facts(req, h, ua, token, key, crawler, checks, purposes, browser, client, addr,
-                      note, signed, forms(req.path, req.query, req.served_path))
+        return _Facts(req, h, ua, token, key, crawler, checks, purposes, browser, obeys, client,
+                      addr, note, signed, forms(req.path, req.query, req.served_path))
 
     def _identify(self, ua: str) -> tuple[str, str, KnownAgent | None, Checks,
-                                          tuple[str, ...], bool]:
+                                          tuple[str, ...], bool, str]:
         """The claim of a User-Agent: its product token, the token's group key, the registry
-        crawler, how it can be checked, its purposes, and whether the token is a browser's
-        (memoised by the caller)."""
-        token = product_token(ua) if ua else ""
+        crawler, how it can be checked, its purposes, whether the token is a browser's, and
+        the token whose group it obeys (memoised by the caller)."""
+        # a header's product token (robotrules._token.header_token: "GPTBot (compatible)" is
+        # GPTBot), unless the whole value is a registry name that has a space ("ChatGPT Agent")
+        token = ua if "/" not in ua and find_agent(ua) is not None else header_token(ua)
         key = query_key(token) if token else ""
         crawler = find_agent(token) if token else None
         checks = checks_for(crawler) if crawler else NONE
@@ -453,7 +457,11 @@ class GuardCore:
         if extra is not None:
             checks = Checks(checks.ranges_url, checks.ranges_format, checks.rdns, extra)
         purposes = tuple(purposes_of(crawler)) if crawler else ("unknown",)
-        return token, key, crawler, checks, purposes, crawler is None and key in BROWSERS
+        # the token as the header wrote it, or the fallback whose group the crawler obeys
+        fallback = obeyed_token(self.rules, crawler) if crawler else token
+        obeys = fallback if crawler is not None and fallback != crawler.token else token
+        return (token, key, crawler, checks, purposes, crawler is None and key in BROWSERS,
+                obeys)
 
     # -- verification: a table of methods, one table of outcomes ----------------------------
 
@@ -583,16 +591,21 @@ class GuardCore:
     def _decide(self, f: _Facts, v: Verification, pending: tuple[Pending, ...], now: float
                 ) -> Decision:
         crawler, token, purposes, key = f.crawler, f.token, f.purposes, f.key
+        obeys = f.obeys
         if crawler is None and v.signer is not None and v.state == "verified":
             # a signed agent with a browser's (or no known) User-Agent: its signature names it
             crawler = by_signature_agent(v.signer)
             if crawler is not None:
                 token, key = crawler.token, query_key(crawler.token)
+                obeys = obeyed_token(self.rules, crawler)
                 purposes = tuple(purposes_of(crawler))
         if not token:
-            token = "(none)"
-        allowed, line, rule, path, headers_out = self._robots(token, key, f.targets)
-        action, reason, extra = self._act(token, key, f.client, v, allowed, line, rule,
+            token = obeys = "(none)"
+        # robots.txt is asked as the group the crawler obeys is keyed (its fallback's, when
+        # no group names it: Googlebot-Image obeys Googlebot's)
+        group = key if obeys == token else query_key(obeys)
+        allowed, line, rule, path, headers_out = self._robots(obeys, group, f.targets)
+        action, reason, extra = self._act(obeys, group, f.client, v, allowed, line, rule,
                                           purposes, now)
         if action in ("pay", "license"):
             action, reason, extra, headers_out = self._settle(action, reason, extra, f.headers,

@@ -13,20 +13,26 @@ from the request target alone.
 
 Each form is ASCII text ``/path[?query]`` for :mod:`robotrules._url` to read: an octet that is
 not a printable ASCII character, and ``#`` (a request target has no fragment), is written
-``%XX``; the query is kept as sent.
+``%XX``; the query is kept as sent, and where escapes change in normal form (2. below) each
+form is also given with the normal query.
 
 1. ``sent``: the path as sent (``raw_path``);
 2. ``normal``: RFC 3986 6.2.2: escapes of unreserved characters decoded (``%2E`` is ``.``,
-   2.3), dot segments removed (5.2.4), then repeated slashes merged;
+   2.3), the others in upper case (``%2f`` is ``%2F``, 6.2.2.1), dot segments removed
+   (5.2.4), then repeated slashes merged;
 3. ``served``: every escape decoded once (as servers decode; ``%2F`` is ``/``), ``\\`` read as
    ``/``, repeated slashes merged, then dot segments removed (``normpath``'s order), written
    back with ``%XX`` (a decoded ``%`` is ``%25``). The server's own decoded path (ASGI
    ``path``, WSGI ``PATH_INFO``), when given, is read the same way;
 4. where a form has ``;``: the same without each segment's ``;parameters`` (servlet
-   containers strip them: ``/private;jsessionid=1/x`` serves ``/private/x``).
+   containers strip them: ``/private;jsessionid=1/x`` serves ``/private/x``);
+5. where a form ends in ``/`` (not the root): the same without it (``os.path.normpath``,
+   Starlette's ``StaticFiles`` and most static servers serve the file ``/x.pdf`` for
+   ``/x.pdf/``, so ``Disallow: /*.pdf$`` must hold for it too).
 
 Cost: linear in the target; a plain target (path characters only, no ``//``, ``/.`` or
-``;``, the server's path equal to the sent one) is one form and one regular-expression match.
+``;``, no ``/`` at the end but the root, the server's path equal to the sent one) is one form
+and one regular-expression match.
 """
 
 from __future__ import annotations
@@ -66,7 +72,7 @@ def _text(raw: bytes, *, percent_is_escape: bool) -> str:
 
 def _decode_unreserved(m: re.Match[str]) -> str:
     c = int(m.group(1), 16)
-    return chr(c) if c in _UNRESERVED else m.group(0)
+    return chr(c) if c in _UNRESERVED else m.group(0).upper()
 
 
 def _decode_all(m: re.Match[bytes]) -> bytes:
@@ -119,9 +125,13 @@ def forms(sent: bytes | None, query: bytes = b"", served: bytes | None = None
     ``sent`` the path as sent (percent-encoded), ``served`` the server's decoded path, either
     may be ``None``; ``query`` as sent, without ``?``."""
     q = "?" + _text(query, percent_is_escape=True) if query else ""
-    if sent is not None and (served is None or served == sent) \
+    # the query in normal form too (escapes of unreserved characters decoded, the others in
+    # upper case: RFC 3986 6.2.2.1-2 hold for every component); applications decode it
+    qn = _ESCAPE.sub(_decode_unreserved, q) if "%" in q else q
+    if sent is not None and (served is None or served == sent) and qn == q \
             and _PLAIN.fullmatch(sent) is not None and b"//" not in sent \
-            and b"/." not in sent and b";" not in sent and sent[:1] == b"/":
+            and b"/." not in sent and b";" not in sent and sent[:1] == b"/" \
+            and (sent[-1:] != b"/" or sent == b"/"):
         return (sent.decode("ascii") + q,)
     out: list[str] = []
     if sent is not None:
@@ -137,4 +147,8 @@ def forms(sent: bytes | None, query: bytes = b"", served: bytes | None = None
         out.append(as_given if as_given.startswith("/") else "/" + as_given)
         out.append(_served(served))
     out += [remove_dot_segments(_merge(_without_params(f))) for f in out if ";" in f]
-    return tuple(f + q for f in dict.fromkeys(out or ["/"]))
+    out += [f.rstrip("/") for f in out if f[-1:] == "/" and f.strip("/")]
+    paths = dict.fromkeys(out or ["/"])
+    if qn != q:
+        return (*(f + q for f in paths), *(f + qn for f in paths))
+    return tuple(f + q for f in paths)
