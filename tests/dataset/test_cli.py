@@ -20,6 +20,7 @@ pytest.importorskip("click", reason="the dataset commands need click (robotrules
 from click.testing import CliRunner
 
 from robotrules.dataset.cli import dataset
+from tests._proc import default_sigint
 
 from ._warcs import Capture, write_warc
 
@@ -301,20 +302,24 @@ def test_progress_rows_are_one_per_phase_across_threads() -> None:
 def _start(args: list[str], tmp: Path) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
     return subprocess.Popen([sys.executable, "-m", "robotrules.dataset", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp,
+                            preexec_fn=default_sigint)
 
 
-@pytest.mark.slow  # builds and ingests 2,000 captures, then spawns workers
+N_FILES = 8000  # census's work on them outlasts its start-up on an idle machine too
+
+
+@pytest.mark.slow  # builds and ingests 8,000 captures, then spawns workers
 def test_sigterm_to_census_leaves_nothing_behind(tmp_path: Path) -> None:
     # issue 40: SIGTERM to census left both pool workers, the resource tracker and the temp
-    # dir alive. 2,000 distinct files (each assessed for every registry crawler) keep the
+    # dir alive. N_FILES distinct files (each assessed for every registry crawler) keep the
     # two workers busy long enough to be stopped mid-run
     psutil = pytest.importorskip("psutil")
     from robotrules.dataset import read_warcs
     body = b"User-agent: GPTBot\nDisallow: /\nUser-agent: *\nDisallow: /private/\n"
     warc = write_warc(tmp_path / "big.warc.gz", [
         Capture(f"https://s{n}.example/robots.txt", 200, body + f"# {n}\n".encode())
-        for n in range(2000)])
+        for n in range(N_FILES)])
     robots = tmp_path / "robots.parquet"
     read_warcs([warc], robots)
     scratch = tmp_path / "scratch"
@@ -354,7 +359,13 @@ def test_ctrl_c_in_verdicts_exits_130(tmp_path: Path, warc: Path) -> None:
     out = tmp_path / "v.parquet"
     proc = _start(["verdicts", "--robots", str(robots), "--urls", str(urls), "--agent",
                    "GPTBot", "--threads", "2", "-o", str(out)], tmp_path)
-    time.sleep(4)
+    # interrupted once it is writing (its output exists as a .partial file), not after a
+    # fixed time: an idle machine decides the URLs in a few seconds
+    for _ in range(1200):
+        if proc.poll() is not None or any(p.name.endswith(".partial")
+                                          for p in tmp_path.iterdir()):
+            break
+        time.sleep(0.01)
     assert proc.poll() is None, "verdicts ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
