@@ -70,22 +70,20 @@ def bench_decisions(n: int) -> None:
         dt = time.process_time() - t
         print(f"decide  {label:<22} {dt / n * 1e6:7.2f} us/decision  ({n:,} decisions)")
     headers = {"user-agent": AGENTS[0][0]}
-    cold = [f"/c/{i}/{rng.randrange(10**9)}" for i in range(n // 4)]
-    t = time.process_time()
-    for p in cold:
-        g.decide("GET", p, headers, AGENTS[0][1])
-    dt = time.process_time() - t
-    print(f"decide  {'Googlebot, new paths':<22} {dt / len(cold) * 1e6:7.2f} us/decision  "
-          f"({len(cold):,} decisions)")
+
+    def each_new(label: str, paths: list[str]) -> None:
+        t = time.process_time()
+        for p in paths:
+            g.decide("GET", p, headers, AGENTS[0][1])
+        dt = time.process_time() - t
+        print(f"decide  {label:<22} {dt / len(paths) * 1e6:7.2f} us/decision  "
+              f"({len(paths):,} decisions)")
+
+    each_new("Googlebot, new paths", [f"/c/{i}/{rng.randrange(10**9)}" for i in range(n // 4)])
     # targets written as attackers write them (dot segments, escapes, doubled slashes): every
     # form of the target is read and asked (robotrules.guard.target), each new
-    odd = [f"/x/..//%2e/c/{i}/%2E%2E/{rng.randrange(10**9)};p" for i in range(n // 4)]
-    t = time.process_time()
-    for p in odd:
-        g.decide("GET", p, headers, AGENTS[0][1])
-    dt = time.process_time() - t
-    print(f"decide  {'Googlebot, odd paths':<22} {dt / len(odd) * 1e6:7.2f} us/decision  "
-          f"({len(odd):,} decisions)")
+    each_new("Googlebot, odd paths",
+             [f"/x/..//%2e/c/{i}/%2E%2E/{rng.randrange(10**9)};p" for i in range(n // 4)])
 
 
 def write_log(path: str, lines: int) -> None:
