@@ -12,6 +12,9 @@ it and robotrules runs its pure-Python core, which gives the same answers (it is
 the native kernels are tested against) 10 to 20 times slower: the build says so in a framed
 notice on stderr (``pip install -v`` shows it; pip hides a successful build's output), and
 ``python -c "import robotrules; print(robotrules.NATIVE)"`` tells afterwards.
+Such a wheel is tagged ``py3-none-any`` (``TaggedWheel``): it holds no compiled module. pip
+keeps a wheel it built from an sdist in its cache and installs it again, so once a compiler is
+there, reinstall with ``pip install --no-cache-dir --force-reinstall`` (the notice says so).
 ``ROBOTRULES_REQUIRE_NATIVE=1`` makes that failure fail the install instead.
 ``ROBOTRULES_PURE=1`` at build time skips the compile; at run time it makes an installed build
 use the pure core.
@@ -31,7 +34,11 @@ import os
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build_ext import build_ext
+
+# Set when the native kernels were wanted but could not be built: the wheel is then pure
+_SKIPPED: list[str] = []
 
 
 class OptionalBuildExt(build_ext):
@@ -53,8 +60,23 @@ class OptionalBuildExt(build_ext):
         if os.environ.get("ROBOTRULES_REQUIRE_NATIVE") == "1":
             raise exc
         why = " ".join(str(exc).split())
+        _SKIPPED.append(why)
         _notice("the native kernels were not built ("
                 + (why if len(why) <= 160 else why[:157] + "...") + ").")
+
+
+class TaggedWheel(bdist_wheel):
+    """A wheel tagged for what it holds: ``py3-none-any`` when the kernels were not built.
+
+    A pure build tagged for the interpreter and platform (``cp311-cp311-linux_x86_64``) would
+    claim a compiled module it does not carry; tagged ``py3-none-any`` it says what it is, and
+    ``Root-Is-Purelib`` agrees. The tag is read after the build has run, so it follows the
+    build's outcome, not the extensions it was asked for."""
+
+    def get_tag(self) -> tuple[str, str, str]:
+        if _SKIPPED:
+            self.root_is_pure = True
+        return super().get_tag()
 
 
 def _notice(why: str) -> None:
@@ -63,8 +85,10 @@ def _notice(why: str) -> None:
         "robotrules: " + why,
         "The install goes on with the pure-Python core: same answers, 10 to 20 times slower.",
         "For the fast core install a C compiler and the Python headers (Debian/Ubuntu:",
-        "apt install build-essential python3-dev), then reinstall; or install a released",
-        "wheel. ROBOTRULES_REQUIRE_NATIVE=1 makes this failure fail the install instead.",
+        "apt install build-essential python3-dev), then reinstall without pip's wheel cache",
+        "(pip install --no-cache-dir --force-reinstall ...: pip keeps the pure wheel built",
+        "from an sdist and would install it again); or install a released wheel.",
+        "ROBOTRULES_REQUIRE_NATIVE=1 makes this failure fail the install instead.",
     ]
     bar = "!" * 78
     print("\n".join((bar, *lines, bar)), file=sys.stderr)
@@ -113,4 +137,5 @@ def _extensions() -> list[Extension]:
     return list(cythonize([ext], language_level=3, quiet=True))
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
+setup(ext_modules=_extensions(),
+      cmdclass={"build_ext": OptionalBuildExt, "bdist_wheel": TaggedWheel})

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,34 @@ def test_requires_python_and_the_classifiers_agree() -> None:
                     if (m := re.fullmatch(r"Programming Language :: Python :: 3\.(\d+)", c)))
     assert minors[0] == int(floor.group(1))
     assert minors == list(range(minors[0], minors[-1] + 1))  # no gap in the listed versions
+
+
+def test_a_wheel_built_without_a_compiler_is_tagged_pure(tmp_path: Path) -> None:
+    """setup.py: "Such a wheel is tagged ``py3-none-any`` (``TaggedWheel``): it holds no
+    compiled module." The compiler is ``false`` (it fails every compile), as on a machine
+    without one; the build must go on, say so, and tag the wheel for what it holds."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, project / name)
+    # the sources without any build output (a generated _native.c, kept with its time, spares
+    # Cython's run; a compiled module or a build folder would be a different experiment)
+    shutil.copytree(ROOT / "src", project / "src", ignore=shutil.ignore_patterns(
+        "*.so", "*.pyd", "__pycache__", "*.egg-info", "*.html"))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("ROBOTRULES_REQUIRE_NATIVE", "ROBOTRULES_SANITIZE", "ROBOTRULES_PURE")}
+    env.update(CC="false", LDSHARED="false")
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps",
+                        "--no-build-isolation", "-w", str(tmp_path / "out"), str(project)],
+                       env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    assert "the native kernels were not built" in p.stdout + p.stderr
+    (wheel,) = (tmp_path / "out").glob("*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        assert not [n for n in names if n.endswith((".so", ".pyd"))]
+        (info,) = [n for n in names if n.endswith(".dist-info/WHEEL")]
+        meta = zf.read(info).decode()
+    assert "Root-Is-Purelib: true" in meta
+    assert "Tag: py3-none-any" in meta

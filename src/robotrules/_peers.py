@@ -45,7 +45,9 @@ if os.environ.get("ROBOTRULES_PURE") != "1":
 
         warnings.warn("robotrules: the native kernels are not built (no C compiler at install "
                       "time?), so the pure-Python core answers, 10 to 20 times slower; "
-                      "reinstall with a compiler, or set ROBOTRULES_PURE=1 to choose it",
+                      "reinstall with a compiler, bypassing pip's wheel cache (pip install "
+                      "--no-cache-dir --force-reinstall ...), or set ROBOTRULES_PURE=1 to "
+                      "choose it",
                       RuntimeWarning, stacklevel=2)
 
 #: True when the native peer is in use (for the dialects and sizes it reads).
