@@ -8,6 +8,7 @@ RFC 9309 says (``dialect="rfc9309"``, the default), exactly as Google's referenc
 from __future__ import annotations
 
 import typing as _typing
+from importlib import import_module as _import_module
 
 from ._peers import NATIVE
 from ._robots import RobotsTxt, parse
@@ -95,9 +96,7 @@ if not _typing.TYPE_CHECKING:  # type checkers see the imports above, and flag u
             module, attr = _LAZY[name]
         except KeyError:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-        from importlib import import_module
-
-        value = import_module(module, __name__)
+        value = _import_module(module, __name__)
         if attr is not None:
             value = getattr(value, attr)
         globals()[name] = value

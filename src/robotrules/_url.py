@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from typing import Final
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote_from_bytes, unquote, urljoin, urlsplit
 
 __all__ = [
     "ROBOTS_TXT_PATH",
@@ -188,7 +188,6 @@ def rfc_normalize(text: str) -> str:
         raw = text.encode("utf-8", "surrogateescape")  # bytes smuggled in as \udc80-\udcff
     except UnicodeEncodeError:  # any other lone surrogate: its own three bytes
         raw = text.encode("utf-8", "surrogatepass")
-    from urllib.parse import quote_from_bytes  # rare: not imported with robotrules
 
     return quote_from_bytes(raw, safe=_SAFE)
 
@@ -216,7 +215,6 @@ def legacy_normalize(text: str) -> str:
     """1996 draft 3.2.2: decode ``%xx`` before comparing, except ``%2F`` (kept, upper-cased)."""
     if "%" not in text:
         return text
-    from urllib.parse import unquote  # 1994 only: not imported with robotrules
 
     return "%2F".join(unquote(part) for part in re.split(_SLASH_ESCAPE, text))
 

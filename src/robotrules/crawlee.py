@@ -37,8 +37,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+import robotrules
 from robotrules._origin import origin_of
 from robotrules._policy import check_number
+from robotrules._token import product_token
 from robotrules.fetch import AsyncRobotsClient, FetchedRobots
 from robotrules.fetch._common import DEFAULT_USER_AGENT, MAX_CRAWL_DELAY, OutageLog
 
@@ -62,7 +64,6 @@ class RobotsTxtFile:
                  user_agent: str = DEFAULT_USER_AGENT, http_client: Any = None,
                  proxy_info: Any = None, max_crawl_delay: float = MAX_CRAWL_DELAY,
                  on_capped: Callable[[str, float, float], None] | None = None) -> None:
-        from robotrules._token import product_token
 
         self.origin = origin_of(url)
         self.fetched: FetchedRobots | None = fetched if isinstance(fetched, FetchedRobots) \
@@ -80,7 +81,6 @@ class RobotsTxtFile:
     async def from_content(cls, url: str, content: str | bytes, *,
                            user_agent: str = DEFAULT_USER_AGENT) -> RobotsTxtFile:
         """A file from its text (``url``: where it is, for its origin and its sitemaps)."""
-        import robotrules
 
         return cls(url, robotrules.parse(content, url=origin_of(url) + "/robots.txt"),
                    user_agent=user_agent)

@@ -16,6 +16,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from robotrules import lint
 from robotrules._dialects import NAMES
 
 __all__ = ["main"]
@@ -41,7 +42,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from robotrules import lint
     from robotrules._policy import DEFAULT_MAX_BYTES
 
     fail_rank = _RANK[args.fail_on]

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Self, cast, get_args
 
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.robotstxt import RobotParser as _ScrapyRobotParser
+from scrapy.utils.reactor import is_asyncio_reactor_installed
 
 from robotrules import Dialect, RobotsTxt, parse
 from robotrules._policy import DEFAULT_TIMEOUT as _TIMEOUT
@@ -116,7 +117,6 @@ class RobotsTxtMiddleware:
         settings = crawler.settings
         if not settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured
-        from scrapy.utils.reactor import is_asyncio_reactor_installed
 
         from robotrules.fetch import AsyncRobotsClient  # httpx: the scrapy extra has it
         from robotrules.fetch._common import MAX_CRAWL_DELAY, OutageLog

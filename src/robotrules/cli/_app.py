@@ -35,6 +35,7 @@ import click
 from robotrules import RobotrulesError, __version__
 
 from ._common import CliError
+from ._extra import CLI_DEPENDENCIES, missing_extra
 
 __all__ = ["LazyGroup", "cli", "main"]
 
@@ -231,8 +232,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         return _fail(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
     except ImportError as exc:  # Rich (loaded when a command first writes) missing
-        from ._extra import CLI_DEPENDENCIES, missing_extra
-
         name = (exc.name or "").partition(".")[0]
         if name in CLI_DEPENDENCIES:
             _write_err(missing_extra(name))

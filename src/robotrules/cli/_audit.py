@@ -22,8 +22,11 @@ the site's rules.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
+import stat
 import sys
+import threading
 import time
 from typing import IO, TYPE_CHECKING, Any
 
@@ -181,7 +184,6 @@ def audit(logs: tuple[str, ...], robots: str, dialect: str, ranges_dir: str | No
 def _check_log_path(name: str) -> None:
     """A one-line error for a LOG argument that is not a readable file (``-`` is stdin; a
     device or a pipe such as ``/dev/null`` or ``<(zcat ...)`` is read as a stream)."""
-    import stat
 
     if name == "-":
         return
@@ -200,7 +202,6 @@ def _check_log_path(name: str) -> None:
 
 def _nameserver(text: str | None) -> tuple[list[str] | None, int]:
     """``IP``, ``IP:PORT`` or ``[IPv6]:PORT`` -> ([IP], port)."""
-    import ipaddress
 
     if text is None:
         return None, 53
@@ -240,7 +241,6 @@ class _DnsPool:
 
     def check(self, wanted: dict[tuple[str, tuple[str, ...]], None]) -> None:
         """Look each ``(address, suffixes)`` up at once; wait at most until the deadline."""
-        import threading
 
         if not wanted:
             return
@@ -280,7 +280,6 @@ class _DnsPool:
 
 class _Batch:
     def __init__(self, n: int) -> None:
-        import threading
 
         self.left = n
         self.cancelled = False

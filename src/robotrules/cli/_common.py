@@ -16,7 +16,9 @@ httpx and the fetch client load when a command fetches, Rich when it writes for 
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -26,8 +28,11 @@ import click
 
 from robotrules import Dialect, RobotsTxt, parse
 from robotrules._dialects import NAMES
-from robotrules._policy import check_number
+from robotrules._origin import origin_of
+from robotrules._policy import DEFAULT_MAX_BYTES, BodyDecoder, check_number
 from robotrules._token import product_token
+from robotrules.errors import InvalidURL
+from robotrules.lint._transport import not_text
 
 if TYPE_CHECKING:
     from robotrules import Group
@@ -212,8 +217,6 @@ def is_url(text: str) -> bool:
 def url_error(exc: Exception) -> str:
     """An InvalidURL message, keeping its "did you mean" only when that suggestion is itself
     a valid URL (``https:///relative/path`` and ``https://not a url`` are not)."""
-    from robotrules._origin import origin_of
-    from robotrules.errors import InvalidURL
 
     message = str(exc)
     m = _HINT.search(message)
@@ -303,7 +306,6 @@ class Source:
 
 
 def cap_bytes() -> int:
-    from robotrules._policy import DEFAULT_MAX_BYTES
 
     return DEFAULT_MAX_BYTES
 
@@ -314,8 +316,6 @@ def read_bounded(path: str, limit: int | None) -> tuple[bytes, bool, int | None]
     Reads at most ``limit + 1`` bytes; the extra byte tells a file of exactly ``limit``
     bytes from a longer one.
     """
-    import os
-    import stat
 
     size: int | None = None
     try:
@@ -352,7 +352,6 @@ def read_file(path: str, *, whole: bool = False, name: str | None = None) -> byt
 
 
 def _refuse_binary(name: str, data: bytes) -> None:
-    from robotrules.lint._transport import not_text
 
     for f in not_text(data, b"", truncated=False):  # L048 (L049 needs a cut it is not told)
         raise CliError(f"{name} is not a robots.txt: {f.message} (lint {f.code}; fix: {f.fix})")
@@ -361,7 +360,6 @@ def _refuse_binary(name: str, data: bytes) -> None:
 def _line_cut(data: bytes, limit: int) -> bytes:
     """The fetcher's cut (RFC 9309 2.5): the first ``limit`` bytes, the partial last line
     dropped rather than parsed (:class:`robotrules._policy.BodyDecoder`)."""
-    from robotrules._policy import BodyDecoder
 
     decoder = BodyDecoder("", limit)
     decoder.feed(data)
@@ -410,7 +408,6 @@ def load_source(arg: str, *, dialect: Dialect, timeout: float | None = None,
             return Source(arg, body, cut=cut, size=size)
         body = read_file(arg, whole=whole)
         return Source(arg, body)
-    from robotrules.errors import InvalidURL
 
     client = make_client(user_agent=agent, dialect=dialect, timeout=timeout, cache=False,
                          min_ttl=min_ttl, max_bytes=limit)

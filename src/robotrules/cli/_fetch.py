@@ -6,8 +6,11 @@ import time
 
 import click
 
+from robotrules.errors import InvalidURL
+
 from ._common import (
     CliError,
+    Source,
     color_mode,
     color_option,
     dialect_option,
@@ -55,7 +58,6 @@ def _when(ts: float) -> str:
 @color_option
 def fetch(url: str, agent: str | None, dialect: str, as_json: bool, timeout: float | None,
           min_ttl: float | None, color: str | None) -> int:
-    from robotrules.errors import InvalidURL
 
     ua = header_for(agent) or agent if agent else None
     client = make_client(user_agent=ua, dialect=dialect, timeout=timeout,  # type: ignore[arg-type]
@@ -125,7 +127,6 @@ def fetch(url: str, agent: str | None, dialect: str, as_json: bool, timeout: flo
         for sitemap in rules.sitemaps:
             w(f"  Sitemap: {sitemap}")
     # The same findings 'robotrules lint URL' reports (its own function, the same body).
-    from ._common import Source
     from ._lint import findings_of
 
     src = Source(f.robots_url, body, f.status, f.headers.get("content-type"), url, f,

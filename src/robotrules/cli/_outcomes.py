@@ -18,6 +18,7 @@ The choice of the default, and why, is written in docs/cli.md ("Exit status").
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
@@ -86,7 +87,6 @@ class Reachability:
         return True
 
     def _stale(self, fetched: FetchedRobots) -> None:
-        import time
 
         origin = fetched.origin or fetched.robots_url
         if origin in self.stale:

@@ -22,14 +22,15 @@ from typing import Any
 
 import click
 
+from robotrules.agents import find_agent
+
 from ._agents import agents as _agents_cmd
 from ._common import CliError, Seconds, color_mode, color_option, emit_json, json_option
-from ._outcomes import EXIT_UNREACHABLE
+from ._outcomes import EXIT_UNREACHABLE, Reachability
 
 
 def warn(message: str) -> None:
     """A warning on stderr (the form every command's "could not fetch" takes)."""
-    from ._outcomes import Reachability
 
     Reachability().warn(message)
 
@@ -90,7 +91,6 @@ def ranges(refresh: bool, directory: str | None, timeout: float, allow_loopback:
     store = RangeStore.load(directory)
     now = time.time()
     rows: list[dict[str, Any]] = []
-    from robotrules.agents import find_agent
 
     for url, fmt in lists.items():
         rl = store.lists.get(url)

@@ -7,6 +7,9 @@ exit 130 (the work processes ignore SIGINT; the server stops them).
 
 from __future__ import annotations
 
+import gc
+import warnings
+
 import click
 
 from ._common import CliError
@@ -53,9 +56,6 @@ def serve(host: str, port: int, allow_private: bool) -> int:
         # Ctrl-C is how the server is stopped: 130, like every command (128 + SIGINT), and
         # quietly. Pressed while uvicorn is starting, it leaves an event loop behind; collect it
         # now, rather than at exit, where its finaliser would print a stack trace.
-        import gc
-        import warnings
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ResourceWarning)
             gc.collect()

@@ -23,12 +23,14 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Generic, Literal, TypeVar
 
+import httpx
+
 import robotrules
 from robotrules import Dialect, RobotsTxt, Verdict, _policy, _tdmrep_policy
 from robotrules._origin import origin_of
 from robotrules._policy import check_number
 from robotrules._token import product_token
-from robotrules.aipref import Usage, usage_of_verdict
+from robotrules.aipref import Usage, license_urls, usage_of_verdict
 from robotrules.stores._base import CacheEntry, Outcome, Store
 from robotrules.stores._memory import MemoryStore
 
@@ -108,7 +110,6 @@ class FetchedRobots:
         """RSL licence URLs: the file's ``License:`` lines (resolved against the robots.txt
         URL) and the response's ``Link: <...>; rel="license"`` headers
         (:func:`robotrules.aipref.license_urls`)."""
-        from robotrules.aipref import license_urls
 
         return license_urls(self.rules, self.headers, self.final_url or self.robots_url)
 
@@ -136,8 +137,6 @@ def default_ssl_context() -> ssl.SSLContext:
     """
     with _SSL_LOCK:
         if not _SSL:
-            import httpx
-
             _SSL.append(httpx.create_ssl_context())
         return _SSL[0]
 

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
+from .. import aipref
 from .._dialects import spec
 from .._origin import authority_of, origin_or_none, origin_parts
 from .._token import _GENERIC, header_token, query_key
@@ -338,7 +339,6 @@ class GuardCore:
                  memo_bytes: int = 4 << 20, on_decision: Any = None) -> None:
         if mode not in ("observe", "enforce"):
             raise ValueError(f"mode must be 'observe' or 'enforce', not {mode!r}")
-        from .. import aipref
 
         self.rules = rules
         self.robots_body = robots_body

@@ -28,6 +28,7 @@ import io
 import json
 import math
 import re
+import sys
 from calendar import timegm
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -195,7 +196,6 @@ def _parse_json(s: bytes) -> LogRecord | None:
 
 def open_log(path: str) -> IO[bytes]:
     """A log file as bytes: ``-`` is stdin; gzip (by its magic bytes) is decompressed."""
-    import sys
 
     raw: IO[bytes] = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
     head = raw.peek(2)[:2] if isinstance(raw, io.BufferedReader) else b""

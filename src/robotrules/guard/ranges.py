@@ -25,12 +25,17 @@ import hashlib
 import ipaddress
 import json
 import logging
+import os
+import random
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
+
+from .registry import range_lists
 
 __all__ = ["DEFAULT_MAX_AGE", "MAX_LIST_BYTES", "RangeList", "RangeRefresher", "RangeState",
            "RangeStore", "Refreshed", "default_dir", "parse_list", "refresh"]
@@ -170,8 +175,6 @@ class RangeStore:
     def _problems(self, now: float | None, expected: Iterable[str] | None
                   ) -> list[tuple[str, str]]:
         if expected is None:
-            from .registry import range_lists
-
             expected = range_lists()
         t = time.time() if now is None else now
         missing = [u for u in expected if u not in self.lists]
@@ -223,7 +226,6 @@ class RangeStore:
 
 def default_dir() -> Path:
     """``$XDG_CACHE_HOME/robotrules/ranges`` (``~/.cache/robotrules/ranges``)."""
-    import os
 
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "robotrules" / "ranges"
@@ -365,13 +367,10 @@ class RangeRefresher:
                  directory: str | Path | None = None, *, interval: float = 86_400.0,
                  jitter: float = 0.1, timeout: float = 15.0, max_bytes: int = MAX_LIST_BYTES,
                  allow_loopback: bool = False, transport: object | None = None) -> None:
-        import threading
 
         if interval <= 0 or not 0 <= jitter < 1:
             raise ValueError("interval must be positive and jitter in [0, 1)")
         if lists is None:
-            from .registry import range_lists
-
             lists = range_lists()
         self.store = store
         self.lists = dict(lists)
@@ -390,7 +389,6 @@ class RangeRefresher:
     def next_delay(self, now: float | None = None) -> float:
         """Seconds until the next pass: 0 while a list is missing or stale, else the interval
         with its jitter."""
-        import random
 
         now = time.time() if now is None else now
         if any(u not in self.store.lists or now - self.store.lists[u].fetched
@@ -415,7 +413,6 @@ class RangeRefresher:
             self.refresh_now()
 
     def start(self) -> RangeRefresher:
-        import threading
 
         if self._thread is None or not self._thread.is_alive():
             self._stop.clear()

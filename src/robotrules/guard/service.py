@@ -29,6 +29,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import RobotsTxt, parse
+from .audit import Tally
 from .core import Answer, Decision, GuardCore, Mode, Pending, Request, adrive, drive
 from .peer import ForwardedHeader, TrustedProxies
 from .policy import Policy
@@ -48,7 +50,6 @@ def load_robots(robots: str | bytes | Path | RobotsTxt | None, dialect: str
                 ) -> tuple[RobotsTxt, bytes]:
     """The parsed file and the exact bytes it was parsed from (served at ``/robots.txt``):
     ``robots`` is text, bytes, a file's path, a parsed file or ``None`` (an empty file)."""
-    from .. import RobotsTxt, parse
 
     if isinstance(robots, RobotsTxt):
         return robots, robots.source()
@@ -266,7 +267,6 @@ def attach(robots: Any, mode: str, guard: Guard | None, options: dict[str, Any]
     """The guard a middleware runs (``guard``, or one made from ``robots``, ``mode`` and
     ``options``) and the running tally every decision is added to (before the caller's own
     ``on_decision`` hook, if ``options`` has one)."""
-    from .audit import Tally
 
     report = Tally()
     hook = options.pop("on_decision", None)

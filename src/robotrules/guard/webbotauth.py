@@ -53,6 +53,7 @@ removed key stops verifying). Failures are cached for ``fail_ttl``, at most 5 mi
 from __future__ import annotations
 
 import base64
+import datetime
 import hashlib
 import json
 import math
@@ -63,6 +64,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
+
+from .._origin import authority_of, origin_of, origin_or_none
+from .._sf import parse_dictionary, parse_item
+from .registry import _table
 
 __all__ = ["DIRECTORY_PATH", "MAX_SIGNATURES", "TEST_KEY_IDS", "KeyDirectory", "SigResult",
            "WebBotAuth", "jwk_thumbprint", "keys_from_jwks", "normalize_authority",
@@ -229,7 +234,6 @@ def _agent_member(value: str, key: str | None, whole: bool) -> tuple[str | None,
     signature covers the whole field, ``key`` is then its label)."""
     if not value or len(value) > MAX_HEADER:
         return None, "Signature-Agent is empty or too long"
-    from .._sf import parse_dictionary, parse_item
 
     item = parse_item(value)
     if item is not None:
@@ -256,7 +260,6 @@ def _url_parts(url: str, allow_http: bool) -> tuple[str, str] | None:
     """(origin, path) of an https URL (``http`` too with ``allow_http``): the origin as the
     package writes origins (:func:`robotrules._origin.origin_of`: host lower-cased and in
     ASCII, default port dropped); no user info; the query and fragment are not part of it."""
-    from .._origin import origin_or_none
 
     try:
         parts = urlsplit(url.strip())
@@ -279,7 +282,6 @@ def _directory_url(url: str, allow_http: bool) -> str | None:
 
 
 def _origin_of(directory: str) -> str:
-    from .._origin import origin_of
 
     return origin_of(directory)
 
@@ -289,7 +291,6 @@ def normalize_authority(text: str, scheme: str | None = None) -> str | None:
     hosts (:func:`robotrules._origin.origin_of`: lower case, ASCII by IDNA 2008, the ``idna``
     package), the default port of ``scheme`` dropped (both 80 and 443 when no scheme is
     known). ``None`` when it is not an authority."""
-    from .._origin import authority_of, origin_or_none
 
     text = text.strip()
     if not text or any(c in text for c in "/?#@\\ \t\r\n"):
@@ -305,7 +306,6 @@ def normalize_authority(text: str, scheme: str | None = None) -> str | None:
 
 def _authority_of(url: str) -> str | None:
     """The authority a request to ``url`` signs (``@authority``), normalized."""
-    from .._origin import authority_of, origin_or_none
 
     origin = origin_or_none(url)
     return authority_of(origin) if origin is not None else None
@@ -402,8 +402,6 @@ class WebBotAuth:
         self.authorities = frozenset(auths)
         trusted = list(trusted_agents)
         if use_registry:
-            from .registry import _table
-
             trusted += [c.signature_agent for c in _table().values() if c.signature_agent]
         self.trusted: set[str] = {d for d in (_directory_url(a, allow_http) for a in trusted)
                                   if d}
@@ -483,7 +481,6 @@ class WebBotAuth:
 
     def _signatures(self, raw: str, agent_field: str | None) -> list[_Sig] | str:
         """The request's web-bot-auth signatures, or why none can be read."""
-        from .._sf import parse_dictionary
 
         members = parse_dictionary(raw).members
         if members is None:
@@ -600,7 +597,6 @@ class WebBotAuth:
 
     def _crypto(self, method: str, url: str, pairs: Sequence[tuple[str, str]], s: _Sig,
                 key: Any, now: float, agent: str, directory: str) -> SigResult:
-        import datetime
 
         from http_message_signatures import HTTPMessageVerifier, HTTPSignatureKeyResolver
         from http_message_signatures.exceptions import (

@@ -37,6 +37,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from importlib.resources import files
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from starlette.applications import Starlette
@@ -51,8 +52,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from robotrules import Dialect, RobotrulesError, parse
+from robotrules._directives import REGISTRY
 from robotrules.agents import known_agents
 from robotrules.aipref import Scope as UsageScope
+from robotrules.aipref import parse_policy_tokens
+from robotrules.aipref.vocabulary import VOCABULARIES
 
 from ._safety import Resolver, resolve
 from ._work import (
@@ -288,7 +292,6 @@ def _usage_job(raw: bytes, budget: int) -> _Job:
 def _policy_tokens(data: dict[str, Any]) -> dict[str, str] | None:
     """The policy tokens of a usage table (``["TOKEN=CATEGORY", ...]``,
     robotrules.aipref.policy_tokens); absent or empty: the built-in table."""
-    from robotrules.aipref import parse_policy_tokens
 
     if data.get("policy_tokens") is None:
         return None
@@ -301,7 +304,6 @@ def _policy_tokens(data: dict[str, Any]) -> dict[str, str] | None:
 
 def _vocabulary(data: dict[str, Any]) -> str:
     """The AIPREF vocabulary version of a usage table (robotrules.aipref.VOCABULARIES)."""
-    from robotrules.aipref.vocabulary import VOCABULARIES
 
     value = data.get("vocabulary", "vocab-07")
     if isinstance(value, str) and value in VOCABULARIES:
@@ -344,7 +346,6 @@ def _sitemap_urls(raw: bytes) -> list[str]:
 @functools.lru_cache(maxsize=1)
 def _syntax() -> dict[str, Any]:
     """Every key spelling the directive registry knows, with its role, for the highlighter."""
-    from robotrules._directives import REGISTRY
 
     keys: dict[str, str] = {}
     for d in REGISTRY:
@@ -402,7 +403,6 @@ class _Tester:
         self.settings = settings
         self.pool = pool
         self.fetch_slots = threading.BoundedSemaphore(MAX_FETCHES)
-        from importlib.resources import files
 
         self.index = files(_STATIC).joinpath("static", "index.html")
 

@@ -24,6 +24,7 @@ import httpx
 
 from robotrules._origin import DEFAULT_PORTS
 from robotrules.fetch import RobotsClient
+from robotrules.fetch._common import default_ssl_context
 
 from ._pinned import PinnedTransport
 from ._safety import FetchRefused, Resolver, ascii_host
@@ -79,7 +80,6 @@ def fetch_robots(
     ``ssl_context`` verifies TLS (the fetch client's default CA bundle when ``None``);
     ``network_backend`` is the socket layer (httpcore's own when ``None``).
     """
-    from robotrules.fetch._common import default_ssl_context
 
     url, _host, _port = fetch_target(raw_url)
     transport = PinnedTransport(allow_private=allow_private, resolver=resolver,

@@ -32,6 +32,8 @@ from typing import Any
 import httpcore
 import httpx
 
+from robotrules.fetch._common import default_ssl_context
+
 from ._fetch import FETCH_USER_AGENT, fetch_target
 from ._pinned import PinnedTransport
 from ._safety import FetchRefused, Resolver
@@ -139,7 +141,6 @@ def check_sitemaps(
     ssl_context: ssl.SSLContext | None = None,
 ) -> list[dict[str, Any]]:
     """Fetch and check each sitemap URL (at most MAX_SITEMAPS), within ``budget`` seconds."""
-    from robotrules.fetch._common import default_ssl_context
 
     context = ssl_context or default_ssl_context()
     end = time.monotonic() + budget

@@ -55,18 +55,22 @@ group: like lint, it is bounded by the deadline and the memory limit rather than
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
+import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import Any, get_args
 
+import robotrules
 from robotrules import Dialect, Finding, RobotrulesError, parse
 from robotrules._dialects import NAMES, spec
 from robotrules._token import product_token
 from robotrules.agents import PURPOSES, assess_many, known_agents, purposes_of
-from robotrules.aipref import Scope
+from robotrules.aipref import Scope, summarize_signals, usage_keys
 from robotrules.lint import lint
 
 __all__ = ["CHAR_STEPS", "CHEAP_BYTES", "CHEAP_STEPS", "DIALECTS", "LINE_STEPS", "RULE_STEPS",
@@ -134,7 +138,6 @@ def check(
 def _usage_columns(vocabulary: str) -> list[str]:
     """The table's columns: the vocabulary's usage keys, in its order (``aipref.usage_keys``:
     its labels, vocab-08's ``ai-use`` among them, then Content-Signal's)."""
-    from robotrules.aipref import usage_keys
 
     return list(usage_keys(vocabulary))
 
@@ -147,7 +150,6 @@ def usage_table(
     with Content-Signal lines read per group or file-wide (``scope``), under the AIPREF
     ``vocabulary`` version; ``signals`` says which usage signals the file carries at all
     (``robotrules.aipref.summarize_signals``); ``policy_tokens`` as ``RobotsTxt.usage``."""
-    from robotrules.aipref import summarize_signals
 
     rules = parse(body, dialect=dialect)
     results: list[dict[str, Any]] = []
@@ -244,7 +246,6 @@ def is_cheap(body: str, cost: int) -> bool:
     the server process rather than queued for a worker (see the module docstring). Only with
     the native core: the model's steps are the kernel's, and the pure core is 12 to 16 times
     slower, so there every request goes to the pool as before."""
-    import robotrules
 
     return robotrules.NATIVE and cost <= CHEAP_STEPS and len(body) <= CHEAP_BYTES
 
@@ -261,17 +262,13 @@ def run_job(name: str, args: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def _worker_main(conn: Connection, memory: int) -> None:  # pragma: no cover - child process
-    import signal
 
     # Ctrl-C in a terminal reaches the whole process group: the server stops its workers
     # itself, so a worker ignores it rather than die with a KeyboardInterrupt traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:  # the server's event loop (GET /, the queue) wins the CPU over the heavy work
-        import os
-
+    # the server's event loop (GET /, the queue) wins the CPU over the heavy work
+    with contextlib.suppress(AttributeError, OSError):
         os.nice(10)
-    except (AttributeError, OSError):
-        pass
     try:
         import resource
 
