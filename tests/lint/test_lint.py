@@ -172,3 +172,29 @@ def test_core_findings_use_the_catalogue_kinds() -> None:
     assert len({f.code for f in found}) >= 15
     for f in found:
         assert f.kind == CATALOGUE[f.code].kind, f
+
+
+def test_lint_of_distinct_content_usage_lines_leaves_no_more_than_a_benign_file() -> None:
+    # Reproduction of the issue "Hostile input above the kernel" (benchmarks/bench_hostile.py,
+    # row lint-cu): linting 500 KiB of distinct Content-Usage lines kept about 20x what a
+    # benign file of the same size keeps, in aipref's process-wide memos bounded by count.
+    # Here 200 KiB of them may leave at most what aipref's byte-bounded memos hold (128 KiB of
+    # preferences, 64 KiB of signals, 128 KiB of paths) plus slack, well under 2 bytes a byte.
+    import gc
+    import tracemalloc
+
+    body = "User-agent: *\n" + "".join(
+        f"Content-Usage: /p{j}/ train-ai=n, search=y, k{j}=y\n" for j in range(4200))
+    lint(body[:2000])  # imports and one-time tables paid before counting
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        found = lint(body)
+        del found
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(body) > 200_000
+    assert kept < 400 << 10, f"lint kept {kept} bytes after a {len(body)}-byte file"
