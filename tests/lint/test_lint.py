@@ -198,3 +198,27 @@ def test_lint_of_distinct_content_usage_lines_leaves_no_more_than_a_benign_file(
         tracemalloc.stop()
     assert len(body) > 200_000
     assert kept < 400 << 10, f"lint kept {kept} bytes after a {len(body)}-byte file"
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["native-or-default", "pure"])
+def test_lint_builds_the_group_index_once(monkeypatch: pytest.MonkeyPatch, pure: bool) -> None:
+    # The structural findings (robotrules._index.structural_findings) read where each line
+    # stands from the parsed file's own index: lint asks for findings, groups and selections
+    # and the index is built once (it was built again, with findings on, for the findings).
+    from robotrules import _index, _robots
+
+    built: list[int] = []
+    real = _index.GroupIndex.__init__
+
+    def counted(self: _index.GroupIndex) -> None:
+        built.append(1)
+        real(self)
+
+    monkeypatch.setattr(_index.GroupIndex, "__init__", counted)
+    body = ("Disallow: /x\nUser-agent: a\nCrawl-delay: 1\nUser-agent: b\nDisallow: /y\n"
+            "Content-Usage: /y train-ai=n\nSitemap: /s.xml\n\nUser-agent: *\nAllow: /\n")
+    if pure:
+        monkeypatch.setattr(robotrules.lint, "parse", _robots.reference)
+    found = lint(body, dialect="google")
+    assert {f.code for f in found} >= {"L005", "L030", "L015"}  # findings were asked for
+    assert built == [1]
