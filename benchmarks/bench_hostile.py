@@ -145,8 +145,7 @@ def _forget() -> None:
     content_usage.PREFERENCES.clear()
     content_signal.SIGNALS.clear()
     _paths.PATTERNS.clear()
-    _patterns.pattern_of.cache_clear()
-    _patterns.covers.cache_clear()
+    _patterns.PATTERNS.clear()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -174,17 +174,21 @@ def test_core_findings_use_the_catalogue_kinds() -> None:
         assert f.kind == CATALOGUE[f.code].kind, f
 
 
-def test_lint_of_distinct_content_usage_lines_leaves_no_more_than_a_benign_file() -> None:
+@pytest.mark.parametrize("line", [
+    "Content-Usage: /p{j}/ train-ai=n, search=y, k{j}=y\n",  # the issue's hostile shape
+    "Disallow: /p{j}/x\n",  # a benign file: 4,200 rules
+], ids=["content-usage", "rules"])
+def test_lint_leaves_little_behind_whatever_the_lines(line: str) -> None:
     # Reproduction of the issue "Hostile input above the kernel" (benchmarks/bench_hostile.py,
-    # row lint-cu): linting 500 KiB of distinct Content-Usage lines kept about 20x what a
-    # benign file of the same size keeps, in aipref's process-wide memos bounded by count.
-    # Here 200 KiB of them may leave at most what aipref's byte-bounded memos hold (128 KiB of
-    # preferences, 64 KiB of signals, 128 KiB of paths) plus slack, well under 2 bytes a byte.
+    # rows lint-cu and its benign file): linting 500 KiB of distinct Content-Usage lines kept
+    # about 20 bytes a byte, in aipref's process-wide memos bounded by count, and so did a
+    # benign file of rules, in _patterns.pattern_of's. Here 200 KiB of either may leave at
+    # most what the byte-bounded memos hold (128 KiB of preferences, 64 KiB of signals,
+    # 256 KiB of patterns read outside an analysis; lint's own are dropped after the call).
     import gc
     import tracemalloc
 
-    body = "User-agent: *\n" + "".join(
-        f"Content-Usage: /p{j}/ train-ai=n, search=y, k{j}=y\n" for j in range(4200))
+    body = "User-agent: *\n" + "".join(line.format(j=j) for j in range(4200))
     lint(body[:2000])  # imports and one-time tables paid before counting
     gc.collect()
     tracemalloc.start()
@@ -196,7 +200,7 @@ def test_lint_of_distinct_content_usage_lines_leaves_no_more_than_a_benign_file(
         kept = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    assert len(body) > 200_000
+    assert len(body) > 60_000
     assert kept < 400 << 10, f"lint kept {kept} bytes after a {len(body)}-byte file"
 
 

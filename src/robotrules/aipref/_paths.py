@@ -20,8 +20,8 @@ from typing import Final
 
 from .._compile import new_pattern
 from .._match import Pattern
+from .._memo import TextMemo
 from .._tokenize import to_bytes
-from ._memo import TextMemo
 
 __all__ = ["pattern"]
 

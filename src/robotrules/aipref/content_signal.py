@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from ._memo import TextMemo
+from .._memo import TextMemo
 from ._values import Statement, Tri, combine
 from .vocabulary import CONTENT_SIGNAL_KEYS, CONTENT_SIGNAL_OTHER, DEFAULT_VOCABULARY, vocabulary
 

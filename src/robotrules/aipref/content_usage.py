@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from .._memo import TextMemo
 from .._sf import bare, parse_dictionary, token
-from ._memo import TextMemo
 from ._values import Statement, Tri
 from .vocabulary import DEFAULT_VOCABULARY, vocabulary
 

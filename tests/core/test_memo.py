@@ -1,4 +1,4 @@
-"""``robotrules.aipref._memo.TextMemo``: readings of short texts kept within a byte budget.
+"""``robotrules._memo.TextMemo``: readings of short texts kept within a byte budget.
 
 The bound is the module's own statement (its docstring: only texts of at most ``max_text``
 characters, each charged ``entry_bytes + char_bytes * len(text)``, the oldest dropped first
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import threading
 
+from robotrules._memo import TextMemo
 from robotrules.aipref import content_signal, content_usage
-from robotrules.aipref._memo import TextMemo
 from robotrules.aipref._paths import PATTERNS
 
 
