@@ -2,8 +2,9 @@
 
 Each row is one shape a remote site can serve, asked what a crawler, the guard or a
 pre-commit hook asks, beside a benign file of the same size asked the same: the time of the
-questions (the file parsed beforehand, imports warm) and what the parsed file keeps once
-they are answered (``tracemalloc``: Python objects and the kernel's C memory, which it
+questions (the file parsed beforehand, imports warm), what the parsed file and the process
+keep once they are answered (the memos of aipref and the matching layer included) and the
+peak while they are (``tracemalloc``: Python objects and the kernel's C memory, which it
 allocates through ``PyMem``), each per byte of the body. The shapes:
 
 - ``explain-agents``: 1 MiB, 200 groups naming the same 250 agents, each agent asking
@@ -24,6 +25,7 @@ one; ``--rounds R`` the best of R timings).
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import time
 import tracemalloc
@@ -51,8 +53,12 @@ def _fill(head: str, size: int, line: Callable[[int], str]) -> str:
 def agents_file(size: int = 1024 * KIB, groups: int = 200, agents: int = 250) -> bytes:
     head = "".join(f"User-agent: bot{i:04d}\n" for i in range(agents))
     per = size // groups
-    return "".join(_fill(head, per, lambda j, g=g: f"Disallow: /g{g}/p{j}/x\n")
+    return "".join(_fill(head, per, functools.partial(_rule_of_group, g))
                    for g in range(groups)).encode()
+
+
+def _rule_of_group(g: int, j: int) -> str:
+    return f"Disallow: /g{g}/p{j}/x\n"
 
 
 def benign_file(size: int) -> bytes:
@@ -107,8 +113,9 @@ SHAPES = (
 
 
 def measure(parse: Parse, body: bytes, ask: Callable[[robotrules.RobotsTxt, bytes], None],
-            rounds: int) -> tuple[float, int]:
-    """The best time of ``rounds`` (a fresh parse each) and what the file keeps after."""
+            rounds: int) -> tuple[float, int, int]:
+    """The best time of ``rounds`` (a fresh parse each), what the file and the process keep
+    once it is answered, and the peak while it is (from a fresh parse)."""
     best = float("inf")
     for _ in range(rounds):
         rules = parse(body)
@@ -117,16 +124,28 @@ def measure(parse: Parse, body: bytes, ask: Callable[[robotrules.RobotsTxt, byte
         ask(rules, body)
         best = min(best, time.perf_counter() - t0)
         del rules
+    _forget()
     gc.collect()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     rules = parse(body)
     ask(rules, body)
     gc.collect()
-    kept = tracemalloc.get_traced_memory()[0] - before
+    kept, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     del rules
-    return best, kept
+    return best, kept - before, peak - before
+
+
+def _forget() -> None:
+    """Empty the process-wide memos that the answers fill, so that each row counts what it
+    leaves in them (those memos are bounded by bytes; the bound is what a row shows)."""
+    from robotrules import _patterns
+    from robotrules.aipref import _paths, content_signal, content_usage
+    content_usage.PREFERENCES.clear()
+    content_signal.SIGNALS.clear()
+    _paths.PATTERNS.clear()
+    _patterns.PATTERNS.clear()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,22 +159,25 @@ def main(argv: list[str] | None = None) -> int:
     ask_usage(parse(warm), warm)
     ask_lint(parse(warm), warm)
     peer = "pure" if args.pure or not robotrules.NATIVE else "native"
-    print(f"peer: {peer}; best of {args.rounds}; time in ms per KiB, kept in bytes per byte")
-    print(f"{'shape':<16}{'bytes':>9}{'time s':>9}{'ms/KiB':>8}{'kept/B':>8}"
-          f"{'benign s':>10}{'ms/KiB':>8}{'kept/B':>8}{'time x':>8}{'kept x':>8}")
+    print(f"peer: {peer}; best of {args.rounds}; time in ms per KiB, kept and peak in bytes per "
+          "byte; x: the shape over the benign file")
+    print(f"{'shape':<16}{'bytes':>9}{'time s':>8}{'ms/KiB':>8}{'kept/B':>8}{'peak/B':>8}"
+          f"{'benign s':>9}{'ms/KiB':>8}{'kept/B':>8}{'peak/B':>8}"
+          f"{'time x':>8}{'kept x':>8}{'peak x':>8}")
     only = {s for s in args.only.split(",") if s}
     for shape in SHAPES:
         if only and shape.name not in only:
             continue
         body = shape.body()
-        t, kept = measure(parse, body, shape.ask, args.rounds)
+        t, kept, peak = measure(parse, body, shape.ask, args.rounds)
         benign = benign_file(len(body))
-        bt, bkept = measure(parse, benign, shape.ask, args.rounds)
+        bt, bkept, bpeak = measure(parse, benign, shape.ask, args.rounds)
         kib = len(body) / KIB
-        print(f"{shape.name:<16}{len(body):>9}{t:>9.3f}{1000 * t / kib:>8.3f}"
-              f"{kept / len(body):>8.2f}{bt:>10.3f}{1000 * bt / kib:>8.3f}"
-              f"{bkept / len(body):>8.2f}{t / bt:>8.1f}{kept / max(bkept, 1):>8.1f}",
-              flush=True)
+        n = len(body)
+        print(f"{shape.name:<16}{n:>9}{t:>8.3f}{1000 * t / kib:>8.3f}{kept / n:>8.2f}"
+              f"{peak / n:>8.2f}{bt:>9.3f}{1000 * bt / kib:>8.3f}{bkept / n:>8.2f}"
+              f"{bpeak / n:>8.2f}{t / bt:>8.1f}{kept / max(bkept, 1):>8.1f}"
+              f"{peak / max(bpeak, 1):>8.1f}", flush=True)
     return 0
 
 

@@ -230,27 +230,12 @@ def _all_edges() -> dict[str, set[str]]:
     return graph
 
 
-# the circles of the shells another change removes: (its modules, why it is listed)
-_SHELL_CIRCLES = {
-    frozenset({"cli._bulk_output", "cli._bulk_run"}):
-        "cli/_bulk_output.py and cli/_bulk_run.py name each other for type checkers",
-}
-
-
 def test_the_import_graph_has_no_cycle() -> None:
     """No circle, whether its imports run or are for type checkers only (a module that
     names another for its types depends on it as much)."""
-    cycles = [c for c in _cycles(_all_edges()) if frozenset(c) not in _SHELL_CIRCLES]
+    cycles = _cycles(_all_edges())
     assert not cycles, "import circles:\n" + "\n".join(
         " -> ".join(f"robotrules.{m}" for m in cycle) for cycle in cycles)
-
-
-@pytest.mark.xfail(strict=False, reason="cli/_bulk_output.py and cli/_bulk_run.py name each "
-                   "other under TYPE_CHECKING (the CLI's owner removes it; then delete "
-                   "_SHELL_CIRCLES and this mark)")
-def test_the_shells_have_no_type_only_circle() -> None:
-    cycles = [c for c in _cycles(_all_edges()) if frozenset(c) in _SHELL_CIRCLES]
-    assert not cycles, cycles
 
 
 def test_the_graph_reader_sees_function_level_imports_and_type_checking_apart() -> None:

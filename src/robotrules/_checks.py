@@ -1,8 +1,9 @@
 """Structural findings: what the parser notices about single lines and about the whole file.
 
-The group index (:mod:`robotrules._index`) calls these while it builds, when findings are asked
-for; the semantic checks that need whole groups live in :mod:`robotrules.lint`. Every finding
-is made by the catalogue's factory (:mod:`robotrules._findings`).
+The group index's findings pass (:func:`robotrules._index.structural_findings`) calls these,
+when findings are asked for; the semantic checks that need whole groups live in
+:mod:`robotrules.lint`. Every finding is made by the catalogue's factory
+(:mod:`robotrules._findings`).
 """
 
 from __future__ import annotations

@@ -1,14 +1,16 @@
 """The group index: which lines form which group, and which groups each agent token selects.
 
 Built once per file, on the first query or when findings are asked for, from the directive
-stream alone (no second tokenization). Compact: the lines of all groups sit in one array
+stream alone (no second tokenization); the structural findings (:func:`structural_findings`)
+are a pass of their own that reads where each line stands from the index, so that asking for
+findings and for groups builds it once. Compact: the lines of all groups sit in one array
 (groups are contiguous runs of lines, in file order), each a directive index tagged as
 user-agent, allow, disallow or other; a token maps to a tuple of group numbers. What a
 directive does here (opens a group, is a rule, belongs to a group, to the file, or is kept
 where it stands) comes from the registry (:mod:`robotrules._directives`); where a group ends
 comes from the dialect's spec (:mod:`robotrules._dialects`).
 
-Cost: one pass over the directives, O(directives) time and memory.
+Cost: one pass over the directives, O(directives) time and memory; the findings one more.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from ._types import Dialect
 
 __all__ = ["CANONICAL", "TAG_ALLOW", "TAG_DISALLOW", "TAG_OTHER", "TAG_UA", "GroupIndex",
-           "build"]
+           "build", "structural_findings"]
 
 
 # Tags of a group's lines in _Index.lines (directive index << 2 | tag).
@@ -96,18 +98,24 @@ class GroupIndex:
 
 def build(text: str, dirs: array[int], dialect: Dialect, base_url: str | None,
           findings: list[Finding] | None) -> GroupIndex:
-    """Groups, global records and (when asked) the structural findings, in one pass over
-    the directive stream (read in place: only the heads are read for every directive)."""
+    """Groups and global records, in one pass over the directive stream (read in place:
+    only the heads are read for every directive), then the agent tokens; with ``findings``
+    (a list), the structural findings too (:func:`structural_findings` of the index)."""
+    idx = _groups(dirs, dialect)
+    _index_agents(idx, text, dirs, dialect)
+    if findings is not None:
+        structural_findings(idx, text, dirs, dialect, base_url, findings)
+    return idx
+
+
+def _groups(dirs: array[int], dialect: Dialect) -> GroupIndex:
+    """The index's groups, records outside them and sitemap lines (no agent tokens yet)."""
     shift = _tokenize.KIND_SHIFT
-    mask = _tokenize.LINE_MASK
     idx = GroupIndex()
     lines = idx.lines
     starts = idx.starts
     in_group = False
     has_rules = False
-    has_members = False
-    seen_sitemaps: set[str] = set()
-    sitemaps: list[str] = []
     ua, blank, allow, disallow = _tokenize.UA, _tokenize.BLANK, _tokenize.ALLOW, _tokenize.DISALLOW
     rule_kinds = (disallow, allow)
     roles = _ROLES
@@ -117,104 +125,157 @@ def build(text: str, dirs: array[int], dialect: Dialect, base_url: str | None,
         if k == ua:
             if not in_group or has_rules:
                 starts.append(len(lines))
-                lines.append(i << 2 | TAG_UA)
                 in_group = True
-                has_rules = has_members = False
-            else:
-                lines.append(i << 2 | TAG_UA)
-                if has_members and findings is not None:
-                    findings.append(finding(
-                        "L030", head & mask, 1,
-                        "this user-agent joins the group above, which has no allow/"
-                        "disallow rule yet: the group's other lines (e.g. crawl-delay) "
-                        "apply to it too (RFC 9309 2.1: a group ends at a user-agent "
-                        "line after a rule)",
-                        "give the group above a rule (e.g. 'Disallow:') or merge them"))
+                has_rules = False
+            lines.append(i << 2 | TAG_UA)
             continue
         if k == blank:
             in_group = False
             continue
-        if findings is not None:  # only findings need the text of a line
-            start = dirs[3 * i + 1]
-            value = text[start : start + dirs[3 * i + 2]]
-            line = head & mask
         if k in rule_kinds:
-            if not in_group:
-                if findings is not None:
-                    findings.append(finding(
-                        "L005", line, 1,
-                        "rule before any user-agent line: ignored (RFC 9309 2.2.2)",
-                        "put a 'User-agent:' line above it"))
-                continue
-            lines.append(i << 2 | (TAG_ALLOW if k == allow else TAG_DISALLOW))
-            has_rules = has_members = True
-            if findings is not None:
-                _checks.check_pattern(text, value, start, k, line, findings)
+            if in_group:
+                lines.append(i << 2 | (TAG_ALLOW if k == allow else TAG_DISALLOW))
+                has_rules = True
             continue
         role = roles[k]
         if role == _R_SITEMAP:
             idx.sitemaps.append(i)
-            if findings is not None:
-                _checks.add_sitemap(value, line, base_url, findings, sitemaps, seen_sitemaps)
         elif role == _R_MEMBER:  # belongs to a group (crawl-delay ...)
-            if findings is not None:
-                _checks.check_value(value, k, line, findings)
-            if not in_group:
-                if findings is not None:
-                    findings.append(finding(
-                        "L005", line, 1,
-                        f"{_tokenize.KIND_NAMES[k]} before any user-agent line: ignored",
-                        "move it into the group it is meant for"))
-                continue
-            lines.append(i << 2 | TAG_OTHER)
-            has_members = True
+            if in_group:
+                lines.append(i << 2 | TAG_OTHER)
         elif role == _R_FILE:  # a record of the whole file (host, clean-param)
             idx.outside.append(i)
         else:  # kept where it stands (content-usage, unknown keys ...)
             if k in _PREFERENCE_KINDS:
                 idx.preferences = True
-            if findings is not None:
-                _checks.check_other(text, value, start, k, line, findings)
             if in_group:
                 lines.append(i << 2 | TAG_OTHER)
-                has_members = True
                 if k in ends:  # a rule in this dialect (rfc9309: Content-Usage)
                     has_rules = True
             else:
                 idx.outside.append(i)
     starts.append(len(lines))
-    _index_agents(idx, text, dirs, dialect, findings)
     return idx
 
-def _index_agents(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect,
-                  findings: list[Finding] | None) -> None:
+
+def _placed(idx: GroupIndex, count: int) -> tuple[bytearray, set[int]]:
+    """Which of ``count`` directives sit in a group, and the user-agent lines that join a
+    group after its other lines (a group ends only at a user-agent line after a rule)."""
+    grouped = bytearray(count)
+    joins: set[int] = set()
+    lines = idx.lines
+    starts = idx.starts
+    for g in range(idx.count):
+        member = False
+        for v in lines[starts[g] : starts[g + 1]]:
+            grouped[v >> 2] = 1
+            if v & 3 != TAG_UA:
+                member = True
+            elif member:
+                joins.add(v >> 2)
+    return grouped, joins
+
+
+def structural_findings(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect,
+                        base_url: str | None, findings: list[Finding]) -> None:
+    """The structural findings of the file ``idx`` indexes, in stream order: each line's own
+    checks (:mod:`robotrules._checks`), L005 for a rule or group line outside any group, L030
+    for a user-agent line joining a group that has other lines but no rule yet; then the
+    agents' (L006, product tokens). Where a line stands is read from ``idx``, so that the
+    index is built once whether or not findings are asked for."""
+    grouped, joins = _placed(idx, len(dirs) // 3)
+    shift = _tokenize.KIND_SHIFT
+    mask = _tokenize.LINE_MASK
+    seen_sitemaps: set[str] = set()
+    sitemaps: list[str] = []
+    ua, blank = _tokenize.UA, _tokenize.BLANK
+    rule_kinds = (_tokenize.DISALLOW, _tokenize.ALLOW)
+    roles = _ROLES
+    for i, head in enumerate(dirs[::3]):
+        k = head >> shift
+        line = head & mask
+        if k == ua:
+            if i in joins:
+                findings.append(finding(
+                    "L030", line, 1,
+                    "this user-agent joins the group above, which has no allow/"
+                    "disallow rule yet: the group's other lines (e.g. crawl-delay) "
+                    "apply to it too (RFC 9309 2.1: a group ends at a user-agent "
+                    "line after a rule)",
+                    "give the group above a rule (e.g. 'Disallow:') or merge them"))
+            continue
+        if k == blank:
+            continue
+        start = dirs[3 * i + 1]
+        value = text[start : start + dirs[3 * i + 2]]
+        if k in rule_kinds:
+            if grouped[i]:
+                _checks.check_pattern(text, value, start, k, line, findings)
+            else:
+                findings.append(finding(
+                    "L005", line, 1,
+                    "rule before any user-agent line: ignored (RFC 9309 2.2.2)",
+                    "put a 'User-agent:' line above it"))
+            continue
+        role = roles[k]
+        if role == _R_SITEMAP:
+            _checks.add_sitemap(value, line, base_url, findings, sitemaps, seen_sitemaps)
+        elif role == _R_MEMBER:  # belongs to a group (crawl-delay ...)
+            _checks.check_value(value, k, line, findings)
+            if not grouped[i]:
+                findings.append(finding(
+                    "L005", line, 1,
+                    f"{_tokenize.KIND_NAMES[k]} before any user-agent line: ignored",
+                    "move it into the group it is meant for"))
+        elif role != _R_FILE:  # kept where it stands (content-usage, unknown keys ...)
+            _checks.check_other(text, value, start, k, line, findings)
+    if SPECS[dialect].token_agents:
+        _agent_findings(idx, text, dirs, dialect, findings)
+
+
+def _agent_of(text: str, dirs: array[int], i: int, dialect: Dialect) -> tuple[str, str]:
+    """User-agent directive ``i``'s value as written and what it names, read once by the
+    token home (the global group, the token, or the 1994 value as written; a non-ASCII name
+    read from bytes is UTF-8 here, as the query's is)."""
+    start = dirs[3 * i + 1]
+    value = text[start : start + dirs[3 * i + 2]]
+    return value, _token.line_agent(_tokenize.display(value), dialect)
+
+
+def _agent_findings(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect,
+                    findings: list[Finding]) -> None:
+    """L006 (a global name Google alone reads as ``*``) and the product-token checks of each
+    user-agent line of the groups, in group order (dialects that read product tokens)."""
+    for g in range(idx.count):
+        for i in idx.uas(g):
+            value, agent = _agent_of(text, dirs, i, dialect)
+            line = dirs[3 * i] & _tokenize.LINE_MASK
+            if agent == _token.GLOBAL:
+                if value != "*":
+                    findings.append(finding(
+                        "L006", line, 1,
+                        f"'{_tokenize.display(value)}' is read as '*' by Google only",
+                        "User-agent: *"))
+            else:
+                _checks.check_agent(value, agent, line, findings)
+
+
+def _index_agents(idx: GroupIndex, text: str, dirs: array[int], dialect: Dialect) -> None:
     """Which groups each product token selects, and the global ones."""
     spec = SPECS[dialect]
     by_token: dict[str, list[int]] = {}
     global_groups: list[int] = []
     for g in range(idx.count):
         for i in idx.uas(g):
-            start = dirs[3 * i + 1]
-            value = text[start : start + dirs[3 * i + 2]]
-            line = dirs[3 * i] & _tokenize.LINE_MASK
-            # what the line names, read once by the token home (the global group, the token,
-            # or the 1994 value as written; a non-ASCII name read from bytes is UTF-8 here, as
-            # the query's is), filed case-insensitively in ASCII (_token.query_key)
-            agent = _token.line_agent(_tokenize.display(value), dialect)
+            agent = _agent_of(text, dirs, i, dialect)[1]
+            # filed case-insensitively in ASCII (_token.query_key)
             if agent == _token.GLOBAL:
                 # merged dialects gather every global group; the 1994 standard takes the first
                 if not global_groups or (spec.merge_groups and global_groups[-1] != g):
                     global_groups.append(g)
-                if spec.token_agents and value != "*" and findings is not None:
-                    findings.append(finding(
-                        "L006", line, 1,
-                        f"'{_tokenize.display(value)}' is read as '*' by Google only",
-                        "User-agent: *"))
             elif agent or spec.token_agents:  # an empty 1994 name would be inside every name
                 gs = by_token.setdefault(_token.ascii_lower(agent), [])
                 if not gs or gs[-1] != g:
                     gs.append(g)
-                if spec.token_agents and findings is not None:
-                    _checks.check_agent(value, agent, line, findings)
     idx.by_token = {k: tuple(v) for k, v in by_token.items()}
     idx.global_ = tuple(global_groups)

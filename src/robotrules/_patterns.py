@@ -31,20 +31,22 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Sequence
-from functools import lru_cache
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Final, Literal
 
 from ._compile import new_pattern
 from ._dialects import SPECS
 from ._match import EXACT, PREFIX, STAR, Pattern, pattern_matches, rank_base
+from ._memo import TextMemo
 
 if TYPE_CHECKING:
     from ._model import Rule
     from ._types import Dialect
 
 __all__ = ["Access", "access_of", "beats", "covers", "deciders", "matches", "pattern_of",
-           "rank", "redundant_stars"]
+           "rank", "reading_patterns", "redundant_stars"]
 
 Access = Literal["blocked", "partial", "allowed"]
 _STAR: Final = "\x00"  # a pattern's ``*`` as a symbol in the inclusion table
@@ -55,11 +57,46 @@ _CANDIDATES: Final = 64
 _COVERS_WORK: Final = 250_000  # cells of the inclusion table at most (two 500-char patterns)
 
 
-@lru_cache(maxsize=65536)
 def pattern_of(pattern: str, dialect: Dialect) -> Pattern:
-    """A rule's pattern (as displayed, :attr:`Rule.pattern`) as its matcher reads it."""
+    """A rule's pattern (as displayed, :attr:`Rule.pattern`) as its matcher reads it.
+
+    Kept for the analysis under way (:func:`reading_patterns`: each of the file's patterns is
+    read once for the call, and dropped with it), else in a process-wide memo of short
+    patterns within a byte budget (:data:`PATTERNS`)."""
+    scope = _SCOPE.get()
+    if scope is None:
+        return PATTERNS(pattern, dialect)
+    key = (pattern, dialect)
+    p = scope.get(key)
+    if p is None:
+        p = scope[key] = _read_pattern(pattern, dialect)
+    return p
+
+
+def _read_pattern(pattern: str, dialect: str) -> Pattern:
     raw = pattern.encode("utf-8", "surrogatepass").decode("latin-1")  # back to the file's octets
     return new_pattern(raw, dialect, False)
+
+
+#: The patterns read outside an analysis (:func:`pattern_of`): up to 256 characters, at most
+#: 256 KiB of them (a pattern and its key keep about 450 bytes plus 4 per character).
+PATTERNS: Final = TextMemo(_read_pattern, budget=256 << 10, max_text=256, entry_bytes=448,
+                           char_bytes=4)
+_SCOPE: Final[ContextVar[dict[tuple[str, str], Pattern] | None]] = ContextVar(
+    "robotrules_patterns", default=None)
+
+
+@contextmanager
+def reading_patterns() -> Iterator[None]:
+    """Within it (in this thread or task), :func:`pattern_of` keeps every pattern it reads
+    until the outermost ``with`` ends: an analysis that reads each rule's pattern several
+    times (lint) reads it once, and what it keeps is bounded by the file, not the process."""
+    token = _SCOPE.set({}) if _SCOPE.get() is None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _SCOPE.reset(token)
 
 
 def rank(rule: Rule, dialect: Dialect) -> int:
@@ -141,7 +178,6 @@ def _covers(general: Pattern, specific: Pattern, general_shape: Shape | None = N
     return reach[len(r)]
 
 
-@lru_cache(maxsize=1 << 18)
 def covers(general: str, specific: str, dialect: Dialect = "rfc9309") -> bool:
     """Whether pattern ``general`` matches every path that pattern ``specific`` matches."""
     return _covers(pattern_of(general, dialect), pattern_of(specific, dialect))

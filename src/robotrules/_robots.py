@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 from . import _directives, _later, _token, _tokenize, _wording
 from ._checks import add_sitemap, file_findings
 from ._dialects import SPECS, DialectSpec, spec
-from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW
-from ._index import build as build_index
+from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW, structural_findings
 from ._match import INDEX_MASK, NO_MATCH, key_allows
 from ._peers import NATIVE, NativePeer, PurePeer, fast_constructor, peer_for
 from ._pure import str_arg, urls_arg
@@ -484,7 +483,8 @@ class RobotsTxt(_Surface):
             text = self.latin1_text
             file_findings(text, self.bom_length, out)
             _tokenize.recheck(text, self.dialect, self.noted_lines, out)  # lines to look at
-            build_index(text, self.directives, self.dialect, self.base_url, out)
+            structural_findings(self.group_index, text, self.directives, self.dialect,
+                                self.base_url, out)
             out.sort(key=lambda f: (f.line, f.column))
             found = kept.findings = tuple(out)
         return found

@@ -157,7 +157,8 @@ def test_decider_asks_the_batch_api_once_per_file_and_agent(
     the per-URL path's."""
     from robotrules import RobotsTxt
     from robotrules.cli import _bulk_run
-    from robotrules.cli._bulk_run import Decider, Totals
+    from robotrules.cli._bulk_output import Totals
+    from robotrules.cli._bulk_run import Decider
 
     urls = _interleaved(sites)
     calls = {"decide_many": 0, "explain": 0}

@@ -193,3 +193,23 @@ def test_deciders_compares_a_rule_with_at_most_the_cap() -> None:
         dead = deciders(rules, "rfc9309")
         assert (len(rules) - 1 in dead) is reported
         assert list(dead.items()) == list(_pairwise(rules, "rfc9309").items())
+
+
+def test_reading_patterns_keeps_the_analysis_patterns_for_the_call_only() -> None:
+    # _patterns.reading_patterns (its docstring): within it each pattern is read once and
+    # kept for the call; the process-wide memo (PATTERNS, bounded by bytes) is not filled;
+    # a nested ``with`` shares the outer scope; after the outermost, nothing is kept.
+    from robotrules import _patterns as P
+
+    P.PATTERNS.clear()
+    with P.reading_patterns():
+        first = P.pattern_of("/scoped/*x", "rfc9309")
+        with P.reading_patterns():
+            assert P.pattern_of("/scoped/*x", "rfc9309") is first
+        assert P.pattern_of("/scoped/*x", "rfc9309") is first
+    assert len(P.PATTERNS) == 0
+    outside = P.pattern_of("/scoped/*x", "rfc9309")
+    assert (outside.kind, outside.prefix, outside.priority) == (
+        first.kind, first.prefix, first.priority)
+    assert outside is not first  # read again: the call's scope is gone
+    assert len(P.PATTERNS) == 1

@@ -172,3 +172,57 @@ def test_core_findings_use_the_catalogue_kinds() -> None:
     assert len({f.code for f in found}) >= 15
     for f in found:
         assert f.kind == CATALOGUE[f.code].kind, f
+
+
+@pytest.mark.parametrize("line", [
+    "Content-Usage: /p{j}/ train-ai=n, search=y, k{j}=y\n",  # the issue's hostile shape
+    "Disallow: /p{j}/x\n",  # a benign file: 4,200 rules
+], ids=["content-usage", "rules"])
+def test_lint_leaves_little_behind_whatever_the_lines(line: str) -> None:
+    # Reproduction of the issue "Hostile input above the kernel" (benchmarks/bench_hostile.py,
+    # rows lint-cu and its benign file): linting 500 KiB of distinct Content-Usage lines kept
+    # about 20 bytes a byte, in aipref's process-wide memos bounded by count, and so did a
+    # benign file of rules, in _patterns.pattern_of's. Here 200 KiB of either may leave at
+    # most what the byte-bounded memos hold (128 KiB of preferences, 64 KiB of signals,
+    # 256 KiB of patterns read outside an analysis; lint's own are dropped after the call).
+    import gc
+    import tracemalloc
+
+    body = "User-agent: *\n" + "".join(line.format(j=j) for j in range(4200))
+    lint(body[:2000])  # imports and one-time tables paid before counting
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        found = lint(body)
+        del found
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(body) > 60_000
+    assert kept < 400 << 10, f"lint kept {kept} bytes after a {len(body)}-byte file"
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["native-or-default", "pure"])
+def test_lint_builds_the_group_index_once(monkeypatch: pytest.MonkeyPatch, pure: bool) -> None:
+    # The structural findings (robotrules._index.structural_findings) read where each line
+    # stands from the parsed file's own index: lint asks for findings, groups and selections
+    # and the index is built once (it was built again, with findings on, for the findings).
+    from robotrules import _index, _robots
+
+    built: list[int] = []
+    real = _index.GroupIndex.__init__
+
+    def counted(self: _index.GroupIndex) -> None:
+        built.append(1)
+        real(self)
+
+    monkeypatch.setattr(_index.GroupIndex, "__init__", counted)
+    body = ("Disallow: /x\nUser-agent: a\nCrawl-delay: 1\nUser-agent: b\nDisallow: /y\n"
+            "Content-Usage: /y train-ai=n\nSitemap: /s.xml\n\nUser-agent: *\nAllow: /\n")
+    if pure:
+        monkeypatch.setattr(robotrules.lint, "parse", _robots.reference)
+    found = lint(body, dialect="google")
+    assert {f.code for f in found} >= {"L005", "L030", "L015"}  # findings were asked for
+    assert built == [1]

@@ -16,19 +16,29 @@ an Allow/Disallow pattern with the same bytes.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from typing import Final
 
 from .._compile import new_pattern
 from .._match import Pattern
+from .._memo import TextMemo
 from .._tokenize import to_bytes
 
 __all__ = ["pattern"]
 
 
-@lru_cache(maxsize=4096)
 def pattern(text: str, dialect: str) -> Pattern:
-    """``text`` (a path as people read it) as the core's matcher reads the same Allow rule."""
+    """``text`` (a path as people read it) as the core's matcher reads the same Allow rule
+    (memoised for short paths within a byte budget: :data:`PATTERNS`)."""
+    return PATTERNS(text, dialect)
+
+
+def _read(text: str, dialect: str) -> Pattern:
     raw = text if text.isascii() else to_bytes(text).decode("latin-1")
     # allow=False: Google's derived "/dir/$" companion of Allow rules is not wanted here
     return new_pattern(raw, dialect, False)
 
+
+#: The paths read (:func:`pattern`): paths of up to 256 characters, at most 128 KiB of
+#: patterns (a pattern keeps about 200 bytes plus 1 per character, its key the text again).
+PATTERNS: Final = TextMemo(_read, budget=128 << 10, max_text=256, entry_bytes=320,
+                           char_bytes=4)

@@ -15,9 +15,9 @@ The mapping is a view: ``Usage`` keeps Content-Signal's own keys as they were wr
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Final
 
+from .._memo import TextMemo
 from ._values import Statement, Tri, combine
 from .vocabulary import CONTENT_SIGNAL_KEYS, CONTENT_SIGNAL_OTHER, DEFAULT_VOCABULARY, vocabulary
 
@@ -37,9 +37,11 @@ def signal_items(value: str) -> list[tuple[str, str]]:
     return out
 
 
-@lru_cache(maxsize=2048)
-def _content_signal(value: str) -> tuple[tuple[tuple[str, Tri], ...], tuple[str, ...],
-                                         tuple[tuple[str, str], ...], tuple[str, ...]]:
+_Read = tuple[tuple[tuple[str, Tri], ...], tuple[str, ...], tuple[tuple[str, str], ...],
+              tuple[str, ...]]
+
+
+def _content_signal(value: str, _variant: str) -> _Read:
     prefs: dict[str, Tri] = {}
     extra: dict[str, str] = {}
     ignored: list[str] = []
@@ -60,6 +62,12 @@ def _content_signal(value: str) -> tuple[tuple[tuple[str, Tri], ...], tuple[str,
             tuple(dict.fromkeys(dups)))
 
 
+#: The Content-Signal values read (:func:`parse_content_signal`), memoised as preference texts
+#: are (:data:`robotrules.aipref.content_usage.PREFERENCES`): short ones, within 64 KiB.
+SIGNALS: Final = TextMemo(_content_signal, budget=64 << 10, max_text=256, entry_bytes=320,
+                          char_bytes=48)
+
+
 def parse_content_signal(value: str, *, line: int | None = None, key: str = "Content-Signal"
                          ) -> Statement:
     """A ``Content-Signal`` value (``search=yes, ai-train=no``) as a :class:`Statement`.
@@ -68,12 +76,7 @@ def parse_content_signal(value: str, *, line: int | None = None, key: str = "Con
     ``yes``/``no`` is unknown; the last duplicate wins; unknown keys are ignored; ``use`` goes
     to ``Statement.extra``.
     """
-    return _signal_statement(value, line, key)
-
-
-@lru_cache(maxsize=8192)
-def _signal_statement(value: str, line: int | None, key: str) -> Statement:
-    prefs, ignored, extra, dups = _content_signal(value)
+    prefs, ignored, extra, dups = SIGNALS(value, "")
     return Statement(CONTENT_SIGNAL, line, value, prefs, None, None, ignored, extra, dups, key)
 
 

@@ -14,10 +14,9 @@ earlier vocabulary revisions are kept in ``Statement.ignored`` for the linter.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from functools import lru_cache
 from typing import Final
 
+from .._memo import TextMemo
 from .._sf import bare, parse_dictionary, token
 from ._values import Statement, Tri
 from .vocabulary import DEFAULT_VOCABULARY, vocabulary
@@ -42,34 +41,31 @@ def split_content_usage(value: str) -> tuple[str | None, str]:
     return value[: m.start()], value[m.end() :].lstrip(" \t")
 
 
-@lru_cache(maxsize=2048)
-def _dictionary(text: str) -> tuple[Mapping[str, object] | None, str | None, tuple[str, ...]]:
-    """``text`` as an RFC 9651 Dictionary: ``(members, error, duplicate keys)``, by the
-    project's one Structured Fields parse (:func:`robotrules._sf.parse_dictionary`),
-    memoised: the same preference texts recur across lines and files."""
-    return parse_dictionary(text)
-
-
 def raw_token(text: str, key: str) -> str | None:
     """The Token value of ``key`` in the preference ``text`` (parameters dropped), or None when
     the text does not parse, lacks ``key`` or gives it a value that is not a Token."""
-    members = _dictionary(text)[0]
+    members = parse_dictionary(text).members
     if members is None or key not in members:
         return None
     return token(bare(members[key]))
 
 
-@lru_cache(maxsize=4096)
 def parse_preference(text: str, vocabulary_name: str = DEFAULT_VOCABULARY) -> Parsed:
     """An AIPREF usage preference (vocab-07 "Processing Algorithm") as
     ``(prefs, ignored, error, duplicates)`` under the vocabulary version named.
 
     ``prefs`` holds each label of that version present (``True`` for the Token ``y``, ``False``
     for ``n``, ``None`` for any other value); ``ignored`` the other keys; ``error`` the parse
-    failure (then nothing else is set: every category unknown).
+    failure (then nothing else is set: every category unknown). Memoised for short texts
+    within a byte budget (:data:`PREFERENCES`): the same preference texts recur across lines
+    and files, a hostile file's many distinct ones must not stay behind.
     """
+    return PREFERENCES(text, vocabulary_name)
+
+
+def _read_preference(text: str, vocabulary_name: str) -> Parsed:
     labels = vocabulary(vocabulary_name).labels
-    members, error, dups = _dictionary(text)
+    members, error, dups = parse_dictionary(text)
     if members is None:
         return (), (), error, ()
     prefs: list[tuple[str, Tri]] = []
@@ -84,6 +80,12 @@ def parse_preference(text: str, vocabulary_name: str = DEFAULT_VOCABULARY) -> Pa
     return tuple(prefs), tuple(ignored), None, dups
 
 
+#: The preference texts read (:func:`parse_preference`): texts of up to 256 characters, at
+#: most 128 KiB of readings (a reading keeps up to ~40 bytes per character of its text).
+PREFERENCES: Final = TextMemo(_read_preference, budget=128 << 10, max_text=256,
+                              entry_bytes=320, char_bytes=48)
+
+
 def parse_content_usage(value: str, *, line: int | None = None, key: str = "Content-Usage",
                         vocabulary: str = DEFAULT_VOCABULARY, octets: str | None = None
                         ) -> Statement:
@@ -96,7 +98,10 @@ def parse_content_usage(value: str, *, line: int | None = None, key: str = "Cont
     ``surrogateescape``, the core's reading of text: ``_tokenize.to_bytes``); the readable
     value stays in ``Statement.raw``.
     """
-    return _content_usage(value, line, key, vocabulary, octets)
+    pref = split_content_usage(value)[1]
+    path = content_usage_path(value, octets)
+    prefs, ignored, error, dups = parse_preference(pref, vocabulary)
+    return Statement(CONTENT_USAGE, line, value, prefs, path, error, ignored, (), dups, key)
 
 
 def content_usage_path(value: str, octets: str | None = None) -> str | None:
@@ -109,15 +114,6 @@ def content_usage_path(value: str, octets: str | None = None) -> str | None:
         if raw_path is not None:
             path = raw_path.encode("latin-1").decode("utf-8", "surrogateescape")
     return path
-
-
-@lru_cache(maxsize=8192)  # statements are immutable: the lines of a file are read once
-def _content_usage(value: str, line: int | None, key: str, vocab: str, octets: str | None
-                   ) -> Statement:
-    pref = split_content_usage(value)[1]
-    path = content_usage_path(value, octets)
-    prefs, ignored, error, dups = parse_preference(pref, vocab)
-    return Statement(CONTENT_USAGE, line, value, prefs, path, error, ignored, (), dups, key)
 
 
 def parse_content_usage_header(value: str, *, vocabulary: str = DEFAULT_VOCABULARY

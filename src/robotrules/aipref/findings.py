@@ -17,6 +17,7 @@ from .._findings import finding
 from .._model import Finding, Group, Record, Rule, Severity
 from .._patterns import covers
 from .._url import resolved
+from ._values import Tri
 from .content_signal import CONTENT_SIGNAL, parse_content_signal, signal_items
 from .content_usage import (
     CONTENT_USAGE,
@@ -32,6 +33,7 @@ from .vocabulary import (
     DEFAULT_VOCABULARY,
     SIGNAL_KEY_LABELS,
     VOCABULARIES,
+    Vocabulary,
     vocabulary,
 )
 
@@ -134,35 +136,67 @@ def _lint_license(rec: Record, out: list[Finding]) -> None:
 
 def _lint_content_usage(rules: ParsedFile, tokens: tuple[str, ...], rec: Record,
                         out: list[Finding], vocab: str, allows: _Allows) -> None:
-    v = vocabulary(vocab)
+    """The findings of one Content-Usage line of a group (``tokens``: its agents' tokens)."""
+    path, pref = split_content_usage(rec.value)
+    if _path_without_slash(rec, path, out):
+        return  # the parse failure that follows is this same mistake
     s = parse_content_usage(rec.value, line=rec.line, key=rec.key, vocabulary=vocab,
                             octets=rec.octets)
-    path, pref = split_content_usage(rec.value)
-    line = rec.line
-    first, _, rest = rec.value.partition(" ")
-    if path is None and rest.strip() and "=" not in first:
-        out.append(_finding(
-            "L037", line,
-            f"Content-Usage path '{first}' does not start with '/': the whole value is read as "
-            "the preference (attach-05 'Processing Content-Usage Rules')",
-            f"Content-Usage: /{first.lstrip('*')} {rest.strip()}"))
-        return  # the parse failure that follows is this same mistake
     if s.error is not None:
-        lowered = pref.lower()
-        fix = f"Content-Usage: {path + ' ' if path else ''}{lowered}" if (
-            parse_preference(lowered, vocab)[2] is None and lowered != pref) else None
-        head, _, tail = pref.partition(" ")
-        hint = "keys are lower case: an upper-case key makes the whole line state nothing"
-        if path and "=" not in head and parse_preference(tail, vocab)[2] is None:
-            # attach-05 3.1: SP and HTAB in paths "need to be replaced with %20 and %09"
-            hint = "a space in the path ends it: write it as %20"
-            fix = f"Content-Usage: {path}%20{head} {tail}"
-        out.append(_finding(
-            "L034", line,
-            f"Content-Usage preference is not a valid Structured Fields dictionary ({s.error}): "
-            f"every category is unknown (vocab-07 'Multiple Preferences'; {hint})", fix))
+        _unparsed_preference(rec.line, path, pref, s.error, vocab, out)
         return
-    for k in s.ignored:
+    _ignored_labels(rec.line, pref, s.ignored, vocabulary(vocab), out)
+    _unknown_values(rec.line, pref, s.prefs, out)
+    for k in s.duplicates:
+        out.append(_finding(
+            "L035", rec.line,
+            f"'{k}' is given more than once: only the last value counts (vocab-07 'Multiple "
+            "Preferences')", None))
+    if _only_disallowed(rules, tokens, path, allows):
+        out.append(_finding(
+            "L038", rec.line,
+            f"Content-Usage for '{path or '/'}' has no effect: the group disallows that path and "
+            "preferences attach only to crawlable URLs (attach-05 'Content-Usage Rule "
+            "Semantics')", None))
+
+
+def _path_without_slash(rec: Record, path: str | None, out: list[Finding]) -> bool:
+    """L037: a first word meant as a path that lacks its ``/`` (reported: True)."""
+    first, _, rest = rec.value.partition(" ")
+    if path is not None or not rest.strip() or "=" in first:
+        return False
+    out.append(_finding(
+        "L037", rec.line,
+        f"Content-Usage path '{first}' does not start with '/': the whole value is read as "
+        "the preference (attach-05 'Processing Content-Usage Rules')",
+        f"Content-Usage: /{first.lstrip('*')} {rest.strip()}"))
+    return True
+
+
+def _unparsed_preference(line: int, path: str | None, pref: str, error: str, vocab: str,
+                         out: list[Finding]) -> None:
+    """L034: the preference is no Structured Fields dictionary, with the likely cause (an
+    upper-case key, a space in the path) and its fix when that reading parses."""
+    lowered = pref.lower()
+    fix = f"Content-Usage: {path + ' ' if path else ''}{lowered}" if (
+        parse_preference(lowered, vocab)[2] is None and lowered != pref) else None
+    head, _, tail = pref.partition(" ")
+    hint = "keys are lower case: an upper-case key makes the whole line state nothing"
+    if path and "=" not in head and parse_preference(tail, vocab)[2] is None:
+        # attach-05 3.1: SP and HTAB in paths "need to be replaced with %20 and %09"
+        hint = "a space in the path ends it: write it as %20"
+        fix = f"Content-Usage: {path}%20{head} {tail}"
+    out.append(_finding(
+        "L034", line,
+        f"Content-Usage preference is not a valid Structured Fields dictionary ({error}): "
+        f"every category is unknown (vocab-07 'Multiple Preferences'; {hint})", fix))
+
+
+def _ignored_labels(line: int, pref: str, ignored: tuple[str, ...], v: Vocabulary,
+                    out: list[Finding]) -> None:
+    """L031 (a label of another vocabulary version) and L046 (a Content-Signal key) among
+    the keys the preference's vocabulary ignores."""
+    for k in ignored:
         if k in v.superseded:
             new = v.superseded[k]
             later = [w.name for w in VOCABULARIES.values() if k in w.labels]
@@ -184,7 +218,13 @@ def _lint_content_usage(rules: ParsedFile, tokens: tuple[str, ...], rec: Record,
                 + (f"; the AIPREF label is '{meant}'" if meant else
                    "; AIPREF has no such category: use a Content-Signal line"),
                 f"{meant}={value}" if meant else f"Content-Signal: {k}={raw or 'no'}"))
-    for k, val in s.prefs:
+
+
+def _unknown_values(line: int, pref: str, prefs: tuple[tuple[str, Tri], ...],
+                    out: list[Finding]) -> None:
+    """L032 (``yes``/``no`` for ``y``/``n``) and L047 (any other value) for each label whose
+    value states nothing."""
+    for k, val in prefs:
         if val is not None:
             continue
         raw = raw_token(pref, k)
@@ -199,17 +239,6 @@ def _lint_content_usage(rules: ParsedFile, tokens: tuple[str, ...], rec: Record,
                 "L047", line,
                 f"Content-Usage '{k}' has the value {shown}: only the tokens y and n state a "
                 "preference, anything else is unknown (vocab-07 'Preference Labels')", None))
-    for k in s.duplicates:
-        out.append(_finding(
-            "L035", line,
-            f"'{k}' is given more than once: only the last value counts (vocab-07 'Multiple "
-            "Preferences')", None))
-    if _only_disallowed(rules, tokens, path, allows):
-        out.append(_finding(
-            "L038", line,
-            f"Content-Usage for '{path or '/'}' has no effect: the group disallows that path and "
-            "preferences attach only to crawlable URLs (attach-05 'Content-Usage Rule "
-            "Semantics')", None))
 
 
 class _Allows:

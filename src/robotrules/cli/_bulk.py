@@ -16,9 +16,9 @@ from typing import IO
 import click
 
 from ._bulk_input import MAX_LINE, records, split_lines
-from ._bulk_output import COLUMNS
+from ._bulk_output import COLUMNS, Totals
 from ._bulk_output import summary as write_summary
-from ._bulk_run import Settings, Totals, run
+from ._bulk_run import Settings, run
 from ._common import (
     CliError,
     agent_token,

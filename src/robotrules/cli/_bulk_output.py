@@ -3,7 +3,8 @@
 Rows go to stdout through :class:`Writer`, buffered in 64 KiB pieces. On a terminal
 :class:`Bar` draws a Rich progress bar on stderr (URLs done, of the file's line count when
 known; rate, ETA, origins, disallowed verdicts). :func:`summary` writes the per-origin table
-and one line of counts on stderr, and every origin as JSON Lines with ``--summary FILE``.
+and one line of counts on stderr, and every origin as JSON Lines with ``--summary FILE``,
+from the counts the runner keeps (:class:`Totals`, an :class:`Origin` per origin).
 
 Counts say what they count: ``URLs`` are input URLs; ``verdicts`` are URL x agent answers,
 and ``allowed`` + ``disallowed`` = ``verdicts``, per origin and in total.
@@ -17,20 +18,48 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import IO, Any
 
 from ._common import CliError
+from ._outcomes import Reachability
 
-if TYPE_CHECKING:
-    from ._bulk_run import Totals
-
-__all__ = ["COLUMNS", "Bar", "Writer", "summary"]
+__all__ = ["COLUMNS", "Bar", "Origin", "Totals", "Writer", "summary"]
 
 #: One row per URL and agent. ``kind``: ``verdict`` (the file decided), ``unavailable`` (no
 #: robots.txt: allow all), ``unreachable`` (could not fetch it: disallow all), ``bad-input``
 #: or ``invalid-url`` (a row of its own); ``error`` says why for all but ``verdict``.
 COLUMNS = ("n", "url", "agent", "allowed", "line", "rule", "reason", "status", "outcome",
            "kind", "error")
+
+
+@dataclass(slots=True)
+class Origin:
+    status: int | None = None
+    outcome: str = ""
+    summary: str = ""
+    urls: int = 0  # URLs of this origin (each gets one verdict per agent)
+    allowed: int = 0  # verdicts
+    disallowed: int = 0  # verdicts
+    unreachable: bool = False  # its robots.txt could not be fetched (RFC 9309 2.3.1.4)
+
+
+@dataclass(slots=True)
+class Totals:
+    records: int = 0  # input rows seen (not blank, not comments)
+    urls: int = 0  # valid URLs that got verdicts
+    rows: int = 0  # verdicts written
+    disallowed: int = 0  # verdicts that disallow
+    disallowed_urls: int = 0  # URLs disallowed for at least one agent
+    invalid: int = 0  # rows whose URL is not a valid http(s) URL
+    bad_lines: int = 0  # rows that could not be read at all
+    failed_lines: list[int] = field(default_factory=list)
+    origins: dict[str, Origin] = field(default_factory=dict)
+    reach: Reachability = field(default_factory=Reachability)
+
+    def failed(self, n: int) -> None:
+        if len(self.failed_lines) < 10:
+            self.failed_lines.append(n)
 
 
 class Writer:

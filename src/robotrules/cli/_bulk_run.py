@@ -17,22 +17,22 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from robotrules import REASONS, InvalidURL
 
 from ._bulk_input import records, split_lines
-from ._bulk_output import Bar, Writer
+from ._bulk_output import Bar, Origin, Totals, Writer
 from ._common import url_error
-from ._outcomes import Reachability, fetch_failure, is_unreachable
+from ._outcomes import fetch_failure, is_unreachable
 
 if TYPE_CHECKING:
     import asyncio
 
     from robotrules.fetch import AsyncRobotsClient, FetchedRobots
 
-__all__ = ["Origin", "Settings", "Totals", "run"]
+__all__ = ["Settings", "run"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,35 +46,6 @@ class Settings:
     source: str
     progress: bool
     color: str
-
-
-@dataclass(slots=True)
-class Origin:
-    status: int | None = None
-    outcome: str = ""
-    summary: str = ""
-    urls: int = 0  # URLs of this origin (each gets one verdict per agent)
-    allowed: int = 0  # verdicts
-    disallowed: int = 0  # verdicts
-    unreachable: bool = False  # its robots.txt could not be fetched (RFC 9309 2.3.1.4)
-
-
-@dataclass(slots=True)
-class Totals:
-    records: int = 0  # input rows seen (not blank, not comments)
-    urls: int = 0  # valid URLs that got verdicts
-    rows: int = 0  # verdicts written
-    disallowed: int = 0  # verdicts that disallow
-    disallowed_urls: int = 0  # URLs disallowed for at least one agent
-    invalid: int = 0  # rows whose URL is not a valid http(s) URL
-    bad_lines: int = 0  # rows that could not be read at all
-    failed_lines: list[int] = field(default_factory=list)
-    origins: dict[str, Origin] = field(default_factory=dict)
-    reach: Reachability = field(default_factory=Reachability)
-
-    def failed(self, n: int) -> None:
-        if len(self.failed_lines) < 10:
-            self.failed_lines.append(n)
 
 
 def kind_of(fetched: FetchedRobots) -> tuple[str, str | None]:

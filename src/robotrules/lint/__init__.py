@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from .._findings import CATALOGUE
-from .._patterns import access_of, covers, matches
+from .._patterns import access_of, covers, matches, reading_patterns
 from .._robots import parse
 from .._tokenize import to_bytes
 from ._semantic import HUGE_CRAWL_DELAY, semantic
@@ -76,20 +76,20 @@ def lint(
         raw, tail = raw[:cut], raw[cut:]
         body = raw
     rules = parse(body, dialect=dialect)
-    findings = list(rules.findings)
-    if looks_html(raw):
-        # An HTML page: one finding for the page, not one per line of markup.
-        findings = [f for f in findings if f.code not in HTML_NOISE]
-    findings.extend(not_text(raw, tail, truncated))
-    findings.extend(transport(raw, content_type, status, whole_size(raw, tail, size,
-                                                                    truncated)))
-    findings.extend(semantic(rules))
-    # -- AI preferences: their own findings; the parser's L002 on each of their
-    # lines is replaced by one L042; L041 (user-agent values Google misreads) in robotrules._ua_lint
-    findings = aipref.without_core_noise(findings, rules)
-    findings.extend(aipref.lint_findings(rules, policy_tokens=policy_tokens))
-    findings.extend(agent_findings(rules))
-    # -- end AI preferences
+    with reading_patterns():  # each rule's pattern read once for the call, then dropped
+        findings = list(rules.findings)
+        if looks_html(raw):
+            # An HTML page: one finding for the page, not one per line of markup.
+            findings = [f for f in findings if f.code not in HTML_NOISE]
+        findings.extend(not_text(raw, tail, truncated))
+        findings.extend(transport(raw, content_type, status, whole_size(raw, tail, size,
+                                                                        truncated)))
+        findings.extend(semantic(rules))
+        # AI preferences: their own findings; the parser's L002 on each of their lines is
+        # replaced by one L042; L041 (user-agent values Google misreads) in robotrules._ua_lint
+        findings = aipref.without_core_noise(findings, rules)
+        findings.extend(aipref.lint_findings(rules, policy_tokens=policy_tokens))
+        findings.extend(agent_findings(rules))
     findings = _dedupe(findings)
     findings.sort(key=lambda f: (f.line, f.column, f.code))
     return findings
