@@ -75,6 +75,13 @@ def wildcards_file(size: int = 500 * KIB) -> bytes:
                  else f"Allow: /*.p{j}$\n").encode()
 
 
+def reopen_file(size: int = 500 * KIB) -> bytes:
+    """Half Allow rules that reopen nothing, half Content-Usage lines on disallowed paths: each
+    line asks whether any Allow rule lies under its path (L038)."""
+    return _fill("User-agent: *\nDisallow: /\n", size, lambda j: f"Allow: /a{j // 2}\n" if j % 2
+                 else f"Content-Usage: /q{j // 2}/ train-ai=n\n").encode()
+
+
 def groups_file(groups: int = 8000) -> bytes:
     return "".join(f"User-agent: samebot\nDisallow: /g{g}\nContent-Usage: /g{g}/a train-ai=n\n\n"
                    for g in range(groups)).encode()
@@ -109,6 +116,7 @@ SHAPES = (
     Shape("lint-groups", groups_file, ask_lint),
     Shape("lint-cu", content_usage_file, ask_lint),
     Shape("lint-wild", wildcards_file, ask_lint),
+    Shape("lint-reopen", reopen_file, ask_lint),
 )
 
 

@@ -9,13 +9,16 @@ on each AI-preference line is replaced by one L042 for the file, saying what the
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .._findings import finding
+from .._match import PREFIX
 from .._model import Finding, Group, Record, Rule, Severity
-from .._patterns import covers
+from .._patterns import covers, pattern_of
+from .._types import Dialect
 from .._url import resolved
 from ._values import Tri
 from .content_signal import CONTENT_SIGNAL, parse_content_signal, signal_items
@@ -241,6 +244,32 @@ def _unknown_values(line: int, pref: str, prefs: tuple[tuple[str, Tri], ...],
                 "preference, anything else is unknown (vocab-07 'Preference Labels')", None))
 
 
+class _Reopening:
+    """The Allow rules of one group selection, read for :func:`_only_disallowed`: whether one
+    has a wildcard, and the literal ones' prefixes, sorted (those under a path are one run of
+    the sorted list, found by bisection: one look-up per line, not one per rule)."""
+
+    __slots__ = ("prefixes", "rules", "wild")
+
+    def __init__(self, rules: tuple[Rule, ...], dialect: Dialect) -> None:
+        self.rules = rules
+        self.wild = any("*" in r.pattern for r in rules)
+        self.prefixes = [] if self.wild else sorted(
+            pattern_of(r.pattern, dialect).prefix for r in rules)
+
+    def under(self, probe: str, dialect: Dialect) -> bool:
+        """Whether a rule lies under ``probe`` (a literal path prefix, no ``*`` or ``$``): one
+        that ``probe`` covers (:func:`robotrules._patterns.covers`), or any with a wildcard."""
+        if self.wild:
+            return True
+        general = pattern_of(probe, dialect)
+        if general.kind != PREFIX:  # not a plain prefix: the rule by rule reading
+            return any(covers(probe, r.pattern, dialect) for r in self.rules)
+        # a literal pattern is covered by a prefix exactly when its prefix starts with it
+        at = bisect_left(self.prefixes, general.prefix)
+        return at < len(self.prefixes) and self.prefixes[at].startswith(general.prefix)
+
+
 class _Allows:
     """The Allow rules of each group selection, for one lint: one merge per selection, found
     by the agent's token (a selection is the group index's own tuple: known by identity, so
@@ -249,21 +278,21 @@ class _Allows:
     __slots__ = ("by_agent", "by_selection")
 
     def __init__(self) -> None:
-        self.by_agent: dict[str, tuple[Rule, ...] | None] = {}
-        self.by_selection: dict[int, tuple[tuple[int, ...], tuple[Rule, ...]]] = {}
+        self.by_agent: dict[str, _Reopening | None] = {}
+        self.by_selection: dict[int, tuple[tuple[int, ...], _Reopening]] = {}
 
-    def of(self, rules: ParsedFile, agent: str) -> tuple[Rule, ...] | None:
+    def of(self, rules: ParsedFile, agent: str) -> _Reopening | None:
         """The Allow rules of the groups that apply to ``agent`` (None: no group applies)."""
         if agent in self.by_agent:
             return self.by_agent[agent]
         selection = rules.selected_groups(agent)
-        found: tuple[Rule, ...] | None = None
+        found: _Reopening | None = None
         if selection:
             kept = self.by_selection.get(id(selection))
             if kept is None or kept[0] is not selection:
                 groups = rules.groups
-                kept = self.by_selection[id(selection)] = (selection, tuple(
-                    r for g in selection for r in groups[g].rules if r.allow))
+                kept = self.by_selection[id(selection)] = (selection, _Reopening(tuple(
+                    r for g in selection for r in groups[g].rules if r.allow), rules.dialect))
             found = kept[1]
         self.by_agent[agent] = found
         return found
@@ -274,15 +303,14 @@ def _only_disallowed(rules: ParsedFile, tokens: tuple[str, ...], path: str | Non
     """The Content-Usage path is disallowed for the group and no Allow rule of the groups
     that apply (merged, RFC 9309 2.2.1) reopens part of it: none under it
     (:func:`robotrules._patterns.covers`), and none with a wildcard (it may reach into it).
-    ``allows`` keeps each selection's Allow rules for the call: linear in the lines whatever
-    number of groups name the agent."""
+    ``allows`` keeps each selection's Allow rules for the call, sorted by prefix: linear in
+    the lines (a bisection each) whatever number of groups or Allow rules there are."""
     probe = (path or "/").split("*", 1)[0].rstrip("$") or "/"
     agent = next((t for t in tokens if t), "*")
     reopening = allows.of(rules, agent)
     if reopening is None or rules.is_allowed(probe, user_agent=agent):
         return False
-    dialect = rules.dialect
-    return not any("*" in r.pattern or covers(probe, r.pattern, dialect) for r in reopening)
+    return not reopening.under(probe, rules.dialect)
 
 
 def _lint_content_signal(rec: Record, out: list[Finding]) -> None:
