@@ -53,9 +53,15 @@ def corpus_bodies(limit: int = 2500) -> list[bytes]:
     return [f.read_bytes() for f in files]
 
 
-def build_warc(path: Path, origins: int, bodies: list[bytes], rng: random.Random) -> int:
+#: the group the second crawl of ``--crawls`` appends to a seeded share of the files
+AI_BLOCK = b"\n\nUser-agent: GPTBot\nUser-agent: ClaudeBot\nUser-agent: CCBot\nDisallow: /\n"
+
+
+def build_warc(path: Path, origins: int, bodies: list[bytes], rng: random.Random,
+               when: str = "2026-09-01T00:00:00Z", changed: float = 0.0) -> int:
     """One capture per origin (90 % 200 with a real body, 5 % 404, 5 % an http->https 301 whose
-    target is another origin's 200); returns the number of response records."""
+    target is another origin's 200), fetched at ``when``; a ``changed`` share of the bodies
+    gets :data:`AI_BLOCK` appended. Returns the number of response records."""
     import gzip
 
     from tests.dataset._warcs import Capture, capture_records
@@ -65,14 +71,19 @@ def build_warc(path: Path, origins: int, bodies: list[bytes], rng: random.Random
         for i in range(origins):
             host = f"site{i}.example"
             roll = rng.random()
+
+            def body() -> bytes:
+                got = rng.choice(bodies)
+                return got + AI_BLOCK if changed and rng.random() < changed else got
+
             if roll < 0.05:
-                caps = [Capture(f"https://{host}/robots.txt", 404)]
+                caps = [Capture(f"https://{host}/robots.txt", 404, when=when)]
             elif roll < 0.10:
-                caps = [Capture(f"http://{host}/robots.txt", 301,
+                caps = [Capture(f"http://{host}/robots.txt", 301, when=when,
                                 headers={"Location": f"https://{host}/robots.txt"}),
-                        Capture(f"https://{host}/robots.txt", 200, rng.choice(bodies))]
+                        Capture(f"https://{host}/robots.txt", 200, body(), when=when)]
             else:
-                caps = [Capture(f"https://{host}/robots.txt", 200, rng.choice(bodies))]
+                caps = [Capture(f"https://{host}/robots.txt", 200, body(), when=when)]
             for c in caps:
                 for rec in capture_records(c):
                     f.write(gzip.compress(rec, compresslevel=1))
@@ -223,6 +234,25 @@ def write_examples(out: Path) -> None:
                                            enumerate(ranks, start=1)))
 
 
+def write_crawls(out: Path, origins: int) -> None:
+    """Two crawls of the same ``origins`` a month apart, as robots.parquet files: the second
+    draws its files again and appends :data:`AI_BLOCK` to a seeded 15 % of them (what
+    ``census`` and ``history`` are timed on: every origin in both crawls, many files changed)."""
+    from robotrules.dataset import read_warcs
+
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(40)
+    bodies = corpus_bodies()
+    for n, (when, changed) in enumerate((("2026-09-01T00:00:00Z", 0.0),
+                                          ("2026-10-01T00:00:00Z", 0.15)), start=1):
+        warc = out / f"crawl-{n}.warc.gz"
+        responses = build_warc(warc, origins, bodies, rng, when=when, changed=changed)
+        secs, stats = timed(read_warcs, [warc], out / f"crawl-{n}.parquet")
+        warc.unlink()
+        print(f"crawl-{n}: {responses:,} responses, {stats.rows:,} rows in {secs:.1f} s",
+              flush=True)
+
+
 def rss_mb(who: int) -> float:
     return resource.getrusage(who).ru_maxrss / 1024  # KiB on Linux
 
@@ -334,6 +364,9 @@ def main() -> None:
                     help="only write the census charts of docs/datasets.md into DIR")
     ap.add_argument("--docs-outcomes", action="store_true",
                     help="only print the outcome table of docs/datasets.md")
+    ap.add_argument("--crawls", type=Path, default=None, metavar="DIR",
+                    help="only write two crawls of --origins origins each into DIR "
+                         "(crawl-1.parquet, crawl-2.parquet) for timing census and history")
     ap.add_argument("--examples", type=Path, default=None, metavar="DIR",
                     help="only write the example crawl of examples/dataset into DIR")
     args = ap.parse_args()
@@ -345,6 +378,9 @@ def main() -> None:
         return
     if args.examples:
         write_examples(args.examples)
+        return
+    if args.crawls:
+        write_crawls(args.crawls, args.origins)
         return
 
     import subprocess
