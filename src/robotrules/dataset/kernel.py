@@ -53,8 +53,8 @@ from ._deps import DatasetError, require
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["EXTRA_REASONS", "URL_PREFIX", "USAGE_KEYS", "RulesCache", "evaluate", "evaluate_batches",
-           "output_schema", "url_origins", "verdict_fields"]
+__all__ = ["EXTRA_REASONS", "URL_PREFIX", "USAGE_KEYS", "RulesCache", "evaluate",
+           "evaluate_batches", "output_schema", "url_origins", "verdict_fields"]
 
 def usage_columns(vocabulary: str = DEFAULT_VOCABULARY) -> tuple[str, ...]:
     """The usage preferences, in column order: ``crawl`` and the categories of
@@ -71,8 +71,9 @@ EXTRA_REASONS = ("allow-all", "disallow-all", "no-capture", "invalid-url")
 #: Columns of a joined batch the kernel reads besides the URL column.
 ROBOTS_COLUMNS = ("origin", "robots_outcome", "robots_body", "robots_fetch_time")
 
-# scheme://authority followed by the end or a path, query or fragment: the prefix origin_of
-# canonicalises (a URL with white space or a backslash in it goes to origin_of whole)
+#: scheme://authority followed by the end or a path, query or fragment: the prefix origin_of
+#: canonicalises (a URL with white space or a backslash in it goes to origin_of whole); RE2
+#: syntax, read by Arrow's regex kernel and by DuckDB's regexp_extract alike
 URL_PREFIX = r"^(?P<p>[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s\\]*)(?:[/?#]|$)"
 
 
