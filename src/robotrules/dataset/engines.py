@@ -69,7 +69,7 @@ Progress = Callable[[str, int, "int | None"], None]
 
 _ROBOTS_READ = ("origin", "robots_url", "fetch_time", "outcome", "body", "warc_offset")
 _JOINED = ("origin", "robots_outcome", "robots_fetch_time")
-_BATCH = 65_536
+_BATCH = 1 << 17  # rows a batch: bigger batches split fewer origins between two calls
 
 
 @dataclass
