@@ -275,8 +275,10 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
                 progress("reading URLs", rows, rows)
             cols = ", ".join(f"u.{_q(c)}" for c in rel.columns)
             # origin order (an integer rank), then the row itself: equal sort keys are equal
-            # rows, so the output is the same whatever DuckDB's threads do
-            ties = ", ".join(f"u.{_q(c)} NULLS LAST" for c in rel.columns)
+            # rows, so the output is the same whatever DuckDB's threads do; the row's hash
+            # first, an integer, settles almost every tie without comparing the URLs
+            every = [f"u.{_q(c)}" for c in rel.columns]
+            ties = ", ".join([f"hash({', '.join(every)})", *(f"{c} NULLS LAST" for c in every)])
             stream = con.sql(
                 f"SELECT {cols}, m.origin, m.outcome AS robots_outcome, "
                 f"m.fetch_time AS robots_fetch_time, m.rid AS __rid "
