@@ -16,9 +16,9 @@ then the verdict columns.
    groups the keys, :func:`.kernel.url_origins` gives each distinct key its origin (no Python
    per row) and a small table ``__map`` gives it the origin's rank in origin order and its
    chosen capture. A second scan joins the URLs with ``__map`` by key and sorts them by that
-   integer rank, then by the row's own columns (equal sort keys are equal rows: the output is
-   the same on any number of threads), so each origin's URLs arrive together and each
-   robots.txt is parsed once;
+   integer rank, then by the row's hash and its own columns (equal sort keys are equal rows:
+   the output depends on the rows only, not on DuckDB's threads or the input order), so each
+   origin's URLs arrive together and each robots.txt is parsed once;
 3. the joined rows stream out as Arrow record batches *without* bodies; for each batch the
    bodies of its ``rid`` range are read from ``chosen`` (a range scan, the table being in
    ``rid`` order) and handed to the kernel as a dictionary column;
@@ -28,8 +28,8 @@ then the verdict columns.
 DuckDB runs the reading, the join and the sort on its threads (``threads``), out of core under
 ``memory_limit`` with a spill directory in the scratch directory; the kernel runs in the calling
 Python thread. Memory: DuckDB's limit, plus one batch and its bodies. Output rows are in origin
-order, then in the order of the row's columns (not the input's: keep an id column first if
-order matters).
+order, then in an order fixed by their contents, not in the input's: keep an id column if
+order matters.
 
 ``spark`` joins with Spark SQL and runs the kernel through ``mapInArrow``; the duplicate rule
 runs once per partition of the robots rows repartitioned by origin (``mapInArrow``, the same
