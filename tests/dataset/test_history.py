@@ -160,12 +160,15 @@ def test_a_body_many_origins_serve_is_read_once() -> None:
     from robotrules.dataset.history import _Reader
 
     body = b"User-agent: *\nDisallow: /private/\n\nUser-agent: GPTBot\nDisallow: /\n"
-    reader = _Reader(["GPTBot", "Googlebot"], ["/", "/private/x"], facts=True)
+    reader = _Reader(["GPTBot", "Googlebot", "CCBot"], ["/", "/private/x"], facts=True)
     reads = [reader.read(f"https://{h}.example", "rules", body) for h in ("a", "b", "c")]
     assert len(reader.memo) == 1
     assert reads[0].answers == {
-        "GPTBot": [(False, 5, "Disallow: /"), (False, 5, "Disallow: /")],
-        "Googlebot": [(True, None, None), (False, 2, "Disallow: /private/")]}
+        "GPTBot": ((False, 5, "Disallow: /"), (False, 5, "Disallow: /")),
+        "Googlebot": ((True, None, None), (False, 2, "Disallow: /private/")),
+        "CCBot": ((True, None, None), (False, 2, "Disallow: /private/"))}
+    # agents that fall to the same group (2.2.1) share one copy of their answers
+    assert reads[0].answers["CCBot"] is reads[0].answers["Googlebot"]
     assert reads[0].groups == {("*",): ("*", 1), ("gptbot",): ("GPTBot", 4)}
     reader.read("https://d.example", "rules", body + b"Disallow: /x\n")
     assert len(reader.memo) == 2

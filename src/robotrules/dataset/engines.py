@@ -343,7 +343,7 @@ def _which_robots(con: Any, robots: Sequence[str], exc: BaseException) -> str:
 
 
 def _interrupted(exc: BaseException) -> bool:
-    """DuckDB's report of a Ctrl-C: an interrupted query, or KeyboardInterrupt in our UDF."""
+    """DuckDB's report of a Ctrl-C: an interrupted query, or a KeyboardInterrupt it relays."""
     duckdb = require("duckdb")
     return isinstance(exc, duckdb.InterruptException) or "KeyboardInterrupt" in str(exc)
 

@@ -83,7 +83,7 @@ class _Read(NamedTuple):
     and (a reader made with ``facts``) its groups (:func:`_groups`) and usage signals
     (:func:`.census.signals_of`)."""
 
-    answers: dict[str, list[tuple[bool, int | None, str | None]]]
+    answers: dict[str, Sequence[tuple[bool, int | None, str | None]]]
     groups: dict[tuple[str, ...], tuple[str, int]]
     signals: dict[str, dict[str, bool | None]]
 
@@ -105,21 +105,23 @@ class _Reader:
     def read(self, origin: str, outcome: str | None, body: bytes | None) -> _Read:
         """The capture's :class:`_Read`."""
         if outcome != "rules":
-            allowed = outcome == "allow-all"
-            return _Read({a: [(allowed, None, None)] * len(self.paths) for a in self.agents},
-                         {}, {})
+            fixed = ((outcome == "allow-all", None, None),) * len(self.paths)
+            return _Read(dict.fromkeys(self.agents, fixed), {}, {})
         digest = hashlib.blake2b(body or b"", digest_size=16).digest()
         hit = self.memo.get(digest)
         if hit is not None:
             return hit
         rules = robotrules.parse(body or b"", url=origin + "/robots.txt")
         urls = [origin + p for p in self.paths]
-        answers: dict[str, list[tuple[bool, int | None, str | None]]] = {}
+        answers: dict[str, Sequence[tuple[bool, int | None, str | None]]] = {}
+        same: dict[tuple[Any, ...], tuple[tuple[bool, int | None, str | None], ...]] = {}
         for agent in self.agents:
             d = rules.decide_many(urls, user_agent=agent)
-            answers[agent] = [(bool(d.allowed[i]), d.line[i] or None,
-                               str(d.rules[d.rule[i]]) if d.rule[i] >= 0 else None)
-                              for i in range(len(urls))]
+            got = tuple((bool(d.allowed[i]), d.line[i] or None,
+                         str(d.rules[d.rule[i]]) if d.rule[i] >= 0 else None)
+                        for i in range(len(urls)))
+            # most agents of the registry fall to the same group: one copy of their answers
+            answers[agent] = same.setdefault(got, got)
         read = _Read(answers, _groups(rules) if self.facts else {},
                      signals_of(rules) if self.facts else {})
         if len(self.memo) >= _MEMO:
