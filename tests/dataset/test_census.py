@@ -178,3 +178,29 @@ def test_the_chart_legend_covers_no_bar() -> None:
     box, plot = legend.get_window_extent(), ax.get_window_extent()
     assert box.x0 >= plot.x1  # the legend starts right of the plot area
     plt.close(fig)
+
+
+def test_a_body_is_counted_once_per_worker_whatever_its_origins() -> None:
+    # RFC 9309 2.2.2 matches paths: what an origin adds to the census depends on its body, not
+    # on its host, so a body served by many origins, over several batches, is assessed once
+    # and counted once per origin
+    from robotrules.dataset import census
+
+    body = b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\n"
+    tokens = ["GPTBot", "CCBot"]
+    census._SEEN.clear()
+    one = census._count_rows({"origin": ["https://a.example"], "outcome": ["rules"],
+                              "body": [body]}, tokens, True)
+    many = census._count_rows({"origin": ["https://b.example", "https://c.example",
+                                          "https://d.example"],
+                               "outcome": ["rules", "rules", "allow-all"],
+                               "body": [body, body, None]}, tokens, True)
+    assert [len(seen) for seen in census._SEEN.values()] == [1]
+    assert one[("agent", "GPTBot", "blocked")] == 1
+    assert one[("agent", "CCBot", "partial")] == 1
+    assert many[("agent", "GPTBot", "blocked")] == 2
+    assert many[("agent", "CCBot", "partial")] == 2
+    assert many[("agent", "CCBot", "allowed")] == 1  # 2.3.1.3: a 4xx allows everything
+    assert many[("outcome", "rules")] == 2
+    assert many[("outcome", "allow-all")] == 1
+    census._SEEN.clear()

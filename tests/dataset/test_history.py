@@ -152,3 +152,23 @@ def test_change_rows_spool_to_disk_in_one_order(tmp_path: Path,
         assert list(scratch.iterdir()) == []
     assert tables[1] == tables[50_000]
     assert len(tables[1]["access"]) > 1  # more rows than one spool file holds
+
+
+def test_a_body_many_origins_serve_is_read_once() -> None:
+    # RFC 9309 2.2.2: rules match the URL's path, so one body gives the same answers on every
+    # origin that serves it: the reader keeps one entry per distinct body, whatever the origin
+    from robotrules.dataset.history import _Reader
+
+    body = b"User-agent: *\nDisallow: /private/\n\nUser-agent: GPTBot\nDisallow: /\n"
+    reader = _Reader(["GPTBot", "Googlebot", "CCBot"], ["/", "/private/x"], facts=True)
+    reads = [reader.read(f"https://{h}.example", "rules", body) for h in ("a", "b", "c")]
+    assert len(reader.memo) == 1
+    assert reads[0].answers == {
+        "GPTBot": ((False, 5, "Disallow: /"), (False, 5, "Disallow: /")),
+        "Googlebot": ((True, None, None), (False, 2, "Disallow: /private/")),
+        "CCBot": ((True, None, None), (False, 2, "Disallow: /private/"))}
+    # agents that fall to the same group (2.2.1) share one copy of their answers
+    assert reads[0].answers["CCBot"] is reads[0].answers["Googlebot"]
+    assert reads[0].groups == {("*",): ("*", 1), ("gptbot",): ("GPTBot", 4)}
+    reader.read("https://d.example", "rules", body + b"Disallow: /x\n")
+    assert len(reader.memo) == 2

@@ -22,11 +22,10 @@ blocked, partial, allowed, their shares, usage counts), ``groups.parquet`` (the 
 and PNG charts: ``agents-<crawl>.png`` (share of origins per crawler), ``groups.png`` and, with
 several crawls, ``trend.png`` (share blocking each crawler, crawl by crawl).
 
-Cost: the crawl's robots rows are bucketed by origin like the local verdict engine; one parse
-and O(crawlers) assessments per distinct body (identical files, common in real crawls, are
-assessed once per worker: a digest-keyed memo of 4096 bodies); memory is one bucket, the memo
-and the counters. The usage preferences are per origin (they depend on nothing but the file,
-but are cheap next to the assessments).
+Cost: the crawl's robots rows are bucketed by origin like the local verdict engine; one parse,
+O(crawlers) assessments and the usage preferences per distinct body (identical files, common in
+real crawls, are counted once per worker: a memo of the counters of 4096 bodies, keyed by the
+body's digest); memory is one bucket, the memo and the counters.
 """
 
 from __future__ import annotations
@@ -164,62 +163,94 @@ def signals_of(rules: RobotsTxt, policy: frozenset[str] | None = None
     return out
 
 
+#: Per worker process: the counters one origin adds, per distinct body, for the settings they
+#: were counted under (crawlers, usage, policy tokens); at most ``_MEMO`` bodies.
+_SEEN: dict[tuple[Any, ...], dict[bytes, Counter[tuple[str, ...]]]] = {}
+
+
 def _count_rows(rows: dict[str, list[Any]], tokens: Sequence[str], usage: bool,
                 policy_tokens: Mapping[str, str] | None = None) -> Counter[tuple[str, ...]]:
     """Counters of chosen robots rows (origin, outcome, body). Keys: ("agent", token, access),
     ("group", purpose, access), ("usage", token, key, yes|no), ("outcome", outcome),
-    ("signal", signal, category, yes|no|unknown)."""
+    ("signal", signal, category, yes|no|unknown).
+
+    What an origin adds depends on its outcome and body only (the usage preferences are read
+    for the root ``/`` of the origin, a path), so the rows are counted per distinct body: each
+    body's counters once (kept for the worker's next batches), times its rows."""
     counts: Counter[tuple[str, ...]] = Counter()
     by_token = {a.token: a for a in known_agents()}
     agents = [by_token[t] for t in tokens]
-    read_under = _usage_counted()
     from robotrules import aipref
 
     # the registry's control tokens and the caller's policy tokens (aipref.policy_tokens)
     policy = registry_policy_tokens() | {t.lower() for t in (
         policy_tokens if policy_tokens is not None else aipref.POLICY_TOKENS)}
-    # identical files are common (CMS defaults, hosting templates): assess each once
-    seen: dict[bytes, tuple[RobotsTxt, list[str], dict[str, dict[str, bool | None]]]] = {}
+    settings = (tuple(tokens), usage, None if policy_tokens is None
+                else tuple(sorted(policy_tokens.items())))
+    seen = _SEEN.setdefault(settings, {})
+    rows_of: Counter[Any] = Counter()  # digest of a body, or an outcome without rules
+    first: dict[bytes, tuple[str, bytes | None]] = {}
     for origin, outcome, body in zip(rows["origin"], rows["outcome"], rows["body"], strict=True):
         counts[("outcome", outcome)] += 1
-        rules: RobotsTxt | None = None
-        verdicts: list[str] | None = None
         if outcome == "rules":
             digest = hashlib.blake2b(body or b"", digest_size=16).digest()
-            if digest in seen:
-                rules, verdicts, signals = seen[digest]
-            else:
+            rows_of[digest] += 1
+            first.setdefault(digest, (origin, body))
+        else:
+            rows_of[outcome] += 1
+    for key, n in rows_of.items():
+        if isinstance(key, str):
+            added = _origin_counts(agents, None, key, None, usage, policy, policy_tokens)
+        else:
+            found = seen.get(key)
+            if found is None:
+                origin, body = first[key]
                 rules = robotrules.parse(body or b"", url=origin + "/robots.txt")
-                verdicts = [a.access for a in assess_many(rules, agents,
-                                                          policy_tokens=policy_tokens)]
-                signals = signals_of(rules, policy)
+                found = _origin_counts(agents, rules, "rules", origin, usage, policy,
+                                       policy_tokens)
                 if len(seen) >= _MEMO:
                     seen.clear()
-                seen[digest] = (rules, verdicts, signals)
-            for signal, values in signals.items():
-                for category, value in values.items():
-                    said = "yes" if value is True else "no" if value is False else "unknown"
-                    counts[("signal", signal, category, said)] += 1
-        strictest: dict[str, str] = {}
-        for k, agent in enumerate(agents):
-            if verdicts is None:
-                access = "blocked" if outcome == "disallow-all" else "allowed"
-            else:
-                access = verdicts[k]
-            counts[("agent", agent.token, access)] += 1
-            for group in purposes_of(agent):
-                if group not in strictest or _STRICT[access] < _STRICT[strictest[group]]:
-                    strictest[group] = access
-            if usage and rules is not None:
-                answers = {v: rules.usage(origin + "/", user_agent=agent.token,
-                                          policy_tokens=policy_tokens, vocabulary=v)
-                           for v in dict.fromkeys(read_under.values())}
-                for key in USAGE_COUNTED:
-                    value = answers[read_under[key]][key]
-                    if value is not None:
-                        counts[("usage", agent.token, key, "yes" if value else "no")] += 1
-        for group, access in strictest.items():
-            counts[("group", group, access)] += 1
+                seen[key] = found
+            added = found
+        for counter, m in added.items():
+            counts[counter] += m * n
+    return counts
+
+
+def _origin_counts(agents: Sequence[KnownAgent], rules: RobotsTxt | None, outcome: str,
+                   origin: str | None, usage: bool, policy: frozenset[str],
+                   policy_tokens: Mapping[str, str] | None) -> Counter[tuple[str, ...]]:
+    """The counters one origin adds (``outcome`` counted by the caller): its signals, each
+    crawler's access and usage preferences, each purpose's strictest access."""
+    counts: Counter[tuple[str, ...]] = Counter()
+    verdicts: list[str] | None = None
+    if rules is not None:
+        verdicts = [a.access for a in assess_many(rules, agents, policy_tokens=policy_tokens)]
+        for signal, values in signals_of(rules, policy).items():
+            for category, value in values.items():
+                said = "yes" if value is True else "no" if value is False else "unknown"
+                counts[("signal", signal, category, said)] += 1
+    read_under = _usage_counted()
+    strictest: dict[str, str] = {}
+    for k, agent in enumerate(agents):
+        if verdicts is None:
+            access = "blocked" if outcome == "disallow-all" else "allowed"
+        else:
+            access = verdicts[k]
+        counts[("agent", agent.token, access)] += 1
+        for group in purposes_of(agent):
+            if group not in strictest or _STRICT[access] < _STRICT[strictest[group]]:
+                strictest[group] = access
+        if usage and rules is not None:
+            answers = {v: rules.usage(f"{origin}/", user_agent=agent.token,
+                                      policy_tokens=policy_tokens, vocabulary=v)
+                       for v in dict.fromkeys(read_under.values())}
+            for key in USAGE_COUNTED:
+                value = answers[read_under[key]][key]
+                if value is not None:
+                    counts[("usage", agent.token, key, "yes" if value else "no")] += 1
+    for group, access in strictest.items():
+        counts[("group", group, access)] += 1
     return counts
 
 

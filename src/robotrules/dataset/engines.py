@@ -11,9 +11,14 @@ then the verdict columns.
 1. the robots.parquet files are read by DuckDB and the duplicate rule runs as one window query
    into a table ``chosen`` numbered in origin order (``rid``);
 2. the URL files (Parquet, CSV with a header line, JSON Lines; globs of them) are read by
-   DuckDB's own readers; the origin of each URL is an Arrow UDF (:func:`.kernel.url_origins`,
-   2,048 URLs a call); the URLs are left-joined with ``chosen`` by origin and sorted by origin,
-   so each origin's URLs arrive together and each robots.txt is parsed once;
+   DuckDB's own readers. Each URL's origin key is cut in SQL (:func:`_key_sql`: the
+   ``scheme://authority`` prefix by :data:`.kernel.URL_PREFIX`, else the whole URL); one scan
+   groups the keys, :func:`.kernel.url_origins` gives each distinct key its origin (no Python
+   per row) and a small table ``__map`` gives it the origin's rank in origin order and its
+   chosen capture. A second scan joins the URLs with ``__map`` by key and sorts them by that
+   integer rank, then by the row's hash and its own columns (equal sort keys are equal rows:
+   the output depends on the rows only, not on DuckDB's threads or the input order), so each
+   origin's URLs arrive together and each robots.txt is parsed once;
 3. the joined rows stream out as Arrow record batches *without* bodies; for each batch the
    bodies of its ``rid`` range are read from ``chosen`` (a range scan, the table being in
    ``rid`` order) and handed to the kernel as a dictionary column;
@@ -23,7 +28,8 @@ then the verdict columns.
 DuckDB runs the reading, the join and the sort on its threads (``threads``), out of core under
 ``memory_limit`` with a spill directory in the scratch directory; the kernel runs in the calling
 Python thread. Memory: DuckDB's limit, plus one batch and its bodies. Output rows are in origin
-order, not the input's: keep an id column if order matters.
+order, then in an order fixed by their contents, not in the input's: keep an id column if
+order matters.
 
 ``spark`` joins with Spark SQL and runs the kernel through ``mapInArrow``; the duplicate rule
 runs once per partition of the robots rows repartitioned by origin (``mapInArrow``, the same
@@ -48,7 +54,7 @@ from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY
 from ._deps import DatasetError, require
 from ._io import check_output, check_robots, url_format
 from .captures import choose, chosen_sql
-from .kernel import RulesCache, evaluate, output_schema, url_origins
+from .kernel import URL_PREFIX, RulesCache, evaluate, output_schema, url_origins
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -63,7 +69,7 @@ Progress = Callable[[str, int, "int | None"], None]
 
 _ROBOTS_READ = ("origin", "robots_url", "fetch_time", "outcome", "body", "warc_offset")
 _JOINED = ("origin", "robots_outcome", "robots_fetch_time")
-_BATCH = 65_536
+_BATCH = 1 << 17  # rows a batch: bigger batches split fewer origins between two calls
 
 
 @dataclass
@@ -188,7 +194,9 @@ def bad_url_rows(con: Any, kind: str) -> int:
     them: DuckDB's rejects for CSV, the all-null lines for JSON Lines."""
     try:
         if kind == "csv":
-            return int(con.execute("SELECT count(*) FROM reject_errors").fetchall()[0][0])
+            # each scan of the files (the origin keys, then the join) logs the same rejects
+            return int(con.execute("SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n "
+                                   "FROM reject_errors GROUP BY scan_id)").fetchall()[0][0])
         if kind == "json":
             return int(con.execute("SELECT n FROM __json_bad").fetchall()[0][0])
     except Exception:
@@ -200,21 +208,36 @@ def _name(files: Sequence[str]) -> str:
     return files[0] if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more)"
 
 
-def _origin_udf(con: Any, progress: Progress | None, total: int | None) -> list[int]:
-    """Registers ``rr_origin``; the list returned counts the URLs it has seen."""
-    seen = [0]
-    memo: dict[str, str | None] = {}  # prefix -> origin, across the calls of one run
+def _key_sql(column: str) -> str:
+    """SQL for a URL's origin key: its ``scheme://authority`` prefix
+    (:data:`.kernel.URL_PREFIX`, the regex :func:`.kernel.url_origins` cuts with), or the
+    whole URL when the pattern does not take it; NULL for a NULL URL. Equal keys have equal
+    origins, so the origin is computed once per distinct key (:func:`_origin_map`)."""
+    url = _q(column)
+    pattern = URL_PREFIX.replace("'", "''")
+    return (f"CASE WHEN {url} IS NULL THEN NULL ELSE coalesce(nullif(regexp_extract({url}, "
+            f"'{pattern}', 1), ''), {url}) END")
 
-    def origins(urls: Any) -> Any:
-        out = url_origins(urls, memo)
-        if progress is not None:
-            seen[0] += len(out)
-            progress("reading URLs", seen[0], total)
-        return out
 
-    con.create_function("rr_origin", origins, ["VARCHAR"], "VARCHAR", type="arrow",
-                        null_handling="special", side_effects=True)
-    return seen
+def _origin_map(con: Any, column: str) -> int:
+    """Table ``__map``: per distinct origin key of ``url_rel``'s URLs (:func:`_key_sql`) its
+    origin (:func:`.kernel.url_origins` on the keys: RFC 9309 2.3's origin once per key),
+    the origin's rank in origin order (``__oid``) and its chosen capture (``rid``, outcome,
+    fetch time; NULL without one); keys without an origin are left out. One scan of the URL
+    files (DuckDB's threads); returns the number of URL rows read."""
+    pa_ = require("pyarrow")
+    pc = require("pyarrow.compute")
+    keys = con.sql(f"SELECT {_key_sql(column)} AS k, count(*) AS n FROM url_rel GROUP BY k"
+                   ).to_arrow_table()
+    rows = int(pc.sum(keys.column("n")).as_py() or 0)
+    keys = keys.filter(keys.column("k").is_valid())
+    found = pa_.table({"k": keys.column("k"), "origin": url_origins(keys.column("k"))})
+    con.register("__keys", found)
+    con.execute("CREATE TEMP TABLE __map AS SELECT k.k, k.origin, "
+                "dense_rank() OVER (ORDER BY k.origin) AS __oid, c.rid, c.outcome, c.fetch_time "
+                "FROM __keys k LEFT JOIN chosen c USING (origin) WHERE k.origin IS NOT NULL")
+    con.unregister("__keys")
+    return rows
 
 
 def _q(name: str) -> str:
@@ -245,13 +268,22 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
                             [list(robots)])
             except duckdb.Error as exc:
                 raise DatasetError(_which_robots(con, robots, exc)) from exc
-            seen = _origin_udf(con, progress, total)
+            if progress is not None:
+                progress("reading URLs", 0, total)
+            rows = _origin_map(con, column)
+            if progress is not None:
+                progress("reading URLs", rows, rows)
             cols = ", ".join(f"u.{_q(c)}" for c in rel.columns)
+            # origin order (an integer rank), then the row itself: equal sort keys are equal
+            # rows, so the output is the same whatever DuckDB's threads do; the row's hash
+            # first, an integer, settles almost every tie without comparing the URLs
+            every = [f"u.{_q(c)}" for c in rel.columns]
+            ties = ", ".join([f"hash({', '.join(every)})", *(f"{c} NULLS LAST" for c in every)])
             stream = con.sql(
-                f"SELECT {cols}, u.origin, c.outcome AS robots_outcome, "
-                f"c.fetch_time AS robots_fetch_time, c.rid AS __rid "
-                f"FROM (SELECT *, rr_origin({_q(column)}) AS origin FROM url_rel) u "
-                f"LEFT JOIN chosen c USING (origin) ORDER BY u.origin NULLS LAST"
+                f"SELECT {cols}, m.origin, m.outcome AS robots_outcome, "
+                f"m.fetch_time AS robots_fetch_time, m.rid AS __rid "
+                f"FROM (SELECT *, {_key_sql(column)} AS __k FROM url_rel) u "
+                f"LEFT JOIN __map m ON u.__k = m.k ORDER BY m.__oid NULLS LAST, {ties}"
             ).to_arrow_reader(_BATCH)
             bodies = con.cursor()
             cache = RulesCache(dialect, size=64)
@@ -276,8 +308,7 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
                 writer.write_batch(result)
                 done += result.num_rows
                 if progress is not None:
-                    # the sort has read every URL before the first batch: the count is whole
-                    progress("verdicts", done, total if total is not None else seen[0])
+                    progress("verdicts", done, rows)
             if writer is None:  # no URL at all: an empty table with the right columns
                 schema = output_schema(_joined_schema(rel, con), agents, usage=usage,
                                        vocabulary=vocabulary)
@@ -312,7 +343,7 @@ def _which_robots(con: Any, robots: Sequence[str], exc: BaseException) -> str:
 
 
 def _interrupted(exc: BaseException) -> bool:
-    """DuckDB's report of a Ctrl-C: an interrupted query, or KeyboardInterrupt in our UDF."""
+    """DuckDB's report of a Ctrl-C: an interrupted query, or a KeyboardInterrupt it relays."""
     duckdb = require("duckdb")
     return isinstance(exc, duckdb.InterruptException) or "KeyboardInterrupt" in str(exc)
 

@@ -18,9 +18,11 @@ since the previous crawl; per purpose of the registry, the share of origins bloc
 one of its crawlers. ``history.png`` charts the blocked share per crawler and per purpose over
 the crawls.
 
-Cost: one DuckDB full outer join by origin per pair (out of core), one parse per origin and
-crawl (identical files parsed once: a digest-keyed memo), O(agents x paths) verdicts per origin
-through the batch API. Memory: a batch of joined rows, the memo and the counters.
+Cost: one DuckDB full outer join by origin per pair (out of core), one parse and O(agents x
+paths) verdicts through the batch API per distinct body (a memo keyed by the body's digest: a
+file many origins serve is read once while it stays in the memo). Memory: a batch of joined
+rows, the memo (answers, groups and signals of at most 4,096 bodies, not the parsed files) and
+the counters.
 
 ``engine="spark"``: Spark runs the duplicate rule and the joins; the same per-origin
 functions (:func:`_crawl_events`, :func:`_pair_events`) run in ``mapInArrow``.
@@ -36,7 +38,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import robotrules
 from robotrules import RobotsTxt
@@ -76,43 +78,59 @@ class HistoryResult:
         return lines
 
 
-class _Reader:
-    """Parsed files and their per-agent answers, memoised by body digest."""
+class _Read(NamedTuple):
+    """What a comparison needs of one capture: ``{agent: [(allowed, line, rule) per path]}``,
+    and (a reader made with ``facts``) its groups (:func:`_groups`) and usage signals
+    (:func:`.census.signals_of`)."""
 
-    def __init__(self, agents: Sequence[str], paths: Sequence[str]) -> None:
+    answers: dict[str, Sequence[tuple[bool, int | None, str | None]]]
+    groups: dict[tuple[str, ...], tuple[str, int]]
+    signals: dict[str, dict[str, bool | None]]
+
+
+class _Reader:
+    """Captures read once per distinct body: a memo keyed by the body's digest. A body gives
+    the same answers on every origin (the sampled URLs are paths on the capture's own origin,
+    and RFC 9309 2.2.2 matches paths), so a file served by many origins (a CMS default) is
+    parsed once while it stays in the memo. The parsed file itself is not kept: its per-agent
+    tables are most of its memory."""
+
+    def __init__(self, agents: Sequence[str], paths: Sequence[str], *,
+                 facts: bool = False) -> None:
         self.agents = list(agents)
         self.paths = list(paths)
-        self.memo: dict[bytes, tuple[RobotsTxt, dict[str, Any]]] = {}
+        self.facts = facts
+        self.memo: dict[bytes, _Read] = {}
 
-    def read(self, origin: str, outcome: str | None, body: bytes | None
-             ) -> tuple[RobotsTxt | None, dict[str, Any]]:
-        """(parsed file or None, {agent: [(allowed, line, rule) per path]}) of one capture."""
+    def read(self, origin: str, outcome: str | None, body: bytes | None) -> _Read:
+        """The capture's :class:`_Read`."""
         if outcome != "rules":
-            allowed = outcome == "allow-all"
-            fixed = {a: [(allowed, None, None)] * len(self.paths) for a in self.agents}
-            return None, fixed
-        digest = hashlib.blake2b(origin.encode() + b"\0" + (body or b""),
-                                 digest_size=16).digest()
+            fixed = ((outcome == "allow-all", None, None),) * len(self.paths)
+            return _Read(dict.fromkeys(self.agents, fixed), {}, {})
+        digest = hashlib.blake2b(body or b"", digest_size=16).digest()
         hit = self.memo.get(digest)
         if hit is not None:
             return hit
         rules = robotrules.parse(body or b"", url=origin + "/robots.txt")
         urls = [origin + p for p in self.paths]
-        answers: dict[str, Any] = {}
+        answers: dict[str, Sequence[tuple[bool, int | None, str | None]]] = {}
+        same: dict[tuple[Any, ...], tuple[tuple[bool, int | None, str | None], ...]] = {}
         for agent in self.agents:
             d = rules.decide_many(urls, user_agent=agent)
-            answers[agent] = [(bool(d.allowed[i]), d.line[i] or None,
-                               str(d.rules[d.rule[i]]) if d.rule[i] >= 0 else None)
-                              for i in range(len(urls))]
+            got = tuple((bool(d.allowed[i]), d.line[i] or None,
+                         str(d.rules[d.rule[i]]) if d.rule[i] >= 0 else None)
+                        for i in range(len(urls)))
+            # most agents of the registry fall to the same group: one copy of their answers
+            answers[agent] = same.setdefault(got, got)
+        read = _Read(answers, _groups(rules) if self.facts else {},
+                     signals_of(rules) if self.facts else {})
         if len(self.memo) >= _MEMO:
             self.memo.clear()
-        self.memo[digest] = (rules, answers)
-        return rules, answers
+        self.memo[digest] = read
+        return read
 
 
-def _groups(rules: RobotsTxt | None) -> dict[tuple[str, ...], tuple[str, int]]:
-    if rules is None:
-        return {}
+def _groups(rules: RobotsTxt) -> dict[tuple[str, ...], tuple[str, int]]:
     return {tuple(sorted({t.lower() for t in g.tokens})): (", ".join(g.agents), g.line)
             for g in rules.groups}
 
@@ -136,7 +154,7 @@ def _crawl_events(label: str, tokens: Sequence[str], sample: Sequence[str],
         for origin, outcome, body in zip(cols["origin"], cols["outcome"], cols["body"],
                                          strict=True):
             yield ("count", ("origins", label), 1)
-            _, answers = reader.read(origin, outcome, body)
+            answers = reader.read(origin, outcome, body).answers
             strictest: set[str] = set()
             for agent in tokens:
                 if not answers[agent][0][0]:
@@ -151,7 +169,7 @@ def _pair_events(a: str, b: str, tokens: Sequence[str], sample: Sequence[str],
                  batches: Iterable[Any]) -> Iterator[Event]:
     """Per origin in both crawls (batches of ``origin, o1, b1, o2, b2``): access gained or
     lost, groups added or removed, usage signals changed."""
-    reader = _Reader(tokens, sample)
+    reader = _Reader(tokens, sample, facts=True)
     pair = f"{a} -> {b}"
     for batch in batches:
         cols = batch.to_pydict()
@@ -160,8 +178,8 @@ def _pair_events(a: str, b: str, tokens: Sequence[str], sample: Sequence[str],
             yield ("count", ("changes", pair, "origins"), 1)
             if o1 == o2 and b1 == b2:
                 continue
-            r1, ans1 = reader.read(origin, o1, b1)
-            r2, ans2 = reader.read(origin, o2, b2)
+            x1, x2 = reader.read(origin, o1, b1), reader.read(origin, o2, b2)
+            ans1, ans2 = x1.answers, x2.answers
             for agent in tokens:
                 for k, p in enumerate(sample):
                     (al1, l1, rule1), (al2, l2, rule2) = ans1[agent][k], ans2[agent][k]
@@ -176,15 +194,14 @@ def _pair_events(a: str, b: str, tokens: Sequence[str], sample: Sequence[str],
                         "change": kind, "line_before": l1, "rule_before": rule1,
                         "line_after": l2, "rule_after": rule2,
                         "outcome_before": o1, "outcome_after": o2})
-            g1, g2 = _groups(r1), _groups(r2)
+            g1, g2 = x1.groups, x2.groups
             for change, mine, other in (("removed", g1, g2), ("added", g2, g1)):
                 for key in sorted(mine.keys() - other.keys()):
                     yield ("count", ("changes", pair, change), 1)
                     yield ("row", "groups", {"from": a, "to": b, "origin": origin,
                                              "change": change, "agents": mine[key][0],
                                              "line": mine[key][1]})
-            s1 = signals_of(r1) if r1 is not None else {}
-            s2 = signals_of(r2) if r2 is not None else {}
+            s1, s2 = x1.signals, x2.signals
             for signal in sorted(s1.keys() | s2.keys()):
                 v1, v2 = s1.get(signal, {}), s2.get(signal, {})
                 for category in sorted(v1.keys() | v2.keys()):
@@ -281,20 +298,20 @@ def _apply(events: Iterable[Event], counts: Counter[tuple[str, ...]], spool: _Sp
 def _duckdb_history(labelled: Sequence[tuple[str, str]], tokens: Sequence[str],
                     sample: Sequence[str], counts: Counter[tuple[str, ...]],
                     spool: _Spool, con: Any) -> None:
-    try:
-        for i, (label, path) in enumerate(labelled):
-            literal = "'" + path.replace("'", "''") + "'"
-            con.execute(f"CREATE TABLE c{i} AS {chosen_sql(f'read_parquet({literal})')}")
-            reader = con.sql(f"SELECT origin, outcome, body FROM c{i}").to_arrow_reader(2048)
-            _apply(_crawl_events(label, tokens, sample, reader), counts, spool)
-        for i in range(len(labelled) - 1):
-            query = (f"SELECT origin, x.outcome AS o1, x.body AS b1, y.outcome AS o2, "
-                     f"y.body AS b2 FROM c{i} x JOIN c{i + 1} y USING (origin)")
-            _apply(_pair_events(labelled[i][0], labelled[i + 1][0], tokens, sample,
-                                con.sql(query).to_arrow_reader(2048)), counts, spool)
-    finally:
-        for i in range(len(labelled)):
-            con.execute(f"DROP TABLE IF EXISTS c{i}")
+    # the tables go with the connection when this fails or is stopped (a DROP would fail
+    # then: a stopped reader still holds its result)
+    for i, (label, path) in enumerate(labelled):
+        literal = "'" + path.replace("'", "''") + "'"
+        con.execute(f"CREATE TABLE c{i} AS {chosen_sql(f'read_parquet({literal})')}")
+        reader = con.sql(f"SELECT origin, outcome, body FROM c{i}").to_arrow_reader(2048)
+        _apply(_crawl_events(label, tokens, sample, reader), counts, spool)
+    for i in range(len(labelled) - 1):
+        query = (f"SELECT origin, x.outcome AS o1, x.body AS b1, y.outcome AS o2, "
+                 f"y.body AS b2 FROM c{i} x JOIN c{i + 1} y USING (origin)")
+        _apply(_pair_events(labelled[i][0], labelled[i + 1][0], tokens, sample,
+                            con.sql(query).to_arrow_reader(2048)), counts, spool)
+    for i in range(len(labelled)):
+        con.execute(f"DROP TABLE IF EXISTS c{i}")
 
 
 def _as_arrow(fn: Callable[..., Iterator[Event]], *args: Any

@@ -53,8 +53,8 @@ from ._deps import DatasetError, require
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["EXTRA_REASONS", "USAGE_KEYS", "RulesCache", "evaluate", "evaluate_batches",
-           "output_schema", "url_origins", "verdict_fields"]
+__all__ = ["EXTRA_REASONS", "URL_PREFIX", "USAGE_KEYS", "RulesCache", "evaluate",
+           "evaluate_batches", "output_schema", "url_origins", "verdict_fields"]
 
 def usage_columns(vocabulary: str = DEFAULT_VOCABULARY) -> tuple[str, ...]:
     """The usage preferences, in column order: ``crawl`` and the categories of
@@ -71,9 +71,10 @@ EXTRA_REASONS = ("allow-all", "disallow-all", "no-capture", "invalid-url")
 #: Columns of a joined batch the kernel reads besides the URL column.
 ROBOTS_COLUMNS = ("origin", "robots_outcome", "robots_body", "robots_fetch_time")
 
-# scheme://authority followed by the end or a path, query or fragment: the prefix origin_of
-# canonicalises (a URL with white space or a backslash in it goes to origin_of whole)
-_PREFIX = r"^(?P<p>[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s\\]*)(?:[/?#]|$)"
+#: scheme://authority followed by the end or a path, query or fragment: the prefix origin_of
+#: canonicalises (a URL with white space or a backslash in it goes to origin_of whole); RE2
+#: syntax, read by Arrow's regex kernel and by DuckDB's regexp_extract alike
+URL_PREFIX = r"^(?P<p>[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s\\]*)(?:[/?#]|$)"
 
 
 def _reasons() -> tuple[str, ...]:
@@ -143,7 +144,7 @@ def url_origins(urls: pa.Array | pa.ChunkedArray, memo: dict[str, str | None] | 
         urls = urls.combine_chunks()
     if not (pa_.types.is_string(urls.type) or pa_.types.is_large_string(urls.type)):
         urls = urls.cast(pa_.string())
-    prefix = pc.extract_regex(urls, _PREFIX).field("p")
+    prefix = pc.extract_regex(urls, URL_PREFIX).field("p")
     codes = pc.dictionary_encode(prefix)
     if memo is None:
         distinct = [origin_or_none(p) for p in codes.dictionary.to_pylist()]
