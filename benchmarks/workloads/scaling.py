@@ -260,7 +260,7 @@ def bench_scaling(suite: Suite, seed: int, rounds: int, budget: float, nq: int,
     pure = _pure_first(suite, body, synthetic_queries(patterns, 1, seed, size)[0],
                        max(rounds, 5), label, rep)
     if pure is not None:
-        data[f"{label} pure core first query"] = pure
+        data["pure core first query, largest file"] = pure
     rep.out("Google-dialect agreement with Google's matcher on these queries: " + "; ".join(
         f"{k}: " + ", ".join(f"{n} {a}" for n, a in v["google_dialect_agreement"].items())
         for k, v in data.items() if "google_dialect_agreement" in v) + ". On the worst-shape "
