@@ -9,13 +9,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import bench_builds
 import bench_libs as L
 import bench_proc
 from bench_data import SCALING_SIZES, synthetic_file, synthetic_queries
 from bench_harness import Results, calibrate, per_query
 from bench_libs import Lib, Query, Suite
 from bench_report import Report
-from bench_timing import fmt_int, fmt_us, speedup, table
+from bench_timing import fmt_int, fmt_spread, fmt_us, ratio_spread, speedup, table
 from bench_worst import worst_file, worst_queries
 
 
@@ -104,6 +105,55 @@ def _scaling_worst(suite: Suite, seed: int, rounds: int, budget: float, nq: int,
                      "stopped": problems, "agreement_with_google": agree}
     cells = {n: problems[n] if t is None else fmt_us(t) for n, t in per.items()}
     return data, cells
+
+
+def _first_rounds(libs: list[Lib], body: bytes, query: Query, rounds: int
+                  ) -> dict[str, tuple[list[float], list[float]]]:
+    """Per library, each round's parse and first query on ``body`` (the library's caches
+    emptied first, the order of the libraries reversed every other round)."""
+    out: dict[str, tuple[list[float], list[float]]] = {lib.name: ([], []) for lib in libs}
+    for r in range(rounds):
+        for lib in libs if r % 2 else libs[::-1]:
+            assert lib.parse is not None
+            assert lib.ask is not None
+            if lib.reset is not None:
+                lib.reset()
+            gc.collect()
+            t0 = time.perf_counter()
+            obj = lib.parse(body)
+            t1 = time.perf_counter()
+            lib.ask(obj, *query)
+            t2 = time.perf_counter()
+            out[lib.name][0].append(t1 - t0)
+            out[lib.name][1].append(t2 - t1)
+    return out
+
+
+def _pure_first(suite: Suite, body: bytes, query: Query, rounds: int, label: str,
+                rep: Report) -> dict[str, Any] | None:
+    """The pure core's first query on the largest file against protego's (a user without a
+    compiler picks between them), and parse + first query: each ratio over the rounds."""
+    libs = [lib for lib in suite.parsing if lib.name in (bench_builds.PURE_LABEL, L.BASELINE)]
+    if len(libs) != 2:
+        return None
+    times = _first_rounds(libs, body, query, rounds)
+    pure, base = times[bench_builds.PURE_LABEL], times[L.BASELINE]
+    first = ratio_spread(base[1], pure[1])
+    both = ratio_spread([p + q for p, q in zip(*base, strict=True)],
+                        [p + q for p, q in zip(*pure, strict=True)])
+    rep.out(f"The pure core against protego on the {label} file, {rounds} rounds (each "
+            "library's caches emptied first; protego's time / the pure core's, median with the "
+            "lowest and highest round):")
+    rep.out()
+    rep.out(table(["", f"{bench_builds.PURE_LABEL} (ms)", f"{L.BASELINE} (ms)", "ratio"], [
+        ["first query", f"{statistics.median(pure[1]) * 1000:.2f}",
+         f"{statistics.median(base[1]) * 1000:.2f}", fmt_spread(first)],
+        ["parse + first query",
+         f"{statistics.median([a + b for a, b in zip(*pure, strict=True)]) * 1000:.2f}",
+         f"{statistics.median([a + b for a, b in zip(*base, strict=True)]) * 1000:.2f}",
+         fmt_spread(both)]]))
+    rep.out()
+    return {"first_query_vs_protego": first, "parse_first_query_vs_protego": both}
 
 
 def bench_scaling(suite: Suite, seed: int, rounds: int, budget: float, nq: int,
@@ -205,6 +255,12 @@ def bench_scaling(suite: Suite, seed: int, rounds: int, budget: float, nq: int,
                      *(f"{n} parse vs {b}" for n in rr_names for b in suite.compared_with)]
     rep.out(table(parse_headers, rows_p))
     rep.out()
+    label, size = SCALING_SIZES[-1]
+    body, patterns = synthetic_file(size, seed)
+    pure = _pure_first(suite, body, synthetic_queries(patterns, 1, seed, size)[0],
+                       max(rounds, 5), label, rep)
+    if pure is not None:
+        data["pure core first query, largest file"] = pure
     rep.out("Google-dialect agreement with Google's matcher on these queries: " + "; ".join(
         f"{k}: " + ", ".join(f"{n} {a}" for n, a in v["google_dialect_agreement"].items())
         for k, v in data.items() if "google_dialect_agreement" in v) + ". On the worst-shape "

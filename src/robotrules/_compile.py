@@ -10,7 +10,7 @@ Cost: O(rules of the selected groups) per build; see :mod:`robotrules._match` fo
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Final
 
 from . import _token, _tokenize
@@ -26,6 +26,7 @@ from ._match import (
     Matcher,
     Pattern,
     make_matcher,
+    pattern_matches,
     rank_base,
 )
 
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from ._types import Dialect
 
 __all__ = ["CLEAR_HOOKS", "COMPANION_MARK", "clear_caches", "compile_groups",
-           "may_have_companion", "native_pattern", "new_pattern", "select"]
+           "may_have_companion", "native_pattern", "new_pattern", "scan_groups", "select"]
 
 #: compat(google): ``Allow: /x/index.htm`` (or ``index.html``...) also allows ``/x/``
 #: (robots.cc HandleAllow): the page a companion rule is derived from.
@@ -123,6 +124,31 @@ def new_pattern(raw: str, dialect: str, allow: bool) -> Pattern:
     return p
 
 
+def _rules(idx: GroupIndex, groups: tuple[int, ...], text: str, dirs: array[int]
+           ) -> Iterator[tuple[int, str, bool]]:
+    """Each rule of ``groups`` (their lines in ``idx``) with a value: its directive index,
+    raw value and whether it allows (an empty pattern never decides: left out)."""
+    for g in groups:
+        for v in idx.block(g):
+            tag = v & 3
+            if tag != TAG_ALLOW and tag != TAG_DISALLOW:
+                continue
+            i = v >> 2
+            n = dirs[3 * i + 2]
+            if n:
+                start = dirs[3 * i + 1]
+                yield i, text[start : start + n], tag == TAG_ALLOW
+
+
+def _pattern(memo: dict[str, Pattern], raw: str, dialect: Dialect, allow: bool) -> Pattern:
+    p = memo.get(raw)
+    if p is None:
+        p = memo[raw] = new_pattern(raw, dialect, allow)
+        if len(memo) > _PATTERNS_MAX:
+            memo.clear()
+    return p
+
+
 def compile_groups(idx: GroupIndex, groups: tuple[int, ...], text: str, dirs: array[int],
                    dialect: Dialect) -> Matcher:
     """The matcher of the rules of ``groups`` (their lines in ``idx``), best rule first."""
@@ -132,7 +158,7 @@ def compile_groups(idx: GroupIndex, groups: tuple[int, ...], text: str, dirs: ar
     allows = _PATTERNS[(dialect, True)]
     disallows = _PATTERNS[(dialect, False)]
     not_plain = SPECS[dialect].not_plain
-    for g in groups:
+    for g in groups:  # _rules inlined: this loop is the compile's hot one
         for v in idx.block(g):
             tag = v & 3
             if tag != TAG_ALLOW and tag != TAG_DISALLOW:
@@ -155,12 +181,7 @@ def compile_groups(idx: GroupIndex, groups: tuple[int, ...], text: str, dirs: ar
                 if old is None or rank < old:
                     plain[raw] = rank
                 continue
-            memo = allows if allow else disallows
-            p = memo.get(raw)
-            if p is None:
-                p = memo[raw] = new_pattern(raw, dialect, allow)
-                if len(memo) > _PATTERNS_MAX:
-                    memo.clear()
+            p = _pattern(allows if allow else disallows, raw, dialect, allow)
             others.append((p.base + i, p.kind, p.prefix, p))
             c = p.companion
             if c is not None:
@@ -171,6 +192,49 @@ def compile_groups(idx: GroupIndex, groups: tuple[int, ...], text: str, dirs: ar
     else:
         m = make_matcher(plain, others)
     return m
+
+
+def scan_groups(idx: GroupIndex, groups: tuple[int, ...], text: str, dirs: array[int],
+                dialect: Dialect, path: str) -> int:
+    """The key :func:`compile_groups`' matcher gives for ``path``, read off the rules one by
+    one without making it (a large selection's first query: no sort, no index). A rule whose
+    value up to its first byte the dialect does not read as it is (``not_plain``) is not a
+    prefix of ``path`` is passed over unread: its pattern's literal prefix starts with those
+    bytes, so it cannot match; so is one with a run between stars, read as is, that ``path``
+    does not hold (a rule that may have Google's companion is always read)."""
+    legacy = SPECS[dialect].first_match
+    allows = _PATTERNS[(dialect, True)]
+    disallows = _PATTERNS[(dialect, False)]
+    not_plain = SPECS[dialect].not_plain
+    startswith = path.startswith
+    best = NO_MATCH
+    first = NO_MATCH  # 1994: the earliest matching rule's index, then its key in best
+    for i, raw, allow in _rules(idx, groups, text, dirs):
+        if legacy and i >= first:
+            break  # the rules come in file order: an earlier one matched
+        odd = not_plain(raw)
+        if not may_have_companion(raw, allow):
+            if odd is None:
+                if startswith(raw):
+                    key = rank_base(len(raw), allow) + i
+                    if legacy:
+                        first, best = i, key
+                    elif key < best:
+                        best = key
+                continue
+            if not startswith(raw[: odd.start()]):
+                continue  # its pattern's literal prefix starts with these bytes, read as is
+            if not all(piece in path for piece in raw.rstrip("$").split("*")
+                       if not_plain(piece) is None):
+                continue  # a literal run between stars, read as is, that path lacks
+        p = _pattern(allows if allow else disallows, raw, dialect, allow)
+        for q in (p, p.companion):
+            if q is not None and q.base + i < best and pattern_matches(q, path):
+                if legacy:
+                    first, best = i, q.base + i
+                    break
+                best = q.base + i
+    return best
 
 
 def select(idx: GroupIndex, key: str, dialect: Dialect) -> tuple[str, tuple[int, ...]]:

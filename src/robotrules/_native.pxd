@@ -75,7 +75,7 @@ cdef enum:
     LIT_SAMPLE = 2048  # rules whose runs of bytes are counted to rank them
     FILE_LEVELS = 16  # file_refs nests at most this deep (3 KiB of stack a level), then merges
     FILE_SPLIT = 256  # and files this many refs or more two halves side by side (file_wide)
-    SCAN_MIN = 17     # Doc._best: a selection of this many rules or more answers its first
+    SCAN_MIN = 32     # Doc._best: a selection of this many rules or more answers its first
                       # query by reading them (Doc._scan), and compiles on its second
     READ_NONE = 0     # read_rule: an empty value (never decides)
     READ_PLAIN = 1    # a plain prefix

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from . import _token, _tokenize
-from ._compile import compile_groups, select
+from ._compile import compile_groups, scan_groups, select
 from ._dialects import SPECS
 from ._index import GroupIndex
 from ._index import build as build_index
@@ -38,6 +38,10 @@ _BUDGET_MIN: Final = 1 << 16
 _BUDGET_PER_RULE: Final = 4
 # a compiled matcher and the group indices it was compiled from
 _Compiled = tuple[Matcher, tuple[int, ...]]
+# a selection whose groups hold this many lines or more answers its first query by reading its
+# rules (scan_groups) and compiles on its second, as the native peer's (Doc._scan): a file
+# asked once for an agent pays no compile
+_SCAN_MIN: Final = 256
 
 
 def str_arg(value: object, name: str) -> str:
@@ -51,8 +55,8 @@ class PurePeer:
     """A robots.txt read by the pure-Python core (:class:`robotrules._peer.Peer`)."""
 
     __slots__ = ("_bom", "_budget", "_dirs", "_index", "_live", "_matcher_of_agent",
-                 "_matcher_of_selection", "_odd", "_text", "base_url", "dialect", "evictions",
-                 "size")
+                 "_matcher_of_selection", "_odd", "_scanned", "_text", "base_url", "dialect",
+                 "evictions", "size")
 
     def __init__(self, body: bytes, dialect: Dialect, base_url: str | None) -> None:
         self.dialect: Dialect = dialect
@@ -70,7 +74,8 @@ class PurePeer:
         self._matcher_of_selection: dict[str, _Compiled] = {}
         self._matcher_of_agent: dict[str, _Compiled] = {}
         self._live = 0  # what the compiled matchers hold against the budget (in rules)
-        # made on first use, read with getattr(self, name, None): the index, the budget
+        # made on first use, read with getattr(self, name, None): the index, the budget, the
+        # selections whose first query was answered by reading their rules (_best_for)
 
     def source(self) -> bytes:
         """The body again (from the text: the line ends read as LF, the same answers)."""
@@ -111,7 +116,10 @@ class PurePeer:
     def _matcher(self, key: str) -> _Compiled:
         """The compiled matcher and group indices for a query key (made on first use)."""
         idx = self.group_index
-        selection, groups = select(idx, key, self.dialect)
+        return self._compiled(idx, *select(idx, key, self.dialect))
+
+    def _compiled(self, idx: GroupIndex, selection: str, groups: tuple[int, ...]) -> _Compiled:
+        """The compiled matcher of a selection (made on first use)."""
         compiled = self._matcher_of_selection
         hit = compiled.get(selection)
         if hit is None:
@@ -149,6 +157,32 @@ class PurePeer:
             agents[user_agent] = hit
         return hit
 
+    def _best_for(self, user_agent: str) -> Callable[[str], int]:
+        """What gives a path's key for ``user_agent``: its compiled matcher's ``best``, or, on
+        the first query of a selection of _SCAN_MIN lines or more, a reading of its rules."""
+        agents = self._matcher_of_agent
+        hit = agents.get(user_agent)
+        if hit is not None:
+            return hit[0].best
+        idx = self.group_index
+        selection, groups = select(idx, _token.query_key(user_agent), self.dialect)
+        if selection not in self._matcher_of_selection:
+            starts = idx.starts
+            if sum(starts[g + 1] - starts[g] for g in groups) >= _SCAN_MIN:
+                scanned: set[str] | None = getattr(self, "_scanned", None)
+                if scanned is None:
+                    scanned = set()
+                    self._scanned = scanned
+                if selection not in scanned:
+                    scanned.add(selection)
+                    text, dirs, dialect = self._text, self._dirs, self.dialect
+                    return lambda path: scan_groups(idx, groups, text, dirs, dialect, path)
+        hit = self._compiled(idx, selection, groups)
+        if len(agents) >= _AGENT_MEMO:
+            agents.clear()
+        agents[user_agent] = hit
+        return hit[0].best
+
     def is_allowed(self, url: str, *, user_agent: str = "*") -> bool:
         """May ``user_agent`` fetch ``url``? ``url`` is absolute or a path[?query]."""
         # NO_MATCH and -1 (RFC 9309's /robots.txt) have the bit: allowed
@@ -159,14 +193,14 @@ class PurePeer:
             path = str_arg(path, "path")
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        return self._for_agent(user_agent)[0].best(path)
+        return self._best_for(user_agent)(path)
 
     def url_key_path(self, url: str, user_agent: str) -> tuple[int, str]:
         if type(url) is not str:
             url = str_arg(url, "url")
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        return self._key_path(url, self._for_agent(user_agent)[0].best)
+        return self._key_path(url, self._best_for(user_agent))
 
     def _key_path(self, url: str, best: Callable[[str], int]) -> tuple[int, str]:
         """``url``'s key (by ``best``, the agent's matcher; -1 for RFC 9309's /robots.txt)

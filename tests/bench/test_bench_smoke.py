@@ -32,6 +32,7 @@ SECTIONS = (
     "(p) parse + first query",
     "the caller keeping no body",
     "the limit: parse against a C line count",
+    "The pure core against protego",
 )
 
 

@@ -1,7 +1,7 @@
 """A selection's first query answered without compiling it (robotrules._native.Doc._scan).
 
 Issue 38: "A first query that costs little more than the parse: ... answer the first queries
-of a group without compiling it". A selection of SCAN_MIN (17) rules or more answers its first
+of a group without compiling it". A selection of SCAN_MIN (32) rules or more answers its first
 query by reading its rules one by one, and compiles on its second; both answers must be the
 compiled matcher's, that is the pure core's (the reference). Each check here parses the file
 again for every query, so every answer below is a first one.
@@ -56,7 +56,7 @@ def _rules_body(rng: random.Random, n: int) -> bytes:
 def test_first_answers_equal_the_reference_on_generated_groups(dialect: str) -> None:
     rng = random.Random(3817)
     for _ in range(40):
-        body = _rules_body(rng, rng.choice([17, 18, 30, 80]))
+        body = _rules_body(rng, rng.choice([32, 33, 45, 80]))
         _first_answers_agree(body, dialect, ["FooBot", "BarBot", "*"],
                              [rand_url(rng) for _ in range(8)])
 
@@ -91,3 +91,37 @@ def test_the_second_query_compiles_and_agrees() -> None:
     urls = [rand_url(random.Random(i)) for i in range(30)]
     assert [rules.is_allowed(u, user_agent="FooBot") for u in urls] == [
         ref.is_allowed(u, user_agent="FooBot") for u in urls]
+
+
+def _parting_body(rng: random.Random, paths: list[str], n: int) -> bytes:
+    """A '*' group of ``n`` rules made from the query paths: a path's first bytes, then where
+    it parts from the path a byte read as it is, an escape (of the path's next byte, or of
+    another), '*', '$', a non-ASCII character or Google's companion trigger."""
+    tails = ["x", "%{:02x}", "%{:02X}", "%41", "*", "$", "*$", "\u00e9", "index.html",
+             "/index.htm", ""]
+    lines = ["User-agent: *"]
+    for _ in range(n):
+        path = rng.choice(paths)
+        cut = rng.randint(0, len(path))
+        tail = rng.choice(tails)
+        if "{" in tail:
+            tail = tail.format(ord(path[cut]) if cut < len(path) else 0x7E)
+        lines.append(f"{rng.choice(['Allow', 'Disallow'])}: {path[:cut]}{tail}")
+    return "\n".join(lines).encode("utf-8")
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_first_answers_equal_the_reference_where_rules_part_from_the_path(
+        dialect: str) -> None:
+    """Doc._scan passes over a rule whose value parts from the path at a byte read as it is;
+    a value that parts at an escape ('%41' against a path's 'A'), a '*', a '$' or a
+    non-ASCII byte, or that the path ends inside (a companion '/x/' of 'Allow: /x/index.html'),
+    must still be read (RFC 9309 2.2.2: the pattern is compared in its normalised form)."""
+    rng = random.Random(3819)
+    for _ in range(60):
+        paths = ["/" + "/".join(rng.choice(["a", "A", "~", "x", "b.c", "dir", "\u00e9"])
+                                for _ in range(rng.randint(1, 3))) + rng.choice(["", "/"])
+                 for _ in range(4)]
+        body = _parting_body(rng, paths, rng.choice([32, 40, 64]))
+        _first_answers_agree(body, dialect, ["*"], ["https://h" + p for p in paths] + [
+            "https://h" + p + "index.html" for p in paths if p.endswith("/")])

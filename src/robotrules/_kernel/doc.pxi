@@ -594,13 +594,19 @@ cdef class Doc:
         """The key selection ``k``'s matcher would give for the path ``p[:n]``, read off its
         rules one by one (read_rule, the reading compile_rules starts with: each pattern is
         read once per file either way), the best key of those that match (entry_key and
-        entry_matches, as matcher_best): no sort, no matcher made."""
+        entry_matches, as matcher_best): no sort, no matcher made. A rule whose value parts
+        from the path at a byte the dialect reads as it is, with only such bytes before it,
+        is passed over unread: its pattern, normalised, starts with those bytes, so neither
+        it nor its companion (a prefix of it ending in '/', anchored) can match."""
         cdef Build* b = self.b  # kept until this reading is over (busy)
         cdef RawRule rule
         cdef Entry pair[2]
         cdef int got, i
-        cdef uint32_t j, g, r
+        cdef uint32_t j, g, r, at, lim
         cdef uint32_t* words
+        cdef const unsigned char* v
+        cdef const uint8_t* odd = _dialect_tables[self.d].not_plain
+        cdef const uint8_t* attn = _dialect_tables[self.d].pattern_attn
         cdef int64_t best = NO_MATCH, key
         b.busy += 1
         try:
@@ -608,6 +614,17 @@ cdef class Doc:
                 g = b.sel_groups.data[j]
                 for r in range(b.gstart.data[g], b.gstart.data[g + 1]):
                     words = b.rule_words.data + 3 * <Py_ssize_t>r
+                    v = self.t + words[0]
+                    lim = words[2] & RULE_LEN
+                    if lim > n:
+                        lim = <uint32_t>n
+                    at = 0
+                    while (at < lim and v[at] == p[at] and not odd[v[at]] and not attn[v[at]]
+                           and v[at] != C_PERCENT):
+                        at += 1
+                    if (at < lim and v[at] != p[at] and not odd[v[at]] and not attn[v[at]]
+                            and v[at] != C_PERCENT):
+                        continue
                     rule.vstart = words[0]
                     rule.index = words[1]
                     rule.vlen = words[2] & RULE_LEN
