@@ -6,7 +6,9 @@ must and must not say, with the rule each rests on.
 
 from __future__ import annotations
 
-from robotrules.lint import lint
+import pytest
+
+from robotrules.lint import _semantic, lint
 
 
 def test_L011_names_the_winning_line() -> None:
@@ -78,3 +80,27 @@ def test_L013_merges_by_ascii_case_only() -> None:
     assert not [f for f in lint(body, dialect="1994") if f.code == "L013"]
     same = "User-agent: Kelvin\nDisallow: /x\n\nUser-agent: kelvin\nDisallow: /y\n"
     assert [f.line for f in lint(same, dialect="1994") if f.code == "L013"] == [4]
+
+
+def _lower_calls(monkeypatch: pytest.MonkeyPatch, agents: int) -> int:
+    calls = [0]
+    real = _semantic.ascii_lower
+
+    def counted(text: str) -> str:
+        calls[0] += 1
+        return real(text)
+
+    monkeypatch.setattr(_semantic, "ascii_lower", counted)
+    # one group of many agents: a Crawl-delay line is no rule (RFC 9309 2.2.2), so every
+    # user-agent line after it joins the same group
+    lint("".join(f"User-agent: b{j}\nCrawl-delay: {j}\n" for j in range(agents)))
+    return calls[0]
+
+
+def test_naming_the_agents_of_a_big_group_is_linear(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 41 ("lint ... never go quadratic"): each of a group's agents was named for its
+    messages by walking the group's agents again (5,618 agents: 15.8 million lower-casings,
+    14 s); their spellings are read once per lint."""
+    small = _lower_calls(monkeypatch, 1000)
+    large = _lower_calls(monkeypatch, 4000)
+    assert large <= 4 * small + 100, (small, large)

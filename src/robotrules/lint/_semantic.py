@@ -13,7 +13,7 @@ layer (:mod:`robotrules._patterns`), how a dialect differs by its spec
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Final, TypeAlias
 
@@ -81,28 +81,37 @@ def _column(rules: ParsedFile, rule: Rule) -> int:
     return rules.value_column(rule.line)
 
 
-def _label(tok: str, named: Sequence[Group] = ()) -> str:
-    """How a lower-cased token was written in the file (its first group), for messages."""
+def _spellings(groups: Sequence[Group]) -> dict[str, str]:
+    """Per lower-cased token, how the file first wrote it (its first group's first spelling):
+    read once per lint, so that naming a token costs a look-up, not a walk over its group's
+    agents (a group of thousands of agents named each of them that way: quadratic)."""
+    out: dict[str, str] = {}
+    for g in groups:
+        for t in g.tokens:
+            if t:
+                out.setdefault(ascii_lower(t), t)
+    return out
+
+
+def _label(tok: str, spellings: Mapping[str, str]) -> str:
+    """How a lower-cased token was written in the file, for messages."""
     if tok == GLOBAL:
         return "every crawler (*)"
-    for g in named[:1]:
-        for t in g.tokens:
-            if ascii_lower(t) == tok:
-                return t
-    return tok
+    return spellings.get(tok, tok)
 
 
 def semantic(rules: ParsedFile) -> Iterator[Finding]:
     dialect = rules.dialect
     merged = _merged(rules.groups, dialect)
+    names = _spellings(rules.groups)
     dead = _deciders(merged, dialect)
     yield from _stars(rules)
-    yield from _split(merged, dialect)
-    for tok, (named, group_rules) in merged.items():
-        yield from _dead(rules, _label(tok, named), dead[tok], dialect)
+    yield from _split(merged, names, dialect)
+    for tok, (_, group_rules) in merged.items():
+        yield from _dead(rules, _label(tok, names), dead[tok], dialect)
         yield from _case_variants(rules, group_rules)
-    yield from _drops_star(merged, dead, dialect)
-    yield from _blocks(rules, merged, dead, dialect)
+    yield from _drops_star(merged, names, dead, dialect)
+    yield from _blocks(rules, merged, names, dead, dialect)
     yield from _per_rule(rules)
     yield from _crawl_delay(rules)
 
@@ -153,7 +162,7 @@ def _stars(rules: ParsedFile) -> Iterator[Finding]:
             )
 
 
-def _split(merged: Merged, dialect: Dialect) -> Iterator[Finding]:
+def _split(merged: Merged, names: Mapping[str, str], dialect: Dialect) -> Iterator[Finding]:
     """L013: the same token in several groups: merged (RFC 9309 2.2.1), or ignored where the
     dialect does not merge groups (1994)."""
     merge = SPECS[dialect].merge_groups
@@ -165,7 +174,7 @@ def _split(merged: Merged, dialect: Dialect) -> Iterator[Finding]:
             if not merge:
                 yield finding(
                     "L013", g.line, 1,
-                    f"user-agent {_label(tok, named)} already has a group at line {first.line}; "
+                    f"user-agent {_label(tok, names)} already has a group at line {first.line}; "
                     "crawlers of the 1994 standard obey only the first one, so this group is "
                     "ignored",
                     f"move these rules into the group at line {first.line}",
@@ -174,7 +183,7 @@ def _split(merged: Merged, dialect: Dialect) -> Iterator[Finding]:
             else:
                 yield finding(
                     "L013", g.line, 1,
-                    f"user-agent {_label(tok, named)} also has a group at line {first.line}; "
+                    f"user-agent {_label(tok, names)} also has a group at line {first.line}; "
                     "the groups are merged (RFC 9309 2.2.1), but older parsers use only the first",
                     f"move these rules into the group at line {first.line}",
                 )
@@ -227,7 +236,8 @@ def _case_variants(rules: ParsedFile, group_rules: list[Rule]) -> Iterator[Findi
             )
 
 
-def _drops_star(merged: Merged, dead: dict[str, Dead], dialect: Dialect) -> Iterator[Finding]:
+def _drops_star(merged: Merged, names: Mapping[str, str], dead: dict[str, Dead],
+                dialect: Dialect) -> Iterator[Finding]:
     """L014: a named group exists, so the ``*`` rules do not apply to that crawler."""
     star = merged.get("*")
     if star is None:
@@ -248,14 +258,14 @@ def _drops_star(merged: Merged, dead: dict[str, Dead], dialect: Dialect) -> Iter
         more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
         yield finding(
             "L014", named[0].line, 1,
-            f"{_label(tok, named)} has its own group, so the * group does not apply to it "
+            f"{_label(tok, names)} has its own group, so the * group does not apply to it "
             f"(RFC 9309 2.2.1): '{example}' (line {example.line}){more} do not apply to "
-            f"{_label(tok, named)}",
+            f"{_label(tok, names)}",
             "repeat the * rules in this group if they should apply to it too",
         )
 
 
-def _blocks(rules: ParsedFile, merged: Merged, dead: dict[str, Dead],
+def _blocks(rules: ParsedFile, merged: Merged, names: Mapping[str, str], dead: dict[str, Dead],
             dialect: Dialect) -> Iterator[Finding]:
     """L022 (everything blocked for *) and L023 (CSS/JS blocked for search engines)."""
     star = merged.get("*")
@@ -269,7 +279,7 @@ def _blocks(rules: ParsedFile, merged: Merged, dead: dict[str, Dead],
                 "delete it, or name the crawlers to block",
             )
     asset = _regex(_ASSET).search
-    for tok, (named, group_rules) in merged.items():
+    for tok, (_, group_rules) in merged.items():
         if tok not in _SEARCH_TOKENS:
             continue
         if access_of(group_rules, dialect, dead[tok])[0] == "blocked":
@@ -280,7 +290,7 @@ def _blocks(rules: ParsedFile, merged: Merged, dead: dict[str, Dead],
                 continue
             yield finding(
                 "L023", r.line, _column(rules, r),
-                f"'{r}' blocks stylesheets or scripts for {_label(tok, named)}; search engines "
+                f"'{r}' blocks stylesheets or scripts for {_label(tok, names)}; search engines "
                 "need them to render pages and may rank them lower",
                 f"delete it, or add 'Allow: {r.pattern}' in a group for Googlebot",
             )
