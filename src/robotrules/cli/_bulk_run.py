@@ -14,6 +14,7 @@ origin, not by the number of URLs.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
@@ -286,7 +287,6 @@ def _read(stream: IO[bytes], out: asyncio.Queue[list[Item] | BaseException | Non
     """Read the input in a thread, so a slow pipe never stalls fetches (daemon: no join)."""
     import asyncio
     import concurrent.futures
-    import contextlib
 
     class Gone(Exception):
         """The loop is closed or closing (Ctrl-C, an error): nobody will take the item."""

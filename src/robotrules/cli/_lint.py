@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import click
 
@@ -125,8 +126,6 @@ def _with_redirects(findings: list[Finding], redirects: tuple[tuple[str, int], .
                              "(RFC 9309 2.3.1.2), so they may treat the file as missing",
                              "serve /robots.txt directly, or redirect once"))
     elif redirects:
-        from urllib.parse import urlsplit
-
         hosts = {urlsplit(u).hostname for u, _ in redirects}
         if len(hosts) > 1:
             chain = " -> ".join(u for u, _ in redirects)

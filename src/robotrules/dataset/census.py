@@ -43,11 +43,15 @@ from pathlib import Path
 from typing import Any
 
 import robotrules
-from robotrules import RobotsTxt
+from robotrules import RobotsTxt, aipref
+from robotrules._patterns import access_of
 from robotrules.agents import KnownAgent, assess_many, known_agents, purposes_of
+from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY, VOCABULARIES, usage_keys
 
 from ._deps import DatasetError, require
 from ._io import check_robots
+from .captures import chosen_sql
+from .engines import _ROBOTS_READ, _choose_partition, connect, session_for, spark_note
 
 __all__ = ["ACCESS", "SIGNALS", "USAGE_COUNTED", "CensusResult", "chosen_batches", "crawl_label",
            "plot_share", "policy_tokens", "registry_policy_tokens", "run_census", "signals_of"]
@@ -56,7 +60,6 @@ ACCESS = ("blocked", "partial", "allowed")
 def _usage_counted() -> dict[str, str]:
     """Each category the census counts -> the AIPREF vocabulary it is read under: the default
     vocabulary's categories, then those only a later one has (vocab-08's ``ai-use``)."""
-    from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY, VOCABULARIES, usage_keys
     out: dict[str, str] = dict.fromkeys(usage_keys(DEFAULT_VOCABULARY), DEFAULT_VOCABULARY)
     for name in VOCABULARIES:
         for key in usage_keys(name):
@@ -142,7 +145,6 @@ def signals_of(rules: RobotsTxt, policy: frozenset[str] | None = None
     several lines of one signal is combined most-restrictively (:func:`aipref.combine`).
     A policy-token group's category is ``disallow``: ``True`` when it disallows the whole site.
     """
-    from robotrules import aipref
 
     found: dict[str, list[aipref.Statement]] = {}
     for statement in aipref.records(rules):
@@ -157,7 +159,6 @@ def signals_of(rules: RobotsTxt, policy: frozenset[str] | None = None
     tokens = policy if policy is not None else registry_policy_tokens()
     named = [g for g in rules.groups if any(t.lower() in tokens for t in g.tokens)]
     if named:
-        from robotrules._patterns import access_of
         out["policy-token"] = {"*": True, "disallow": any(
             access_of(g.rules, rules.dialect)[0] == "blocked" for g in named)}
     return out
@@ -180,7 +181,6 @@ def _count_rows(rows: dict[str, list[Any]], tokens: Sequence[str], usage: bool,
     counts: Counter[tuple[str, ...]] = Counter()
     by_token = {a.token: a for a in known_agents()}
     agents = [by_token[t] for t in tokens]
-    from robotrules import aipref
 
     # the registry's control tokens and the caller's policy tokens (aipref.policy_tokens)
     policy = registry_policy_tokens() | {t.lower() for t in (
@@ -263,7 +263,6 @@ def _count_batch(batch: Any, tokens: Sequence[str], usage: bool,
 def chosen_batches(path: str, con: Any, rows: int = 2048) -> Iterator[Any]:
     """The chosen capture of each origin of a robots.parquet (``origin``, ``outcome``,
     ``body`` and the rest), as Arrow batches in origin order (DuckDB, out of core)."""
-    from .captures import chosen_sql
     source = "(SELECT * FROM read_parquet(?))"
     yield from con.sql(chosen_sql(source), params=[path]).to_arrow_reader(rows)
 
@@ -272,7 +271,6 @@ def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
                  scratch_dir: str | None, policy_tokens: Mapping[str, str] | None = None,
                  threads: int | None = None, memory_limit: str | None = None
                  ) -> Counter[tuple[str, ...]]:
-    from .engines import connect
     total: Counter[tuple[str, ...]] = Counter()
     if scratch_dir:
         os.makedirs(scratch_dir, exist_ok=True)
@@ -326,7 +324,6 @@ def _count_crawl_spark(session: Any, path: str, tokens: Sequence[str], usage: bo
     """The counters of one crawl on Spark: the duplicate rule per partition of the rows
     repartitioned by origin (:func:`.engines._choose_partition`), the counting per partition,
     the counters (a few thousand keys) summed by Spark and collected."""
-    from .engines import _ROBOTS_READ, _choose_partition
     raw = session.read.parquet(path).select(*_ROBOTS_READ)
     chosen = raw.repartition("origin").mapInArrow(_choose_partition, raw.schema)
     parts = chosen.select("origin", "outcome", "body").mapInArrow(
@@ -524,7 +521,6 @@ def run_census(
     usage = True
     n = workers or os.cpu_count() or 1
     counts: dict[str, Counter[tuple[str, ...]]] = {}
-    from .engines import session_for, spark_note
     session = session_for(engine, spark, master)
     for label, path in labelled:
         counts[label] = (

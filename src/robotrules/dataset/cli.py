@@ -11,7 +11,9 @@ a bar when the total is known (Parquet footers, WARC sizes), a running count oth
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -23,6 +25,11 @@ from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY, VOCABULARIES
 from robotrules.cli._common import policy_token_option
 
 from ._deps import DatasetError
+from ._io import warc_inputs
+from .census import run_census
+from .engines import run_verdicts
+from .outcomes import parse_top, run_outcomes
+from .warc import read_warcs
 
 __all__ = ["dataset", "main"]
 
@@ -54,8 +61,6 @@ def _terminate(signum: int, frame: object) -> None:
 def _errors() -> Iterator[None]:
     """One-line errors; Ctrl-C is exit 130; SIGTERM unwinds like an exception (exit 143), so
     worker pools, temporary folders and partial files are cleaned up as on any error."""
-    import signal
-    import threading
     main = threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGTERM, _terminate) if main else None
     try:
@@ -82,7 +87,6 @@ class _Progress:
     """``progress(phase, done, total)`` drawn with rich on a terminal; nothing otherwise."""
 
     def __init__(self) -> None:
-        import threading
         self.bar: Any = None
         self.tasks: dict[str, Any] = {}
         self.lock = threading.Lock()  # DuckDB calls from several threads: one row per phase
@@ -159,8 +163,6 @@ def robots_cmd(warcs: tuple[str, ...], prefix: str | None, output: str) -> None:
     crawl is one run, so redirects resolve across its files.
     """
     with _errors():
-        from ._io import warc_inputs
-        from .warc import read_warcs
         files = warc_inputs(warcs, prefix)
         total = sum(os.path.getsize(w) for w in files)
         with _Progress() as progress:
@@ -212,15 +214,13 @@ def verdicts_cmd(robots: tuple[str, ...], urls: tuple[str, ...], agents: tuple[s
                  dialect: str, usage: bool | None, vocabulary: str,
                  master: str | None) -> None:
     """Per-agent verdicts (allowed, deciding line, rule, reason) for every URL of URL files."""
-    with _errors():
-        from .engines import run_verdicts
-        with _Progress() as progress:
-            run = run_verdicts(list(robots), list(urls), output, list(agents),
-                               engine=engine, url_column=column,  # type: ignore[arg-type]
-                               usage=usage, dialect=dialect,  # type: ignore[arg-type]
-                               threads=threads, memory_limit=memory_limit, workers=workers,
-                               scratch_dir=scratch_dir, progress=progress, master=master,
-                               vocabulary=vocabulary)
+    with _errors(), _Progress() as progress:
+        run = run_verdicts(list(robots), list(urls), output, list(agents),
+                           engine=engine, url_column=column,  # type: ignore[arg-type]
+                           usage=usage, dialect=dialect,  # type: ignore[arg-type]
+                           threads=threads, memory_limit=memory_limit, workers=workers,
+                           scratch_dir=scratch_dir, progress=progress, master=master,
+                           vocabulary=vocabulary)
     if run.engine == "duckdb":
         click.echo(f"{run.urls:,} URLs x {len(agents)} agents -> {output} "
                    f"({run.parses:,} robots.txt parsed)", err=True)
@@ -251,19 +251,17 @@ def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
                memory_limit: str | None, scratch_dir: str | None,
                policy_tokens: dict[str, str] | None, master: str | None) -> None:
     """Per crawler and purpose: origins blocking it fully, partly or not at all; usage signals."""
-    with _errors():
-        from .census import run_census
-        with _Progress() as progress:
-            done = [0]
+    with _errors(), _Progress() as progress:
+        done = [0]
 
-            def step(n: int) -> None:
-                done[0] += n
-                progress("crawls", done[0], len(robots))
+        def step(n: int) -> None:
+            done[0] += n
+            progress("crawls", done[0], len(robots))
 
-            result = run_census(list(robots), output, purpose=purpose, workers=workers,
-                                progress=step, engine=engine, policy_tokens=policy_tokens,
-                                master=master, threads=threads, memory_limit=memory_limit,
-                                scratch_dir=scratch_dir)
+        result = run_census(list(robots), output, purpose=purpose, workers=workers,
+                            progress=step, engine=engine, policy_tokens=policy_tokens,
+                            master=master, threads=threads, memory_limit=memory_limit,
+                            scratch_dir=scratch_dir)
     _engine_line(result.engine)
     for line in result.headline():
         click.echo(line, err=True)
@@ -296,7 +294,6 @@ def outcomes_cmd(robots: tuple[str, ...], ranks: str, top: str, dates: tuple[str
     9309's outcome beside it. Reads the capture index that 'dataset robots' writes beside
     robots.parquet."""
     with _errors():
-        from .outcomes import parse_top, run_outcomes
         result = run_outcomes(list(robots), ranks, output, top=parse_top(top),
                               dates=dict(d.partition("=")[::2] for d in dates), engine=engine,
                               master=master)

@@ -40,14 +40,19 @@ Nothing is collected on the driver: the executors write a Parquet directory at `
 from __future__ import annotations
 
 import glob
+import gzip
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+import robotrules
 from robotrules import Dialect
 from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY
 
@@ -181,7 +186,6 @@ def url_relation(con: Any, paths: Sequence[str], column: str) -> tuple[Any, int 
 
 def _empty_text(path: str) -> bool:
     """No header line: the file is empty or white space only (plain or gzip)."""
-    import gzip
     try:
         with (gzip.open(path, "rb") if path.lower().endswith(".gz") else open(path, "rb")) as f:
             return not f.read(4096).strip()
@@ -394,8 +398,6 @@ def _pool_evaluate(batches: Iterator[pa.RecordBatch], workers: int, agents: Sequ
                    vocabulary: str) -> Iterator[pa.RecordBatch]:
     """The kernel over ``batches`` in ``workers`` processes, results in input order, at most
     2 x workers batches in flight (Arrow batches pickle as their buffers)."""
-    from concurrent.futures import Future, ProcessPoolExecutor
-    from multiprocessing import get_context
 
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
         pending: list[Future[tuple[pa.RecordBatch, int]]] = []
@@ -496,7 +498,6 @@ def spark_session(master: str | None = None, app: str = "robotrules-dataset") ->
     # from the JVM's environment: give them this robotrules by absolute path (a relative
     # PYTHONPATH, or a source tree that shadows an installed copy, would otherwise resolve
     # differently or not at all). Executors elsewhere need robotrules[spark] installed.
-    import robotrules
     root = str(Path(robotrules.__file__).resolve().parents[1])
     paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     os.environ["PYTHONPATH"] = os.pathsep.join(
@@ -559,7 +560,6 @@ def session_for(engine: str, spark: Any = None, master: str | None = None) -> An
 
 
 def _python() -> str:
-    import sys
     return sys.executable
 
 

@@ -48,6 +48,7 @@ from ._deps import DatasetError, require
 from ._io import check_robots
 from .captures import chosen_sql
 from .census import agents_for, crawl_label, plot_share, signals_of
+from .engines import _ROBOTS_READ, _choose_partition, connect, session_for, spark_note
 
 __all__ = ["HistoryResult", "run_history"]
 
@@ -342,7 +343,6 @@ def _spark_history(spark: Any, labelled: Sequence[tuple[str, str]], tokens: Sequ
     require("pyspark", "spark")
     from pyspark.sql import functions as F
 
-    from .engines import _ROBOTS_READ, _choose_partition
     session = spark
     chosen = []
     for label, path in labelled:
@@ -398,7 +398,6 @@ def run_history(robots: Sequence[str], out_dir: str | os.PathLike[str], *,
     by_token = {a.token: a for a in known_agents()}
     counts: Counter[tuple[str, ...]] = Counter()
     result = HistoryResult(Path(out_dir), labels)
-    from .engines import connect, session_for, spark_note
     session = session_for(engine, spark, master)
     if scratch_dir:
         os.makedirs(scratch_dir, exist_ok=True)

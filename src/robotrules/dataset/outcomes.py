@@ -67,6 +67,7 @@ from ._deps import DatasetError, require
 from ._io import check_robots
 from .captures import captures_path, chosen_sql
 from .census import crawl_label
+from .engines import _ROBOTS_READ, _choose_partition, connect, session_for, spark_note
 
 __all__ = ["CATEGORIES", "COLUMNS", "RFC_COLUMNS", "OutcomesResult",
            "cc_robotstxt_mime", "cc_ruleset_agents", "crawl_monday", "parse_top",
@@ -332,7 +333,6 @@ def _literal(text: str) -> str:
 
 def _hosts_duckdb(index: str, robots: str, ranks: list[tuple[int, str]]
                   ) -> tuple[_Seen, dict[str, dict[str, str]], date | None]:
-    from .engines import connect
     pa = require("pyarrow")
     con = connect()
     try:
@@ -365,7 +365,6 @@ def _hosts_spark(session: Any, index: str, robots: str, ranks: list[tuple[int, s
     partition of the ranked hosts' captures repartitioned by origin."""
     from pyspark.sql import functions as F
 
-    from .engines import _ROBOTS_READ, _choose_partition
     pd_ranks = require("pyarrow").table({"rank": [r for r, _ in ranks],
                                         "host": [h for _, h in ranks]}).to_pandas()
     session.createDataFrame(pd_ranks, "rank int, host string").createOrReplaceTempView("ranks")
@@ -414,7 +413,6 @@ def run_outcomes(robots: list[str], ranks_path: str, output: str, *,
     """Write the outcome table of each crawl (``LABEL=PATH`` or ``PATH`` of a robots.parquet
     with its capture index beside it) to ``output`` (CSV) and the cross table to
     ``<output stem>-rfc9309.csv``; see the module docstring."""
-    from .engines import session_for, spark_note
     labelled = [crawl_label(r) for r in robots]
     check_robots([p for _, p in labelled])
     for _, path in labelled:

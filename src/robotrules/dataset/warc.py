@@ -42,11 +42,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from robotrules._origin import origin_of
 from robotrules._policy import DEFAULT_MAX_BYTES as MAX_BYTES
-from robotrules._policy import Attempt
+from robotrules._policy import Attempt, BodyDecoder
 from robotrules._url import path_of
 from robotrules.errors import InvalidURL
 
@@ -182,7 +182,6 @@ def _decoded(raw: bytes, encoding: str) -> bytes:
     """The payload with its Content-Encoding undone (bounded, as the fetch policy decodes)."""
     if not encoding.strip() or encoding.strip().lower() == "identity":
         return raw
-    from robotrules._policy import BodyDecoder
     decoder = BodyDecoder(encoding, MAX_BYTES)
     if decoder.error is not None:
         return raw
@@ -415,7 +414,6 @@ def _write_captures(db: sqlite3.Connection, path: Path) -> None:
     (:func:`.captures.index_schema`), no bodies: what Common Crawl's outcome procedure reads."""
     pa = require("pyarrow")
     pq = require("pyarrow.parquet")
-    from urllib.parse import urlsplit
 
     schema = index_schema()
     with pq.ParquetWriter(os.fspath(path), schema, compression="zstd") as writer:
