@@ -893,19 +893,6 @@ cdef class Doc:
         Py_DECREF(text)  # the reference _url_key gave, now held by text
         return key, text
 
-    @cython.binding(False)
-    def known_verdict(self, url, user_agent, sels, make, words):
-        """The verdict from the facts the facade keeps, in C (facts.pxi: verdict_of), or
-        None when they are not kept yet."""
-        return _verdict_of(self, url, user_agent, <dict?>sels, <Maker?>make, words)
-
-    @cython.binding(False)
-    def known_usage(self, url, user_agent, sels, uses, vmake, umake, words, scope,
-                    vocabulary):
-        """The Usage from the facts the facade keeps, in C (facts.pxi: usage_of), or None."""
-        return usage_of(self, url, user_agent, sels, uses, vmake, umake, words, scope,
-                        vocabulary)
-
     def usage_paths(self, patterns):
         """The kernel's matcher of one agent's Content-Usage paths (facts.pxi: PathSet),
         given as the core reads them (robotrules._match.Pattern, None: no path)."""
@@ -916,22 +903,18 @@ cdef class Doc:
         """The batch usage columns (see facts.pxi's gather)."""
         return gather(classes, table)
 
-    @staticmethod
-    def fact_memo(Py_ssize_t bound):
-        """A new, empty memo of the packed facts of one agent's verdicts, at most ``bound``
-        keys (batch.pxi's FactMemo: the facade's _Selection holds it)."""
-        return FactMemo(bound)
-
     @cython.binding(False)
-    def decide_urls(self, urls, user_agent, memo, fact, make, list paths=None):
-        """``make(allowed, line, rule, reason, rules, user_agent)``: the columns of
+    def decide_urls(self, urls, user_agent, no_match, list paths=None):
+        """``(allowed, line, rule, reason, rules)``: the columns of
         robotrules._model.Decisions for ``urls`` (a list, tuple or other sequence of
-        ``str``) and ``user_agent``, entry ``i`` equal to ``explain(urls[i])``'s fields.
-        The facts of each distinct deciding key come from ``memo`` (a FactMemo), else from
-        ``fact(self, key)`` (``(allowed, line, rule, reason)``, then kept in ``memo``);
-        ``paths``, unless None, gets each URL's path as the dialect's spec reads it. One C
-        loop over the URLs, no Python frame per URL (batch.pxi)."""
-        return decide_urls(self, urls, user_agent, <FactMemo?>memo, fact, make, paths)
+        ``str``) and ``user_agent``, entry ``i`` equal to ``explain(urls[i])``'s fields, and
+        ``rules`` the directive index of each rule they name, once each, in the order of the
+        sorted distinct keys. Each key's facts come from the key itself; ``no_match``, plain
+        ints ``(rule, reason)``, gives those of NO_MATCH for this agent's groups (Google's
+        empty rule as a directive index or -1, the reason's index). ``paths``, unless None,
+        gets each URL's path as the dialect's spec reads it. One C loop over the URLs, no
+        Python frame per URL (batch.pxi)."""
+        return decide_urls(self, urls, user_agent, no_match, paths)
 
     def selected_groups(self, user_agent):
         """The indices of the groups that apply to ``user_agent`` in :attr:`group_index`
