@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import robotrules
-from robotrules import REASONS, Decisions, _robots
+from robotrules import REASONS, Decisions, _pure, _robots
 from tests.conftest import SHARED
 from tests.core.gen import QUERY_AGENTS, rand_body, rand_url
 
