@@ -440,6 +440,37 @@ def test_peers_decide_urls_alike() -> None:
                 assert pa == pb
 
 
+def test_selected_groups_are_the_selection_the_verdicts_use() -> None:
+    """One selection per answer (issue 37): the native peer's groups are those of the C
+    selection its keys are matched by, and they equal the pure home of the choice
+    (robotrules._compile.select: RFC 9309 2.2.1, the groups whose line names the agent's
+    product token, merged; else the '*' groups; Google's parser as the google dialect) on
+    generated files and agents (bare tokens and full User-Agent headers), in every dialect
+    the native peer reads; the pure peer's are _compile.select's in every dialect."""
+    import random
+
+    from robotrules import _dialects
+    from robotrules._compile import select
+    from tests.core.gen import AGENTS, QUERY_AGENTS, rand_body
+
+    agents = [*QUERY_AGENTS, *AGENTS, "Mozilla/5.0 (compatible; FooBot/2.1; +http://x/)",
+              "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1)"]
+    rng = random.Random(37)
+    for _ in range(150):
+        body = rand_body(rng).encode("utf-8", "surrogatepass")
+        for dialect in _dialects.NAMES:
+            pure = PurePeer(body, dialect, None)
+            native = (_native(body, dialect, None) if _native is not None
+                      and _peers.peer_for(body, dialect) is _native else None)
+            for agent in rng.sample(agents, 8):
+                want = select(pure.group_index, _token.query_key(agent), dialect)[1]
+                assert pure.selected_groups(agent) == want
+                if native is not None:
+                    assert native.selected_groups(agent) == want, (body, dialect, agent)
+                    native.is_allowed("/", user_agent=agent)  # (the selection compiled)
+                    assert native.selected_groups(agent) == want
+
+
 # -- the selector ------------------------------------------------------------------------------
 
 

@@ -463,8 +463,15 @@ cdef class Doc:
                 self.ntokens = nfinal
             # one matcher per selection, compiled on its first query
             nsel = <uint32_t>(sel_start.n - 1)
-            self.sels = <Matcher**>xmalloc(nsel * sizeof(Matcher*))
+            # one block: the matchers, then each selection's groups (Doc.selection_groups:
+            # where they start, then the group numbers), kept for the answers' groups
+            self.sels = <Matcher**>xmalloc(nsel * sizeof(Matcher*) + (
+                sel_start.n + sels.n) * sizeof(uint32_t))
             memset(self.sels, 0, nsel * sizeof(Matcher*))
+            memcpy(<uint32_t*>(self.sels + nsel), sel_start.data,
+                   sel_start.n * sizeof(uint32_t))
+            memcpy(<uint32_t*>(self.sels + nsel) + sel_start.n, sels.data,
+                   sels.n * sizeof(uint32_t))
             self.nsels = nsel  # (sels and sel_start go with the Build: not fitted)
             # a matcher holds at most 4 units (entries and nodes) a rule of its selection
             # (each rule one entry and a companion, a node each): when all of them fit the
@@ -916,11 +923,18 @@ cdef class Doc:
         Python frame per URL (batch.pxi)."""
         return decide_urls(self, urls, user_agent, no_match, paths)
 
+    @cython.binding(False)
     def selected_groups(self, user_agent):
-        """The indices of the groups that apply to ``user_agent`` in :attr:`group_index`
-        (robotrules._compile.select, the pure home of the choice the C selection makes)."""
+        """The indices of the groups that apply to ``user_agent`` in :attr:`group_index`:
+        those of the selection its verdicts are matched by (Doc._select; the pure home of
+        the choice is robotrules._compile.select, held equal by tests/core/test_peers.py)."""
+        cdef uint32_t s, j
+        cdef const uint32_t* starts
         user_agent = exact_str(user_agent, "user_agent")
-        return _select_groups(self.group_index, _query_key(user_agent), self.dialect)[1]
+        self._reading()  # (the groups are the reading's: not kept with keep_text=False)
+        s = self._select(user_agent)
+        starts = <const uint32_t*>(self.sels + self.nsels)
+        return tuple([starts[self.nsels + 1 + j] for j in range(starts[s], starts[s + 1])])
 
     cdef int _reading(self) except -1:
         """ValueError unless the Doc keeps its text (``keep_text``, the default)."""
@@ -990,7 +1004,11 @@ cdef class Doc:
         cdef Matcher* m
         cdef LitIndex* li
         cdef Build* b = self.b
+        cdef const uint32_t* starts
         size += self.tokbuf_size + self.nsels * sizeof(Matcher*)
+        if self.sels != NULL:  # and each selection's groups, in the same block
+            starts = <const uint32_t*>(self.sels + self.nsels)
+            size += (self.nsels + 1 + starts[self.nsels]) * sizeof(uint32_t)
         if b != NULL:
             size += sizeof(Build) + (b.pool.cap + b.rule_words.cap + b.gstart.cap
                                      + b.sel_groups.cap + b.sel_start.cap) * sizeof(uint32_t)
