@@ -116,8 +116,9 @@ cdef class Doc:
     # the fields are ordered so that the whole object stays at 256 bytes (the 4-byte ones
     # together, no padding; checked by tests/core/test_native.py)
     cdef bytes body           # the file's bytes, as the caller gave them; None: parsed with
-                              # keep_text=False, t is the values the Doc owns (_own_values)
-    cdef const unsigned char* t
+                              # keep_text=False, data is the values the Doc owns (_own_values)
+    cdef const unsigned char* data  # the bytes read: body's after its byte-order mark, or
+                                    # the values the Doc owns
     cdef Pats pats
     cdef Token* tokens
     cdef unsigned char* tokbuf
@@ -126,8 +127,8 @@ cdef class Doc:
     cdef PyObject* memo_agent[MEMO]
     # until every selection is compiled, what compiling them needs (Build; NULL after): kept
     # apart so that a Doc and its facade subclass stay small objects of Python's allocator
-    cdef Build* b
-    # the peer surface's plain values (its dialect: the property, from d)
+    cdef Build* build
+    # the peer surface's plain values (its dialect: the property, from dialect_code)
     cdef public Py_ssize_t size
     cdef readonly object base_url
     cdef readonly uint64_t evictions  # how often the compiled matchers were dropped
@@ -138,8 +139,8 @@ cdef class Doc:
     cdef uint32_t memo_sel[MEMO]
     # lengths within a body of at most NATIVE_MAX (2 ** 28) bytes: the text after the
     # byte-order mark, the lower-cased agent tokens (at most the body, and one), the mark
-    cdef uint32_t n, tokbuf_size, bom_
-    cdef int d
+    cdef uint32_t data_len, tokbuf_size, bom_
+    cdef int dialect_code  # an index into the dialect tables (_dialect_tables, _NAMES)
     cdef uint32_t ntokens, nsels, memo_next
     cdef readonly uint32_t directive_count
 
@@ -168,9 +169,9 @@ cdef class Doc:
         skip = _bom_length(body) if size and _bom_start[<unsigned char>PyBytes_AS_STRING(
             body)[0]] else 0
         self.body = body
-        self.t = <const unsigned char*>PyBytes_AS_STRING(body) + skip
-        self.n = <uint32_t>(size - skip)  # at most NATIVE_MAX: checked above
-        self.d = d
+        self.data = <const unsigned char*>PyBytes_AS_STRING(body) + skip
+        self.data_len = <uint32_t>(size - skip)  # at most NATIVE_MAX: checked above
+        self.dialect_code = d
         self.size = size
         self.base_url = base_url
         self.bom_ = <uint32_t>skip
@@ -193,14 +194,14 @@ cdef class Doc:
         PyMem_Free(self.pats.data)
         self._drop_build()
         if self.body is None:  # the values the Doc owns (_own_values)
-            PyMem_Free(<void*>self.t)
+            PyMem_Free(<void*>self.data)
 
     cdef void _drop_build(self) noexcept:
         """Free what compiling needed (every selection is compiled, or the Doc goes)."""
-        cdef Build* b = self.b
+        cdef Build* b = self.build
         if b == NULL:
             return
-        self.b = NULL
+        self.build = NULL
         PyMem_Free(b.pat_memo)
         PyMem_Free(b.readers)
         PyMem_Free(b.scanned)
@@ -218,17 +219,17 @@ cdef class Doc:
         cdef uint32_t head, kind, g = 0, vstart, vlen
         cdef int role
         cdef bint in_group = False, has_rules = False
-        cdef const uint8_t* roles = _dialect_tables[self.d].roles
+        cdef const uint8_t* roles = _dialect_tables[self.dialect_code].roles
         cdef uint32_t few_dirs[DIRS_SMALL]  # a small file's directives, on the stack
         cdef uint32_t* words
         memset(&dirs, 0, sizeof(U32Vec))
         memset(&ua_words, 0, sizeof(U32Vec))
         memset(&rule_words, 0, sizeof(U32Vec))
         memset(&gstart, 0, sizeof(U32Vec))
-        if 3 * (<Py_ssize_t>self.n // 32) + 48 <= DIRS_SMALL:  # scan's estimate fits there
+        if 3 * (<Py_ssize_t>self.data_len // 32) + 48 <= DIRS_SMALL:  # scan's estimate fits there
             vec_borrow(&dirs, few_dirs, DIRS_SMALL)
         try:
-            scan(self.t, self.n, self.d, &dirs, NULL)
+            scan(self.data, self.data_len, self.dialect_code, &dirs, NULL)
             ndirs = dirs.n // 3
             self.directive_count = <uint32_t>ndirs
             # room for every user-agent line and rule at once (no regrowth, and no fitting:
@@ -246,13 +247,13 @@ cdef class Doc:
             room = 3 * <uint64_t>nua + 3 * <uint64_t>nrule + (nua + 1) + nua + (nua + 2)
             if room > (<uint64_t>PY_SSIZE_T_MAX - sizeof(Build)) // sizeof(uint32_t):
                 raise MemoryError()  # (only where Py_ssize_t is 32 bits)
-            self.b = <Build*>xmalloc(sizeof(Build) + <Py_ssize_t>room * sizeof(uint32_t))
-            memset(self.b, 0, sizeof(Build))
-            words = <uint32_t*>(self.b + 1)
+            self.build = <Build*>xmalloc(sizeof(Build) + <Py_ssize_t>room * sizeof(uint32_t))
+            memset(self.build, 0, sizeof(Build))
+            words = <uint32_t*>(self.build + 1)
             vec_borrow(&ua_words, words, 3 * nua)
             vec_borrow(&rule_words, words + 3 * nua, 3 * nrule)
             vec_borrow(&gstart, words + 3 * nua + 3 * nrule, nua + 1)
-            self.b.sel_room = words + 4 * nua + 3 * nrule + 1
+            self.build.sel_room = words + 4 * nua + 3 * nrule + 1
             # groups (robotrules._index.build): user-agent lines and rules per group
             for i in range(ndirs):
                 head = dirs.data[3 * i]
@@ -280,11 +281,11 @@ cdef class Doc:
                         has_rules = True
             vec_push(&gstart, <uint32_t>(rule_words.n // 3))
             vec_free(&dirs)
-            vec_move(&self.b.sel_groups, &ua_words)  # indexed on the first query (_index)
-            self.b.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
-            self.b.budget = BUDGET_MIN + BUDGET_PER_RULE * <uint64_t>(rule_words.n // 3)
-            vec_move(&self.b.rule_words, &rule_words)
-            vec_move(&self.b.gstart, &gstart)
+            vec_move(&self.build.sel_groups, &ua_words)  # indexed on the first query (_index)
+            self.build.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
+            self.build.budget = BUDGET_MIN + BUDGET_PER_RULE * <uint64_t>(rule_words.n // 3)
+            vec_move(&self.build.rule_words, &rule_words)
+            vec_move(&self.build.gstart, &gstart)
         finally:
             vec_free(&dirs)
             vec_free(&ua_words)
@@ -298,7 +299,7 @@ cdef class Doc:
         body. A file parsed so keeps about a fifth of its input (the values are 19% of the
         corpus's bytes) instead of all of it once the caller drops the body; the reading (the
         text, directives, groups, findings, ``source``) is then not available."""
-        cdef Build* b = self.b
+        cdef Build* b = self.build
         cdef U32Vec* uas = &b.sel_groups  # the user-agent lines until _index (see Build)
         cdef U32Vec* rules = &b.rule_words
         cdef Py_ssize_t i, total = 0
@@ -311,27 +312,27 @@ cdef class Doc:
         own = <unsigned char*>xmalloc(total if total else 1)  # total <= n < NATIVE_MAX
         for i in range(uas.n // 3):
             vlen = uas.data[3 * i + 1]
-            memcpy(own + at, self.t + uas.data[3 * i], vlen)
+            memcpy(own + at, self.data + uas.data[3 * i], vlen)
             uas.data[3 * i] = at
             at += vlen
         for i in range(rules.n // 3):
             vlen = rules.data[3 * i + 2] & RULE_LEN
-            memcpy(own + at, self.t + rules.data[3 * i], vlen)
+            memcpy(own + at, self.data + rules.data[3 * i], vlen)
             rules.data[3 * i] = at
             at += vlen
-        self.t = own
-        self.n = at
+        self.data = own
+        self.data_len = at
         self.body = None
         return 0
 
     cdef int _index(self) except -1:
         """Make the agent tokens and the selections (on the first query that needs them)."""
-        cdef U32Vec uas = self.b.sel_groups  # the user-agent lines (see the fields)
-        memset(&self.b.sel_groups, 0, sizeof(U32Vec))
+        cdef U32Vec uas = self.build.sel_groups  # the user-agent lines (see the fields)
+        memset(&self.build.sel_groups, 0, sizeof(U32Vec))
         try:
-            self._index_agents(&uas, &self.b.gstart)
+            self._index_agents(&uas, &self.build.gstart)
         except BaseException:
-            self.b.sel_groups = uas  # kept for the next query to try again (MemoryError)
+            self.build.sel_groups = uas  # kept for the next query to try again (MemoryError)
             raise
         vec_free(&uas)
         return 0
@@ -344,7 +345,7 @@ cdef class Doc:
         cdef uint32_t count, lo, ngroups = <uint32_t>(gstart.n - 1)
         cdef uint64_t spread
         cdef const unsigned char* v
-        cdef const uint8_t* tb = _dialect_tables[self.d].token_byte
+        cdef const uint8_t* tb = _dialect_tables[self.dialect_code].token_byte
         cdef U32Vec sels, sel_start
         cdef uint32_t* idx = NULL
         cdef int32_t* single = NULL
@@ -365,7 +366,7 @@ cdef class Doc:
             self.tokbuf_size = 0
             named = False  # most files name no agent (only '*' lines): no token to make
             for u in range(nua):
-                v = self.t + uas.data[3 * u]
+                v = self.data + uas.data[3 * u]
                 vlen = uas.data[3 * u + 1]
                 if not star_line(v, vlen):
                     named = True
@@ -377,15 +378,15 @@ cdef class Doc:
             # room for all at once: a group list holds each user-agent line's group at most
             # once, and there is a selection per token at most, and the global one (the
             # Build's room, made for them)
-            vec_borrow(&sels, self.b.sel_room, nua)
-            vec_borrow(&sel_start, self.b.sel_room + nua, nua + 2)
+            vec_borrow(&sels, self.build.sel_room, nua)
+            vec_borrow(&sel_start, self.build.sel_room + nua, nua + 2)
             # the global selection first: the groups with a '*' line (in file order, once)
             vec_push(&sel_start, 0)
             for u in range(nua):
                 vstart = uas.data[3 * u]
                 vlen = uas.data[3 * u + 1]
                 g = uas.data[3 * u + 2]
-                v = self.t + vstart
+                v = self.data + vstart
                 if star_line(v, vlen):
                     if sels.n == 0 or sels.data[sels.n - 1] != g:
                         vec_push(&sels, g)
@@ -481,16 +482,16 @@ cdef class Doc:
             for k in range(<uint32_t>sels.n):
                 g = sels.data[k]
                 spread += gstart.data[g + 1] - gstart.data[g]
-            PyMem_Free(self.b.readers)  # what a call cut short by MemoryError left, if any
-            self.b.readers = NULL
-            if 4 * spread <= self.b.budget and sel_start.n > 2:  # one selection: no use
-                self.b.readers = <uint32_t*>xmalloc((ngroups if ngroups else 1)
+            PyMem_Free(self.build.readers)  # what a call cut short by MemoryError left, if any
+            self.build.readers = NULL
+            if 4 * spread <= self.build.budget and sel_start.n > 2:  # one selection: no use
+                self.build.readers = <uint32_t*>xmalloc((ngroups if ngroups else 1)
                                                    * sizeof(uint32_t))
-                memset(self.b.readers, 0, ngroups * sizeof(uint32_t))
+                memset(self.build.readers, 0, ngroups * sizeof(uint32_t))
                 for k in range(<uint32_t>sels.n):
-                    self.b.readers[sels.data[k]] += 1
-            vec_move(&self.b.sel_groups, &sels)
-            vec_move(&self.b.sel_start, &sel_start)
+                    self.build.readers[sels.data[k]] += 1
+            vec_move(&self.build.sel_groups, &sels)
+            vec_move(&self.build.sel_start, &sel_start)
         finally:
             vec_free(&sels)
             vec_free(&sel_start)
@@ -517,7 +518,7 @@ cdef class Doc:
         cdef RawRule few[SMALL_RULES]  # most selections: their rules on the stack
         cdef uint32_t count = 0, j, g, lo, hi, r, cap = 0, i
         cdef uint64_t cost
-        cdef Build* b = self.b  # kept until this compile is over (busy)
+        cdef Build* b = self.build  # kept until this compile is over (busy)
         cdef U32Vec* words = &b.rule_words
         b.busy += 1
         try:
@@ -538,7 +539,7 @@ cdef class Doc:
                         rules[count].allow = (words.data[3 * r + 2] & RULE_ALLOW) != 0
                         rules[count].rid = r
                         count += 1
-                compile_rules(&m, rules, count, self.t, self.d, &self.pats, &b.pat_memo,
+                compile_rules(&m, rules, count, self.data, self.dialect_code, &self.pats, &b.pat_memo,
                               b.nrules, &b.pool)
             finally:
                 if rules != &few[0]:
@@ -580,7 +581,7 @@ cdef class Doc:
         rather than by compiling it: its first query, when it holds SCAN_MIN rules or more (a
         file asked once for an agent pays no compile; a smaller selection compiles to a list
         as cheap to make as one reading)."""
-        cdef Build* b = self.b
+        cdef Build* b = self.build
         cdef uint32_t j, g, count = 0
         if b.scanned != NULL and b.scanned[k]:
             return False
@@ -602,7 +603,7 @@ cdef class Doc:
         rules one by one (read_rule, the reading compile_rules starts with: each pattern is
         read once per file either way), the best key of those that match (entry_key and
         entry_matches, as matcher_best): no sort, no matcher made."""
-        cdef Build* b = self.b  # kept until this reading is over (busy)
+        cdef Build* b = self.build  # kept until this reading is over (busy)
         cdef RawRule rule
         cdef Entry pair[2]
         cdef int got, i
@@ -620,11 +621,11 @@ cdef class Doc:
                     rule.vlen = words[2] & RULE_LEN
                     rule.allow = (words[2] & RULE_ALLOW) != 0
                     rule.rid = r
-                    got = read_rule(&rule, self.t, self.d, &self.pats, &b.pat_memo, b.nrules,
+                    got = read_rule(&rule, self.data, self.dialect_code, &self.pats, &b.pat_memo, b.nrules,
                                     &b.pool, pair)
                     for i in range(2 if got == READ_PAIR else 1 if got != READ_NONE else 0):
                         key = entry_key(&pair[i])
-                        if key < best and entry_matches(&pair[i], p, n, self.t,
+                        if key < best and entry_matches(&pair[i], p, n, self.data,
                                                         self.pats.data):
                             best = key
         finally:
@@ -636,12 +637,12 @@ cdef class Doc:
         """Once every selection is compiled and no compile is under way, what compiling
         needed is freed and the normalised bodies fitted (no pattern is added any more);
         before that, the rules no selection left to compile reads (_shrink_build)."""
-        if self.b == NULL or self.b.busy != 0:
+        if self.build == NULL or self.build.busy != 0:
             return
-        if self.b.compiled == self.nsels:
+        if self.build.compiled == self.nsels:
             self._drop_build()
             pats_fit(&self.pats)
-        elif self.b.readers != NULL and 2 * <uint64_t>self.b.dead >= self.b.nrules > 0:
+        elif self.build.readers != NULL and 2 * <uint64_t>self.build.dead >= self.build.nrules > 0:
             self._shrink_build()
 
     cdef void _shrink_build(self) noexcept:
@@ -651,7 +652,7 @@ cdef class Doc:
         when no compiled matcher is ever dropped (Build.readers) and no compile is under way
         (busy: nothing holds a rule number or a pool position). Nothing changes when memory
         for the smaller copy is short."""
-        cdef Build* b = self.b
+        cdef Build* b = self.build
         cdef uint32_t ngroups = <uint32_t>(b.gstart.n - 1)
         cdef uint32_t j, g, r, lo, hi, kept = 0, at, npool = 0
         cdef uint32_t* words
@@ -779,10 +780,10 @@ cdef class Doc:
             if self._scan_first(s):
                 return self._scan(s, p, n)
             self._compile(s)
-        key = matcher_best(self.sels[s], p, n, self.t, self.pats.data)
+        key = matcher_best(self.sels[s], p, n, self.data, self.pats.data)
         while key == NEED_INDEX:
-            index_wanted(self.sels[s], self.t, self.pats.data)
-            key = matcher_best(self.sels[s], p, n, self.t, self.pats.data)
+            index_wanted(self.sels[s], self.data, self.pats.data)
+            key = matcher_best(self.sels[s], p, n, self.data, self.pats.data)
         return key
 
     @cython.binding(False)
@@ -814,7 +815,7 @@ cdef class Doc:
         cdef unsigned char norm_small[512]
         cdef unsigned char* norm_buf = NULL
         cdef const unsigned char* nul
-        cdef const DialectTables* dt = &_dialect_tables[self.d]
+        cdef const DialectTables* dt = &_dialect_tables[self.dialect_code]
         if PyUnicode_IS_ASCII(url):
             u = <const unsigned char*>PyUnicode_DATA(url)
             n = PyUnicode_GET_LENGTH(url)
@@ -964,7 +965,7 @@ cdef class Doc:
 
     @property
     def dialect(self):
-        return _NAMES[self.d]
+        return _NAMES[self.dialect_code]
 
     cdef int _read_directives(self) except -1:
         if self.dirs_ is None:
@@ -999,11 +1000,11 @@ cdef class Doc:
         with ``keep_text=False`` are counted): every C array."""
         cdef Py_ssize_t size = sizeof(Doc) + self.ntokens * sizeof(Token) + self.pats.cap
         if self.body is None:
-            size += self.n
+            size += self.data_len
         cdef uint32_t i, j
         cdef Matcher* m
         cdef LitIndex* li
-        cdef Build* b = self.b
+        cdef Build* b = self.build
         cdef const uint32_t* starts
         size += self.tokbuf_size + self.nsels * sizeof(Matcher*)
         if self.sels != NULL:  # and each selection's groups, in the same block
