@@ -239,6 +239,23 @@ cdef tuple number_rules(Fact* facts, Py_ssize_t m, Fact** order):
     return <tuple>rules
 
 
+cdef int every_key_facts(Doc doc, Keys* ks, int64_t no_match_rule, uint8_t no_match_reason
+                         ) except -1:
+    """Each distinct key's facts (key_facts), the directive stream read for their lines only
+    where a rule decides (ValueError where the text is not kept)."""
+    cdef Py_ssize_t j
+    cdef Fact* f
+    cdef const uint32_t* dirs = NULL
+    for j in range(ks.count):
+        f = &ks.facts[j]
+        if dirs == NULL and (f.key != ROBOTS_TXT and (f.key != NO_MATCH
+                                                      or no_match_rule >= 0)):
+            lines = doc.directives
+            dirs = <const uint32_t*>(<carray.array?>lines).data.as_voidptr
+        key_facts(f, dirs, no_match_rule, no_match_reason)
+    return 0
+
+
 cdef object decide_urls(Doc doc, object urls, object user_agent, object no_match,
                         list paths):
     """Doc.decide_urls: the Decisions columns of ``urls`` for ``user_agent`` (see there)."""
@@ -253,7 +270,6 @@ cdef object decide_urls(Doc doc, object urls, object user_agent, object no_match
     cdef Fact** order = &small_order[0]
     cdef Keys ks
     cdef Fact* f
-    cdef const uint32_t* dirs = NULL
     cdef str agent = user_agent if type(user_agent) is str else exact_str(user_agent,
                                                                           "user_agent")
     no_match_rule, no_match_reason = no_match
@@ -280,14 +296,7 @@ cdef object decide_urls(Doc doc, object urls, object user_agent, object no_match
     try:
         # each URL's key (its slot kept in the rule column until the rules are numbered)
         url_keys(doc, urls, is_list, agent, &ks, &small_facts[0], orr, paths)
-        # each distinct key's facts, from the key and the directive stream (its lines)
-        for j in range(ks.count):
-            f = &ks.facts[j]
-            if dirs == NULL and (f.key != ROBOTS_TXT and (f.key != NO_MATCH
-                                                          or no_match_rule >= 0)):
-                lines = doc.directives  # (ValueError where the text is not kept)
-                dirs = <const uint32_t*>(<carray.array?>lines).data.as_voidptr
-            key_facts(f, dirs, no_match_rule, <uint8_t>no_match_reason)
+        every_key_facts(doc, &ks, no_match_rule, <uint8_t>no_match_reason)
         if ks.count > FACTS_SMALL:
             order = <Fact**>xmalloc(ks.count * sizeof(Fact*))
         rules = number_rules(ks.facts, ks.count, order)

@@ -712,11 +712,27 @@ cdef class Doc:
         b.nrules = kept
         b.dead = 0
 
+    cdef inline uint32_t _token_selection(self, const unsigned char* kp, Py_ssize_t kn
+                                          ) noexcept:
+        """The selection of the agent token ``kp[:kn]`` (lower-cased): the one its group
+        lines name (a bisection of the sorted tokens), else the global one (0)."""
+        cdef Py_ssize_t lo = 0, hi = self.ntokens, mid
+        cdef int c
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            c = cmp_bytes(self.tokbuf + self.tokens[mid].off, self.tokens[mid].len, kp, kn)
+            if c == 0:
+                return self.tokens[mid].sel
+            if c < 0:
+                lo = mid + 1
+            else:
+                hi = mid
+        return 0
+
     cdef uint32_t _select(self, str user_agent) except 0xFFFFFFFFu:
         """The selection a user agent picks (memoised for the last few agents)."""
         cdef uint32_t i, s
-        cdef Py_ssize_t lo, hi, mid, kn
-        cdef int c
+        cdef Py_ssize_t kn
         cdef PyObject* ua = <PyObject*>user_agent
         cdef const unsigned char* kp
         cdef unsigned char lowered[AGENT_SMALL]
@@ -750,20 +766,7 @@ cdef class Doc:
             if PyUnicode_IS_ASCII(key):  # only ASCII keys can name a group's token
                 kp = <const unsigned char*>PyUnicode_DATA(key)
                 kn = PyUnicode_GET_LENGTH(key)
-        s = 0
-        if kp != NULL:
-            lo = 0
-            hi = self.ntokens
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                c = cmp_bytes(self.tokbuf + self.tokens[mid].off, self.tokens[mid].len, kp, kn)
-                if c == 0:
-                    s = self.tokens[mid].sel
-                    break
-                if c < 0:
-                    lo = mid + 1
-                else:
-                    hi = mid
+        s = 0 if kp == NULL else self._token_selection(kp, kn)
         i = self.memo_next
         self.memo_next = (i + 1) % MEMO
         if self.memo_agent[i] != NULL:
