@@ -24,7 +24,8 @@ Parts, by job:
   distinct key; each key's facts, ``key_facts``, found from the key and the directive
   stream).
 - ``facts.pxi``: the facts of an answer (the path as text, ``Maker`` the fast constructor
-  of the public values, ``PathSet`` the Content-Usage matcher, ``gather``).
+  of the public values, ``VerdictMemo`` a selection's verdict facts, ``PathSet`` the
+  Content-Usage matcher, ``gather``).
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc

@@ -15,9 +15,11 @@ The surface is internal: it is what the facade asks, not the API users call (tha
 :mod:`robotrules._match`'s: smaller is better, ``NO_MATCH`` when no rule matches, the allow
 bit and the directive index inside; ``-1`` stands for RFC 9309's ``/robots.txt``.
 
-Peers get plain values and give plain values: strings, ints, arrays, tuples of ints. No
-method takes the facade's caches, constructors or callbacks, and no peer calls back into the
-facade to answer (the model is yarl's quoters). The facade keeps what it derives (rules,
+Peers get plain values and give plain values: strings, ints, arrays, tuples of ints, and a
+verdict's own values, which a peer keeps in its memo of a selection (:meth:`Peer.verdict_memo`)
+and stores in the verdicts it builds without reading or calling them. No method takes the
+facade's caches or callbacks, and no peer calls back into the facade to answer (the model is
+yarl's quoters). The facade keeps what it derives (rules,
 sentences, selections) and builds the public values from what a peer gives.
 
 Threading: every method of a peer is thread-safe and a query mutates nothing a caller can
@@ -28,15 +30,16 @@ keeps, bounded, and two threads that derive the same thing at once give the same
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ._index import GroupIndex
     from ._match import Pattern
+    from ._model import Verdict
     from ._types import Dialect
 
-__all__ = ["Columns", "Peer", "UsagePaths"]
+__all__ = ["Columns", "Peer", "UsagePaths", "VerdictMemo"]
 
 #: what :meth:`Peer.decide_urls` gives: the columns of :class:`robotrules.Decisions`
 #: (``allowed``, ``line``, ``rule``, ``reason``) and the directive index of each rule the
@@ -97,6 +100,21 @@ class Peer(Protocol):
     def url_key_path(self, url: str, user_agent: str) -> tuple[int, str]:
         """``(key, path)`` of one URL: its deciding key (``-1`` for RFC 9309's /robots.txt)
         and its path as the dialect's spec reads it (``Verdict.path``)."""
+        ...
+
+    @staticmethod
+    def verdict_memo(make: Callable[..., Verdict], bound: int) -> VerdictMemo:
+        """A new, empty memo of one group selection's verdict facts per deciding key, kept
+        by the peer: ``make`` builds a Verdict from nine values, the user agent and the path
+        last (``_peers.fast_constructor`` with that order); at most ``bound`` keys (past it,
+        every one is dropped before the next is kept)."""
+        ...
+
+    def known_verdict(self, url: str, user_agent: str, memo: VerdictMemo) -> Verdict | None:
+        """The verdict of ``url`` for ``user_agent``: ``make(*facts, user_agent, path)``
+        with the facts ``memo`` keeps for the deciding key (``url_key_path``'s), in one call
+        (in C on the native peer); None where it keeps none (then the caller keeps them,
+        :meth:`VerdictMemo.keep`)."""
         ...
 
     def usage_paths(self, patterns: Sequence[Pattern | None]) -> UsagePaths:
@@ -170,4 +188,17 @@ class Peer(Protocol):
     def gather(classes: array[int], table: array[int]) -> array[int]:
         """``array('b')`` with ``table[classes[i]]`` at ``i`` (``-1`` where ``classes[i]``
         is ``-1``): the batch usage columns."""
+        ...
+
+
+class VerdictMemo(Protocol):
+    """One group selection's verdict facts per deciding key (:meth:`Peer.verdict_memo`),
+    filled by the facade with one call per key and read by the peer that made it."""
+
+    def keep(self, key: int, facts: tuple[object, ...]) -> None:
+        """Keep the first seven values of ``key``'s verdict (``make``'s order)."""
+        ...
+
+    def __len__(self) -> int:
+        """How many keys it keeps (at most its bound)."""
         ...

@@ -25,10 +25,11 @@ from ._match import ALLOW_BIT, INDEX_MASK, NO_MATCH, Matcher, Pattern
 from ._patterns import PathSet
 
 if TYPE_CHECKING:
-    from ._peer import Columns, UsagePaths
+    from ._model import Verdict
+    from ._peer import Columns, UsagePaths, VerdictMemo
     from ._types import Dialect
 
-__all__ = ["PurePeer", "str_arg", "urls_arg"]
+__all__ = ["PurePeer", "PureVerdictMemo", "str_arg", "urls_arg"]
 
 _AGENT_MEMO: Final = 256
 # Decisions.reason: indices into robotrules._model.REASONS (the kernel's batch.pxi has the
@@ -181,6 +182,19 @@ class PurePeer:
             return -1, path
         return best(path), path
 
+    @staticmethod
+    def verdict_memo(make: Callable[..., Verdict], bound: int) -> VerdictMemo:
+        return PureVerdictMemo(make, bound)
+
+    def known_verdict(self, url: str, user_agent: str, memo: VerdictMemo) -> Verdict | None:
+        if not isinstance(memo, PureVerdictMemo):
+            raise TypeError("known_verdict needs a VerdictMemo (PurePeer.verdict_memo)")
+        if type(user_agent) is not str:
+            user_agent = str_arg(user_agent, "user_agent")
+        key, path = self.url_key_path(url, user_agent)
+        facts = memo.facts.get(key)
+        return None if facts is None else memo.make(*facts, user_agent, path)
+
     def usage_paths(self, patterns: Sequence[Pattern | None]) -> UsagePaths:
         return PathSet(patterns)
 
@@ -242,3 +256,28 @@ def urls_arg(urls: object) -> list[str]:
     if isinstance(urls, (str, bytes, bytearray, memoryview)) or not isinstance(urls, Sequence):
         raise TypeError(f"urls must be a sequence of str, not {type(urls).__name__}")
     return list(urls)
+
+
+class PureVerdictMemo:
+    """One selection's verdict facts per deciding key, as the native peer's VerdictMemo
+    (_kernel/facts.pxi) keeps them: the first seven values ``make`` takes, at most ``bound``
+    keys (past it every one is dropped before the next is kept)."""
+
+    __slots__ = ("bound", "facts", "make")
+
+    def __init__(self, make: Callable[..., Verdict], bound: int) -> None:
+        if bound < 1:
+            raise ValueError("a VerdictMemo keeps at least one key")
+        self.make = make
+        self.bound = bound
+        self.facts: dict[int, tuple[object, ...]] = {}
+
+    def __len__(self) -> int:
+        return len(self.facts)
+
+    def keep(self, key: int, facts: tuple[object, ...]) -> None:
+        if type(facts) is not tuple or len(facts) != 7:
+            raise ValueError("the facts of a key are seven values")
+        if len(self.facts) >= self.bound:
+            self.facts.clear()
+        self.facts[key] = facts

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
         VisitTime,
     )
     from ._peer import Peer as _Surface
-    from ._peer import UsagePaths
+    from ._peer import UsagePaths, VerdictMemo
     from ._types import Dialect
     from .aipref import Scope, Statement, Usage
 else:  # stand-ins that import the model on first use (import cost: robotrules._later)
@@ -171,17 +171,17 @@ class RobotsTxt(_Surface):
             url = str_arg(url, "url")
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        key, path = self.url_key_path(url, user_agent)  # plain values from the peer
-        # (the body of _verdict, inline: a frame less for the common answer)
         kept: _Kept | None = getattr(self, "_kept_", None)
-        sel = None if kept is None else kept.selection_of_agent.get(user_agent)
-        make = _VERDICT
-        if sel is None or make is None or sel.prefs:
-            return self._verdict(key, path, user_agent)
-        facts = sel.facts.get(key)
-        if facts is None:
-            facts = sel.fact(self, key)
-        return make(*facts, user_agent, path)
+        if kept is not None:
+            sel = kept.selection_of_agent.get(user_agent)
+            if sel is not None and sel.memo is not None:
+                # the whole answer in the peer (in C on the native one) once its facts are
+                # kept in the peer's memo of the selection
+                v: Verdict | None = self.known_verdict(url, user_agent, sel.memo)
+                if v is not None:
+                    return v
+        key, path = self.url_key_path(url, user_agent)  # plain values from the peer
+        return self._verdict(key, path, user_agent)
 
     def _verdict(self, key: int, path: str, user_agent: str) -> Verdict:
         """The verdict a deciding key gives ``path`` for ``user_agent`` (both checked), from
@@ -191,11 +191,15 @@ class RobotsTxt(_Surface):
         if sel is None:
             sel = self._selection(user_agent)
         facts = sel.facts.get(key)
-        if facts is None:
-            facts = sel.fact(self, key)
         make = _VERDICT
         if make is None:
             make = _makers()[0]
+        if facts is None:
+            facts = sel.fact(self, key)
+            if sel.memo is None and not sel.prefs:  # (the preferences' sentence is the file's)
+                sel.memo = self.verdict_memo(make, _SAID_MAX)
+            if sel.memo is not None:
+                sel.memo.keep(key, facts)
         if sel.prefs and facts[0] and key != -1:
             # the preferences that apply join the sentence when it is read
             allowed, line, rule, agents, reason, dialect, detail = facts
@@ -365,10 +369,8 @@ class RobotsTxt(_Surface):
             (user_agent, content_signal_scope, vocabulary))
         if uses is None:
             uses = self._uses(user_agent, content_signal_scope, vocabulary)
-        if type(url) is not str:
-            url = str_arg(url, "url")
-        key, path = self.url_key_path(url, user_agent)
-        v = self._verdict(key, path, user_agent)
+        v = self.explain(url, user_agent=user_agent)
+        path = v.path
         make = _USAGE
         if make is None:
             make = _makers()[1]
@@ -632,7 +634,9 @@ class _Selection:
     user-agent line of each group (the sentence says which group applies from them and the
     verdict's own agent), Google's empty rule, the rule count and whether the file states
     preferences; per deciding key, the facts of its verdict (made once, so that a verdict
-    costs a lookup; bounded by ``_SAID_MAX`` keys); and ``no_match``, what the batch API's
+    costs a lookup; bounded by ``_SAID_MAX`` keys), and the same facts in the peer's memo
+    (``memo``, made by its ``verdict_memo`` and filled one call per key, where the file states
+    no preferences: ``known_verdict`` answers from it); and ``no_match``, what the batch API's
     peer is told of NO_MATCH as plain values (``(rule, reason)``: Google's empty rule as a
     directive index or -1, the index of ``Decisions.reason``). What it keeps is charged to
     the file's budget (``kept``: :meth:`_Kept.charge`)."""
@@ -646,6 +650,7 @@ class _Selection:
         "kept",
         "key",
         "lines",
+        "memo",
         "no_match",
         "prefs",
     )
@@ -662,6 +667,7 @@ class _Selection:
         self.count = count
         self.prefs = prefs
         self.facts: dict[int, _Facts] = {}
+        self.memo: VerdictMemo | None = None
         self.no_match = no_match
 
     def cost(self) -> int:

@@ -102,12 +102,15 @@ def test_gather() -> None:
 
 def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
     """Issue 37: "the kernel reads no facade state and calls nothing back to answer". The
-    native peer's surface has no method taking the facade's caches, constructors or
-    callbacks; ``explain`` and ``usage`` are built by the facade from the peer's
-    ``url_key_path`` (a key and a path), and equal the pure peer's answers."""
+    native peer's surface takes none of the facade's caches or callbacks: a warm ``explain``
+    is one call of ``known_verdict`` with the selection's memo the peer made (its facts kept
+    by one call per key), running no Python frame but ``explain``'s; ``explain`` and
+    ``usage`` equal the pure peer's answers."""
+    import sys
+
     body = b"User-agent: *\nDisallow: /a\nContent-Usage: /b train-ai=n\n"
     rules = robotrules.parse(body)
-    for name in ("known_verdict", "known_usage", "fact_memo"):
+    for name in ("known_usage", "fact_memo"):
         assert not hasattr(rules, name)
     for name in ("verdict_of", "usage_of", "FactMemo"):
         assert not hasattr(native, name)
@@ -120,3 +123,18 @@ def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
         assert type(u) is Usage
         assert u == pure.usage("/b")
         assert rules.usage("/b").categories is not u.categories  # each answer its own mapping
+    plain = robotrules.parse(b"User-agent: *\nDisallow: /a\n")  # no preferences stated
+    plain.explain("/a/x")
+    frames: list[str] = []
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "call":
+            frames.append(frame.f_code.co_name)  # type: ignore[attr-defined]
+
+    sys.setprofile(profile)
+    try:
+        got = plain.explain("/a/x")
+    finally:
+        sys.setprofile(None)
+    assert frames == ["explain"]
+    assert got == _robots.reference(b"User-agent: *\nDisallow: /a\n").explain("/a/x")

@@ -471,6 +471,42 @@ def test_selected_groups_are_the_selection_the_verdicts_use() -> None:
                     assert native.selected_groups(agent) == want
 
 
+def test_known_verdict_answers_from_the_peers_memo(peer: Make) -> None:
+    """verdict_memo/known_verdict (robotrules._peer.Peer): None while the memo keeps no facts
+    for the deciding key (url_key_path's); once kept by one call with the seven values,
+    ``make(*facts, user_agent, path)``; the memo keeps at most its bound."""
+    made: list[tuple[object, ...]] = []
+
+    def make(*values: object) -> tuple[object, ...]:
+        made.append(values)
+        return values
+
+    rules = peer(RFC_5_1, "rfc9309", None)
+    native_memo = _native is not None and peer is not PurePeer
+    maker = _peers.fast_constructor(robotrules.Verdict, ("allowed", "line", "rule", "agents",
+                                    "reason", "dialect", "detail", "user_agent", "path"))
+    memo = rules.verdict_memo(maker if native_memo else make, 2)
+    url = "https://example.com/example/page.html"
+    assert rules.known_verdict(url, "foobot", memo) is None
+    key, path = rules.url_key_path(url, "foobot")
+    facts = (False, 9, None, ("foobot",), "rule", "rfc9309", "a sentence")
+    memo.keep(key, facts)
+    got = rules.known_verdict(url, "foobot", memo)
+    if native_memo:
+        assert got == robotrules.Verdict(*facts[:5], "foobot", path, "rfc9309", "a sentence")
+    else:
+        assert got == (*facts, "foobot", path)
+    for k in (1, 2, 3):
+        memo.keep(k, facts)
+    assert len(memo) <= 2
+    with pytest.raises(ValueError):
+        memo.keep(key, facts[:6])
+    with pytest.raises(ValueError):
+        rules.verdict_memo(maker if native_memo else make, 0)
+    with pytest.raises(TypeError):
+        rules.known_verdict(url, "foobot", {})  # type: ignore[arg-type]
+
+
 # -- the selector ------------------------------------------------------------------------------
 
 

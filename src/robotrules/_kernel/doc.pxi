@@ -904,6 +904,25 @@ cdef class Doc:
         Py_DECREF(text)  # the reference _url_key gave, now held by text
         return key, text
 
+    @staticmethod
+    def verdict_memo(make, Py_ssize_t bound):
+        """A new, empty memo of one selection's verdict facts (facts.pxi: VerdictMemo)."""
+        return VerdictMemo(make, bound)
+
+    @cython.binding(False)
+    def known_verdict(self, url, user_agent, VerdictMemo memo not None):
+        """The verdict of ``url`` for ``user_agent`` from the facts ``memo`` keeps for its
+        deciding key, in one C call; None where it keeps none (then the caller keeps them)."""
+        cdef PyObject* path = NULL
+        if type(url) is not str:
+            url = exact_str(url, "url")
+        if type(user_agent) is not str:
+            user_agent = exact_str(user_agent, "user_agent")
+        key = self._url_key(url, user_agent, &path)
+        text = <object>path
+        Py_DECREF(text)  # the reference _url_key gave, now held by text
+        return memo.verdict(key, user_agent, text)
+
     def usage_paths(self, patterns):
         """The kernel's matcher of one agent's Content-Usage paths (facts.pxi: PathSet),
         given as the core reads them (robotrules._match.Pattern, None: no path)."""

@@ -83,6 +83,53 @@ cdef class Maker:
         at[0] = <PyObject*>value
 
 
+cdef class VerdictMemo:
+    """The verdict facts of one group selection per deciding key, kept by the peer
+    (:meth:`Doc.known_verdict` reads them): each kept by one call, ``keep(key, facts)``, with
+    the first seven values ``make`` (a Maker of Verdict, the user agent and the path last)
+    takes (the values themselves: the kernel stores them in the verdicts it builds and never
+    reads or calls them). At most ``bound`` keys: past it, every one is dropped before the
+    next is kept."""
+
+    cdef dict facts
+    cdef Maker make
+    cdef Py_ssize_t bound
+
+    def __cinit__(self, Maker make not None, Py_ssize_t bound):
+        if bound < 1:
+            raise ValueError("a VerdictMemo keeps at least one key")
+        if make.n != 9:
+            raise ValueError("a Verdict is 9 values")
+        self.make = make
+        self.facts = {}
+        self.bound = bound
+
+    def keep(self, key, tuple facts not None):
+        """Keep the seven values of ``key``'s verdict facts."""
+        if PyTuple_GET_SIZE(facts) != 7:
+            raise ValueError("the facts of a key are seven values")
+        if len(self.facts) >= self.bound:
+            self.facts.clear()
+        self.facts[key] = facts
+
+    def __len__(self):
+        return len(self.facts)
+
+    cdef object verdict(self, object key, str user_agent, object path):
+        """The verdict of ``key`` for ``user_agent`` and ``path``, or None: not kept."""
+        cdef Py_ssize_t i
+        hit = self.facts.get(key)
+        if hit is None:
+            return None
+        facts = <tuple>hit
+        v = self.make.new()
+        for i in range(7):
+            self.make.put(v, i, <object>PyTuple_GET_ITEM(facts, i))
+        self.make.put(v, 7, user_agent)
+        self.make.put(v, 8, path)
+        return v
+
+
 cdef class PathSet:
     """The Content-Usage rules of one group selection, matched by the kernel's matcher
     (``entry_matches``) over the pure reading of each path
