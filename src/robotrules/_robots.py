@@ -367,9 +367,15 @@ class RobotsTxt(_Surface):
         kept: _Kept | None = getattr(self, "_kept_", None)
         uses = None if kept is None else kept.uses_of_agent.get(
             (user_agent, content_signal_scope, vocabulary))
-        if uses is None:
+        if uses is None or kept is None:
             uses = self._uses(user_agent, content_signal_scope, vocabulary)
-        v = self.explain(url, user_agent=user_agent)
+            kept = self._kept()
+        sel = kept.selection_of_agent.get(user_agent)
+        v = None
+        if sel is not None and sel.memo is not None:  # explain's warm path, without its frame
+            v = self.known_verdict(url, user_agent, sel.memo)
+        if v is None:
+            v = self.explain(url, user_agent=user_agent)
         path = v.path
         make = _USAGE
         if make is None:
