@@ -21,9 +21,11 @@ Parts, by job:
 - ``doc.pxi``: :class:`Doc`, the parsed file (groups, agent tokens, selections), and the
   Python boundary (``exact_str``);
 - ``batch.pxi``: the batch API (``decide_urls``: every URL's key in one loop, filed under its
-  distinct key; ``FactMemo``, the packed facts per key of one agent).
+  distinct key; each key's facts, ``key_facts``, found from the key and the directive
+  stream).
 - ``facts.pxi``: the facts of an answer (the path as text, ``Maker`` the fast constructor
-  of ``Verdict`` and ``Usage``, ``PathSet`` the Content-Usage matcher, ``gather``).
+  of the public values, ``VerdictMemo`` a selection's verdict facts, ``PathSet`` the
+  Content-Usage matcher, ``gather``).
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
@@ -293,14 +295,13 @@ cdef enum:
 
 
 
-cdef struct Fact:  # the packed facts of one deciding key (batch.pxi): a Decisions entry
+cdef struct Fact:  # the facts of one deciding key (batch.pxi): a Decisions entry
     int64_t key
     int64_t line       # Decisions.line: 0 where no line decided
-    PyObject* rule     # a reference its holder owns, or NULL: no rule decided
+    int64_t rule       # the deciding rule's directive index, or -1: no rule decided
     Py_ssize_t index   # in one call: the rule's index in Decisions.rules (-1: none)
     uint8_t allowed
     uint8_t reason     # an index into robotrules._model.REASONS
-    uint8_t used       # FactMemo: the slot holds a key
 
 
 cdef struct SlotMap:  # open addressing, linear probing: int64 key -> Py_ssize_t (batch.pxi)
@@ -412,7 +413,6 @@ cdef int slots_init(SlotMap* t, int64_t* keys, Py_ssize_t* vals, Py_ssize_t cap)
 cdef void slots_free(SlotMap* t) noexcept
 cdef int slots_grow(SlotMap* t) except -1
 cdef Py_ssize_t slots_find_or_add(SlotMap* t, int64_t key, Py_ssize_t value) except -2
-cdef int read_packed(object packed, Fact* f) except -1
 cdef int cmp_fact_key(const void* a, const void* b) noexcept nogil
 
 # facts.pxi

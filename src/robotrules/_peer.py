@@ -14,28 +14,37 @@ The surface is internal: it is what the facade asks, not the API users call (tha
 :class:`~robotrules.RobotsTxt`'s, documented in README.md and docs/). Keys are
 :mod:`robotrules._match`'s: smaller is better, ``NO_MATCH`` when no rule matches, the allow
 bit and the directive index inside; ``-1`` stands for RFC 9309's ``/robots.txt``.
+
+Peers get plain values and give plain values: strings, ints, arrays, tuples of ints, and a
+verdict's own values, which a peer keeps in its memo of a selection (:meth:`Peer.verdict_memo`)
+and stores in the verdicts it builds without reading or calling them. No method takes the
+facade's caches or callbacks, and no peer calls back into the facade to answer (the model is
+yarl's quoters). The facade keeps what it derives (rules,
+sentences, selections) and builds the public values from what a peer gives.
+
+Threading: every method of a peer is thread-safe and a query mutates nothing a caller can
+see; what a peer derives on first use (its compiled matchers, the agents it met last) it
+keeps, bounded, and two threads that derive the same thing at once give the same answers.
 """
 
 from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ._index import GroupIndex
     from ._match import Pattern
-    from ._model import Rule
+    from ._model import Verdict
     from ._types import Dialect
 
-__all__ = ["FactMemo", "Packed", "Peer", "UsagePaths"]
+__all__ = ["Columns", "Peer", "UsagePaths", "VerdictMemo"]
 
-#: the facts of one deciding key as the batch API reads them: ``(allowed, line, rule,
-#: reason)``, ``line`` 0 and ``rule`` None where none decided, ``reason`` an index into
-#: robotrules._model.REASONS (:meth:`Peer.decide_urls` asks the facade for them)
-Packed = tuple[bool, int, "Rule | None", int]
-
-_D = TypeVar("_D")
+#: what :meth:`Peer.decide_urls` gives: the columns of :class:`robotrules.Decisions`
+#: (``allowed``, ``line``, ``rule``, ``reason``) and the directive index of each rule the
+#: ``rule`` column numbers, in that order
+Columns = tuple["array[int]", "array[int]", "array[int]", "array[int]", tuple[int, ...]]
 
 
 class UsagePaths(Protocol):
@@ -93,21 +102,19 @@ class Peer(Protocol):
         and its path as the dialect's spec reads it (``Verdict.path``)."""
         ...
 
-    def known_verdict(self, url: str, user_agent: str, sels: dict[str, Any] | None,
-                      make: Callable[..., Any] | None, words: object) -> Any:
-        """The verdict of ``url`` built from the facts the facade keeps per agent
-        (``sels[user_agent].facts[key]``, robotrules._robots._Selection; ``sels`` is None
-        until the first agent's are kept), or None when they are not kept yet (then the
-        facade builds it). The native peer answers in C; the pure peer always says None (the
-        facade's Python is its path)."""
+    @staticmethod
+    def verdict_memo(make: Callable[..., Verdict], bound: int) -> VerdictMemo:
+        """A new, empty memo of one group selection's verdict facts per deciding key, kept
+        by the peer: ``make`` builds a Verdict from nine values, the user agent and the path
+        last (``_peers.fast_constructor`` with that order); at most ``bound`` keys (past it,
+        every one is dropped before the next is kept)."""
         ...
 
-    def known_usage(self, url: str, user_agent: str, sels: dict[str, Any] | None, uses: Any,
-                    vmake: Callable[..., Any] | None, umake: Callable[..., Any] | None,
-                    words: object,
-                    scope: str, vocabulary: str) -> Any:
-        """The ``Usage`` of ``url`` from the facts the facade keeps (the verdict's, and
-        ``uses``: robotrules._robots._Uses), or None as :meth:`known_verdict`."""
+    def known_verdict(self, url: str, user_agent: str, memo: VerdictMemo) -> Verdict | None:
+        """The verdict of ``url`` for ``user_agent``: ``make(*facts, user_agent, path)``
+        with the facts ``memo`` keeps for the deciding key (``url_key_path``'s), in one call
+        (in C on the native peer); None where it keeps none (then the caller keeps them,
+        :meth:`VerdictMemo.keep`)."""
         ...
 
     def usage_paths(self, patterns: Sequence[Pattern | None]) -> UsagePaths:
@@ -162,25 +169,19 @@ class Peer(Protocol):
 
     # -- the batch API ------------------------------------------------------------------------
 
-    @staticmethod
-    def fact_memo(bound: int) -> FactMemo:
-        """A new, empty memo of the packed facts of one agent's verdicts per deciding key,
-        keeping at most ``bound`` keys (past it, every one is dropped before the next is
-        kept): the facade's ``_Selection`` holds one for :meth:`decide_urls`."""
-        ...
-
-    def decide_urls(self, urls: Sequence[str], user_agent: str, memo: FactMemo,
-                    fact: Callable[[Any, int], Packed], make: Callable[..., _D],
-                    paths: list[str] | None = None) -> _D:
-        """``make(allowed, line, rule, reason, rules, user_agent)``: the columns of
-        :class:`~robotrules.Decisions` for ``urls`` (a list, tuple or other sequence of
-        ``str``; ``TypeError`` for one ``str``, bytes, or a URL that is not ``str``), entry
-        ``i`` equal to ``explain(urls[i])``'s fields: ``allowed`` and ``reason``
-        ``array('B')``, ``line`` and ``rule`` ``array('q')``, ``rules`` each rule once (by
-        identity) in the order of the sorted distinct keys. The facts of each distinct key
-        come from ``memo`` (made by :meth:`fact_memo`), else from ``fact(self, key)``
-        (:data:`Packed`; then kept in ``memo``). ``paths``, unless None,
-        gets each URL's path as the dialect's spec reads it, in input order."""
+    def decide_urls(self, urls: Sequence[str], user_agent: str, no_match: tuple[int, int],
+                    paths: list[str] | None = None) -> Columns:
+        """The columns of :class:`~robotrules.Decisions` for ``urls`` (a list, tuple or
+        other sequence of ``str``; ``TypeError`` for one ``str``, bytes, or a URL that is not
+        ``str``), entry ``i`` equal to ``explain(urls[i])``'s fields: ``allowed`` and
+        ``reason`` ``array('B')`` (``reason`` an index into robotrules._model.REASONS),
+        ``line`` and ``rule`` ``array('q')`` (``line`` 0 where no line decided), and the
+        directive index of each rule the ``rule`` column numbers (each once, in the order of
+        the sorted distinct keys; ``rule`` -1 where none decided). Each distinct key's facts
+        come from the key itself (the directive it names, that directive's line); NO_MATCH's
+        depend on the agent's groups and are given as ``no_match``: ``(rule, reason)``,
+        Google's empty rule (a directive index, or -1) and the reason's index. ``paths``,
+        unless None, gets each URL's path as the dialect's spec reads it, in input order."""
         ...
 
     @staticmethod
@@ -190,9 +191,13 @@ class Peer(Protocol):
         ...
 
 
-class FactMemo(Protocol):
-    """The packed facts of one agent's verdicts per deciding key (:meth:`Peer.fact_memo`):
-    opaque to the facade, read and filled by the peer that made it."""
+class VerdictMemo(Protocol):
+    """One group selection's verdict facts per deciding key (:meth:`Peer.verdict_memo`),
+    filled by the facade with one call per key and read by the peer that made it."""
+
+    def keep(self, key: int, facts: tuple[object, ...]) -> None:
+        """Keep the first seven values of ``key``'s verdict (``make``'s order)."""
+        ...
 
     def __len__(self) -> int:
         """How many keys it keeps (at most its bound)."""

@@ -13,7 +13,7 @@ answer, and the facade (:class:`robotrules.RobotsTxt`) asks whichever peer it go
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -69,11 +69,21 @@ def peer_for(body: bytes, dialect: Dialect) -> type[Doc] | type[PurePeer]:
     return PurePeer
 
 
-def fast_constructor(cls: type[_T]) -> Callable[..., _T]:
+def fast_constructor(cls: type[_T], order: Sequence[str] | None = None) -> Callable[..., _T]:
     """A constructor of the slotted dataclass ``cls`` (``Verdict``, ``Usage``, ``Decisions``)
     that stores every field without a Python frame (the native module's ``Maker``)
-    where the native peer is in use; else ``cls`` itself. Either builds the same value."""
+    where the native peer is in use; else ``cls`` itself. Either builds the same value.
+    ``order``, unless None, names every field in the order the constructor takes them."""
+    names = list(getattr(cls, "__dataclass_fields__", ()))  # in field order
+    if order is not None and sorted(order) != sorted(names):
+        raise ValueError(f"order must name the fields of {cls.__name__} once each")
     if _native is None:
-        return cls
-    make: Callable[..., _T] = _native.Maker(cls, _later.model().field_slots(cls))
+        if order is None:
+            return cls
+        at = [list(order).index(n) for n in names]
+        return lambda *values: cls(*[values[i] for i in at])
+    slots = _later.model().field_slots(cls)
+    if order is not None:
+        slots = tuple(slots[names.index(n)] for n in order)
+    make: Callable[..., _T] = _native.Maker(cls, slots)
     return make

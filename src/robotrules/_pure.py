@@ -14,24 +14,29 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Final
 
 from . import _token, _tokenize
 from ._compile import compile_groups, scan_groups, select
 from ._dialects import SPECS
 from ._index import GroupIndex
 from ._index import build as build_index
-from ._match import ALLOW_BIT, Matcher, Pattern
+from ._match import ALLOW_BIT, INDEX_MASK, NO_MATCH, Matcher, Pattern
 from ._patterns import PathSet
 
 if TYPE_CHECKING:
-    from ._peer import FactMemo, Packed, UsagePaths
+    from ._model import Verdict
+    from ._peer import Columns, UsagePaths, VerdictMemo
     from ._types import Dialect
 
-__all__ = ["PureFactMemo", "PurePeer", "str_arg", "urls_arg"]
+__all__ = ["PurePeer", "PureVerdictMemo", "str_arg", "urls_arg"]
 
 _AGENT_MEMO: Final = 256
-_D = TypeVar("_D")
+# Decisions.reason: indices into robotrules._model.REASONS (the kernel's batch.pxi has the
+# same; tests/core/test_decide_many.py checks both against REASONS)
+_REASON_RULE: Final = 0
+_REASON_ROBOTS_TXT: Final = 3
+_REASON_MAX: Final = 255
 # the rules the compiled matchers of one file may hold together: this, plus this many per rule
 # of the file (as the native peer's budget, _kernel/doc.pxi)
 _BUDGET_MIN: Final = 1 << 16
@@ -211,15 +216,18 @@ class PurePeer:
             return -1, path
         return best(path), path
 
-    def known_verdict(self, url: str, user_agent: str, sels: dict[str, Any] | None,
-                      make: Callable[..., Any] | None, words: object) -> Any:
-        return None  # the facade builds it (robotrules._robots: explain)
+    @staticmethod
+    def verdict_memo(make: Callable[..., Verdict], bound: int) -> VerdictMemo:
+        return PureVerdictMemo(make, bound)
 
-    def known_usage(self, url: str, user_agent: str, sels: dict[str, Any] | None, uses: Any,
-                    vmake: Callable[..., Any] | None, umake: Callable[..., Any] | None,
-                    words: object,
-                    scope: str, vocabulary: str) -> Any:
-        return None  # the facade builds it (robotrules._robots: usage)
+    def known_verdict(self, url: str, user_agent: str, memo: VerdictMemo) -> Verdict | None:
+        if not isinstance(memo, PureVerdictMemo):
+            raise TypeError("known_verdict needs a VerdictMemo (PurePeer.verdict_memo)")
+        if type(user_agent) is not str:
+            user_agent = str_arg(user_agent, "user_agent")
+        key, path = self.url_key_path(url, user_agent)
+        facts = memo.facts.get(key)
+        return None if facts is None else memo.make(*facts, user_agent, path)
 
     def usage_paths(self, patterns: Sequence[Pattern | None]) -> UsagePaths:
         return PathSet(patterns)
@@ -235,17 +243,13 @@ class PurePeer:
     def gather(classes: array[int], table: array[int]) -> array[int]:
         return array("b", [-1 if c < 0 else table[c] for c in classes])
 
-    @staticmethod
-    def fact_memo(bound: int) -> FactMemo:
-        return PureFactMemo(bound)
-
-    def decide_urls(self, urls: Sequence[str], user_agent: str, memo: FactMemo,
-                    fact: Callable[[Any, int], Packed], make: Callable[..., _D],
-                    paths: list[str] | None = None) -> _D:
+    def decide_urls(self, urls: Sequence[str], user_agent: str, no_match: tuple[int, int],
+                    paths: list[str] | None = None) -> Columns:
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        if not isinstance(memo, PureFactMemo):
-            raise TypeError("decide_urls needs a FactMemo (PurePeer.fact_memo)")
+        no_rule, no_reason = no_match
+        if not -1 <= no_rule <= INDEX_MASK or not 0 <= no_reason <= _REASON_MAX:
+            raise ValueError(f"no_match out of range: {no_match!r}")
         if type(urls) is not list and type(urls) is not tuple:
             urls = urls_arg(urls)
         best = self._for_agent(user_agent)[0].best
@@ -257,20 +261,27 @@ class PurePeer:
             if paths is not None:
                 paths.append(path)
             keys.append(key)
-        packed: dict[int, Packed] = {}
-        for key in sorted(set(keys)):  # the rules numbered in the order of the sorted keys
-            hit = memo.get(key)
-            if hit is None:
-                hit = _checked(fact(self, key))
-                memo.put(key, hit)
-            packed[key] = hit
-        index: dict[int, int] = {}  # by the rule's identity
-        at = {key: -1 if p[2] is None else index.setdefault(id(p[2]), len(index))
-              for key, p in packed.items()}
-        rules = tuple({id(p[2]): p[2] for p in packed.values() if p[2] is not None}.values())
-        return make(array("B", [packed[k][0] for k in keys]),
-                    array("q", [packed[k][1] for k in keys]), array("q", [at[k] for k in keys]),
-                    array("B", [packed[k][3] for k in keys]), rules, user_agent)
+        facts = {key: self._key_facts(key, no_rule, no_reason) for key in sorted(set(keys))}
+        index: dict[int, int] = {}  # each rule once, numbered in the order of the sorted keys
+        for _, _, rule, _ in facts.values():
+            if rule >= 0:
+                index.setdefault(rule, len(index))
+        at = {key: index.get(f[2], -1) for key, f in facts.items()}
+        return (array("B", [facts[k][0] for k in keys]), array("q", [facts[k][1] for k in keys]),
+                array("q", [at[k] for k in keys]), array("B", [facts[k][3] for k in keys]),
+                tuple(index))
+
+    def _key_facts(self, key: int, no_rule: int, no_reason: int) -> tuple[int, int, int, int]:
+        """``(allowed, line, rule, reason)`` of a deciding key, as the native peer finds them
+        (batch.pxi: key_facts): a rule's key names its directive and the allow bit."""
+        if key == -1:
+            allowed, rule, reason = 1, -1, _REASON_ROBOTS_TXT
+        elif key == NO_MATCH:
+            allowed, rule, reason = 1, no_rule, no_reason
+        else:
+            allowed, rule, reason = int(key & ALLOW_BIT != 0), key & INDEX_MASK, _REASON_RULE
+        line = 0 if rule < 0 else self.directives[3 * rule] & _tokenize.LINE_MASK
+        return allowed, line, rule, reason
 
 
 def urls_arg(urls: object) -> list[str]:
@@ -281,36 +292,26 @@ def urls_arg(urls: object) -> list[str]:
     return list(urls)
 
 
-def _checked(packed: object) -> Packed:
-    """``packed`` as the native peer checks it (batch.pxi: read_packed)."""
-    if type(packed) is not tuple or len(packed) != 4:
-        raise TypeError("the facts of a key are (allowed, line, rule, reason)")
-    allowed, line, rule, reason = packed
-    if line < 0 or not 0 <= reason <= 255:
-        raise ValueError(f"facts out of range: line {line}, reason {reason}")
-    return bool(allowed), line, rule, reason
+class PureVerdictMemo:
+    """One selection's verdict facts per deciding key, as the native peer's VerdictMemo
+    (_kernel/facts.pxi) keeps them: the first seven values ``make`` takes, at most ``bound``
+    keys (past it every one is dropped before the next is kept)."""
 
+    __slots__ = ("bound", "facts", "make")
 
-class PureFactMemo:
-    """The packed facts of one agent's verdicts per deciding key, at most ``bound`` keys
-    (past it every one is dropped before the next is kept), as the native peer's FactMemo
-    (_kernel/batch.pxi) keeps them."""
-
-    __slots__ = ("bound", "kept")
-
-    def __init__(self, bound: int) -> None:
+    def __init__(self, make: Callable[..., Verdict], bound: int) -> None:
         if bound < 1:
-            raise ValueError("a FactMemo keeps at least one key")
+            raise ValueError("a VerdictMemo keeps at least one key")
+        self.make = make
         self.bound = bound
-        self.kept: dict[int, Packed] = {}
+        self.facts: dict[int, tuple[object, ...]] = {}
 
     def __len__(self) -> int:
-        return len(self.kept)
+        return len(self.facts)
 
-    def get(self, key: int) -> Packed | None:
-        return self.kept.get(key)
-
-    def put(self, key: int, packed: Packed) -> None:
-        if len(self.kept) >= self.bound:
-            self.kept.clear()
-        self.kept.setdefault(key, packed)
+    def keep(self, key: int, facts: tuple[object, ...]) -> None:
+        if type(facts) is not tuple or len(facts) != 7:
+            raise ValueError("the facts of a key are seven values")
+        if len(self.facts) >= self.bound:
+            self.facts.clear()
+        self.facts[key] = facts

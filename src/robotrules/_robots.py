@@ -36,8 +36,8 @@ if TYPE_CHECKING:
         Verdict,
         VisitTime,
     )
-    from ._peer import FactMemo, Packed, UsagePaths
     from ._peer import Peer as _Surface
+    from ._peer import UsagePaths, VerdictMemo
     from ._types import Dialect
     from .aipref import Scope, Statement, Usage
 else:  # stand-ins that import the model on first use (import cost: robotrules._later)
@@ -166,29 +166,45 @@ class RobotsTxt(_Surface):
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
-        kept: _Kept | None = getattr(self, "_kept_", None)
-        if kept is not None and _VERDICT is not None:
-            # the whole answer in the peer (in C on the native one) once its facts are kept
-            v: Verdict | None = self.known_verdict(url, user_agent, kept.selection_of_agent,
-                                                   _VERDICT, _preference_words)
-            if v is not None:
-                return v
         if type(url) is not str:
             url = str_arg(url, "url")
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        key, path = self.url_key_path(url, user_agent)
-        sel = self._selection(user_agent)
+        kept: _Kept | None = getattr(self, "_kept_", None)
+        if kept is not None:
+            sel = kept.selection_of_agent.get(user_agent)
+            if sel is not None and sel.memo is not None:
+                # the whole answer in the peer (in C on the native one) once its facts are
+                # kept in the peer's memo of the selection
+                v: Verdict | None = self.known_verdict(url, user_agent, sel.memo)
+                if v is not None:
+                    return v
+        key, path = self.url_key_path(url, user_agent)  # plain values from the peer
+        return self._verdict(key, path, user_agent)
+
+    def _verdict(self, key: int, path: str, user_agent: str) -> Verdict:
+        """The verdict a deciding key gives ``path`` for ``user_agent`` (both checked), from
+        the facts the agent's selection keeps."""
+        kept: _Kept | None = getattr(self, "_kept_", None)
+        sel = None if kept is None else kept.selection_of_agent.get(user_agent)
+        if sel is None:
+            sel = self._selection(user_agent)
         facts = sel.facts.get(key)
-        if facts is None:
-            facts = sel.fact(self, key)
-        allowed, line, rule, agents, reason, detail, prefs = facts
-        if prefs:  # the preferences that apply join the sentence when it is read
-            detail = (_preference_words, self, detail)
         make = _VERDICT
         if make is None:
             make = _makers()[0]
-        return make(allowed, line, rule, agents, reason, user_agent, path, self.dialect, detail)
+        if facts is None:
+            facts = sel.fact(self, key)
+            if sel.memo is None and not sel.prefs:  # (the preferences' sentence is the file's)
+                sel.memo = self.verdict_memo(make, _SAID_MAX)
+            if sel.memo is not None:
+                sel.memo.keep(key, facts)
+        if sel.prefs and facts[0] and key != -1:
+            # the preferences that apply join the sentence when it is read
+            allowed, line, rule, agents, reason, dialect, detail = facts
+            return make(allowed, line, rule, agents, reason, dialect,
+                        (_preference_words, self, detail), user_agent, path)
+        return make(*facts, user_agent, path)
 
     def _selection(self, user_agent: str) -> _Selection:
         """What every verdict for ``user_agent`` shares, shared in turn by every agent that
@@ -214,12 +230,16 @@ class RobotsTxt(_Surface):
         sel = kept.selections.get(key)
         if sel is None:
             if not groups:
-                sel = _Selection(kept, key, (), (), None, 0, False)
+                sel = _Selection(kept, key, (), (), None, 0, False,
+                                 (-1, _REASON_INDEX["no-group"]))
             else:
+                empty = self._empty_rule(groups)
                 sel = _Selection(kept, key, self._agents_of(groups),
                                  tuple(self._line(idx.uas(g)[0]) for g in groups),
-                                 self._empty_rule(groups), idx.rule_count(groups),
-                                 idx.preferences)
+                                 None if empty is None else self._rule(empty),
+                                 idx.rule_count(groups), idx.preferences,
+                                 (-1, _REASON_INDEX["no-matching-rule"]) if empty is None
+                                 else (empty, _REASON_INDEX["rule"]))
             kept.charge(sel.cost())
             kept.selections[key] = sel
         return sel
@@ -228,13 +248,6 @@ class RobotsTxt(_Surface):
         """The verdicts of many ``urls`` for one ``user_agent``, as columns
         (:class:`robotrules.Decisions`): entry ``i`` equals ``explain(urls[i])`` field by
         field (allowed, line, rule, reason)."""
-        kept: _Kept | None = getattr(self, "_kept_", None)
-        if kept is not None and type(user_agent) is str and _DECISIONS is not None:
-            sel = kept.selection_of_agent.get(user_agent)
-            if sel is not None and sel.memo is not None:
-                # warm: straight to the peer (in C on the native one), which checks the URLs
-                return self.decide_urls(urls, user_agent, sel.memo, sel.packed, _DECISIONS,
-                                        None)
         _check_urls(urls, user_agent)
         return self._decide_many(urls, user_agent, None)
 
@@ -268,20 +281,24 @@ class RobotsTxt(_Surface):
                      ) -> Decisions:
         """:meth:`decide_many` (its arguments checked), appending each URL's path to
         ``paths`` unless it is None."""
-        sel = self._selection(user_agent)
-        memo = sel.memo
-        if memo is None:
-            memo = sel.memo = self.fact_memo(_SAID_MAX)
-            sel.kept.charge(_SAID_MAX * _FACT_BYTES // 4)  # its slots: 2 x 40 bytes a key
+        if type(user_agent) is not str:
+            user_agent = str_arg(user_agent, "user_agent")
+        kept: _Kept | None = getattr(self, "_kept_", None)
+        sel = None if kept is None else kept.selection_of_agent.get(user_agent)
+        if sel is None:
+            sel = self._selection(user_agent)
+        allowed, line, at, reason, rules = self.decide_urls(urls, user_agent, sel.no_match,
+                                                           paths)
         make = _DECISIONS
         if make is None:
             make = _makers()[2]
-        return self.decide_urls(urls, user_agent, memo, sel.packed, make, paths)
+        return make(allowed, line, at, reason, tuple(map(self._rule, rules)), user_agent)
 
-    def _empty_rule(self, groups: tuple[int, ...]) -> Rule | None:
-        """Google's report when no pattern matched: the first empty Allow of the groups,
-        else their first empty Disallow (robots.cc Match::HigherPriorityMatch keeps allow on
-        a tie, and each side keeps the first line at a priority)."""
+    def _empty_rule(self, groups: tuple[int, ...]) -> int | None:
+        """Google's report when no pattern matched, as a directive index: the first empty
+        Allow of the groups, else their first empty Disallow (robots.cc
+        Match::HigherPriorityMatch keeps allow on a tie, and each side keeps the first line
+        at a priority)."""
         idx = self.group_index
         dirs = self.directives
         first: dict[int, int] = {}
@@ -290,8 +307,7 @@ class RobotsTxt(_Surface):
                 tag = v & 3
                 if tag in (TAG_ALLOW, TAG_DISALLOW) and not dirs[3 * (v >> 2) + 2]:
                     first.setdefault(tag, v >> 2)
-        i = first.get(TAG_ALLOW, first.get(TAG_DISALLOW))
-        return None if i is None else self._rule(i)
+        return first.get(TAG_ALLOW, first.get(TAG_DISALLOW))
 
     def _agents_of(self, groups: Iterable[int]) -> tuple[str, ...]:
         idx = self.group_index
@@ -345,28 +361,33 @@ class RobotsTxt(_Surface):
                 self, url, user_agent=user_agent, content_signal_scope=content_signal_scope,
                 vocabulary=vocabulary, policy_tokens=policy_tokens)
             return asked
-        kept: _Kept | None = getattr(self, "_kept_", None)
-        if kept is not None and _USAGE is not None and _VERDICT is not None:
-            # the whole answer in the peer (in C on the native one) once its facts are kept
-            known = kept.uses_of_agent.get((user_agent, content_signal_scope, vocabulary))
-            if known is not None:
-                u: Usage | None = self.known_usage(
-                    url, user_agent, kept.selection_of_agent, known, _VERDICT, _USAGE,
-                    _preference_words, content_signal_scope, vocabulary)
-                if u is not None:
-                    return u
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        uses = self._uses(user_agent, content_signal_scope, vocabulary)
-        v = self.explain(url, user_agent=user_agent)
+        kept: _Kept | None = getattr(self, "_kept_", None)
+        uses = None if kept is None else kept.uses_of_agent.get(
+            (user_agent, content_signal_scope, vocabulary))
+        if uses is None or kept is None:
+            uses = self._uses(user_agent, content_signal_scope, vocabulary)
+            kept = self._kept()
+        sel = kept.selection_of_agent.get(user_agent)
+        v = None
+        if sel is not None and sel.memo is not None:  # explain's warm path, without its frame
+            v = self.known_verdict(url, user_agent, sel.memo)
+        if v is None:
+            v = self.explain(url, user_agent=user_agent)
+        path = v.path
         make = _USAGE
         if make is None:
             make = _makers()[1]
         if not v.allowed:  # no preferences attach to a URL that may not be fetched
-            return make(False, {}, (), (), user_agent, v.path, content_signal_scope, v,
+            return make(False, {}, (), (), user_agent, path, content_signal_scope, v,
                         vocabulary)
-        cats, lines, stmts = uses.answer(v.path)
-        return make(True, dict(cats), lines, stmts, user_agent, v.path, content_signal_scope,
+        chosen = () if uses.paths is None else uses.paths.deciding(path)
+        answer = uses.answers.get(chosen)
+        if answer is None:
+            answer = uses.of(chosen)
+        cats, lines, stmts = answer
+        return make(True, dict(cats), lines, stmts, user_agent, path, content_signal_scope,
                     v, vocabulary)
 
     def _uses(self, user_agent: str, scope: Scope, vocabulary: str) -> _Uses:
@@ -619,10 +640,12 @@ class _Selection:
     user-agent line of each group (the sentence says which group applies from them and the
     verdict's own agent), Google's empty rule, the rule count and whether the file states
     preferences; per deciding key, the facts of its verdict (made once, so that a verdict
-    costs a lookup), and for the batch API the same facts packed in the peer's memo
-    (``memo``: made by the peer's ``fact_memo`` on the first batch, filled by its
-    ``decide_urls`` through :meth:`packed`; both bounded by ``_SAID_MAX`` keys). What it
-    keeps is charged to the file's budget (``kept``: :meth:`_Kept.charge`)."""
+    costs a lookup; bounded by ``_SAID_MAX`` keys), and the same facts in the peer's memo
+    (``memo``, made by its ``verdict_memo`` and filled one call per key, where the file states
+    no preferences: ``known_verdict`` answers from it); and ``no_match``, what the batch API's
+    peer is told of NO_MATCH as plain values (``(rule, reason)``: Google's empty rule as a
+    directive index or -1, the index of ``Decisions.reason``). What it keeps is charged to
+    the file's budget (``kept``: :meth:`_Kept.charge`)."""
 
     __slots__ = (
         "agents",
@@ -634,11 +657,13 @@ class _Selection:
         "key",
         "lines",
         "memo",
+        "no_match",
         "prefs",
     )
 
     def __init__(self, kept: _Kept, key: _SelectionKey, agents: tuple[str, ...],
-                 lines: tuple[int, ...], empty: Rule | None, count: int, prefs: bool) -> None:
+                 lines: tuple[int, ...], empty: Rule | None, count: int, prefs: bool,
+                 no_match: tuple[int, int]) -> None:
         self.kept = kept
         self.key = key
         self.groups = key[0]
@@ -648,49 +673,43 @@ class _Selection:
         self.count = count
         self.prefs = prefs
         self.facts: dict[int, _Facts] = {}
-        self.memo: FactMemo | None = None
+        self.memo: VerdictMemo | None = None
+        self.no_match = no_match
 
     def cost(self) -> int:
         """The bytes it keeps before any fact (estimated)."""
         return 256 + 8 * (len(self.groups) + len(self.lines)) + sum(
             _STRING_BYTES + len(a) for a in self.agents)
 
-    def packed(self, rules: RobotsTxt, key: int) -> Packed:
-        """The facts of ``key``'s verdict as the batch API's columns hold them (the peer's
-        ``decide_urls`` asks for those its memo does not keep): ``(allowed, line, rule,
-        reason)``, ``line`` 0 and ``rule`` None where none decided, ``reason`` the index of
-        ``Decisions.reason``."""
-        f = self.facts.get(key) or self.fact(rules, key)
-        return f[0], f[1] or 0, f[2], _REASON_INDEX[f[4]]
-
     def fact(self, rules: RobotsTxt, key: int) -> _Facts:
         """The facts of the verdict a deciding key gives: ``(allowed, line, rule, agents,
-        reason, detail, preferences)``; ``detail`` is the sentence, or ``(write, *facts)``
-        where it names the path or the agent (robotrules._model.Verdict writes it when
-        read); ``preferences``: the AI usage preferences join the sentence (allowed, and the
-        file states some)."""
+        reason, dialect, detail)``, the first seven values of ``_VERDICT``; ``detail`` is the
+        sentence, or ``(write, *facts)`` where it names the path or the agent
+        (robotrules._model.Verdict writes it when read). Where the file states AI usage
+        preferences, they join the sentence of an allowed verdict a rule or no rule gives
+        (``prefs``: :meth:`RobotsTxt._verdict`)."""
         facts: _Facts
         where = self.lines, self.key[1]
+        dialect = rules.dialect
         if key == -1:
-            facts = (True, None, None, (), "robots-txt", _wording.ROBOTS_TXT, False)
+            facts = (True, None, None, (), "robots-txt", dialect, _wording.ROBOTS_TXT)
         elif not self.groups:
-            facts = (True, None, None, (), "no-group", _wording.NO_GROUP, False)
+            facts = (True, None, None, (), "no-group", dialect, _wording.NO_GROUP)
         elif key == NO_MATCH:
             empty = self.empty
             if empty is not None:
                 # compat(google): robots.cc matches an empty pattern at priority 0 and reports
                 # its line (matching_line()), though it decides nothing: everything allowed
-                facts = (True, empty.line, empty, self.agents, "rule",
-                         (_empty_rule_words, *where, empty.line, str(empty)), self.prefs)
+                facts = (True, empty.line, empty, self.agents, "rule", dialect,
+                         (_empty_rule_words, *where, empty.line, str(empty)))
             else:
-                facts = (True, None, None, self.agents, "no-matching-rule",
-                         (_no_match_words, *where, self.count), self.prefs)
+                facts = (True, None, None, self.agents, "no-matching-rule", dialect,
+                         (_no_match_words, *where, self.count))
         else:
             rule = rules._rule(key & INDEX_MASK)
             allow = key_allows(key)
-            facts = (allow, rule.line, rule, self.agents, "rule",
-                     (_decided_words, *where, rule.line, str(rule), allow),
-                     allow and self.prefs)
+            facts = (allow, rule.line, rule, self.agents, "rule", dialect,
+                     (_decided_words, *where, rule.line, str(rule), allow))
         kept = self.facts
         if len(kept) >= _SAID_MAX:
             self.kept.refund(len(kept) * _FACT_BYTES)
@@ -700,7 +719,7 @@ class _Selection:
         return facts
 
 
-_Facts = tuple[bool, "int | None", "Rule | None", tuple[str, ...], str, object, bool]
+_Facts = tuple[bool, "int | None", "Rule | None", tuple[str, ...], str, "Dialect", object]
 
 
 # The sentences of a selection's verdicts, written when first read (robotrules._wording):
@@ -730,8 +749,8 @@ def _preference_words(v: Verdict, rules: RobotsTxt, base: object) -> str:
     verdict's own, then the preferences that apply (those of
     robotrules.aipref.explain_detail: per-group Content-Signal scope, the default
     vocabulary, from the statements the facade keeps for the agent's selection), in the
-    words of robotrules._wording. The native peer's ``known_verdict`` calls it as ``words``
-    (``(words, doc, detail)``: robotrules._kernel.facts)."""
+    words of robotrules._wording (a verdict's detail is ``(words, rules, detail)``: written
+    when read)."""
     prefs = _preferences()
     vocabulary = prefs.DEFAULT_VOCABULARY
     cats, lines, stmts = rules._uses(v.user_agent, "group", vocabulary).answer(v.path)
@@ -811,13 +830,17 @@ _PREFERENCES: Final = f"{__package__}.aipref.usage"
 # fast constructors of Verdict and Usage (robotrules._native.Maker: no Python frame), made on
 # first use (the model is not imported by a parse); the classes themselves on the pure core
 _VERDICT: Callable[..., Verdict] | None = None
+# the order _VERDICT takes a Verdict's fields in: a selection's facts of a key (the first
+# seven, _Facts), then the query's own
+_VERDICT_ORDER: Final = ("allowed", "line", "rule", "agents", "reason", "dialect", "detail",
+                         "user_agent", "path")
 _USAGE: Callable[..., Usage] | None = None
 _DECISIONS: Callable[..., Decisions] | None = None
 
 
 def _makers() -> tuple[Callable[..., Verdict], Callable[..., Usage], Callable[..., Decisions]]:
     global _VERDICT, _USAGE, _DECISIONS
-    _VERDICT = fast_constructor(_later.resolve(globals(), "Verdict"))
+    _VERDICT = fast_constructor(_later.resolve(globals(), "Verdict"), _VERDICT_ORDER)
     _USAGE = fast_constructor(_preferences().Usage)
     _DECISIONS = fast_constructor(_later.resolve(globals(), "Decisions"))
     return _VERDICT, _USAGE, _DECISIONS

@@ -59,7 +59,6 @@ __all__ = [
     "query_key",
     "rfc_path",
     "roles",
-    "select_groups",
     "to_text",
     "token_bytes",
     "whitespace",
@@ -254,7 +253,6 @@ native_pattern: Final = _compile.native_pattern
 rfc_path: Final = _url.rfc_path
 #: how many bytes of a byte-order mark open a body (the parse skips them)
 bom_length: Final = _tokenize.bom_length
-#: the slower answers' reading of a file: its text, its group index, a query's groups
+#: the slower answers' reading of a file: its text, its group index
 to_text: Final = _tokenize.to_text
 build_index: Final = _index.build
-select_groups: Final = _compile.select

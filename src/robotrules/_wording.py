@@ -8,9 +8,9 @@ rule count, the deciding rule as written, the path); which facts hold is the fac
 A verdict's detail is written when it is first read: a query stores either the
 sentence or ``(write, *facts)``, and :mod:`robotrules._model` calls ``write(verdict, *facts)``
 on first read. The writers that need the verdict (its ``path``) are :func:`empty_rule` and
-:func:`no_match`; :func:`written` reads either form. The native peer's ``known_verdict``
-stores ``(words, doc, detail)`` where the AI usage preferences join the sentence
-(``words``: the facade's ``_preference_words``, which words them through :func:`joined`).
+:func:`no_match`; :func:`written` reads either form. The facade stores
+``(words, rules, detail)`` where the AI usage preferences join the sentence (``words``: its
+``_preference_words``, which words them through :func:`joined`).
 Tested sentence by sentence, each with its source, in ``tests/core/test_wording.py``.
 """
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import robotrules
-from robotrules import REASONS, Decisions, _robots
+from robotrules import REASONS, Decisions, _pure, _robots
 from tests.conftest import SHARED
 from tests.core.gen import QUERY_AGENTS, rand_body, rand_url
 
@@ -140,6 +140,9 @@ def test_arguments_are_checked() -> None:
 def test_reason_indexes_are_the_model_order() -> None:
     """``Decisions.reason`` indexes ``REASONS``: the facade's table agrees with it."""
     assert {r: i for i, r in enumerate(REASONS)} == _robots._REASON_INDEX
+    # and the peers' own (the native peer's are held to the pure's by tests/core/test_peers.py)
+    assert REASONS.index("rule") == _pure._REASON_RULE
+    assert REASONS.index("robots-txt") == _pure._REASON_ROBOTS_TXT
 
 
 def test_more_distinct_rules_than_the_facts_kept_per_agent() -> None:
@@ -173,8 +176,6 @@ def test_memo_overflows_inside_one_call_and_stays_bounded() -> None:
         for _ in range(2):
             got = rules.decide_many(urls)
             sel = rules._kept().selection_of_agent["*"]
-            assert sel.memo is not None
-            assert len(sel.memo) <= _robots._SAID_MAX
             assert len(sel.facts) <= _robots._SAID_MAX
             for i in (0, 1, n // 2, n - 1, n, n + 1):
                 v = rules.explain(urls[i])
@@ -207,34 +208,40 @@ def test_duplicates_subclasses_and_sequences() -> None:
 @pytest.mark.skipif(not robotrules.NATIVE, reason="native kernels not built")
 def test_the_batch_runs_no_python_frame_per_url() -> None:
     """Issue 20: "A batch API answers many URLs for one file and agent without a Python frame
-    per URL". On the native peer ``decide_many`` is one call of the kernel's ``decide_urls``:
-    cold, the facade is asked once per distinct deciding key (``_Selection.packed``); warm,
-    ``decide_many``'s own frame is the only Python frame of the call."""
+    per URL"; issue 37: the kernel "calls nothing back to answer". On the native peer
+    ``decide_many`` is one call of the kernel's ``decide_urls``, which runs no Python frame
+    at all, cold or warm; the facade's frames around it (the rules named, each once) are as
+    many for 200 URLs as for 5."""
     import sys
 
     from robotrules import _peers
 
     body = b"User-agent: *\nDisallow: /a\nAllow: /a/b\nDisallow: /c$\n"
-    rules = robotrules.parse(body)
-    assert type(rules).decide_urls is _peers.NativePeer.decide_urls  # type: ignore[union-attr]
-    urls = ["/a", "/a/b", "/c", "/d", "/robots.txt"] * 40
-    rules.explain("/x")  # the agent's selection and the model's makers, made
+    few = ["/a", "/a/b", "/c", "/d", "/robots.txt"]
     frames: list[str] = []
 
     def profile(frame: object, event: str, arg: object) -> None:
         if event == "call":
             frames.append(frame.f_code.co_name)  # type: ignore[attr-defined]
 
-    for warm in (False, True):
+    def run(call: object, *args: object) -> list[str]:
         frames.clear()
         sys.setprofile(profile)
         try:
-            got = rules.decide_many(urls)
+            call(*args)  # type: ignore[operator]
         finally:
             sys.setprofile(None)
-        assert got == _robots.reference(body).decide_many(urls)
-        if warm:
-            assert frames == ["decide_many"]
-        else:  # five distinct keys: the facade asked once for each
-            assert frames.count("packed") == 5
-            assert frames.count("decide_many") == 1
+        return list(frames)
+
+    doc = _peers.NativePeer(body, "rfc9309", None)  # type: ignore[misc]
+    doc.directives  # noqa: B018 - the directive stream, made (the pure tokenizer's tables)
+    for _ in range(2):  # cold, then warm
+        assert run(doc.decide_urls, few * 40, "*", (-1, 1)) == []
+    rules = robotrules.parse(body)
+    assert type(rules).decide_urls is _peers.NativePeer.decide_urls  # type: ignore[union-attr]
+    rules.explain("/x")  # the agent's selection and the model's makers, made
+    rules.decide_many(few)  # and the rules
+    warm = run(rules.decide_many, few)
+    assert warm.count("decide_many") == 1
+    assert run(rules.decide_many, few * 40) == warm
+    assert rules.decide_many(few * 40) == _robots.reference(body).decide_many(few * 40)

@@ -1,12 +1,12 @@
-"""robotrules._kernel/facts.pxi: the native kernel's answers as facts.
+"""robotrules._kernel/facts.pxi: what the native kernel's answers are built from.
 
 The pure peer is the declared reference: ``Maker(cls, field_slots(cls))(*values)`` must equal
 ``cls(*values)``; ``PathSet(forms).deciding(path)`` must equal
 :func:`robotrules.aipref.usage.deciding` (attach-05 3.1: Content-Usage paths match "using the
 same path prefix matching rules as defined for Allow and Disallow", the longest path decides,
 identical lengths combine) on generated rules and paths; ``gather`` is the column lookup it
-names. The fast paths of ``explain`` and ``usage`` must be the ones taken once their facts are
-kept (issue 20: "assert that the native fast path is actually taken where it should be").
+names. ``explain`` and ``usage`` take only plain values from the peer (issue 37: "the kernel
+reads no facade state and calls nothing back to answer").
 """
 
 from __future__ import annotations
@@ -100,24 +100,41 @@ def test_gather() -> None:
         native.gather(array("l", [3]), array("b", [1]))
 
 
-def test_the_fast_paths_are_taken_once_the_facts_are_kept() -> None:
-    assert native is not None
+def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
+    """Issue 37: "the kernel reads no facade state and calls nothing back to answer". The
+    native peer's surface takes none of the facade's caches or callbacks: a warm ``explain``
+    is one call of ``known_verdict`` with the selection's memo the peer made (its facts kept
+    by one call per key), running no Python frame but ``explain``'s; ``explain`` and
+    ``usage`` equal the pure peer's answers."""
+    import sys
+
     body = b"User-agent: *\nDisallow: /a\nContent-Usage: /b train-ai=n\n"
     rules = robotrules.parse(body)
-    assert native.verdict_of(rules, "/a/x", "*", {}, _robots._makers()[0], None) is None
-    with pytest.raises(TypeError):
-        rules.known_verdict("/a/x", "*", None, None, None)  # type: ignore[arg-type]
-    first = rules.explain("/a/x")
-    fast = native.verdict_of(rules, "/a/x", "*", rules._kept().selection_of_agent, _robots._VERDICT,
-                             _robots._preference_words)
-    assert type(fast) is Verdict
-    assert fast == first
-    u = rules.usage("/b")
-    uses = rules._kept().uses_of_agent["*", "group", "vocab-07"]
-    again = native.usage_of(rules, "/b", "*", rules._kept().selection_of_agent, uses,
-                            _robots._VERDICT, _robots._USAGE, _robots._preference_words,
-                            "group", "vocab-07")
-    assert type(again) is Usage
-    assert again == u
-    assert again == _robots.reference(body).usage("/b")
-    assert again.categories is not u.categories  # each answer its own mapping
+    for name in ("known_usage", "fact_memo"):
+        assert not hasattr(rules, name)
+    for name in ("verdict_of", "usage_of", "FactMemo"):
+        assert not hasattr(native, name)
+    pure = _robots.reference(body)
+    for _ in range(2):  # cold, then warm
+        v = rules.explain("/a/x")
+        assert type(v) is Verdict
+        assert v == pure.explain("/a/x")
+        u = rules.usage("/b")
+        assert type(u) is Usage
+        assert u == pure.usage("/b")
+        assert rules.usage("/b").categories is not u.categories  # each answer its own mapping
+    plain = robotrules.parse(b"User-agent: *\nDisallow: /a\n")  # no preferences stated
+    plain.explain("/a/x")
+    frames: list[str] = []
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "call":
+            frames.append(frame.f_code.co_name)  # type: ignore[attr-defined]
+
+    sys.setprofile(profile)
+    try:
+        got = plain.explain("/a/x")
+    finally:
+        sys.setprofile(None)
+    assert frames == ["explain"]
+    assert got == _robots.reference(b"User-agent: *\nDisallow: /a\n").explain("/a/x")

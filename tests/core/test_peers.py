@@ -291,77 +291,57 @@ def test_evictions_start_at_zero(peer: Make) -> None:
 # -- the batch API ---------------------------------------------------------------------------
 #
 # decide_urls (robotrules._peer.Peer.decide_urls): entry i holds the facts of the key that
-# decides urls[i] (the key url_key_path gives, -1 for RFC 9309's /robots.txt), as
-# fact(peer, key) gives them; each distinct key is asked once while the memo keeps it; the
-# rules each once, by identity, in the order of the sorted keys. The facade builds
+# decides urls[i] (the key url_key_path gives, -1 for RFC 9309's /robots.txt), found from the
+# key alone: allowed by the allow bit (-1 and NO_MATCH: allowed, RFC 9309 2.2.2), the line
+# of the key's directive, the reason index (0 rule, 3 robots.txt: robotrules._model.REASONS);
+# NO_MATCH's rule and reason as the caller gives them (no_match); the rules each once, as
+# directive indices, in the order of the sorted keys. The facade builds
 # RobotsTxt.decide_many on it (tests/core/test_decide_many.py: entry i equals explain(urls[i])).
 
-
-def _columns(*cols: object) -> tuple[object, ...]:
-    """A ``make`` that gives the six values back as they were given."""
-    return cols
+_NO_MATCH_FACTS = (-1, 1)  # no rule, "no-matching-rule"
 
 
-class _Facts:
-    """A ``fact`` that records the keys it is asked about and answers from the key alone:
-    allowed by the allow bit (-1 and NO_MATCH: allowed, RFC 9309 2.2.2), the line of the key's
-    directive, one rule object per directive (by identity), and the reason index
-    (0 rule, 1 no matching rule, 3 robots.txt: robotrules._model.REASONS)."""
-
-    def __init__(self) -> None:
-        self.asked: list[int] = []
-        self.rules: dict[int, object] = {}
-
-    def packed(self, peer: Peer, key: int) -> tuple[bool, int, object, int]:
-        if key == -1:
-            return True, 0, None, 3
-        if key == NO_MATCH:
-            return True, 0, None, 1
-        i = key & INDEX_MASK
-        rule = self.rules.setdefault(i, ["rule", i])
-        return bool(key & ALLOW_BIT), peer.directives[3 * i] & _tokenize.LINE_MASK, rule, 0
-
-    def __call__(self, peer: Peer, key: int) -> tuple[bool, int, object, int]:
-        self.asked.append(key)
-        return self.packed(peer, key)
+def _facts(rules: Peer, key: int, no_match: tuple[int, int]) -> tuple[int, int, int, int]:
+    """``(allowed, line, rule, reason)`` of a key, by the contract."""
+    if key == -1:
+        allowed, rule, reason = 1, -1, 3
+    elif key == NO_MATCH:
+        allowed, (rule, reason) = 1, no_match
+    else:
+        allowed, rule, reason = int(key & ALLOW_BIT != 0), key & INDEX_MASK, 0
+    line = 0 if rule < 0 else rules.directives[3 * rule] & _tokenize.LINE_MASK
+    return allowed, line, rule, reason
 
 
-def _want(rules: Peer, urls: list[str], agent: str, facts: _Facts) -> tuple[object, ...]:
+def _want(rules: Peer, urls: list[str], agent: str,
+          no_match: tuple[int, int] = _NO_MATCH_FACTS) -> tuple[object, ...]:
     """The columns decide_urls gives, by the contract: from url_key_path per URL."""
     keys = [rules.url_key_path(u, agent)[0] for u in urls]
-    packed = {k: facts.packed(rules, k) for k in keys}
-    order: list[object] = []
-    for k in sorted(packed):
-        r = packed[k][2]
-        if r is not None and not any(r is o for o in order):
+    facts = {k: _facts(rules, k, no_match) for k in keys}
+    order: list[int] = []
+    for k in sorted(facts):
+        r = facts[k][2]
+        if r >= 0 and r not in order:
             order.append(r)
-    index = [-1 if packed[k][2] is None else next(i for i, o in enumerate(order)
-                                                   if o is packed[k][2]) for k in keys]
-    return (array("B", [packed[k][0] for k in keys]), array("q", [packed[k][1] for k in keys]),
-            array("q", index), array("B", [packed[k][3] for k in keys]), tuple(order), agent)
+    index = [-1 if facts[k][2] < 0 else order.index(facts[k][2]) for k in keys]
+    return (array("B", [facts[k][0] for k in keys]), array("q", [facts[k][1] for k in keys]),
+            array("q", index), array("B", [facts[k][3] for k in keys]), tuple(order))
 
 
 def test_decide_urls_answers_each_url_in_input_order(peer: Make) -> None:
     """RFC 9309 5.1 (the verdicts: is_allowed's), RFC 9309 2.2.2 (/robots.txt allowed); the
-    keys are url_key_path's, each distinct one asked once, then kept by the memo."""
+    keys are url_key_path's, the lines those of the rules they name."""
     rules = peer(RFC_5_1, "rfc9309", None)
     urls = ["https://example.com/example/page.html", "/publications/x?y", "/", "/a.gif",
             "/example/page.html", "/robots.txt"] * 3  # duplicates
     for agent in ("foobot", "barbot", "x"):
-        facts = _Facts()
-        memo = rules.fact_memo(64)
         paths: list[str] = []
-        got = rules.decide_urls(urls, agent, memo, facts, _columns, paths)
-        assert got == _want(rules, urls, agent, facts)
-        assert [a.typecode for a in got[:4]] == ["B", "q", "q", "B"]  # type: ignore[attr-defined]
-        assert list(got[0]) == [rules.is_allowed(u, user_agent=agent) for u in urls]  # type: ignore[call-overload]
+        got = rules.decide_urls(urls, agent, _NO_MATCH_FACTS, paths)
+        assert got == _want(rules, urls, agent)
+        assert [a.typecode for a in got[:4]] == ["B", "q", "q", "B"]
+        assert list(got[0]) == [rules.is_allowed(u, user_agent=agent) for u in urls]
         assert paths == [rules.url_key_path(u, agent)[1] for u in urls]
-        keys = {rules.url_key_path(u, agent)[0] for u in urls}
-        assert sorted(facts.asked) == sorted(keys)  # each distinct key once
-        assert len(memo) == len(keys)
-        facts.asked.clear()
-        assert rules.decide_urls(urls, agent, memo, facts, _columns) == got
-        assert facts.asked == []  # warm: every key's facts kept
+        assert rules.decide_urls(urls, agent, _NO_MATCH_FACTS) == got
 
 
 def test_decide_urls_takes_str_subclasses_tuples_and_sequences(peer: Make) -> None:
@@ -373,22 +353,19 @@ def test_decide_urls_takes_str_subclasses_tuples_and_sequences(peer: Make) -> No
 
     rules = peer(RFC_5_1, "rfc9309", None)
     urls = ["/example/page.html", "/publications/x", "/", "/robots.txt", "/"]
-    facts = _Facts()
-    want = _want(rules, urls, "foobot", facts)
+    want = _want(rules, urls, "foobot")
     for given in ([Url(u) for u in urls], tuple(urls), UserList(urls)):
         paths: list[str] = []
-        got = rules.decide_urls(given, "foobot", rules.fact_memo(8), facts, _columns, paths)
+        got = rules.decide_urls(given, "foobot", _NO_MATCH_FACTS, paths)
         assert got == want
         assert all(type(p) is str for p in paths)
-    assert rules.decide_urls(urls, Url("foobot"), rules.fact_memo(8), facts, _columns) == want
+    assert rules.decide_urls(urls, Url("foobot"), _NO_MATCH_FACTS) == want
 
 
 def test_decide_urls_of_no_urls(peer: Make) -> None:
     rules = peer(RFC_5_1, "rfc9309", None)
-    facts = _Facts()
-    got = rules.decide_urls([], "*", rules.fact_memo(8), facts, _columns)
-    assert got == (array("B"), array("q"), array("q"), array("B"), (), "*")
-    assert facts.asked == []
+    got = rules.decide_urls([], "*", _NO_MATCH_FACTS)
+    assert got == (array("B"), array("q"), array("q"), array("B"), ())
 
 
 def test_decide_urls_with_a_thousand_distinct_keys(peer: Make) -> None:
@@ -402,75 +379,43 @@ def test_decide_urls_with_a_thousand_distinct_keys(peer: Make) -> None:
     rules = peer(body, "rfc9309", None)
     urls = [f"/p{i}/x" for i in range(n)] * 2 + ["/elsewhere", "/robots.txt"]
     random.Random(9).shuffle(urls)
-    facts = _Facts()
-    memo = rules.fact_memo(4096)
-    got = rules.decide_urls(urls, "*", memo, facts, _columns)
-    assert got == _want(rules, urls, "*", facts)
-    assert len(got[4]) == n  # type: ignore[arg-type]
-    assert len(memo) == n + 2
+    got = rules.decide_urls(urls, "*", _NO_MATCH_FACTS)
+    assert got == _want(rules, urls, "*")
+    assert len(got[4]) == n
     # RFC 9309 2.2.2: the longest match decides; each URL's rule is the one on its line
     for i, u in enumerate(urls[:50]):
         if u.startswith("/p"):
             j = int(u[2:].split("/")[0])
-            assert got[1][i] == j + 2  # type: ignore[index]
-            assert got[0][i] == (j % 3 == 0)  # type: ignore[index]
-
-
-def test_decide_urls_past_the_memo_bound(peer: Make) -> None:
-    """A memo smaller than the distinct keys of one call (the facade's bounded facts): it
-    keeps at most its bound, and the answers are still the contract's, call after call."""
-    body = b"User-agent: *\n" + b"".join(b"Disallow: /p%d/\n" % i for i in range(50))
-    rules = peer(body, "rfc9309", None)
-    urls = [f"/p{i}/x" for i in range(50)] + ["/z"]
-    facts = _Facts()
-    memo = rules.fact_memo(8)
-    for _ in range(3):
-        assert rules.decide_urls(urls, "*", memo, facts, _columns) == _want(
-            rules, urls, "*", facts)
-        assert len(memo) <= 8
-    assert len(facts.asked) > 51  # dropped keys were asked again
+            assert got[1][i] == j + 2
+            assert got[0][i] == (j % 3 == 0)
 
 
 def test_decide_urls_counts_a_shared_rule_once(peer: Make) -> None:
-    """Two keys whose facts name the same rule (Google's empty-rule report names one rule for
-    NO_MATCH, robots.cc's matching_line): ``rules`` holds it once, both entries point at it."""
-    rules = peer(b"User-agent: *\nDisallow: /a\nDisallow: /b\n", "google", None)
-    shared = ["the rule"]
-
-    def fact(p: Peer, key: int) -> tuple[bool, int, object, int]:
-        return key == NO_MATCH, 2, shared, 0
-
-    got = rules.decide_urls(["/a", "/c", "/b", "/a"], "*", rules.fact_memo(8), fact, _columns)
-    assert got[4] == (shared,)
-    assert got[4][0] is shared  # type: ignore[index]
-    assert list(got[2]) == [0, 0, 0, 0]  # type: ignore[call-overload]
-    assert list(got[0]) == [0, 1, 0, 0]  # type: ignore[call-overload]
+    """NO_MATCH given a rule (Google's empty-rule report, robots.cc's matching_line) that a
+    key also names: ``rules`` holds it once, both entries point at it."""
+    rules = peer(b"User-agent: *\nDisallow: /a\nDisallow:\n", "google", None)
+    got = rules.decide_urls(["/a", "/c", "/", "/a"], "*", (2, 0))
+    assert got[4] == (1, 2)  # the directives of 'Disallow: /a' and 'Disallow:'
+    assert list(got[2]) == [0, 1, 1, 0]
+    assert list(got[1]) == [2, 3, 3, 2]
+    assert list(got[0]) == [0, 1, 1, 0]
+    assert got == _want(rules, ["/a", "/c", "/", "/a"], "*", (2, 0))
 
 
 def test_decide_urls_refuses_wrong_types(peer: Make) -> None:
     """The surface's types: anything else is a TypeError (ValueError for facts out of
     range), never a crash."""
     rules = peer(b"User-agent: *\nDisallow: /a\n", "rfc9309", None)
-    memo = rules.fact_memo(8)
-    facts = _Facts()
     for bad in ("/a", b"/a", None, 3, [None], [b"/a"], ["/a", 5]):
         with pytest.raises(TypeError):
-            rules.decide_urls(bad, "*", memo, facts, _columns)  # type: ignore[arg-type]
+            rules.decide_urls(bad, "*", _NO_MATCH_FACTS)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        rules.decide_urls(["/a"], None, memo, facts, _columns)  # type: ignore[arg-type]
-    other = _native.fact_memo(8) if peer is PurePeer and _native is not None else {}
-    for bad_memo in (None, {}, other):
-        with pytest.raises(TypeError):
-            rules.decide_urls(["/a"], "*", bad_memo, facts, _columns)  # type: ignore[arg-type]
-    for bad_facts, error in (((True, 0, None), TypeError), ([True, 0, None, 0], TypeError),
-                             ((True, -1, None, 0), ValueError),
-                             ((True, 0, None, 256), ValueError), ((True, "2", None, 0),
-                                                                   TypeError)):
+        rules.decide_urls(["/a"], None, _NO_MATCH_FACTS)  # type: ignore[arg-type]
+    for bad_facts, error in (((-1,), ValueError), ((-1, 1, 0), ValueError), (None, TypeError),
+                             ((-2, 1), ValueError), ((-1, 256), ValueError),
+                             ((1 << 40, 0), ValueError), (("1", 0), TypeError)):
         with pytest.raises(error):
-            rules.decide_urls(["/a"], "*", rules.fact_memo(8),
-                              lambda p, k, f=bad_facts: f, _columns)  # type: ignore[misc]
-    with pytest.raises(ValueError):
-        rules.fact_memo(0)
+            rules.decide_urls(["/a"], "*", bad_facts)  # type: ignore[arg-type]
 
 
 def test_peers_decide_urls_alike() -> None:
@@ -486,14 +431,80 @@ def test_peers_decide_urls_alike() -> None:
         body = rand_body(rng).encode("utf-8", "surrogatepass")
         urls = [rand_url(rng) for _ in range(20)] * 2
         for dialect in ("rfc9309", "google"):
-            facts = _Facts()
             a, b = PurePeer(body, dialect, None), _native(body, dialect, None)
             for agent in QUERY_AGENTS[:4]:
                 pa: list[str] = []
                 pb: list[str] = []
-                assert a.decide_urls(urls, agent, a.fact_memo(4), facts, _columns, pa) == (
-                    b.decide_urls(urls, agent, b.fact_memo(4), facts, _columns, pb))
+                assert a.decide_urls(urls, agent, _NO_MATCH_FACTS, pa) == (
+                    b.decide_urls(urls, agent, _NO_MATCH_FACTS, pb))
                 assert pa == pb
+
+
+def test_selected_groups_are_the_selection_the_verdicts_use() -> None:
+    """One selection per answer (issue 37): the native peer's groups are those of the C
+    selection its keys are matched by, and they equal the pure home of the choice
+    (robotrules._compile.select: RFC 9309 2.2.1, the groups whose line names the agent's
+    product token, merged; else the '*' groups; Google's parser as the google dialect) on
+    generated files and agents (bare tokens and full User-Agent headers), in every dialect
+    the native peer reads; the pure peer's are _compile.select's in every dialect."""
+    import random
+
+    from robotrules import _dialects
+    from robotrules._compile import select
+    from tests.core.gen import AGENTS, QUERY_AGENTS, rand_body
+
+    agents = [*QUERY_AGENTS, *AGENTS, "Mozilla/5.0 (compatible; FooBot/2.1; +http://x/)",
+              "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1)"]
+    rng = random.Random(37)
+    for _ in range(150):
+        body = rand_body(rng).encode("utf-8", "surrogatepass")
+        for dialect in _dialects.NAMES:
+            pure = PurePeer(body, dialect, None)
+            native = (_native(body, dialect, None) if _native is not None
+                      and _peers.peer_for(body, dialect) is _native else None)
+            for agent in rng.sample(agents, 8):
+                want = select(pure.group_index, _token.query_key(agent), dialect)[1]
+                assert pure.selected_groups(agent) == want
+                if native is not None:
+                    assert native.selected_groups(agent) == want, (body, dialect, agent)
+                    native.is_allowed("/", user_agent=agent)  # (the selection compiled)
+                    assert native.selected_groups(agent) == want
+
+
+def test_known_verdict_answers_from_the_peers_memo(peer: Make) -> None:
+    """verdict_memo/known_verdict (robotrules._peer.Peer): None while the memo keeps no facts
+    for the deciding key (url_key_path's); once kept by one call with the seven values,
+    ``make(*facts, user_agent, path)``; the memo keeps at most its bound."""
+    made: list[tuple[object, ...]] = []
+
+    def make(*values: object) -> tuple[object, ...]:
+        made.append(values)
+        return values
+
+    rules = peer(RFC_5_1, "rfc9309", None)
+    native_memo = _native is not None and peer is not PurePeer
+    maker = _peers.fast_constructor(robotrules.Verdict, ("allowed", "line", "rule", "agents",
+                                    "reason", "dialect", "detail", "user_agent", "path"))
+    memo = rules.verdict_memo(maker if native_memo else make, 2)
+    url = "https://example.com/example/page.html"
+    assert rules.known_verdict(url, "foobot", memo) is None
+    key, path = rules.url_key_path(url, "foobot")
+    facts = (False, 9, None, ("foobot",), "rule", "rfc9309", "a sentence")
+    memo.keep(key, facts)
+    got = rules.known_verdict(url, "foobot", memo)
+    if native_memo:
+        assert got == robotrules.Verdict(*facts[:5], "foobot", path, "rfc9309", "a sentence")
+    else:
+        assert got == (*facts, "foobot", path)
+    for k in (1, 2, 3):
+        memo.keep(k, facts)
+    assert len(memo) <= 2
+    with pytest.raises(ValueError):
+        memo.keep(key, facts[:6])
+    with pytest.raises(ValueError):
+        rules.verdict_memo(maker if native_memo else make, 0)
+    with pytest.raises(TypeError):
+        rules.known_verdict(url, "foobot", {})  # type: ignore[arg-type]
 
 
 # -- the selector ------------------------------------------------------------------------------

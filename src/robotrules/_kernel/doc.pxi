@@ -116,8 +116,9 @@ cdef class Doc:
     # the fields are ordered so that the whole object stays at 256 bytes (the 4-byte ones
     # together, no padding; checked by tests/core/test_native.py)
     cdef bytes body           # the file's bytes, as the caller gave them; None: parsed with
-                              # keep_text=False, t is the values the Doc owns (_own_values)
-    cdef const unsigned char* t
+                              # keep_text=False, data is the values the Doc owns (_own_values)
+    cdef const unsigned char* data  # the bytes read: body's after its byte-order mark, or
+                                    # the values the Doc owns
     cdef Pats pats
     cdef Token* tokens
     cdef unsigned char* tokbuf
@@ -126,8 +127,8 @@ cdef class Doc:
     cdef PyObject* memo_agent[MEMO]
     # until every selection is compiled, what compiling them needs (Build; NULL after): kept
     # apart so that a Doc and its facade subclass stay small objects of Python's allocator
-    cdef Build* b
-    # the peer surface's plain values (its dialect: the property, from d)
+    cdef Build* build
+    # the peer surface's plain values (its dialect: the property, from dialect_code)
     cdef public Py_ssize_t size
     cdef readonly object base_url
     cdef readonly uint64_t evictions  # how often the compiled matchers were dropped
@@ -138,8 +139,8 @@ cdef class Doc:
     cdef uint32_t memo_sel[MEMO]
     # lengths within a body of at most NATIVE_MAX (2 ** 28) bytes: the text after the
     # byte-order mark, the lower-cased agent tokens (at most the body, and one), the mark
-    cdef uint32_t n, tokbuf_size, bom_
-    cdef int d
+    cdef uint32_t data_len, tokbuf_size, bom_
+    cdef int dialect_code  # an index into the dialect tables (_dialect_tables, _NAMES)
     cdef uint32_t ntokens, nsels, memo_next
     cdef readonly uint32_t directive_count
 
@@ -168,9 +169,9 @@ cdef class Doc:
         skip = _bom_length(body) if size and _bom_start[<unsigned char>PyBytes_AS_STRING(
             body)[0]] else 0
         self.body = body
-        self.t = <const unsigned char*>PyBytes_AS_STRING(body) + skip
-        self.n = <uint32_t>(size - skip)  # at most NATIVE_MAX: checked above
-        self.d = d
+        self.data = <const unsigned char*>PyBytes_AS_STRING(body) + skip
+        self.data_len = <uint32_t>(size - skip)  # at most NATIVE_MAX: checked above
+        self.dialect_code = d
         self.size = size
         self.base_url = base_url
         self.bom_ = <uint32_t>skip
@@ -193,14 +194,14 @@ cdef class Doc:
         PyMem_Free(self.pats.data)
         self._drop_build()
         if self.body is None:  # the values the Doc owns (_own_values)
-            PyMem_Free(<void*>self.t)
+            PyMem_Free(<void*>self.data)
 
     cdef void _drop_build(self) noexcept:
         """Free what compiling needed (every selection is compiled, or the Doc goes)."""
-        cdef Build* b = self.b
+        cdef Build* b = self.build
         if b == NULL:
             return
-        self.b = NULL
+        self.build = NULL
         PyMem_Free(b.pat_memo)
         PyMem_Free(b.readers)
         PyMem_Free(b.scanned)
@@ -218,17 +219,17 @@ cdef class Doc:
         cdef uint32_t head, kind, g = 0, vstart, vlen
         cdef int role
         cdef bint in_group = False, has_rules = False
-        cdef const uint8_t* roles = _dialect_tables[self.d].roles
+        cdef const uint8_t* roles = _dialect_tables[self.dialect_code].roles
         cdef uint32_t few_dirs[DIRS_SMALL]  # a small file's directives, on the stack
         cdef uint32_t* words
         memset(&dirs, 0, sizeof(U32Vec))
         memset(&ua_words, 0, sizeof(U32Vec))
         memset(&rule_words, 0, sizeof(U32Vec))
         memset(&gstart, 0, sizeof(U32Vec))
-        if 3 * (<Py_ssize_t>self.n // 32) + 48 <= DIRS_SMALL:  # scan's estimate fits there
+        if 3 * (<Py_ssize_t>self.data_len // 32) + 48 <= DIRS_SMALL:  # scan's estimate fits there
             vec_borrow(&dirs, few_dirs, DIRS_SMALL)
         try:
-            scan(self.t, self.n, self.d, &dirs, NULL)
+            scan(self.data, self.data_len, self.dialect_code, &dirs, NULL)
             ndirs = dirs.n // 3
             self.directive_count = <uint32_t>ndirs
             # room for every user-agent line and rule at once (no regrowth, and no fitting:
@@ -246,13 +247,13 @@ cdef class Doc:
             room = 3 * <uint64_t>nua + 3 * <uint64_t>nrule + (nua + 1) + nua + (nua + 2)
             if room > (<uint64_t>PY_SSIZE_T_MAX - sizeof(Build)) // sizeof(uint32_t):
                 raise MemoryError()  # (only where Py_ssize_t is 32 bits)
-            self.b = <Build*>xmalloc(sizeof(Build) + <Py_ssize_t>room * sizeof(uint32_t))
-            memset(self.b, 0, sizeof(Build))
-            words = <uint32_t*>(self.b + 1)
+            self.build = <Build*>xmalloc(sizeof(Build) + <Py_ssize_t>room * sizeof(uint32_t))
+            memset(self.build, 0, sizeof(Build))
+            words = <uint32_t*>(self.build + 1)
             vec_borrow(&ua_words, words, 3 * nua)
             vec_borrow(&rule_words, words + 3 * nua, 3 * nrule)
             vec_borrow(&gstart, words + 3 * nua + 3 * nrule, nua + 1)
-            self.b.sel_room = words + 4 * nua + 3 * nrule + 1
+            self.build.sel_room = words + 4 * nua + 3 * nrule + 1
             # groups (robotrules._index.build): user-agent lines and rules per group
             for i in range(ndirs):
                 head = dirs.data[3 * i]
@@ -280,11 +281,11 @@ cdef class Doc:
                         has_rules = True
             vec_push(&gstart, <uint32_t>(rule_words.n // 3))
             vec_free(&dirs)
-            vec_move(&self.b.sel_groups, &ua_words)  # indexed on the first query (_index)
-            self.b.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
-            self.b.budget = BUDGET_MIN + BUDGET_PER_RULE * <uint64_t>(rule_words.n // 3)
-            vec_move(&self.b.rule_words, &rule_words)
-            vec_move(&self.b.gstart, &gstart)
+            vec_move(&self.build.sel_groups, &ua_words)  # indexed on the first query (_index)
+            self.build.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
+            self.build.budget = BUDGET_MIN + BUDGET_PER_RULE * <uint64_t>(rule_words.n // 3)
+            vec_move(&self.build.rule_words, &rule_words)
+            vec_move(&self.build.gstart, &gstart)
         finally:
             vec_free(&dirs)
             vec_free(&ua_words)
@@ -298,7 +299,7 @@ cdef class Doc:
         body. A file parsed so keeps about a fifth of its input (the values are 19% of the
         corpus's bytes) instead of all of it once the caller drops the body; the reading (the
         text, directives, groups, findings, ``source``) is then not available."""
-        cdef Build* b = self.b
+        cdef Build* b = self.build
         cdef U32Vec* uas = &b.sel_groups  # the user-agent lines until _index (see Build)
         cdef U32Vec* rules = &b.rule_words
         cdef Py_ssize_t i, total = 0
@@ -311,27 +312,27 @@ cdef class Doc:
         own = <unsigned char*>xmalloc(total if total else 1)  # total <= n < NATIVE_MAX
         for i in range(uas.n // 3):
             vlen = uas.data[3 * i + 1]
-            memcpy(own + at, self.t + uas.data[3 * i], vlen)
+            memcpy(own + at, self.data + uas.data[3 * i], vlen)
             uas.data[3 * i] = at
             at += vlen
         for i in range(rules.n // 3):
             vlen = rules.data[3 * i + 2] & RULE_LEN
-            memcpy(own + at, self.t + rules.data[3 * i], vlen)
+            memcpy(own + at, self.data + rules.data[3 * i], vlen)
             rules.data[3 * i] = at
             at += vlen
-        self.t = own
-        self.n = at
+        self.data = own
+        self.data_len = at
         self.body = None
         return 0
 
     cdef int _index(self) except -1:
         """Make the agent tokens and the selections (on the first query that needs them)."""
-        cdef U32Vec uas = self.b.sel_groups  # the user-agent lines (see the fields)
-        memset(&self.b.sel_groups, 0, sizeof(U32Vec))
+        cdef U32Vec uas = self.build.sel_groups  # the user-agent lines (see the fields)
+        memset(&self.build.sel_groups, 0, sizeof(U32Vec))
         try:
-            self._index_agents(&uas, &self.b.gstart)
+            self._index_agents(&uas, &self.build.gstart)
         except BaseException:
-            self.b.sel_groups = uas  # kept for the next query to try again (MemoryError)
+            self.build.sel_groups = uas  # kept for the next query to try again (MemoryError)
             raise
         vec_free(&uas)
         return 0
@@ -344,7 +345,7 @@ cdef class Doc:
         cdef uint32_t count, lo, ngroups = <uint32_t>(gstart.n - 1)
         cdef uint64_t spread
         cdef const unsigned char* v
-        cdef const uint8_t* tb = _dialect_tables[self.d].token_byte
+        cdef const uint8_t* tb = _dialect_tables[self.dialect_code].token_byte
         cdef U32Vec sels, sel_start
         cdef uint32_t* idx = NULL
         cdef int32_t* single = NULL
@@ -365,7 +366,7 @@ cdef class Doc:
             self.tokbuf_size = 0
             named = False  # most files name no agent (only '*' lines): no token to make
             for u in range(nua):
-                v = self.t + uas.data[3 * u]
+                v = self.data + uas.data[3 * u]
                 vlen = uas.data[3 * u + 1]
                 if not star_line(v, vlen):
                     named = True
@@ -377,15 +378,15 @@ cdef class Doc:
             # room for all at once: a group list holds each user-agent line's group at most
             # once, and there is a selection per token at most, and the global one (the
             # Build's room, made for them)
-            vec_borrow(&sels, self.b.sel_room, nua)
-            vec_borrow(&sel_start, self.b.sel_room + nua, nua + 2)
+            vec_borrow(&sels, self.build.sel_room, nua)
+            vec_borrow(&sel_start, self.build.sel_room + nua, nua + 2)
             # the global selection first: the groups with a '*' line (in file order, once)
             vec_push(&sel_start, 0)
             for u in range(nua):
                 vstart = uas.data[3 * u]
                 vlen = uas.data[3 * u + 1]
                 g = uas.data[3 * u + 2]
-                v = self.t + vstart
+                v = self.data + vstart
                 if star_line(v, vlen):
                     if sels.n == 0 or sels.data[sels.n - 1] != g:
                         vec_push(&sels, g)
@@ -463,8 +464,15 @@ cdef class Doc:
                 self.ntokens = nfinal
             # one matcher per selection, compiled on its first query
             nsel = <uint32_t>(sel_start.n - 1)
-            self.sels = <Matcher**>xmalloc(nsel * sizeof(Matcher*))
+            # one block: the matchers, then each selection's groups (Doc.selection_groups:
+            # where they start, then the group numbers), kept for the answers' groups
+            self.sels = <Matcher**>xmalloc(nsel * sizeof(Matcher*) + (
+                sel_start.n + sels.n) * sizeof(uint32_t))
             memset(self.sels, 0, nsel * sizeof(Matcher*))
+            memcpy(<uint32_t*>(self.sels + nsel), sel_start.data,
+                   sel_start.n * sizeof(uint32_t))
+            memcpy(<uint32_t*>(self.sels + nsel) + sel_start.n, sels.data,
+                   sels.n * sizeof(uint32_t))
             self.nsels = nsel  # (sels and sel_start go with the Build: not fitted)
             # a matcher holds at most 4 units (entries and nodes) a rule of its selection
             # (each rule one entry and a companion, a node each): when all of them fit the
@@ -474,16 +482,16 @@ cdef class Doc:
             for k in range(<uint32_t>sels.n):
                 g = sels.data[k]
                 spread += gstart.data[g + 1] - gstart.data[g]
-            PyMem_Free(self.b.readers)  # what a call cut short by MemoryError left, if any
-            self.b.readers = NULL
-            if 4 * spread <= self.b.budget and sel_start.n > 2:  # one selection: no use
-                self.b.readers = <uint32_t*>xmalloc((ngroups if ngroups else 1)
+            PyMem_Free(self.build.readers)  # what a call cut short by MemoryError left, if any
+            self.build.readers = NULL
+            if 4 * spread <= self.build.budget and sel_start.n > 2:  # one selection: no use
+                self.build.readers = <uint32_t*>xmalloc((ngroups if ngroups else 1)
                                                    * sizeof(uint32_t))
-                memset(self.b.readers, 0, ngroups * sizeof(uint32_t))
+                memset(self.build.readers, 0, ngroups * sizeof(uint32_t))
                 for k in range(<uint32_t>sels.n):
-                    self.b.readers[sels.data[k]] += 1
-            vec_move(&self.b.sel_groups, &sels)
-            vec_move(&self.b.sel_start, &sel_start)
+                    self.build.readers[sels.data[k]] += 1
+            vec_move(&self.build.sel_groups, &sels)
+            vec_move(&self.build.sel_start, &sel_start)
         finally:
             vec_free(&sels)
             vec_free(&sel_start)
@@ -510,7 +518,7 @@ cdef class Doc:
         cdef RawRule few[SMALL_RULES]  # most selections: their rules on the stack
         cdef uint32_t count = 0, j, g, lo, hi, r, cap = 0, i
         cdef uint64_t cost
-        cdef Build* b = self.b  # kept until this compile is over (busy)
+        cdef Build* b = self.build  # kept until this compile is over (busy)
         cdef U32Vec* words = &b.rule_words
         b.busy += 1
         try:
@@ -531,7 +539,7 @@ cdef class Doc:
                         rules[count].allow = (words.data[3 * r + 2] & RULE_ALLOW) != 0
                         rules[count].rid = r
                         count += 1
-                compile_rules(&m, rules, count, self.t, self.d, &self.pats, &b.pat_memo,
+                compile_rules(&m, rules, count, self.data, self.dialect_code, &self.pats, &b.pat_memo,
                               b.nrules, &b.pool)
             finally:
                 if rules != &few[0]:
@@ -573,7 +581,7 @@ cdef class Doc:
         rather than by compiling it: its first query, when it holds SCAN_MIN rules or more (a
         file asked once for an agent pays no compile; a smaller selection compiles to a list
         as cheap to make as one reading)."""
-        cdef Build* b = self.b
+        cdef Build* b = self.build
         cdef uint32_t j, g, count = 0
         if b.scanned != NULL and b.scanned[k]:
             return False
@@ -598,15 +606,15 @@ cdef class Doc:
         from the path at a byte the dialect reads as it is, with only such bytes before it,
         is passed over unread: its pattern, normalised, starts with those bytes, so neither
         it nor its companion (a prefix of it ending in '/', anchored) can match."""
-        cdef Build* b = self.b  # kept until this reading is over (busy)
+        cdef Build* b = self.build  # kept until this reading is over (busy)
         cdef RawRule rule
         cdef Entry pair[2]
         cdef int got, i
         cdef uint32_t j, g, r, at, lim
         cdef uint32_t* words
         cdef const unsigned char* v
-        cdef const uint8_t* odd = _dialect_tables[self.d].not_plain
-        cdef const uint8_t* attn = _dialect_tables[self.d].pattern_attn
+        cdef const uint8_t* odd = _dialect_tables[self.dialect_code].not_plain
+        cdef const uint8_t* attn = _dialect_tables[self.dialect_code].pattern_attn
         cdef int64_t best = NO_MATCH, key
         b.busy += 1
         try:
@@ -614,7 +622,7 @@ cdef class Doc:
                 g = b.sel_groups.data[j]
                 for r in range(b.gstart.data[g], b.gstart.data[g + 1]):
                     words = b.rule_words.data + 3 * <Py_ssize_t>r
-                    v = self.t + words[0]
+                    v = self.data + words[0]
                     lim = words[2] & RULE_LEN
                     if lim > n:
                         lim = <uint32_t>n
@@ -630,11 +638,11 @@ cdef class Doc:
                     rule.vlen = words[2] & RULE_LEN
                     rule.allow = (words[2] & RULE_ALLOW) != 0
                     rule.rid = r
-                    got = read_rule(&rule, self.t, self.d, &self.pats, &b.pat_memo, b.nrules,
+                    got = read_rule(&rule, self.data, self.dialect_code, &self.pats, &b.pat_memo, b.nrules,
                                     &b.pool, pair)
                     for i in range(2 if got == READ_PAIR else 1 if got != READ_NONE else 0):
                         key = entry_key(&pair[i])
-                        if key < best and entry_matches(&pair[i], p, n, self.t,
+                        if key < best and entry_matches(&pair[i], p, n, self.data,
                                                         self.pats.data):
                             best = key
         finally:
@@ -646,12 +654,12 @@ cdef class Doc:
         """Once every selection is compiled and no compile is under way, what compiling
         needed is freed and the normalised bodies fitted (no pattern is added any more);
         before that, the rules no selection left to compile reads (_shrink_build)."""
-        if self.b == NULL or self.b.busy != 0:
+        if self.build == NULL or self.build.busy != 0:
             return
-        if self.b.compiled == self.nsels:
+        if self.build.compiled == self.nsels:
             self._drop_build()
             pats_fit(&self.pats)
-        elif self.b.readers != NULL and 2 * <uint64_t>self.b.dead >= self.b.nrules > 0:
+        elif self.build.readers != NULL and 2 * <uint64_t>self.build.dead >= self.build.nrules > 0:
             self._shrink_build()
 
     cdef void _shrink_build(self) noexcept:
@@ -661,7 +669,7 @@ cdef class Doc:
         when no compiled matcher is ever dropped (Build.readers) and no compile is under way
         (busy: nothing holds a rule number or a pool position). Nothing changes when memory
         for the smaller copy is short."""
-        cdef Build* b = self.b
+        cdef Build* b = self.build
         cdef uint32_t ngroups = <uint32_t>(b.gstart.n - 1)
         cdef uint32_t j, g, r, lo, hi, kept = 0, at, npool = 0
         cdef uint32_t* words
@@ -721,11 +729,27 @@ cdef class Doc:
         b.nrules = kept
         b.dead = 0
 
+    cdef inline uint32_t _token_selection(self, const unsigned char* kp, Py_ssize_t kn
+                                          ) noexcept:
+        """The selection of the agent token ``kp[:kn]`` (lower-cased): the one its group
+        lines name (a bisection of the sorted tokens), else the global one (0)."""
+        cdef Py_ssize_t lo = 0, hi = self.ntokens, mid
+        cdef int c
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            c = cmp_bytes(self.tokbuf + self.tokens[mid].off, self.tokens[mid].len, kp, kn)
+            if c == 0:
+                return self.tokens[mid].sel
+            if c < 0:
+                lo = mid + 1
+            else:
+                hi = mid
+        return 0
+
     cdef uint32_t _select(self, str user_agent) except 0xFFFFFFFFu:
         """The selection a user agent picks (memoised for the last few agents)."""
         cdef uint32_t i, s
-        cdef Py_ssize_t lo, hi, mid, kn
-        cdef int c
+        cdef Py_ssize_t kn
         cdef PyObject* ua = <PyObject*>user_agent
         cdef const unsigned char* kp
         cdef unsigned char lowered[AGENT_SMALL]
@@ -759,20 +783,7 @@ cdef class Doc:
             if PyUnicode_IS_ASCII(key):  # only ASCII keys can name a group's token
                 kp = <const unsigned char*>PyUnicode_DATA(key)
                 kn = PyUnicode_GET_LENGTH(key)
-        s = 0
-        if kp != NULL:
-            lo = 0
-            hi = self.ntokens
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                c = cmp_bytes(self.tokbuf + self.tokens[mid].off, self.tokens[mid].len, kp, kn)
-                if c == 0:
-                    s = self.tokens[mid].sel
-                    break
-                if c < 0:
-                    lo = mid + 1
-                else:
-                    hi = mid
+        s = 0 if kp == NULL else self._token_selection(kp, kn)
         i = self.memo_next
         self.memo_next = (i + 1) % MEMO
         if self.memo_agent[i] != NULL:
@@ -789,10 +800,10 @@ cdef class Doc:
             if self._scan_first(s):
                 return self._scan(s, p, n)
             self._compile(s)
-        key = matcher_best(self.sels[s], p, n, self.t, self.pats.data)
+        key = matcher_best(self.sels[s], p, n, self.data, self.pats.data)
         while key == NEED_INDEX:
-            index_wanted(self.sels[s], self.t, self.pats.data)
-            key = matcher_best(self.sels[s], p, n, self.t, self.pats.data)
+            index_wanted(self.sels[s], self.data, self.pats.data)
+            key = matcher_best(self.sels[s], p, n, self.data, self.pats.data)
         return key
 
     @cython.binding(False)
@@ -824,7 +835,7 @@ cdef class Doc:
         cdef unsigned char norm_small[512]
         cdef unsigned char* norm_buf = NULL
         cdef const unsigned char* nul
-        cdef const DialectTables* dt = &_dialect_tables[self.d]
+        cdef const DialectTables* dt = &_dialect_tables[self.dialect_code]
         if PyUnicode_IS_ASCII(url):
             u = <const unsigned char*>PyUnicode_DATA(url)
             n = PyUnicode_GET_LENGTH(url)
@@ -910,18 +921,24 @@ cdef class Doc:
         Py_DECREF(text)  # the reference _url_key gave, now held by text
         return key, text
 
-    @cython.binding(False)
-    def known_verdict(self, url, user_agent, sels, make, words):
-        """The verdict from the facts the facade keeps, in C (facts.pxi: verdict_of), or
-        None when they are not kept yet."""
-        return _verdict_of(self, url, user_agent, <dict?>sels, <Maker?>make, words)
+    @staticmethod
+    def verdict_memo(make, Py_ssize_t bound):
+        """A new, empty memo of one selection's verdict facts (facts.pxi: VerdictMemo)."""
+        return VerdictMemo(make, bound)
 
     @cython.binding(False)
-    def known_usage(self, url, user_agent, sels, uses, vmake, umake, words, scope,
-                    vocabulary):
-        """The Usage from the facts the facade keeps, in C (facts.pxi: usage_of), or None."""
-        return usage_of(self, url, user_agent, sels, uses, vmake, umake, words, scope,
-                        vocabulary)
+    def known_verdict(self, url, user_agent, VerdictMemo memo not None):
+        """The verdict of ``url`` for ``user_agent`` from the facts ``memo`` keeps for its
+        deciding key, in one C call; None where it keeps none (then the caller keeps them)."""
+        cdef PyObject* path = NULL
+        if type(url) is not str:
+            url = exact_str(url, "url")
+        if type(user_agent) is not str:
+            user_agent = exact_str(user_agent, "user_agent")
+        key = self._url_key(url, user_agent, &path)
+        text = <object>path
+        Py_DECREF(text)  # the reference _url_key gave, now held by text
+        return memo.verdict(key, user_agent, text)
 
     def usage_paths(self, patterns):
         """The kernel's matcher of one agent's Content-Usage paths (facts.pxi: PathSet),
@@ -933,28 +950,31 @@ cdef class Doc:
         """The batch usage columns (see facts.pxi's gather)."""
         return gather(classes, table)
 
-    @staticmethod
-    def fact_memo(Py_ssize_t bound):
-        """A new, empty memo of the packed facts of one agent's verdicts, at most ``bound``
-        keys (batch.pxi's FactMemo: the facade's _Selection holds it)."""
-        return FactMemo(bound)
+    @cython.binding(False)
+    def decide_urls(self, urls, user_agent, no_match, list paths=None):
+        """``(allowed, line, rule, reason, rules)``: the columns of
+        robotrules._model.Decisions for ``urls`` (a list, tuple or other sequence of
+        ``str``) and ``user_agent``, entry ``i`` equal to ``explain(urls[i])``'s fields, and
+        ``rules`` the directive index of each rule they name, once each, in the order of the
+        sorted distinct keys. Each key's facts come from the key itself; ``no_match``, plain
+        ints ``(rule, reason)``, gives those of NO_MATCH for this agent's groups (Google's
+        empty rule as a directive index or -1, the reason's index). ``paths``, unless None,
+        gets each URL's path as the dialect's spec reads it. One C loop over the URLs, no
+        Python frame per URL (batch.pxi)."""
+        return decide_urls(self, urls, user_agent, no_match, paths)
 
     @cython.binding(False)
-    def decide_urls(self, urls, user_agent, memo, fact, make, list paths=None):
-        """``make(allowed, line, rule, reason, rules, user_agent)``: the columns of
-        robotrules._model.Decisions for ``urls`` (a list, tuple or other sequence of
-        ``str``) and ``user_agent``, entry ``i`` equal to ``explain(urls[i])``'s fields.
-        The facts of each distinct deciding key come from ``memo`` (a FactMemo), else from
-        ``fact(self, key)`` (``(allowed, line, rule, reason)``, then kept in ``memo``);
-        ``paths``, unless None, gets each URL's path as the dialect's spec reads it. One C
-        loop over the URLs, no Python frame per URL (batch.pxi)."""
-        return decide_urls(self, urls, user_agent, <FactMemo?>memo, fact, make, paths)
-
     def selected_groups(self, user_agent):
-        """The indices of the groups that apply to ``user_agent`` in :attr:`group_index`
-        (robotrules._compile.select, the pure home of the choice the C selection makes)."""
+        """The indices of the groups that apply to ``user_agent`` in :attr:`group_index`:
+        those of the selection its verdicts are matched by (Doc._select; the pure home of
+        the choice is robotrules._compile.select, held equal by tests/core/test_peers.py)."""
+        cdef uint32_t s, j
+        cdef const uint32_t* starts
         user_agent = exact_str(user_agent, "user_agent")
-        return _select_groups(self.group_index, _query_key(user_agent), self.dialect)[1]
+        self._reading()  # (the groups are the reading's: not kept with keep_text=False)
+        s = self._select(user_agent)
+        starts = <const uint32_t*>(self.sels + self.nsels)
+        return tuple([starts[self.nsels + 1 + j] for j in range(starts[s], starts[s + 1])])
 
     cdef int _reading(self) except -1:
         """ValueError unless the Doc keeps its text (``keep_text``, the default)."""
@@ -984,7 +1004,7 @@ cdef class Doc:
 
     @property
     def dialect(self):
-        return _NAMES[self.d]
+        return _NAMES[self.dialect_code]
 
     cdef int _read_directives(self) except -1:
         if self.dirs_ is None:
@@ -1019,12 +1039,16 @@ cdef class Doc:
         with ``keep_text=False`` are counted): every C array."""
         cdef Py_ssize_t size = sizeof(Doc) + self.ntokens * sizeof(Token) + self.pats.cap
         if self.body is None:
-            size += self.n
+            size += self.data_len
         cdef uint32_t i, j
         cdef Matcher* m
         cdef LitIndex* li
-        cdef Build* b = self.b
+        cdef Build* b = self.build
+        cdef const uint32_t* starts
         size += self.tokbuf_size + self.nsels * sizeof(Matcher*)
+        if self.sels != NULL:  # and each selection's groups, in the same block
+            starts = <const uint32_t*>(self.sels + self.nsels)
+            size += (self.nsels + 1 + starts[self.nsels]) * sizeof(uint32_t)
         if b != NULL:
             size += sizeof(Build) + (b.pool.cap + b.rule_words.cap + b.gstart.cap
                                      + b.sel_groups.cap + b.sel_start.cap) * sizeof(uint32_t)

@@ -1,7 +1,8 @@
-# The native kernels' answers as facts (every answer at native speed): the path
-# of a URL as text (for Verdict.path), a fast constructor for the public values (Verdict,
-# Usage), the Content-Usage path matcher (the kernel's entry_matches over the pure reading of
-# each path), and the gather of the batch usage columns.
+# Part of robotrules._native (see _native.pxd for the map): facts.pxi.
+# What the answers are built from, as plain values: the path of a URL as text (for
+# Verdict.path), a fast constructor for the public values (Verdict, Usage, Decisions: the
+# facade calls it), the Content-Usage path matcher (the kernel's entry_matches over the pure
+# reading of each path), and the gather of the batch usage columns.
 
 from cpython.object cimport PyTypeObject
 from libc.stdint cimport int8_t
@@ -82,52 +83,51 @@ cdef class Maker:
         at[0] = <PyObject*>value
 
 
-def verdict_of(Doc doc not None, url, user_agent, dict sels not None, Maker make not None,
-               words):
-    return _verdict_of(doc, url, user_agent, sels, make, words)
+cdef class VerdictMemo:
+    """The verdict facts of one group selection per deciding key, kept by the peer
+    (:meth:`Doc.known_verdict` reads them): each kept by one call, ``keep(key, facts)``, with
+    the first seven values ``make`` (a Maker of Verdict, the user agent and the path last)
+    takes (the values themselves: the kernel stores them in the verdicts it builds and never
+    reads or calls them). At most ``bound`` keys: past it, every one is dropped before the
+    next is kept."""
 
+    cdef dict facts
+    cdef Maker make
+    cdef Py_ssize_t bound
 
-cdef object _verdict_of(Doc doc, url, user_agent, dict sels, Maker make, words,
-                        PyObject** parts=NULL):
-    """The verdict of ``url`` for ``user_agent`` built from the facts the facade keeps
-    (``sels[user_agent].facts[key]``: robotrules._robots._Selection.fact), without a Python
-    frame: ``None`` when they are not kept yet (the facade makes them and asks again).
-    ``make`` builds the Verdict; where the facts say the preferences join the sentence, its
-    detail is ``(words, doc, detail)`` (written when read). ``parts``, unless NULL, gets the
-    verdict's allowed, user_agent and path (borrowed: the verdict holds them)."""
-    cdef PyObject* path = NULL
-    cdef tuple facts
-    cdef Py_ssize_t i
-    if sels is None or make is None:  # typed arguments of a cdef function may be None
-        raise TypeError("verdict_of needs the facts and a Maker")
-    if type(url) is not str:
-        url = exact_str(url, "url")
-    if type(user_agent) is not str:
-        user_agent = exact_str(user_agent, "user_agent")
-    sel = sels.get(user_agent)
-    if sel is None:
-        return None
-    key = doc._url_key(url, user_agent, &path)
-    text = <object>path
-    Py_DECREF(text)  # the reference _url_key gave, now held by text
-    hit = (<dict?>sel.facts).get(key)
-    if hit is None:
-        return None
-    facts = <tuple?>hit
-    if PyTuple_GET_SIZE(facts) != 7 or make.n != 9:
-        raise ValueError("verdict facts are 7 values, a Verdict 9")
-    v = make.new()
-    for i in range(5):  # allowed, line, rule, agents, reason
-        make.put(v, i, facts[i])
-    make.put(v, 5, user_agent)
-    make.put(v, 6, text)
-    make.put(v, 7, _NAMES[doc.d])
-    make.put(v, 8, (words, doc, facts[5]) if facts[6] else facts[5])
-    if parts != NULL:
-        parts[0] = <PyObject*>facts[0]
-        parts[1] = <PyObject*>user_agent
-        parts[2] = <PyObject*>text
-    return v
+    def __cinit__(self, Maker make not None, Py_ssize_t bound):
+        if bound < 1:
+            raise ValueError("a VerdictMemo keeps at least one key")
+        if make.n != 9:
+            raise ValueError("a Verdict is 9 values")
+        self.make = make
+        self.facts = {}
+        self.bound = bound
+
+    def keep(self, key, tuple facts not None):
+        """Keep the seven values of ``key``'s verdict facts."""
+        if PyTuple_GET_SIZE(facts) != 7:
+            raise ValueError("the facts of a key are seven values")
+        if len(self.facts) >= self.bound:
+            self.facts.clear()
+        self.facts[key] = facts
+
+    def __len__(self):
+        return len(self.facts)
+
+    cdef object verdict(self, object key, str user_agent, object path):
+        """The verdict of ``key`` for ``user_agent`` and ``path``, or None: not kept."""
+        cdef Py_ssize_t i
+        hit = self.facts.get(key)
+        if hit is None:
+            return None
+        facts = <tuple>hit
+        v = self.make.new()
+        for i in range(7):
+            self.make.put(v, i, <object>PyTuple_GET_ITEM(facts, i))
+        self.make.put(v, 7, user_agent)
+        self.make.put(v, 8, path)
+        return v
 
 
 cdef class PathSet:
@@ -264,50 +264,3 @@ def gather(classes, table):
         else:
             raise IndexError("class out of range")
     return out
-
-
-def usage_of(Doc doc not None, url, user_agent, dict sels not None, uses,
-             Maker vmake not None, Maker umake not None, words, scope, vocabulary):
-    """The Usage of ``url`` for ``user_agent`` built from the facts the facade keeps (the
-    verdict's, see :func:`verdict_of`, and ``uses``: robotrules._robots._Uses, whose
-    ``answers`` hold ``(categories, lines, statements)`` per set of deciding Content-Usage
-    rules), without a Python frame; ``None`` when they are not kept yet."""
-    cdef PathSet ps
-    cdef PyObject* parts[3]  # the verdict's allowed, user_agent and path (it holds them)
-    v = _verdict_of(doc, url, user_agent, sels, vmake, words, parts)
-    if v is None:
-        return None
-    if umake.n != 9:
-        raise ValueError("a Usage is 9 values")
-    path = <object>parts[2]
-    user_agent = <object>parts[1]
-    if not <object>parts[0]:  # no preferences attach to a URL that may not be fetched
-        u = umake.new()
-        umake.put(u, 0, False)
-        umake.put(u, 1, {})
-        umake.put(u, 2, ())
-        umake.put(u, 3, ())
-    else:
-        paths = uses.paths
-        if paths is None:
-            chosen = ()
-        else:
-            ps = <PathSet?>paths
-            chosen = ps.deciding_of(path)
-        hit = (<dict?>uses.answers).get(chosen)
-        if hit is None:
-            return None
-        answer = <tuple?>hit
-        if PyTuple_GET_SIZE(answer) != 3:
-            raise ValueError("an answer is 3 values")
-        u = umake.new()
-        umake.put(u, 0, True)
-        umake.put(u, 1, dict(<dict?>answer[0]))  # the caller's own copy
-        umake.put(u, 2, answer[1])
-        umake.put(u, 3, answer[2])
-    umake.put(u, 4, user_agent)
-    umake.put(u, 5, path)
-    umake.put(u, 6, scope)
-    umake.put(u, 7, v)
-    umake.put(u, 8, vocabulary)
-    return u

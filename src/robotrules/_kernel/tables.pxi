@@ -152,10 +152,9 @@ _query_key = _tables.query_key
 _native_pattern = _tables.native_pattern
 _rfc_path = _tables.rfc_path
 _bom_length = _tables.bom_length
-# and what the native peer's slower surface asks (its text, group index, group selection)
+# and what the native peer's slower surface asks (its text, group index)
 _to_text = _tables.to_text
 _build_index = _tables.build_index
-_select_groups = _tables.select_groups
 
 
 cdef bint _ready = False
