@@ -59,7 +59,15 @@ from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY
 from ._deps import DatasetError, require
 from ._io import check_output, check_robots, url_format
 from .captures import choose, chosen_sql
-from .kernel import URL_PREFIX, RulesCache, evaluate, output_schema, url_origins
+from .kernel import (
+    URL_PREFIX,
+    RulesCache,
+    array_of,
+    evaluate,
+    numpy_of,
+    output_schema,
+    url_origins,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -364,10 +372,9 @@ def _with_bodies(batch: pa.RecordBatch, bodies: Any) -> pa.RecordBatch:
         lo, hi = int(ids[0].as_py()), int(ids[-1].as_py())
         got = bodies.sql("SELECT rid, body FROM chosen WHERE rid BETWEEN ? AND ? ORDER BY rid",
                          params=[lo, hi]).to_arrow_table()
-        where = np.searchsorted(got.column("rid").to_numpy(),
-                                rid.fill_null(lo).to_numpy(zero_copy_only=False))
+        where = np.searchsorted(numpy_of(got.column("rid")), numpy_of(rid, lo))
         body = pa_.DictionaryArray.from_arrays(
-            pa_.array(where.astype(np.int32), mask=rid.is_null().to_numpy(zero_copy_only=False)),
+            array_of(where.astype(np.int32), mask=numpy_of(rid.is_null())),
             got.column("body").combine_chunks())
     else:
         body = pa_.nulls(batch.num_rows, pa_.binary())
