@@ -8,15 +8,18 @@ and 2.3.1.4.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 import robotrules
 from robotrules.dataset import DatasetError, RulesCache, evaluate, run_verdicts
-from robotrules.dataset.kernel import USAGE_KEYS
+from robotrules.dataset.kernel import USAGE_KEYS, array_of, numpy_of, strings_of
 
 from .conftest import AGENTS, Crawl
 
@@ -150,10 +153,6 @@ def test_buffer_conversions_equal_arrows_own() -> None:
     """``numpy_of``, ``array_of`` and ``strings_of`` give the values, nulls and types Arrow's
     own conversions give (``pa.array``, ``to_pylist``: the oracle), sliced arrays and chunked
     ones included."""
-    import numpy as np
-
-    from robotrules.dataset.kernel import array_of, numpy_of, strings_of
-
     rng = random.Random(40)
     for n in (0, 1, 7, 8, 9, 70):
         ints = [rng.randrange(-5, 5) for _ in range(n)]
@@ -184,9 +183,6 @@ def test_verdicts_run_imports_no_pandas(corpus_crawl: Crawl, tmp_path: Path) -> 
     """A verdict run on DuckDB (engine and kernel process) converts between Arrow and NumPy
     through buffers: pyarrow's own conversions import pandas on first use (pyarrow's
     pandas-shim), a fixed third of a second per process (the issue's speed figures)."""
-    import subprocess
-    import sys
-
     code = ("import sys\nfrom robotrules.dataset import run_verdicts\n"
             "run_verdicts([sys.argv[1]], sys.argv[2], sys.argv[3], ['GPTBot', '*'], threads=1,"
             " workers=1, usage=True)\n"
