@@ -283,16 +283,41 @@ class RobotsTxt(_Surface):
         ``paths`` unless it is None."""
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        kept: _Kept | None = getattr(self, "_kept_", None)
-        sel = None if kept is None else kept.selection_of_agent.get(user_agent)
-        if sel is None:
-            sel = self._selection(user_agent)
-        allowed, line, at, reason, rules = self.decide_urls(urls, user_agent, sel.no_match,
-                                                           paths)
+        allowed, line, at, reason, rules = self.decide_urls(urls, user_agent,
+                                                           self._no_match(user_agent), paths)
         make = _DECISIONS
         if make is None:
             make = _makers()[2]
         return make(allowed, line, at, reason, tuple(map(self._rule, rules)), user_agent)
+
+    def _no_match(self, user_agent: str) -> tuple[int, int]:
+        """The batch API's facts of NO_MATCH for ``user_agent`` (:attr:`_Selection.no_match`):
+        the kept selection's; else, where the peer selects no group, or where no directive of
+        the file has no empty Allow or Disallow (so no group has an empty rule:
+        :meth:`_empty_rule`), the same facts without a selection (no group index: the
+        peer's own choice of groups); else the selection's, made."""
+        kept: _Kept | None = getattr(self, "_kept_", None)
+        sel = None if kept is None else kept.selection_of_agent.get(user_agent)
+        if sel is None:
+            if not self.selected_groups(user_agent):
+                return -1, _REASON_INDEX["no-group"]
+            if not self._has_empty_rule():
+                return -1, _REASON_INDEX["no-matching-rule"]
+            sel = self._selection(user_agent)
+        return sel.no_match
+
+    def _has_empty_rule(self) -> bool:
+        """Whether an Allow or Disallow line of the file has an empty value (a C search from
+        one empty value to the next)."""
+        lengths = self.directives[2::3]
+        i = -1
+        try:
+            while True:
+                i = lengths.index(0, i + 1)
+                if self._kind(i) in (_tokenize.ALLOW, _tokenize.DISALLOW):
+                    return True
+        except ValueError:  # no empty value after i
+            return False
 
     def _empty_rule(self, groups: tuple[int, ...]) -> int | None:
         """Google's report when no pattern matched, as a directive index: the first empty

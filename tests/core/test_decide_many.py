@@ -107,6 +107,37 @@ def test_google_empty_rule_report() -> None:
         assert got.rules[got.rule[0]].pattern == ""
 
 
+def test_first_call_without_a_selection_agrees_with_explain() -> None:
+    """A file's first ``decide_many`` for an agent, before any other query (no kept
+    selection: the peer's own choice of groups), equals ``explain`` (the named source) where
+    no group applies (RFC 9309 2.2.1: no matching group and no ``*`` group, nothing
+    disallowed), where no rule matches in a file without an empty value, and where an empty
+    rule of the agent's group or of another group is in the file (robots.cc reports the
+    first empty Allow, else Disallow, of the groups that apply); a file without an empty
+    value keeps no selection for the batch answer."""
+    bodies = [b"User-agent: a\nDisallow: /x\n",
+              b"User-agent: *\nDisallow: /x\n",
+              b"User-agent: b\nDisallow:\n\nUser-agent: *\nDisallow: /x\n",
+              b"User-agent: *\nDisallow: /x\nAllow:\nDisallow:\n"]
+    urls = ["/", "/x", "/y", "/robots.txt"]
+    dialects: tuple[robotrules.Dialect, ...] = ("rfc9309", "google", "1994")
+    for body in bodies:
+        for dialect in dialects:
+            for make in (robotrules.parse, _robots.reference):
+                for agent in ("*", "a", "b", "zz"):
+                    rules = make(body, dialect)
+                    got = rules.decide_many(urls, user_agent=agent)
+                    if b":\n" not in body:
+                        kept = getattr(rules, "_kept_", None)
+                        assert kept is None or agent not in kept.selection_of_agent
+                    for i, url in enumerate(urls):
+                        v = rules.explain(url, user_agent=agent)
+                        assert got.line[i] == (v.line or 0), (body, dialect, agent, url)
+                        assert got.rule_of(i) == v.rule, (body, dialect, agent, url)
+                        assert REASONS[got.reason[i]] == v.reason, (body, dialect, agent, url)
+                        assert bool(got.allowed[i]) == v.allowed, (body, dialect, agent, url)
+
+
 def test_peers_give_equal_columns() -> None:
     rng = random.Random(7)
     for _ in range(20):
@@ -175,14 +206,14 @@ def test_memo_overflows_inside_one_call_and_stays_bounded() -> None:
         rules = make(body)  # type: ignore[operator]
         for _ in range(2):
             got = rules.decide_many(urls)
-            sel = rules._kept().selection_of_agent["*"]
-            assert len(sel.facts) <= _robots._SAID_MAX
             for i in (0, 1, n // 2, n - 1, n, n + 1):
                 v = rules.explain(urls[i])
                 assert got.rule_of(i) == v.rule
                 assert got.line[i] == (v.line or 0)
                 assert REASONS[got.reason[i]] == v.reason
                 assert bool(got.allowed[i]) == v.allowed
+            sel = rules._kept().selection_of_agent["*"]
+            assert len(sel.facts) <= _robots._SAID_MAX
 
 
 def test_duplicates_subclasses_and_sequences() -> None:

@@ -8,15 +8,18 @@ and 2.3.1.4.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 import robotrules
 from robotrules.dataset import DatasetError, RulesCache, evaluate, run_verdicts
-from robotrules.dataset.kernel import USAGE_KEYS
+from robotrules.dataset.kernel import USAGE_KEYS, array_of, numpy_of, strings_of
 
 from .conftest import AGENTS, Crawl
 
@@ -144,3 +147,49 @@ def test_usage_columns_follow_the_vocabulary() -> None:
     row = evaluate(batch, ["GPTBot"], usage=True).to_pylist()[0]
     assert "GPTBot__ai-use" not in row
     assert row["GPTBot__train-ai"] is True
+
+
+def test_buffer_conversions_equal_arrows_own() -> None:
+    """``numpy_of``, ``array_of`` and ``strings_of`` give the values, nulls and types Arrow's
+    own conversions give (``pa.array``, ``to_pylist``: the oracle), sliced arrays and chunked
+    ones included."""
+    rng = random.Random(40)
+    for n in (0, 1, 7, 8, 9, 70):
+        ints = [rng.randrange(-5, 5) for _ in range(n)]
+        flags = [rng.random() < 0.5 for _ in range(n)]
+        holes = [rng.random() < 0.3 for _ in range(n)]
+        for kind in (pa.int8(), pa.int32(), pa.int64()):
+            arr = pa.array([None if h else v for v, h in zip(ints, holes, strict=True)], kind)
+            for part in (arr, arr.slice(min(n, 3)), pa.chunked_array([arr, arr], kind)):
+                want = [-9 if v is None else v for v in part.to_pylist()]
+                got = numpy_of(part, -9)
+                assert got.tolist() == want
+                assert str(got.dtype) == str(kind)
+            made = array_of(np.array(ints, np.int32), mask=np.array(holes, np.bool_))
+            assert made.equals(pa.array(ints, pa.int32(), mask=np.array(holes, np.bool_)))
+        bools = pa.array(flags, pa.bool_())
+        for part in (bools, bools.slice(min(n, 3))):
+            assert numpy_of(part).tolist() == part.to_pylist()
+        assert array_of(np.array(flags, np.bool_)).equals(bools)
+        assert array_of(np.array(flags, np.bool_), mask=np.array(holes, np.bool_)).equals(
+            pa.array(flags, pa.bool_(), mask=np.array(holes, np.bool_)))
+        words = [None if h else "é" * rng.randrange(4) + "x" for h in holes]
+        assert strings_of(words).equals(pa.array(words, pa.string()))
+    with pytest.raises(ValueError, match="nulls"):
+        numpy_of(pa.array([1, None]))
+
+
+def test_verdicts_run_imports_no_pandas(corpus_crawl: Crawl, tmp_path: Path) -> None:
+    """A verdict run on DuckDB (engine and kernel process) converts between Arrow and NumPy
+    through buffers: pyarrow's own conversions import pandas on first use (pyarrow's
+    pandas-shim), a fixed third of a second per process (the issue's speed figures)."""
+    code = ("import sys\nfrom robotrules.dataset import run_verdicts\n"
+            "run_verdicts([sys.argv[1]], sys.argv[2], sys.argv[3], ['GPTBot', '*'], threads=1,"
+            " workers=1, usage=True)\n"
+            "print('pandas' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(corpus_crawl.robots),
+                           str(corpus_crawl.urls), str(tmp_path / "v.parquet")],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False"]
+    assert pq.read_metadata(tmp_path / "v.parquet").num_rows == pq.read_metadata(
+        corpus_crawl.urls).num_rows

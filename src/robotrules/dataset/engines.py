@@ -59,7 +59,15 @@ from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY
 from ._deps import DatasetError, require
 from ._io import check_output, check_robots, url_format
 from .captures import choose, chosen_sql
-from .kernel import URL_PREFIX, RulesCache, evaluate, output_schema, url_origins
+from .kernel import (
+    URL_PREFIX,
+    RulesCache,
+    array_of,
+    evaluate,
+    numpy_of,
+    output_schema,
+    url_origins,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -223,16 +231,15 @@ def _key_sql(column: str) -> str:
             f"'{pattern}', 1), ''), {url}) END")
 
 
-def _origin_map(con: Any, column: str) -> int:
-    """Table ``__map``: per distinct origin key of ``url_rel``'s URLs (:func:`_key_sql`) its
+def _origin_map(con: Any) -> int:
+    """Table ``__map``: per distinct origin key of the URLs (``__urls.__k``: :func:`_key_sql`) its
     origin (:func:`.kernel.url_origins` on the keys: RFC 9309 2.3's origin once per key),
     the origin's rank in origin order (``__oid``) and its chosen capture (``rid``, outcome,
-    fetch time; NULL without one); keys without an origin are left out. One scan of the URL
-    files (DuckDB's threads); returns the number of URL rows read."""
+    fetch time; NULL without one); keys without an origin are left out. Returns the number of
+    URL rows."""
     pa_ = require("pyarrow")
     pc = require("pyarrow.compute")
-    keys = con.sql(f"SELECT {_key_sql(column)} AS k, count(*) AS n FROM url_rel GROUP BY k"
-                   ).to_arrow_table()
+    keys = con.sql("SELECT __k AS k, count(*) AS n FROM __urls GROUP BY k").to_arrow_table()
     rows = int(pc.sum(keys.column("n")).as_py() or 0)
     keys = keys.filter(keys.column("k").is_valid())
     found = pa_.table({"k": keys.column("k"), "origin": url_origins(keys.column("k"))})
@@ -274,7 +281,11 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
                 raise DatasetError(_which_robots(con, robots, exc)) from exc
             if progress is not None:
                 progress("reading URLs", 0, total)
-            rows = _origin_map(con, column)
+            # one scan of the URL files (DuckDB's threads), each row's origin key computed
+            # once: the key table and the join read this table
+            con.execute(f"CREATE TEMP TABLE __urls AS SELECT *, {_key_sql(column)} AS __k "
+                        "FROM url_rel")
+            rows = _origin_map(con)
             if progress is not None:
                 progress("reading URLs", rows, rows)
             cols = ", ".join(f"u.{_q(c)}" for c in rel.columns)
@@ -286,7 +297,7 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             stream = con.sql(
                 f"SELECT {cols}, m.origin, m.outcome AS robots_outcome, "
                 f"m.fetch_time AS robots_fetch_time, m.rid AS __rid "
-                f"FROM (SELECT *, {_key_sql(column)} AS __k FROM url_rel) u "
+                f"FROM __urls u "
                 f"LEFT JOIN __map m ON u.__k = m.k ORDER BY m.__oid NULLS LAST, {ties}"
             ).to_arrow_reader(_BATCH)
             bodies = con.cursor()
@@ -364,10 +375,9 @@ def _with_bodies(batch: pa.RecordBatch, bodies: Any) -> pa.RecordBatch:
         lo, hi = int(ids[0].as_py()), int(ids[-1].as_py())
         got = bodies.sql("SELECT rid, body FROM chosen WHERE rid BETWEEN ? AND ? ORDER BY rid",
                          params=[lo, hi]).to_arrow_table()
-        where = np.searchsorted(got.column("rid").to_numpy(),
-                                rid.fill_null(lo).to_numpy(zero_copy_only=False))
+        where = np.searchsorted(numpy_of(got.column("rid")), numpy_of(rid, lo))
         body = pa_.DictionaryArray.from_arrays(
-            pa_.array(where.astype(np.int32), mask=rid.is_null().to_numpy(zero_copy_only=False)),
+            array_of(where.astype(np.int32), mask=numpy_of(rid.is_null())),
             got.column("body").combine_chunks())
     else:
         body = pa_.nulls(batch.num_rows, pa_.binary())

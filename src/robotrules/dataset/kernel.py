@@ -34,6 +34,10 @@ grouped by origin, so a file is parsed once per run).
 ``scheme://authority`` prefix of each URL is cut by Arrow's regex kernel, dictionary-encoded,
 and :func:`robotrules._origin.origin_of` (the one home of RFC 9309 2.3's origin) runs once per
 distinct prefix; a URL the prefix pattern does not take goes through ``origin_of`` whole.
+
+NumPy and Arrow meet through buffers (:func:`numpy_of`, :func:`array_of`, :func:`strings_of`):
+pyarrow's own conversions (``pa.array``, ``Array.to_numpy``) import pandas on first use, a
+third of a second of every process (the engine's and each kernel process).
 """
 
 from __future__ import annotations
@@ -53,8 +57,9 @@ from ._deps import DatasetError, require
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["EXTRA_REASONS", "URL_PREFIX", "USAGE_KEYS", "RulesCache", "evaluate",
-           "evaluate_batches", "output_schema", "url_origins", "verdict_fields"]
+__all__ = ["EXTRA_REASONS", "URL_PREFIX", "USAGE_KEYS", "RulesCache", "array_of", "evaluate",
+           "evaluate_batches", "numpy_of", "output_schema", "strings_of", "url_origins",
+           "verdict_fields"]
 
 def usage_columns(vocabulary: str = DEFAULT_VOCABULARY) -> tuple[str, ...]:
     """The usage preferences, in column order: ``crawl`` and the categories of
@@ -75,6 +80,71 @@ ROBOTS_COLUMNS = ("origin", "robots_outcome", "robots_body", "robots_fetch_time"
 #: canonicalises (a URL with white space or a backslash in it goes to origin_of whole); RE2
 #: syntax, read by Arrow's regex kernel and by DuckDB's regexp_extract alike
 URL_PREFIX = r"^(?P<p>[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s\\]*)(?:[/?#]|$)"
+
+
+def _bits(np: Any, buffer: Any, offset: int, n: int) -> Any:
+    """The bool array of ``n`` bits of an Arrow bitmap from bit ``offset``."""
+    return np.unpackbits(np.frombuffer(buffer, np.uint8), bitorder="little",
+                         count=offset + n)[offset:].astype(np.bool_)
+
+
+def numpy_of(values: pa.Array | pa.ChunkedArray, null: int | None = None) -> Any:
+    """The values of a fixed-width Arrow array (bool or integers) as a NumPy array, read from
+    its buffers; a null becomes ``null`` (an array with nulls needs it)."""
+    pa_ = require("pyarrow")
+    np = require("numpy")
+    if isinstance(values, pa_.ChunkedArray):
+        values = values.combine_chunks()
+    n, offset = len(values), values.offset
+    valid, data = values.buffers()[:2]
+    boolean = pa_.types.is_boolean(values.type)
+    dtype = np.dtype(np.bool_ if boolean else str(values.type))
+    if data is None or not n:
+        out = np.zeros(n, dtype)
+    elif boolean:
+        out = _bits(np, data, offset, n)
+    else:
+        out = np.frombuffer(data, dtype, count=n, offset=offset * dtype.itemsize)
+    if values.null_count:
+        if null is None:
+            raise ValueError("numpy_of: the array has nulls and no value is given for them")
+        out = np.where(_bits(np, valid, offset, n), out, np.array(null, dtype))
+    return out
+
+
+def array_of(values: Any, mask: Any = None) -> pa.Array:
+    """The Arrow array of a one-dimensional NumPy array of bool or integers, null where
+    ``mask`` (a bool array, or None) is true, made from its buffers."""
+    pa_ = require("pyarrow")
+    np = require("numpy")
+    values = np.ascontiguousarray(values)
+    n = len(values)
+    if values.dtype == np.bool_:
+        kind, data = pa_.bool_(), pa_.py_buffer(np.packbits(values, bitorder="little"))
+    else:
+        kind, data = pa_.from_numpy_dtype(values.dtype), pa_.py_buffer(values)
+    nulls = 0 if mask is None else int(np.count_nonzero(mask))
+    valid = (pa_.py_buffer(np.packbits(~np.asarray(mask, np.bool_), bitorder="little"))
+             if nulls else None)
+    return pa_.Array.from_buffers(kind, n, [valid, data], null_count=nulls)
+
+
+def strings_of(values: Sequence[str | None]) -> pa.Array:
+    """The Arrow string array of ``values`` (None is null), made from its buffers."""
+    pa_ = require("pyarrow")
+    np = require("numpy")
+    encoded = [b"" if v is None else v.encode("utf-8") for v in values]
+    n = len(encoded)
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), np.int64, n), out=offsets[1:])
+    if offsets[-1] >= 1 << 31:  # past 32-bit offsets: Arrow's own conversion
+        return pa_.array(values, pa_.string())
+    null = np.fromiter((v is None for v in values), np.bool_, n)
+    nulls = int(np.count_nonzero(null))
+    valid = pa_.py_buffer(np.packbits(~null, bitorder="little")) if nulls else None
+    return pa_.Array.from_buffers(pa_.string(), n, [
+        valid, pa_.py_buffer(offsets.astype(np.int32)), pa_.py_buffer(b"".join(encoded))],
+        null_count=nulls)
 
 
 def _reasons() -> tuple[str, ...]:
@@ -158,16 +228,16 @@ def url_origins(urls: pa.Array | pa.ChunkedArray, memo: dict[str, str | None] | 
                 memo.clear()
             memo[p] = found = origin_or_none(p)
             distinct.append(found)
-    out = pa_.array(distinct, pa_.string()).take(codes.indices)
+    out = strings_of(distinct).take(codes.indices)
     # URLs the prefix pattern did not take: origin_of on the whole URL (it knows the rest)
     left = pc.and_(pc.is_null(prefix), pc.is_valid(urls))
     if pc.any(left).as_py():
         np = require("numpy")
-        rows = np.flatnonzero(left.to_numpy(zero_copy_only=False))
+        rows = np.flatnonzero(numpy_of(left, False))
         values = out.to_pylist()
-        for i, url in zip(rows.tolist(), urls.take(pa_.array(rows)).to_pylist(), strict=True):
+        for i, url in zip(rows.tolist(), urls.take(array_of(rows)).to_pylist(), strict=True):
             values[i] = origin_or_none(url)
-        out = pa_.array(values, pa_.string())
+        out = strings_of(values)
     return out
 
 
@@ -218,15 +288,15 @@ def evaluate(
     code = {r: i for i, r in enumerate(reasons)}
     urls = batch.column(url_column)
     origin_codes = pc.dictionary_encode(batch.column("origin"))
-    group_of = origin_codes.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    group_of = numpy_of(origin_codes.indices, -1).astype(np.int64)
     origins = origin_codes.dictionary.to_pylist()
     outcomes = batch.column("robots_outcome")
     bodies = batch.column("robots_body")
     times = batch.column("robots_fetch_time")
-    invalid = np.asarray(pc.is_null(urls).to_numpy(zero_copy_only=False)) | (group_of < 0)
+    invalid = numpy_of(pc.is_null(urls)) | (group_of < 0)
     # the fetch outcome of each row, as a code: 0 rules, 1 allow-all, 2 disallow-all, -1 none
-    kind = pc.index_in(outcomes, value_set=pa_.array(["rules", "allow-all", "disallow-all"])
-                       ).fill_null(-1).to_numpy(zero_copy_only=False)
+    kind = numpy_of(pc.index_in(outcomes, value_set=strings_of(
+        ["rules", "allow-all", "disallow-all"])), -1)
     kind = np.where(invalid, -2, kind)
     known = kind >= 0  # the same for every agent: a capture decided the row
     fixed_reason = np.select(
@@ -247,7 +317,7 @@ def evaluate(
     ends = np.append(starts[1:], n)
     firsts = order[starts]
     gids = parsed[firsts].tolist()
-    times_of = times.take(pa_.array(firsts)).cast(pa_.int64()).to_pylist()
+    times_of = times.take(array_of(firsts)).cast(pa_.int64()).to_pylist()
     # the core's answers are appended group after group (C-level array.extend) and scattered
     # once per batch to their rows, order[skip:]; a rule index is local to its group's
     # Decisions.rules and becomes global by adding the group's offset into `found`
@@ -265,7 +335,7 @@ def evaluate(
         run = last - first == e - s - 1  # one run of rows (batches come sorted by origin)
         rules = cache.get(origins[g], times_of[i], bodies[first].as_py)
         group_urls = (urls.slice(first, e - s) if run
-                      else urls.take(pa_.array(order[s:e]))).to_pylist()
+                      else urls.take(array_of(order[s:e]))).to_pylist()
         for agent, b in zip(agents, bufs, strict=True):
             d = rules.decide_many(group_urls, user_agent=agent)
             b.allowed.extend(d.allowed)
@@ -294,19 +364,19 @@ def evaluate(
             c.rule[rows] = text_of[np.where(local >= 0, glob, -1)]  # -1 picks the final -1
             for key, values in b.usage.items():
                 c.usage[key][rows] = np.frombuffer(values, np.int8)
-    rule_dict = pa_.array(list(rule_text), pa_.string())
-    reason_dict = pa_.array(list(reasons), pa_.string())
+    rule_dict = strings_of(list(rule_text))
+    reason_dict = strings_of(reasons)
     arrays: list[Any] = []
     for c in cols:
-        arrays.append(pa_.array(c.allowed.astype(np.bool_), mask=~known))
-        arrays.append(pa_.array(c.line.astype(np.int32), mask=c.line == 0))
+        arrays.append(array_of(c.allowed.astype(np.bool_), mask=~known))
+        arrays.append(array_of(c.line.astype(np.int32), mask=c.line == 0))
         arrays.append(pa_.DictionaryArray.from_arrays(
-            pa_.array(c.rule.astype(np.int32), mask=c.rule < 0), rule_dict).dictionary_decode())
+            array_of(c.rule.astype(np.int32), mask=c.rule < 0), rule_dict).dictionary_decode())
         arrays.append(pa_.DictionaryArray.from_arrays(
-            pa_.array(c.reason.astype(np.int32)), reason_dict).dictionary_decode())
+            array_of(c.reason.astype(np.int32)), reason_dict).dictionary_decode())
         for key in c.usage:
             values = c.usage[key]
-            arrays.append(pa_.array(values == 1, mask=values < 0))
+            arrays.append(array_of(values == 1, mask=values < 0))
     fields = verdict_fields(agents, usage=usage, vocabulary=vocabulary)
     keep = [j for j, name in enumerate(names) if name != "robots_body"]
     schema = pa_.schema([batch.schema.field(j) for j in keep] + fields)
