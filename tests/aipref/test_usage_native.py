@@ -81,6 +81,41 @@ def test_usage_equals_the_pure_peer(seed: int) -> None:
                 urls, user_agent=agent), (body, agent)
 
 
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_warm_usage_from_the_peers_memo_equals_the_pure_peer(seed: int) -> None:
+    """A file that states no preferences: the native usage answers its warm calls from the
+    peer's memo of the selection's usage answers (``known_usage``, one C call) and must still
+    equal the reference, for bare tokens and full User-Agent headers, in both scopes and
+    both vocabularies, URL after URL (attach-05 3.1: no preference attaches to a URL that may
+    not be fetched; the crawl verdict is RFC 9309's)."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(rng.randint(1, 4)):
+        lines.append(b"User-agent: " + rng.choice([b"*", b"FooBot", b"BarBot"]))
+        lines += [rng.choice([b"Allow: ", b"Disallow: "]) + _path(rng)
+                  for _ in range(rng.randint(0, 6))]
+    body = b"\n".join(lines) + b"\n"
+    urls = [(_path(rng) + rng.choice([b"", b"?q=1"])).decode("utf-8", "surrogateescape")
+            for _ in range(10)] + ["/robots.txt", "https://example.com/a%41b"]
+    agents = [*AGENTS, "Mozilla/5.0 (compatible; FooBot/2.1; +http://x/)"]
+    for dialect in ("rfc9309", "google"):
+        fast = robotrules.parse(body, dialect)
+        slow = _robots.reference(body, dialect)
+        for _ in range(2):  # the memos filled, then read
+            for agent in agents:
+                for scope in ("group", "file"):
+                    for vocab in ("vocab-07", "vocab-08"):
+                        for url in urls:
+                            got = fast.usage(url, user_agent=agent, content_signal_scope=scope,
+                                             vocabulary=vocab)
+                            want = slow.usage(url, user_agent=agent,
+                                              content_signal_scope=scope, vocabulary=vocab)
+                            assert got == want, (body, url, agent, scope, vocab)
+                            assert got.verdict == want.verdict
+                            assert got.verdict == fast.explain(url, user_agent=agent)
+
+
 def test_bad_arguments_say_so_as_the_pure_peer_does() -> None:
     rules = robotrules.parse(b"User-agent: *\nContent-Usage: train-ai=n\n")
     rules.usage("/x")

@@ -940,6 +940,27 @@ cdef class Doc:
         Py_DECREF(text)  # the reference _url_key gave, now held by text
         return memo.verdict(key, user_agent, text)
 
+    @staticmethod
+    def usage_memo(verdicts, paths, make, scope, vocabulary, Py_ssize_t bound):
+        """A new, empty memo of one selection's usage answers over its verdict memo
+        (facts.pxi: UsageMemo)."""
+        return UsageMemo(verdicts, paths, make, scope, vocabulary, bound)
+
+    @cython.binding(False)
+    def known_usage(self, url, user_agent, UsageMemo memo not None):
+        """The Usage of ``url`` for ``user_agent`` from the verdict facts and the answer
+        ``memo`` keeps for it, in one C call; None where it keeps either not (then the
+        caller keeps them)."""
+        cdef PyObject* path = NULL
+        if type(url) is not str:
+            url = exact_str(url, "url")
+        if type(user_agent) is not str:
+            user_agent = exact_str(user_agent, "user_agent")
+        key = self._url_key(url, user_agent, &path)
+        text = <object>path
+        Py_DECREF(text)  # the reference _url_key gave, now held by text
+        return memo.usage(key, user_agent, text)
+
     def usage_paths(self, patterns):
         """The kernel's matcher of one agent's Content-Usage paths (facts.pxi: PathSet),
         given as the core reads them (robotrules._match.Pattern, None: no path)."""
