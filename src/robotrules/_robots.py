@@ -166,17 +166,16 @@ class RobotsTxt(_Surface):
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
-        if type(url) is not str:
-            url = str_arg(url, "url")
+        # (the peer checks that url is a str: known_verdict, url_key_path)
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
         kept: _Kept | None = getattr(self, "_kept_", None)
         if kept is not None:
             sel = kept.selection_of_agent.get(user_agent)
-            if sel is not None and sel.memo is not None:
+            if sel is not None and (memo := sel.memo) is not None:
                 # the whole answer in the peer (in C on the native one) once its facts are
                 # kept in the peer's memo of the selection
-                v: Verdict | None = self.known_verdict(url, user_agent, sel.memo)
+                v: Verdict | None = self.known_verdict(url, user_agent, memo)
                 if v is not None:
                     return v
         key, path = self.url_key_path(url, user_agent)  # plain values from the peer
@@ -366,10 +365,10 @@ class RobotsTxt(_Surface):
         kept: _Kept | None = getattr(self, "_kept_", None)
         uses = None if kept is None else kept.uses_of_agent.get(
             (user_agent, content_signal_scope, vocabulary))
-        if uses is not None and uses.memo is not None:
+        if uses is not None and (memo := uses.memo) is not None:
             # the whole answer in the peer (in C on the native one) once its values are
             # kept in the peer's memo of the selection's usage answers
-            u: Usage | None = self.known_usage(url, user_agent, uses.memo)
+            u: Usage | None = self.known_usage(url, user_agent, memo)
             if u is not None:
                 return u
         if uses is None:
