@@ -25,6 +25,46 @@ cdef inline bint token_before(const unsigned char* buf, const Token* tokens, uin
     return c < 0 or (c == 0 and x < y)
 
 
+cdef inline void insertion_sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf,
+                                       const Token* tokens) noexcept nogil:
+    """Sort a few token numbers ``idx`` by token_before, in place."""
+    cdef uint32_t t
+    cdef Py_ssize_t i, j
+    for i in range(1, n):
+        t = idx[i]
+        j = i
+        while j > 0 and token_before(buf, tokens, t, idx[j - 1]):
+            idx[j] = idx[j - 1]
+            j -= 1
+        idx[j] = t
+
+
+cdef inline void merge_token_runs(const uint32_t* src, uint32_t* dst, Py_ssize_t lo,
+                                  Py_ssize_t mid, Py_ssize_t hi, const uint64_t* heads,
+                                  const unsigned char* buf, const Token* tokens
+                                  ) noexcept nogil:
+    """Merge the sorted runs ``src[lo:mid]`` and ``src[mid:hi]`` into ``dst[lo:hi]``
+    (stable; by ``heads``, each token's first eight bytes, then by token_before)."""
+    cdef Py_ssize_t i = lo, j = mid, k = lo
+    while i < mid and j < hi:
+        if (heads[src[j]] < heads[src[i]] if heads[src[j]] != heads[src[i]]
+                else token_before(buf, tokens, src[j], src[i])):
+            dst[k] = src[j]
+            j += 1
+        else:
+            dst[k] = src[i]
+            i += 1
+        k += 1
+    while i < mid:
+        dst[k] = src[i]
+        i += 1
+        k += 1
+    while j < hi:
+        dst[k] = src[j]
+        j += 1
+        k += 1
+
+
 cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const Token* tokens
                      ) except -1:
     """Sort the token numbers ``idx`` by token_before: a bottom-up merge sort (stable,
@@ -34,17 +74,10 @@ cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const 
     cdef uint32_t* src = idx
     cdef uint32_t* dst
     cdef uint32_t* swap
-    cdef uint32_t t
     cdef uint64_t* heads
-    cdef Py_ssize_t width = 1, lo, mid, hi, i, j, k
+    cdef Py_ssize_t width = 1, lo, mid, hi, i
     if n <= 16:
-        for i in range(1, n):
-            t = idx[i]
-            j = i
-            while j > 0 and token_before(buf, tokens, t, idx[j - 1]):
-                idx[j] = idx[j - 1]
-                j -= 1
-            idx[j] = t
+        insertion_sort_tokens(idx, n, buf, tokens)
         return 0
     # each token's first eight bytes as a number (zero-padded: tokens hold no NUL), beside
     # the merge buffer: most comparisons are of these, not of the bytes
@@ -59,26 +92,7 @@ cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const 
             while lo < n:
                 mid = lo + width if lo + width < n else n
                 hi = lo + 2 * width if lo + 2 * width < n else n
-                i = lo
-                j = mid
-                k = lo
-                while i < mid and j < hi:
-                    if (heads[src[j]] < heads[src[i]] if heads[src[j]] != heads[src[i]]
-                            else token_before(buf, tokens, src[j], src[i])):
-                        dst[k] = src[j]
-                        j += 1
-                    else:
-                        dst[k] = src[i]
-                        i += 1
-                    k += 1
-                while i < mid:
-                    dst[k] = src[i]
-                    i += 1
-                    k += 1
-                while j < hi:
-                    dst[k] = src[j]
-                    j += 1
-                    k += 1
+                merge_token_runs(src, dst, lo, mid, hi, heads, buf, tokens)
                 lo = hi
             swap = src
             src = dst
@@ -103,6 +117,55 @@ cdef Py_ssize_t value_bytes(U32Vec* uas) noexcept:
     for u in range(uas.n // 3):
         total += uas.data[3 * u + 1]
     return total
+
+
+cdef inline void count_lines(const U32Vec* dirs, const uint8_t* roles, Py_ssize_t* nua,
+                             Py_ssize_t* nrule) noexcept nogil:
+    """How many user-agent lines (``nua``) and rules (``nrule``) the directives hold."""
+    cdef Py_ssize_t i
+    cdef int role
+    nua[0] = nrule[0] = 0
+    for i in range(dirs.n // 3):
+        role = roles[dirs.data[3 * i] >> KIND_SHIFT]
+        if role == R_UA:
+            nua[0] += 1
+        elif role == R_ALLOW or role == R_DISALLOW:
+            nrule[0] += 1
+
+
+cdef inline int file_groups(const U32Vec* dirs, const uint8_t* roles, U32Vec* ua_words,
+                            U32Vec* rule_words, U32Vec* gstart) except -1:
+    """The groups of the directives (robotrules._index.build): per user-agent line its value
+    and group (``ua_words``), per rule in a group its value, directive and length with the
+    allow bit (``rule_words``), and where each group's rules start (``gstart``, and the
+    end)."""
+    cdef Py_ssize_t i
+    cdef int role
+    cdef bint in_group = False, has_rules = False
+    for i in range(dirs.n // 3):
+        role = roles[dirs.data[3 * i] >> KIND_SHIFT]
+        if role == R_UA:
+            if not in_group or has_rules:
+                vec_push(gstart, <uint32_t>(rule_words.n // 3))
+                in_group = True
+                has_rules = False
+            vec_push(ua_words, dirs.data[3 * i + 1])
+            vec_push(ua_words, dirs.data[3 * i + 2])
+            vec_push(ua_words, <uint32_t>(gstart.n - 1))
+        elif role == R_BLANK:
+            in_group = False
+        elif role == R_ALLOW or role == R_DISALLOW:
+            if in_group:
+                vec_push(rule_words, dirs.data[3 * i + 1])
+                vec_push(rule_words, <uint32_t>i)
+                vec_push(rule_words, dirs.data[3 * i + 2] | (
+                    RULE_ALLOW if role == R_ALLOW else 0))
+                has_rules = True
+        elif role == R_ENDS:
+            if in_group:
+                has_rules = True
+    vec_push(gstart, <uint32_t>(rule_words.n // 3))
+    return 0
 
 
 cdef class Doc:
@@ -214,11 +277,8 @@ cdef class Doc:
 
     cdef int _build(self) except -1:
         cdef U32Vec dirs, ua_words, rule_words, gstart
-        cdef Py_ssize_t i, ndirs, nua, nrule
+        cdef Py_ssize_t ndirs, nua, nrule
         cdef uint64_t room
-        cdef uint32_t head, kind, g = 0, vstart, vlen
-        cdef int role
-        cdef bint in_group = False, has_rules = False
         cdef const uint8_t* roles = _dialect_tables[self.dialect_code].roles
         cdef uint32_t few_dirs[DIRS_SMALL]  # a small file's directives, on the stack
         cdef uint32_t* words
@@ -235,13 +295,7 @@ cdef class Doc:
             # room for every user-agent line and rule at once (no regrowth, and no fitting:
             # what the file keeps until its selections are compiled is one block, the Build
             # with its vectors' room after it)
-            nua = nrule = 0
-            for i in range(ndirs):
-                role = roles[dirs.data[3 * i] >> KIND_SHIFT]
-                if role == R_UA:
-                    nua += 1
-                elif role == R_ALLOW or role == R_DISALLOW:
-                    nrule += 1
+            count_lines(&dirs, roles, &nua, &nrule)
             # 3 words a user-agent line and a rule, a group start a line (and the end), and
             # Doc._index_agents' selections: a group a line, a start a line (and two)
             room = 3 * <uint64_t>nua + 3 * <uint64_t>nrule + (nua + 1) + nua + (nua + 2)
@@ -254,32 +308,7 @@ cdef class Doc:
             vec_borrow(&rule_words, words + 3 * nua, 3 * nrule)
             vec_borrow(&gstart, words + 3 * nua + 3 * nrule, nua + 1)
             self.build.sel_room = words + 4 * nua + 3 * nrule + 1
-            # groups (robotrules._index.build): user-agent lines and rules per group
-            for i in range(ndirs):
-                head = dirs.data[3 * i]
-                kind = head >> KIND_SHIFT
-                role = roles[kind]
-                if role == R_UA:
-                    if not in_group or has_rules:
-                        vec_push(&gstart, <uint32_t>(rule_words.n // 3))
-                        in_group = True
-                        has_rules = False
-                    vec_push(&ua_words, dirs.data[3 * i + 1])
-                    vec_push(&ua_words, dirs.data[3 * i + 2])
-                    vec_push(&ua_words, <uint32_t>(gstart.n - 1))
-                elif role == R_BLANK:
-                    in_group = False
-                elif role == R_ALLOW or role == R_DISALLOW:
-                    if in_group:
-                        vec_push(&rule_words, dirs.data[3 * i + 1])
-                        vec_push(&rule_words, <uint32_t>i)
-                        vec_push(&rule_words, dirs.data[3 * i + 2] | (
-                            RULE_ALLOW if role == R_ALLOW else 0))
-                        has_rules = True
-                elif role == R_ENDS:
-                    if in_group:
-                        has_rules = True
-            vec_push(&gstart, <uint32_t>(rule_words.n // 3))
+            file_groups(&dirs, roles, &ua_words, &rule_words, &gstart)
             vec_free(&dirs)
             vec_move(&self.build.sel_groups, &ua_words)  # indexed on the first query (_index)
             self.build.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
