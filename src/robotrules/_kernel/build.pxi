@@ -666,6 +666,47 @@ cdef int mark_long_lists(Matcher* m) except -1:
     return 0
 
 
+cdef inline int read_rules(const RawRule* rules, uint32_t count, const unsigned char* text,
+                           int d, Pats* pats, uint32_t** memo_at, uint32_t nmemo, U32Vec* pool,
+                           Entry* plains, uint32_t* nplain, Entry* es, uint32_t* nother
+                           ) except -1:
+    """compile_rules' first phase: each rule's entries (read_rule), the plain prefixes into
+    ``plains[:nplain]``, the others (and their companions) into ``es[:nother]`` (room for
+    one and two a rule)."""
+    cdef Entry pair[2]
+    cdef int got
+    cdef uint32_t k
+    nplain[0] = nother[0] = 0
+    for k in range(count):
+        got = read_rule(&rules[k], text, d, pats, memo_at, nmemo, pool, pair)
+        if got == READ_PLAIN:
+            plains[nplain[0]] = pair[0]
+            nplain[0] += 1
+        elif got != READ_NONE:
+            es[nother[0]] = pair[0]
+            nother[0] += 1
+            if got == READ_PAIR:
+                es[nother[0]] = pair[1]
+                nother[0] += 1
+    return 0
+
+
+cdef inline int fit_nodes(Matcher* m, const Node* few_nodes, uint32_t nref) except -1:
+    """The matcher's nodes at their size: copied out of ``few_nodes`` (the caller's stack),
+    or the room past them given back (one node per distinct prefix, of ``nref``)."""
+    cdef Node* nodes
+    if m.nodes == few_nodes:
+        m.nodes = NULL  # (the stack is no matcher's: nothing kept if the copy fails)
+        nodes = <Node*>xmalloc(m.nnodes * sizeof(Node))
+        memcpy(nodes, few_nodes, m.nnodes * sizeof(Node))
+        m.nodes = nodes
+    elif m.nnodes < nref:
+        nodes = <Node*>PyMem_Realloc(m.nodes, m.nnodes * sizeof(Node))
+        if nodes != NULL:
+            m.nodes = nodes
+    return 0
+
+
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                        const unsigned char* text, int d, Pats* pats, uint32_t** memo_at,
                        uint32_t nmemo, U32Vec* pool) except -1:
@@ -680,13 +721,10 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     cdef Entry few_plain[SMALL_RULES]  # and its plain ones
     cdef PrefixRef few_refs[SMALL_RULES]  # and its prefixes when indexed
     cdef Node few_nodes[SMALL_RULES]
-    cdef Entry pair[2]
-    cdef int got
     cdef Entry* es = NULL
     cdef Entry* plains = NULL
-    cdef uint32_t k, n, nplain, nother, nref
+    cdef uint32_t n, nplain, nother, nref
     cdef PrefixRef* refs = NULL
-    cdef Node* nodes
     memset(m, 0, sizeof(Matcher))
     m.lit = LIT_NONE
     try:
@@ -696,18 +734,8 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                   else <Entry*>xmalloc(count * sizeof(Entry)))
         es = (&few[0] if 2 * count + 1 <= SMALL_RULES + 1
               else <Entry*>xmalloc((2 * count + 1) * sizeof(Entry)))
-        nplain = nother = 0
-        for k in range(count):
-            got = read_rule(&rules[k], text, d, pats, memo_at, nmemo, pool, pair)
-            if got == READ_PLAIN:
-                plains[nplain] = pair[0]
-                nplain += 1
-            elif got != READ_NONE:
-                es[nother] = pair[0]
-                nother += 1
-                if got == READ_PAIR:
-                    es[nother] = pair[1]
-                    nother += 1
+        read_rules(rules, count, text, d, pats, memo_at, nmemo, pool, plains, &nplain, es,
+                   &nother)
         nother = dedupe_others(es, nother, text, pats.data)
         if nplain + nother <= LINEAR_MAX:
             # small: every rule in one best-first list, at its size
@@ -729,15 +757,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
         # nodes: one per distinct prefix (a few built on the stack, then copied out)
         m.nodes = &few_nodes[0] if nref <= SMALL_RULES else <Node*>xmalloc(nref * sizeof(Node))
         m.nnodes = make_nodes(m.nodes, refs, nref, text, pats.data)
-        if m.nodes == &few_nodes[0]:
-            m.nodes = NULL  # (the stack is no matcher's: nothing kept if the copy fails)
-            nodes = <Node*>xmalloc(m.nnodes * sizeof(Node))
-            memcpy(nodes, few_nodes, m.nnodes * sizeof(Node))
-            m.nodes = nodes
-        elif m.nnodes < nref:  # one node per distinct prefix: the room past them given back
-            nodes = <Node*>PyMem_Realloc(m.nodes, m.nnodes * sizeof(Node))
-            if nodes != NULL:
-                m.nodes = nodes
+        fit_nodes(m, few_nodes, nref)
         # the nodes' other rules, best first per node, then the "always" ones (none: most)
         if nother:
             m.entries = <Entry*>xmalloc(nother * sizeof(Entry))
