@@ -56,6 +56,22 @@ def _body(rng: random.Random) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
+def _usage_agrees(fast: robotrules.RobotsTxt, slow: robotrules.RobotsTxt, agent: str,
+                  urls: list[str]) -> None:
+    """``usage`` of every URL for ``agent`` in both scopes and both vocabularies: the native
+    answer equals the reference's, its verdict too, and that verdict is ``explain``'s."""
+    for scope in ("group", "file"):
+        for vocab in ("vocab-07", "vocab-08"):
+            for url in urls:
+                got = fast.usage(url, user_agent=agent, content_signal_scope=scope,
+                                 vocabulary=vocab)
+                want = slow.usage(url, user_agent=agent, content_signal_scope=scope,
+                                  vocabulary=vocab)
+                assert got == want, (url, agent, scope, vocab)
+                assert got.verdict == want.verdict
+                assert got.verdict == fast.explain(url, user_agent=agent)
+
+
 @settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(seed=st.integers(0, 2**32))
 def test_usage_equals_the_pure_peer(seed: int) -> None:
@@ -67,16 +83,8 @@ def test_usage_equals_the_pure_peer(seed: int) -> None:
         fast = robotrules.parse(body, dialect)
         slow = _robots.reference(body, dialect)
         for agent in AGENTS:
-            for scope in ("group", "file"):
-                for vocab in ("vocab-07", "vocab-08"):
-                    for url in urls:
-                        for _ in range(2):  # the facts are made, then read
-                            got = fast.usage(url, user_agent=agent, content_signal_scope=scope,
-                                             vocabulary=vocab)
-                            want = slow.usage(url, user_agent=agent,
-                                              content_signal_scope=scope, vocabulary=vocab)
-                            assert got == want, (body, url, agent, scope, vocab)
-                            assert got.verdict == want.verdict
+            for _ in range(2):  # the facts are made, then read
+                _usage_agrees(fast, slow, agent, urls)
             assert fast.usage_many(urls, user_agent=agent) == slow.usage_many(
                 urls, user_agent=agent), (body, agent)
 
@@ -104,16 +112,7 @@ def test_warm_usage_from_the_peers_memo_equals_the_pure_peer(seed: int) -> None:
         slow = _robots.reference(body, dialect)
         for _ in range(2):  # the memos filled, then read
             for agent in agents:
-                for scope in ("group", "file"):
-                    for vocab in ("vocab-07", "vocab-08"):
-                        for url in urls:
-                            got = fast.usage(url, user_agent=agent, content_signal_scope=scope,
-                                             vocabulary=vocab)
-                            want = slow.usage(url, user_agent=agent,
-                                              content_signal_scope=scope, vocabulary=vocab)
-                            assert got == want, (body, url, agent, scope, vocab)
-                            assert got.verdict == want.verdict
-                            assert got.verdict == fast.explain(url, user_agent=agent)
+                _usage_agrees(fast, slow, agent, urls)
 
 
 def test_bad_arguments_say_so_as_the_pure_peer_does() -> None:
