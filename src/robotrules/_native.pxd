@@ -25,7 +25,7 @@ Parts, by job:
   stream).
 - ``facts.pxi``: the facts of an answer (the path as text, ``Maker`` the fast constructor
   of the public values, ``VerdictMemo`` a selection's verdict facts, ``PathSet`` the
-  Content-Usage matcher, ``gather``).
+  Content-Usage matcher, ``UsageMemo`` a selection's usage answers, ``gather``).
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc

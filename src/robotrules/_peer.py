@@ -15,9 +15,10 @@ The surface is internal: it is what the facade asks, not the API users call (tha
 :mod:`robotrules._match`'s: smaller is better, ``NO_MATCH`` when no rule matches, the allow
 bit and the directive index inside; ``-1`` stands for RFC 9309's ``/robots.txt``.
 
-Peers get plain values and give plain values: strings, ints, arrays, tuples of ints, and a
-verdict's own values, which a peer keeps in its memo of a selection (:meth:`Peer.verdict_memo`)
-and stores in the verdicts it builds without reading or calling them. No method takes the
+Peers get plain values and give plain values: strings, ints, arrays, tuples of ints, and the
+values of a verdict or a usage answer, which a peer keeps in its memos of a selection
+(:meth:`Peer.verdict_memo`, :meth:`Peer.usage_memo`) and stores in the values it builds
+without reading or calling them. No method takes the
 facade's caches or callbacks, and no peer calls back into the facade to answer (the model is
 yarl's quoters). The facade keeps what it derives (rules,
 sentences, selections) and builds the public values from what a peer gives.
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from ._index import GroupIndex
@@ -39,7 +40,10 @@ if TYPE_CHECKING:
     from ._model import Verdict
     from ._types import Dialect
 
-__all__ = ["Columns", "Peer", "UsagePaths", "VerdictMemo"]
+__all__ = ["Columns", "Peer", "UsageMemo", "UsagePaths", "VerdictMemo"]
+
+_U = TypeVar("_U")
+_U_co = TypeVar("_U_co", covariant=True)
 
 #: what :meth:`Peer.decide_urls` gives: the columns of :class:`robotrules.Decisions`
 #: (``allowed``, ``line``, ``rule``, ``reason``) and the directive index of each rule the
@@ -115,6 +119,24 @@ class Peer(Protocol):
         with the facts ``memo`` keeps for the deciding key (``url_key_path``'s), in one call
         (in C on the native peer); None where it keeps none (then the caller keeps them,
         :meth:`VerdictMemo.keep`)."""
+        ...
+
+    @staticmethod
+    def usage_memo(verdicts: VerdictMemo, paths: UsagePaths | None, make: Callable[..., _U],
+                   scope: str, vocabulary: str, bound: int) -> UsageMemo[_U]:
+        """A new, empty memo of one group selection's usage answers (``scope``,
+        ``vocabulary``), kept by the peer: ``verdicts`` the selection's verdict memo (this
+        peer's), ``paths`` its Content-Usage matcher (this peer's :meth:`usage_paths`, or
+        None: one answer for every path), ``make`` builds a Usage from nine values (crawl,
+        categories, lines, statements, user agent, path, scope, verdict, vocabulary:
+        ``_peers.fast_constructor``'s field order); at most ``bound`` answers."""
+        ...
+
+    def known_usage(self, url: str, user_agent: str, memo: UsageMemo[_U]) -> _U | None:
+        """The Usage of ``url`` for ``user_agent``: the verdict :meth:`known_verdict` gives
+        from ``memo``'s verdict memo and, where it allows, the answer ``memo`` keeps for the
+        rules that decide its path (a copy of its categories), in one call (in C on the
+        native peer); None where either is not kept (then the caller keeps them)."""
         ...
 
     def usage_paths(self, patterns: Sequence[Pattern | None]) -> UsagePaths:
@@ -201,4 +223,21 @@ class VerdictMemo(Protocol):
 
     def __len__(self) -> int:
         """How many keys it keeps (at most its bound)."""
+        ...
+
+
+class UsageMemo(Protocol[_U_co]):
+    """One group selection's usage answers (:meth:`Peer.usage_memo`), filled by the facade
+    with one call per set of deciding Content-Usage rules and read by the peer that made it
+    (with the verdict facts of its :class:`VerdictMemo`)."""
+
+    def keep(self, chosen: tuple[int, ...], answer: tuple[dict[str, bool | None],
+                                                         tuple[int, ...], tuple[object, ...]]
+             ) -> None:
+        """Keep the answer ``(categories, lines, statements)`` of the deciding rules
+        ``chosen`` (``()``: none decides)."""
+        ...
+
+    def __len__(self) -> int:
+        """How many answers it keeps (at most its bound)."""
         ...

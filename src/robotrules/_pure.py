@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 from . import _token, _tokenize
 from ._compile import compile_groups, scan_groups, select
@@ -26,10 +26,12 @@ from ._patterns import PathSet
 
 if TYPE_CHECKING:
     from ._model import Verdict
-    from ._peer import Columns, UsagePaths, VerdictMemo
+    from ._peer import Columns, UsageMemo, UsagePaths, VerdictMemo
     from ._types import Dialect
 
-__all__ = ["PurePeer", "PureVerdictMemo", "str_arg", "urls_arg"]
+__all__ = ["PurePeer", "PureUsageMemo", "PureVerdictMemo", "str_arg", "urls_arg"]
+
+_U = TypeVar("_U")
 
 _AGENT_MEMO: Final = 256
 # Decisions.reason: indices into robotrules._model.REASONS (the kernel's batch.pxi has the
@@ -229,6 +231,36 @@ class PurePeer:
         facts = memo.facts.get(key)
         return None if facts is None else memo.make(*facts, user_agent, path)
 
+    @staticmethod
+    def usage_memo(verdicts: VerdictMemo, paths: UsagePaths | None, make: Callable[..., _U],
+                   scope: str, vocabulary: str, bound: int) -> UsageMemo[_U]:
+        if not isinstance(verdicts, PureVerdictMemo):
+            raise TypeError("usage_memo needs a VerdictMemo (PurePeer.verdict_memo)")
+        return PureUsageMemo(verdicts, paths, make, scope, vocabulary, bound)
+
+    def known_usage(self, url: str, user_agent: str, memo: UsageMemo[_U]) -> _U | None:
+        if not isinstance(memo, PureUsageMemo):
+            raise TypeError("known_usage needs a UsageMemo (PurePeer.usage_memo)")
+        if type(user_agent) is not str:
+            user_agent = str_arg(user_agent, "user_agent")
+        key, path = self.url_key_path(url, user_agent)
+        verdicts = memo.verdicts
+        facts = verdicts.facts.get(key)
+        if facts is None:
+            return None
+        if not facts[0]:  # (no preference attaches to a URL that may not be fetched)
+            cats: dict[str, bool | None] = {}
+            lines: tuple[int, ...] = ()
+            stmts: tuple[object, ...] = ()
+        else:
+            answer = memo.answers.get(() if memo.paths is None else memo.paths.deciding(path))
+            if answer is None:
+                return None
+            cats, lines, stmts = dict(answer[0]), answer[1], answer[2]
+        made: _U = memo.make(bool(facts[0]), cats, lines, stmts, user_agent, path, memo.scope,
+                             verdicts.make(*facts, user_agent, path), memo.vocabulary)
+        return made
+
     def usage_paths(self, patterns: Sequence[Pattern | None]) -> UsagePaths:
         return PathSet(patterns)
 
@@ -315,3 +347,38 @@ class PureVerdictMemo:
         if len(self.facts) >= self.bound:
             self.facts.clear()
         self.facts[key] = facts
+
+
+_UsageAnswer = tuple[dict[str, "bool | None"], tuple[int, ...], tuple[object, ...]]
+
+
+class PureUsageMemo(Generic[_U]):
+    """One selection's usage answers, as the native peer's UsageMemo (_kernel/facts.pxi)
+    keeps them: over the selection's verdict memo and Content-Usage matcher, the answer
+    ``(categories, lines, statements)`` per set of deciding rules, at most ``bound`` (past
+    it every one is dropped before the next is kept)."""
+
+    __slots__ = ("answers", "bound", "make", "paths", "scope", "verdicts", "vocabulary")
+
+    def __init__(self, verdicts: PureVerdictMemo, paths: UsagePaths | None,
+                 make: Callable[..., _U], scope: str, vocabulary: str, bound: int) -> None:
+        if bound < 1:
+            raise ValueError("a UsageMemo keeps at least one answer")
+        self.verdicts = verdicts
+        self.paths = paths
+        self.make = make
+        self.scope = scope
+        self.vocabulary = vocabulary
+        self.bound = bound
+        self.answers: dict[tuple[int, ...], _UsageAnswer] = {}
+
+    def __len__(self) -> int:
+        return len(self.answers)
+
+    def keep(self, chosen: tuple[int, ...], answer: _UsageAnswer) -> None:
+        if (type(answer) is not tuple or len(answer) != 3 or type(answer[0]) is not dict
+                or type(answer[1]) is not tuple or type(answer[2]) is not tuple):
+            raise ValueError("an answer is a dict and two tuples")
+        if len(self.answers) >= self.bound:
+            self.answers.clear()
+        self.answers[chosen] = answer

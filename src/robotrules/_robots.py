@@ -37,7 +37,7 @@ if TYPE_CHECKING:
         VisitTime,
     )
     from ._peer import Peer as _Surface
-    from ._peer import UsagePaths, VerdictMemo
+    from ._peer import UsageMemo, UsagePaths, VerdictMemo
     from ._types import Dialect
     from .aipref import Scope, Statement, Usage
 else:  # stand-ins that import the model on first use (import cost: robotrules._later)
@@ -166,17 +166,16 @@ class RobotsTxt(_Surface):
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
-        if type(url) is not str:
-            url = str_arg(url, "url")
+        # (the peer checks that url is a str: known_verdict, url_key_path)
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
         kept: _Kept | None = getattr(self, "_kept_", None)
         if kept is not None:
             sel = kept.selection_of_agent.get(user_agent)
-            if sel is not None and sel.memo is not None:
+            if sel is not None and (memo := sel.memo) is not None:
                 # the whole answer in the peer (in C on the native one) once its facts are
                 # kept in the peer's memo of the selection
-                v: Verdict | None = self.known_verdict(url, user_agent, sel.memo)
+                v: Verdict | None = self.known_verdict(url, user_agent, memo)
                 if v is not None:
                     return v
         key, path = self.url_key_path(url, user_agent)  # plain values from the peer
@@ -391,19 +390,24 @@ class RobotsTxt(_Surface):
         kept: _Kept | None = getattr(self, "_kept_", None)
         uses = None if kept is None else kept.uses_of_agent.get(
             (user_agent, content_signal_scope, vocabulary))
-        if uses is None or kept is None:
+        if uses is not None and (memo := uses.memo) is not None:
+            # the whole answer in the peer (in C on the native one) once its values are
+            # kept in the peer's memo of the selection's usage answers
+            u: Usage | None = self.known_usage(url, user_agent, memo)
+            if u is not None:
+                return u
+        if uses is None:
             uses = self._uses(user_agent, content_signal_scope, vocabulary)
-            kept = self._kept()
-        sel = kept.selection_of_agent.get(user_agent)
-        v = None
-        if sel is not None and sel.memo is not None:  # explain's warm path, without its frame
-            v = self.known_verdict(url, user_agent, sel.memo)
-        if v is None:
-            v = self.explain(url, user_agent=user_agent)
+        v = self.explain(url, user_agent=user_agent)
         path = v.path
         make = _USAGE
         if make is None:
             make = _makers()[1]
+        if uses.memo is None:  # (made once explain's verdict memo of the selection is)
+            sel = self._kept().selection_of_agent.get(user_agent)
+            if sel is not None and sel.memo is not None:
+                uses.memo = self.usage_memo(sel.memo, uses.paths, make, content_signal_scope,
+                                            vocabulary, _SAID_MAX)
         if not v.allowed:  # no preferences attach to a URL that may not be fetched
             return make(False, {}, (), (), user_agent, path, content_signal_scope, v,
                         vocabulary)
@@ -411,6 +415,8 @@ class RobotsTxt(_Surface):
         answer = uses.answers.get(chosen)
         if answer is None:
             answer = uses.of(chosen)
+        if uses.memo is not None:
+            uses.memo.keep(chosen, answer)
         cats, lines, stmts = answer
         return make(True, dict(cats), lines, stmts, user_agent, path, content_signal_scope,
                     v, vocabulary)
@@ -790,9 +796,11 @@ class _Uses:
     """The usage statements of one group selection (scope, vocabulary) that do not depend on
     the path (robotrules.aipref.usage.preference_parts: its Content-Usage rules read when
     they decide), the matcher of its Content-Usage paths, and the answer per set of deciding
-    rules (made once, charged to the file's budget: ``kept``)."""
+    rules (made once, charged to the file's budget: ``kept``); the same answers in the
+    peer's memo (``memo``, made by its ``usage_memo`` over the selection's verdict memo and
+    filled one call per answer: ``known_usage`` answers from it)."""
 
-    __slots__ = ("answers", "cu", "kept", "others", "paths", "rows", "signals")
+    __slots__ = ("answers", "cu", "kept", "memo", "others", "paths", "rows", "signals")
 
     def __init__(self, kept: _Kept, cu: Sequence[Statement], signals: tuple[Statement, ...],
                  others: tuple[Statement, ...], paths: UsagePaths | None) -> None:
@@ -803,6 +811,7 @@ class _Uses:
         self.paths = paths
         self.answers: dict[tuple[int, ...], _Answer] = {}
         self.rows: dict[tuple[int, ...], bytes] = {}
+        self.memo: UsageMemo[Usage] | None = None
 
     def answer(self, path: str) -> _Answer:
         """``(categories, lines, statements)`` for a path that may be fetched (the

@@ -56,6 +56,22 @@ def _body(rng: random.Random) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
+def _usage_agrees(fast: robotrules.RobotsTxt, slow: robotrules.RobotsTxt, agent: str,
+                  urls: list[str]) -> None:
+    """``usage`` of every URL for ``agent`` in both scopes and both vocabularies: the native
+    answer equals the reference's, its verdict too, and that verdict is ``explain``'s."""
+    for scope in ("group", "file"):
+        for vocab in ("vocab-07", "vocab-08"):
+            for url in urls:
+                got = fast.usage(url, user_agent=agent, content_signal_scope=scope,
+                                 vocabulary=vocab)
+                want = slow.usage(url, user_agent=agent, content_signal_scope=scope,
+                                  vocabulary=vocab)
+                assert got == want, (url, agent, scope, vocab)
+                assert got.verdict == want.verdict
+                assert got.verdict == fast.explain(url, user_agent=agent)
+
+
 @settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(seed=st.integers(0, 2**32))
 def test_usage_equals_the_pure_peer(seed: int) -> None:
@@ -67,18 +83,36 @@ def test_usage_equals_the_pure_peer(seed: int) -> None:
         fast = robotrules.parse(body, dialect)
         slow = _robots.reference(body, dialect)
         for agent in AGENTS:
-            for scope in ("group", "file"):
-                for vocab in ("vocab-07", "vocab-08"):
-                    for url in urls:
-                        for _ in range(2):  # the facts are made, then read
-                            got = fast.usage(url, user_agent=agent, content_signal_scope=scope,
-                                             vocabulary=vocab)
-                            want = slow.usage(url, user_agent=agent,
-                                              content_signal_scope=scope, vocabulary=vocab)
-                            assert got == want, (body, url, agent, scope, vocab)
-                            assert got.verdict == want.verdict
+            for _ in range(2):  # the facts are made, then read
+                _usage_agrees(fast, slow, agent, urls)
             assert fast.usage_many(urls, user_agent=agent) == slow.usage_many(
                 urls, user_agent=agent), (body, agent)
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_warm_usage_from_the_peers_memo_equals_the_pure_peer(seed: int) -> None:
+    """A file that states no preferences: the native usage answers its warm calls from the
+    peer's memo of the selection's usage answers (``known_usage``, one C call) and must still
+    equal the reference, for bare tokens and full User-Agent headers, in both scopes and
+    both vocabularies, URL after URL (attach-05 3.1: no preference attaches to a URL that may
+    not be fetched; the crawl verdict is RFC 9309's)."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(rng.randint(1, 4)):
+        lines.append(b"User-agent: " + rng.choice([b"*", b"FooBot", b"BarBot"]))
+        lines += [rng.choice([b"Allow: ", b"Disallow: "]) + _path(rng)
+                  for _ in range(rng.randint(0, 6))]
+    body = b"\n".join(lines) + b"\n"
+    urls = [(_path(rng) + rng.choice([b"", b"?q=1"])).decode("utf-8", "surrogateescape")
+            for _ in range(10)] + ["/robots.txt", "https://example.com/a%41b"]
+    agents = [*AGENTS, "Mozilla/5.0 (compatible; FooBot/2.1; +http://x/)"]
+    for dialect in ("rfc9309", "google"):
+        fast = robotrules.parse(body, dialect)
+        slow = _robots.reference(body, dialect)
+        for _ in range(2):  # the memos filled, then read
+            for agent in agents:
+                _usage_agrees(fast, slow, agent, urls)
 
 
 def test_bad_arguments_say_so_as_the_pure_peer_does() -> None:

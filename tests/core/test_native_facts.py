@@ -104,14 +104,14 @@ def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
     """Issue 37: "the kernel reads no facade state and calls nothing back to answer". The
     native peer's surface takes none of the facade's caches or callbacks: a warm ``explain``
     is one call of ``known_verdict`` with the selection's memo the peer made (its facts kept
-    by one call per key), running no Python frame but ``explain``'s; ``explain`` and
-    ``usage`` equal the pure peer's answers."""
+    by one call per key), a warm ``usage`` one call of ``known_usage`` with the memo of the
+    selection's usage answers (its answers kept by one call each), each running no Python
+    frame but its own; ``explain`` and ``usage`` equal the pure peer's answers."""
     import sys
 
     body = b"User-agent: *\nDisallow: /a\nContent-Usage: /b train-ai=n\n"
     rules = robotrules.parse(body)
-    for name in ("known_usage", "fact_memo"):
-        assert not hasattr(rules, name)
+    assert not hasattr(rules, "fact_memo")
     for name in ("verdict_of", "usage_of", "FactMemo"):
         assert not hasattr(native, name)
     pure = _robots.reference(body)
@@ -123,18 +123,35 @@ def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
         assert type(u) is Usage
         assert u == pure.usage("/b")
         assert rules.usage("/b").categories is not u.categories  # each answer its own mapping
-    plain = robotrules.parse(b"User-agent: *\nDisallow: /a\n")  # no preferences stated
-    plain.explain("/a/x")
-    frames: list[str] = []
+    plain_body = b"User-agent: *\nDisallow: /a\n"  # no preferences stated
+    plain = robotrules.parse(plain_body)
+    for url in ("/a/x", "/b"):  # cold (the memos filled), then warm
+        plain.explain(url)
+        plain.usage(url)
+        plain.usage(url)
+    calls: list[tuple[str, str]] = []
 
     def profile(frame: object, event: str, arg: object) -> None:
         if event == "call":
-            frames.append(frame.f_code.co_name)  # type: ignore[attr-defined]
+            calls.append(("py", frame.f_code.co_name))  # type: ignore[attr-defined]
+        elif event == "c_call":
+            calls.append(("c", getattr(arg, "__name__", "?")))
 
     sys.setprofile(profile)
     try:
         got = plain.explain("/a/x")
+        used = (plain.usage("/a/x"), plain.usage("/b"))
     finally:
         sys.setprofile(None)
-    assert frames == ["explain"]
-    assert got == _robots.reference(b"User-agent: *\nDisallow: /a\n").explain("/a/x")
+    # each answer: its own frame, its memo found by the agent, then one call of the peer
+    usage_calls = [("py", "usage"), ("c", "getattr"), ("c", "get"), ("c", "known_usage")]
+    assert calls[:4] == [("py", "explain"), ("c", "getattr"), ("c", "get"),
+                         ("c", "known_verdict")]
+    assert calls[4:] == usage_calls + usage_calls + [("c", "setprofile")]
+    want = _robots.reference(plain_body)
+    assert got == want.explain("/a/x")
+    for url, u in zip(("/a/x", "/b"), used, strict=True):
+        assert type(u) is Usage
+        assert u == want.usage(url)
+        assert u.verdict == want.explain(url)
+        assert u.categories is not plain.usage(url).categories

@@ -507,6 +507,59 @@ def test_known_verdict_answers_from_the_peers_memo(peer: Make) -> None:
         rules.known_verdict(url, "foobot", {})  # type: ignore[arg-type]
 
 
+def test_known_usage_answers_from_the_peers_memo(peer: Make) -> None:
+    """usage_memo/known_usage (robotrules._peer.Peer): None while the memo of the selection's
+    verdicts keeps no facts for the deciding key (url_key_path's), or, where they allow, while
+    the usage memo keeps no answer for the rules that decide the path; then ``make(crawl,
+    categories, lines, statements, user_agent, path, scope, verdict, vocabulary)``, each
+    answer its own copy of the categories, and a URL that may not be fetched with no
+    preferences (attach-05 3.1: preferences attach to what may be crawled); at most its
+    bound answers. The path matcher is the peer's usage_paths (here over ``/b``: Content-Usage
+    paths match as Allow/Disallow patterns)."""
+    from robotrules.aipref._paths import pattern
+    from robotrules.aipref.usage import Usage
+
+    rules = peer(RFC_5_1, "rfc9309", None)
+    native_memo = _native is not None and peer is not PurePeer
+    vmake = _peers.fast_constructor(robotrules.Verdict, (
+        "allowed", "line", "rule", "agents", "reason", "dialect", "detail", "user_agent",
+        "path"))
+    umake = _peers.fast_constructor(Usage)
+    verdicts = rules.verdict_memo(vmake, 4)
+    paths = rules.usage_paths([pattern("/b", "rfc9309")])  # rule 0 decides /b/...
+    memo = rules.usage_memo(verdicts, paths, umake, "group", "vocab-07", 2)
+    url, barred = "https://example.com/b/page.html", "https://example.com/example/page.html"
+    assert rules.known_usage(url, "foobot", memo) is None  # no verdict facts kept
+    key, path = rules.url_key_path(url, "foobot")
+    facts = (True, None, None, ("foobot",), "no-matching-rule", "rfc9309", "a sentence")
+    verdicts.keep(key, facts)
+    assert rules.known_usage(url, "foobot", memo) is None  # no answer kept for (0,)
+    cats: dict[str, bool | None] = {"train-ai": False}
+    memo.keep((0,), (cats, (3,), ()))
+    got = rules.known_usage(url, "foobot", memo)
+    verdict = robotrules.Verdict(*facts[:5], "foobot", path, "rfc9309", "a sentence")
+    assert type(got) is Usage
+    assert got == Usage(True, cats, (3,), (), "foobot", path, "group", verdict, "vocab-07")
+    assert got.verdict == verdict
+    assert got.categories is not cats
+    bkey, bpath = rules.url_key_path(barred, "foobot")
+    verdicts.keep(bkey, (False, 9, None, ("foobot",), "rule", "rfc9309", "a sentence"))
+    assert rules.known_usage(barred, "foobot", memo) == Usage(
+        False, {}, (), (), "foobot", bpath, "group",
+        robotrules.Verdict(False, 9, None, ("foobot",), "rule", "foobot", bpath, "rfc9309",
+                           "a sentence"), "vocab-07")
+    for chosen in ((), (1,), (2,)):
+        memo.keep(chosen, (cats, (), ()))
+    assert len(memo) <= 2
+    with pytest.raises(ValueError):
+        memo.keep((), (cats, [], ()))  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        rules.usage_memo(verdicts, paths, umake, "group", "vocab-07", 0)
+    with pytest.raises(TypeError):
+        rules.known_usage(url, "foobot", verdicts)  # type: ignore[arg-type]
+    assert native_memo == (type(memo).__module__ == "robotrules._native")
+
+
 # -- the selector ------------------------------------------------------------------------------
 
 

@@ -304,46 +304,66 @@ cdef void file_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth
     refs. ``level`` counts the nested calls: past FILE_LEVELS (a long chain of prefixes, each
     a little longer than the last), merge_refs sorts the rest (the stack stays small, and
     the comparisons are n log n whatever the rules)."""
-    cdef uint64_t first, diff
-    cdef uint64_t* keys = f.keys
-    cdef uint32_t* idx = f.idx
-    cdef Py_ssize_t i, n = hi - lo, longest = 0
-    cdef uint32_t b, blo = 255, bhi = 0
-    cdef uint64_t kt
+    cdef uint64_t diff
     cdef int shift
     cdef uint32_t start[257]
-    if n <= 16:
+    if hi - lo <= 16:
         insert_refs(f, lo, hi)
         return
     if level > FILE_LEVELS:  # a long chain ("/a", "/aa", "/aaa", ...): n log n comparisons
         merge_refs(f, lo, hi)
         return
-    while True:  # the first eight bytes in which some prefixes differ
+    diff = differing_keys(f, lo, hi, &depth, keyed)
+    if diff == 0:  # the same prefix in all: by entry index
+        merge_refs(f, lo, hi)
+        return
+    shift = 56 - 8 * first_byte(diff)
+    if hi - lo >= FILE_SPLIT:
+        file_wide(f, lo, hi, depth, level, shift)
+        return
+    file_by_byte(f, lo, hi, shift, start)
+    file_buckets(f, lo, hi, depth, level, shift, start)  # start[b]: the end of bucket b
+
+
+cdef inline uint64_t differing_keys(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi,
+                                    Py_ssize_t* depth, bint keyed) noexcept nogil:
+    """The first eight bytes, from ``depth`` on (moved to them), in which some prefixes of
+    the refs ``f.idx[lo:hi]`` differ, as the OR of their keys' differences from the first
+    (``f.keys``, made here unless ``keyed``); 0 where all are the same prefix."""
+    cdef uint64_t first, diff
+    cdef uint64_t* keys = f.keys
+    cdef uint32_t* idx = f.idx
+    cdef Py_ssize_t i, longest = 0
+    while True:
         if not keyed:
             for i in range(lo, hi):
-                keys[i] = ref_key(&f.refs[idx[i]], depth, f.text, f.pats)
+                keys[i] = ref_key(&f.refs[idx[i]], depth[0], f.text, f.pats)
         first = keys[lo]
         diff = 0
         for i in range(lo + 1, hi):
             diff |= keys[i] ^ first
         if diff != 0:
-            break
+            return diff
         if longest == 0:
             for i in range(lo, hi):
                 if f.refs[idx[i]].len > longest:
                     longest = f.refs[idx[i]].len
-        depth += 8
+        depth[0] += 8
         keyed = False
-        if depth >= longest:  # the same prefix in all: by entry index
-            merge_refs(f, lo, hi)
-            return
-    shift = 56 - 8 * first_byte(diff)
-    if n >= FILE_SPLIT:
-        file_wide(f, lo, hi, depth, level, shift)
-        return
-    memset(start, 0, sizeof(start))
+        if depth[0] >= longest:
+            return 0
+
+
+cdef inline void file_by_byte(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, int shift,
+                              uint32_t* start) noexcept nogil:
+    """The refs ``f.idx[lo:hi]`` and their keys counted out by the key's byte at ``shift``
+    into ``f.tmp_idx``/``f.tmp_keys``; ``start[b]`` (257 of them) the end of bucket ``b``."""
+    cdef Py_ssize_t i
+    cdef uint32_t b, blo = 255, bhi = 0
+    cdef uint64_t kt
+    memset(start, 0, 257 * sizeof(uint32_t))
     for i in range(lo, hi):  # how many of each byte, and the bytes used (path bytes span
-        b = <uint32_t>(keys[i] >> shift) & 0xFF  # far fewer than 256 values)
+        b = <uint32_t>(f.keys[i] >> shift) & 0xFF  # far fewer than 256 values)
         start[b + 1] += 1
         blo = b if b < blo else blo
         bhi = b if b > bhi else bhi
@@ -351,12 +371,11 @@ cdef void file_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth
     for b in range(blo, bhi + 1):
         start[b + 1] += start[b]
     for i in range(lo, hi):
-        kt = keys[i]
+        kt = f.keys[i]
         b = <uint32_t>(kt >> shift) & 0xFF
-        f.tmp_idx[start[b]] = idx[i]
+        f.tmp_idx[start[b]] = f.idx[i]
         f.tmp_keys[start[b]] = kt
         start[b] += 1
-    file_buckets(f, lo, hi, depth, level, shift, start)  # start[b]: the end of bucket b
 
 
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
@@ -666,6 +685,60 @@ cdef int mark_long_lists(Matcher* m) except -1:
     return 0
 
 
+cdef inline int read_rules(const RawRule* rules, uint32_t count, const unsigned char* text,
+                           int d, Pats* pats, uint32_t** memo_at, uint32_t nmemo, U32Vec* pool,
+                           Entry* plains, uint32_t* nplain, Entry* es, uint32_t* nother
+                           ) except -1:
+    """compile_rules' first phase: each rule's entries (read_rule), the plain prefixes into
+    ``plains[:nplain]``, the others (and their companions) into ``es[:nother]`` (room for
+    one and two a rule)."""
+    cdef Entry pair[2]
+    cdef int got
+    cdef uint32_t k
+    nplain[0] = nother[0] = 0
+    for k in range(count):
+        got = read_rule(&rules[k], text, d, pats, memo_at, nmemo, pool, pair)
+        if got == READ_PLAIN:
+            plains[nplain[0]] = pair[0]
+            nplain[0] += 1
+        elif got != READ_NONE:
+            es[nother[0]] = pair[0]
+            nother[0] += 1
+            if got == READ_PAIR:
+                es[nother[0]] = pair[1]
+                nother[0] += 1
+    return 0
+
+
+cdef inline int fit_nodes(Matcher* m, const Node* few_nodes, uint32_t nref) except -1:
+    """The matcher's nodes at their size: copied out of ``few_nodes`` (the caller's stack),
+    or the room past them given back (one node per distinct prefix, of ``nref``)."""
+    cdef Node* nodes
+    if m.nodes == few_nodes:
+        m.nodes = NULL  # (the stack is no matcher's: nothing kept if the copy fails)
+        nodes = <Node*>xmalloc(m.nnodes * sizeof(Node))
+        memcpy(nodes, few_nodes, m.nnodes * sizeof(Node))
+        m.nodes = nodes
+    elif m.nnodes < nref:
+        nodes = <Node*>PyMem_Realloc(m.nodes, m.nnodes * sizeof(Node))
+        if nodes != NULL:
+            m.nodes = nodes
+    return 0
+
+
+cdef inline int one_list(Matcher* m, const Entry* plains, uint32_t nplain, const Entry* es,
+                         uint32_t nother) except -1:
+    """A small matcher: every entry (``plains`` and ``es``) in one best-first list, at its
+    size."""
+    cdef uint32_t n = nplain + nother
+    m.entries = <Entry*>xmalloc(n * sizeof(Entry))
+    memcpy(m.entries, plains, nplain * sizeof(Entry))
+    memcpy(m.entries + nplain, es, nother * sizeof(Entry))
+    m.nentries = n
+    sort_small(m.entries, n)
+    return 0
+
+
 cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                        const unsigned char* text, int d, Pats* pats, uint32_t** memo_at,
                        uint32_t nmemo, U32Vec* pool) except -1:
@@ -680,13 +753,10 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
     cdef Entry few_plain[SMALL_RULES]  # and its plain ones
     cdef PrefixRef few_refs[SMALL_RULES]  # and its prefixes when indexed
     cdef Node few_nodes[SMALL_RULES]
-    cdef Entry pair[2]
-    cdef int got
     cdef Entry* es = NULL
     cdef Entry* plains = NULL
-    cdef uint32_t k, n, nplain, nother, nref
+    cdef uint32_t nplain, nother, nref
     cdef PrefixRef* refs = NULL
-    cdef Node* nodes
     memset(m, 0, sizeof(Matcher))
     m.lit = LIT_NONE
     try:
@@ -696,28 +766,11 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
                   else <Entry*>xmalloc(count * sizeof(Entry)))
         es = (&few[0] if 2 * count + 1 <= SMALL_RULES + 1
               else <Entry*>xmalloc((2 * count + 1) * sizeof(Entry)))
-        nplain = nother = 0
-        for k in range(count):
-            got = read_rule(&rules[k], text, d, pats, memo_at, nmemo, pool, pair)
-            if got == READ_PLAIN:
-                plains[nplain] = pair[0]
-                nplain += 1
-            elif got != READ_NONE:
-                es[nother] = pair[0]
-                nother += 1
-                if got == READ_PAIR:
-                    es[nother] = pair[1]
-                    nother += 1
+        read_rules(rules, count, text, d, pats, memo_at, nmemo, pool, plains, &nplain, es,
+                   &nother)
         nother = dedupe_others(es, nother, text, pats.data)
-        if nplain + nother <= LINEAR_MAX:
-            # small: every rule in one best-first list, at its size
-            n = nplain + nother
-            m.entries = <Entry*>xmalloc(n * sizeof(Entry))
-            memcpy(m.entries, plains, nplain * sizeof(Entry))
-            memcpy(m.entries + nplain, es, nother * sizeof(Entry))
-            m.nentries = n
-            sort_small(m.entries, n)
-            return 0
+        if nplain + nother <= LINEAR_MAX:  # small: every rule in one best-first list
+            return one_list(m, plains, nplain, es, nother)
         # indexed: plain rules by prefix, and the others when their prefix has two bytes
         m.indexed = 1
         if nplain + nother <= SMALL_RULES:
@@ -729,15 +782,7 @@ cdef int compile_rules(Matcher* m, const RawRule* rules, uint32_t count,
         # nodes: one per distinct prefix (a few built on the stack, then copied out)
         m.nodes = &few_nodes[0] if nref <= SMALL_RULES else <Node*>xmalloc(nref * sizeof(Node))
         m.nnodes = make_nodes(m.nodes, refs, nref, text, pats.data)
-        if m.nodes == &few_nodes[0]:
-            m.nodes = NULL  # (the stack is no matcher's: nothing kept if the copy fails)
-            nodes = <Node*>xmalloc(m.nnodes * sizeof(Node))
-            memcpy(nodes, few_nodes, m.nnodes * sizeof(Node))
-            m.nodes = nodes
-        elif m.nnodes < nref:  # one node per distinct prefix: the room past them given back
-            nodes = <Node*>PyMem_Realloc(m.nodes, m.nnodes * sizeof(Node))
-            if nodes != NULL:
-                m.nodes = nodes
+        fit_nodes(m, few_nodes, nref)
         # the nodes' other rules, best first per node, then the "always" ones (none: most)
         if nother:
             m.entries = <Entry*>xmalloc(nother * sizeof(Entry))

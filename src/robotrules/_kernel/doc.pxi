@@ -25,6 +25,46 @@ cdef inline bint token_before(const unsigned char* buf, const Token* tokens, uin
     return c < 0 or (c == 0 and x < y)
 
 
+cdef inline void insertion_sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf,
+                                       const Token* tokens) noexcept nogil:
+    """Sort a few token numbers ``idx`` by token_before, in place."""
+    cdef uint32_t t
+    cdef Py_ssize_t i, j
+    for i in range(1, n):
+        t = idx[i]
+        j = i
+        while j > 0 and token_before(buf, tokens, t, idx[j - 1]):
+            idx[j] = idx[j - 1]
+            j -= 1
+        idx[j] = t
+
+
+cdef inline void merge_token_runs(const uint32_t* src, uint32_t* dst, Py_ssize_t lo,
+                                  Py_ssize_t mid, Py_ssize_t hi, const uint64_t* heads,
+                                  const unsigned char* buf, const Token* tokens
+                                  ) noexcept nogil:
+    """Merge the sorted runs ``src[lo:mid]`` and ``src[mid:hi]`` into ``dst[lo:hi]``
+    (stable; by ``heads``, each token's first eight bytes, then by token_before)."""
+    cdef Py_ssize_t i = lo, j = mid, k = lo
+    while i < mid and j < hi:
+        if (heads[src[j]] < heads[src[i]] if heads[src[j]] != heads[src[i]]
+                else token_before(buf, tokens, src[j], src[i])):
+            dst[k] = src[j]
+            j += 1
+        else:
+            dst[k] = src[i]
+            i += 1
+        k += 1
+    while i < mid:
+        dst[k] = src[i]
+        i += 1
+        k += 1
+    while j < hi:
+        dst[k] = src[j]
+        j += 1
+        k += 1
+
+
 cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const Token* tokens
                      ) except -1:
     """Sort the token numbers ``idx`` by token_before: a bottom-up merge sort (stable,
@@ -34,17 +74,10 @@ cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const 
     cdef uint32_t* src = idx
     cdef uint32_t* dst
     cdef uint32_t* swap
-    cdef uint32_t t
     cdef uint64_t* heads
-    cdef Py_ssize_t width = 1, lo, mid, hi, i, j, k
+    cdef Py_ssize_t width = 1, lo, mid, hi, i
     if n <= 16:
-        for i in range(1, n):
-            t = idx[i]
-            j = i
-            while j > 0 and token_before(buf, tokens, t, idx[j - 1]):
-                idx[j] = idx[j - 1]
-                j -= 1
-            idx[j] = t
+        insertion_sort_tokens(idx, n, buf, tokens)
         return 0
     # each token's first eight bytes as a number (zero-padded: tokens hold no NUL), beside
     # the merge buffer: most comparisons are of these, not of the bytes
@@ -59,26 +92,7 @@ cdef int sort_tokens(uint32_t* idx, uint32_t n, const unsigned char* buf, const 
             while lo < n:
                 mid = lo + width if lo + width < n else n
                 hi = lo + 2 * width if lo + 2 * width < n else n
-                i = lo
-                j = mid
-                k = lo
-                while i < mid and j < hi:
-                    if (heads[src[j]] < heads[src[i]] if heads[src[j]] != heads[src[i]]
-                            else token_before(buf, tokens, src[j], src[i])):
-                        dst[k] = src[j]
-                        j += 1
-                    else:
-                        dst[k] = src[i]
-                        i += 1
-                    k += 1
-                while i < mid:
-                    dst[k] = src[i]
-                    i += 1
-                    k += 1
-                while j < hi:
-                    dst[k] = src[j]
-                    j += 1
-                    k += 1
+                merge_token_runs(src, dst, lo, mid, hi, heads, buf, tokens)
                 lo = hi
             swap = src
             src = dst
@@ -103,6 +117,252 @@ cdef Py_ssize_t value_bytes(U32Vec* uas) noexcept:
     for u in range(uas.n // 3):
         total += uas.data[3 * u + 1]
     return total
+
+
+cdef inline void count_lines(const U32Vec* dirs, const uint8_t* roles, Py_ssize_t* nua,
+                             Py_ssize_t* nrule) noexcept nogil:
+    """How many user-agent lines (``nua``) and rules (``nrule``) the directives hold."""
+    cdef Py_ssize_t i
+    cdef int role
+    nua[0] = nrule[0] = 0
+    for i in range(dirs.n // 3):
+        role = roles[dirs.data[3 * i] >> KIND_SHIFT]
+        if role == R_UA:
+            nua[0] += 1
+        elif role == R_ALLOW or role == R_DISALLOW:
+            nrule[0] += 1
+
+
+cdef inline int file_groups(const U32Vec* dirs, const uint8_t* roles, U32Vec* ua_words,
+                            U32Vec* rule_words, U32Vec* gstart) except -1:
+    """The groups of the directives (robotrules._index.build): per user-agent line its value
+    and group (``ua_words``), per rule in a group its value, directive and length with the
+    allow bit (``rule_words``), and where each group's rules start (``gstart``, and the
+    end)."""
+    cdef Py_ssize_t i
+    cdef int role
+    cdef bint in_group = False, has_rules = False
+    for i in range(dirs.n // 3):
+        role = roles[dirs.data[3 * i] >> KIND_SHIFT]
+        if role == R_UA:
+            if not in_group or has_rules:
+                vec_push(gstart, <uint32_t>(rule_words.n // 3))
+                in_group = True
+                has_rules = False
+            vec_push(ua_words, dirs.data[3 * i + 1])
+            vec_push(ua_words, dirs.data[3 * i + 2])
+            vec_push(ua_words, <uint32_t>(gstart.n - 1))
+        elif role == R_BLANK:
+            in_group = False
+        elif role == R_ALLOW or role == R_DISALLOW:
+            if in_group:
+                vec_push(rule_words, dirs.data[3 * i + 1])
+                vec_push(rule_words, <uint32_t>i)
+                vec_push(rule_words, dirs.data[3 * i + 2] | (
+                    RULE_ALLOW if role == R_ALLOW else 0))
+                has_rules = True
+        elif role == R_ENDS:
+            if in_group:
+                has_rules = True
+    vec_push(gstart, <uint32_t>(rule_words.n // 3))
+    return 0
+
+
+cdef inline bint names_an_agent(const unsigned char* data, const U32Vec* uas) noexcept:
+    """Whether a user-agent line (``uas``: value start, length, group) is not '*'."""
+    cdef Py_ssize_t u
+    for u in range(uas.n // 3):
+        if not star_line(data + uas.data[3 * u], uas.data[3 * u + 1]):
+            return True
+    return False
+
+
+cdef inline int read_tokens(const unsigned char* data, const U32Vec* uas, const uint8_t* tb,
+                            Token* tokens, unsigned char* tokbuf, U32Vec* sels,
+                            uint32_t* ntok) except -1:
+    """The global selection's groups (those with a '*' line, in file order, once) into
+    ``sels``, and the agent token of every other user-agent line (its product token, read
+    by ``tb``, lower-cased into ``tokbuf``) into ``tokens[:ntok]``, each with its group."""
+    cdef Py_ssize_t u, tlen, x
+    cdef uint32_t vlen, g, off = 0
+    cdef const unsigned char* v
+    cdef Token* tok
+    for u in range(uas.n // 3):
+        vlen = uas.data[3 * u + 1]
+        g = uas.data[3 * u + 2]
+        v = data + uas.data[3 * u]
+        if star_line(v, vlen):
+            if sels.n == 0 or sels.data[sels.n - 1] != g:
+                vec_push(sels, g)
+            continue
+        tlen = 0
+        while tlen < vlen and tb[v[tlen]]:
+            tlen += 1
+        tok = &tokens[ntok[0]]
+        tok.off = off
+        tok.len = <uint32_t>tlen  # a value: at most MAX_LINE bytes
+        tok.sel = g  # the group, until the selections are known
+        for x in range(tlen):  # token bytes are ASCII: lower-case them here
+            tokbuf[off + x] = ascii_lower(v[x])
+        off += <uint32_t>tlen
+        ntok[0] += 1
+    return 0
+
+
+cdef inline uint32_t same_selection(const U32Vec* sels, const U32Vec* sel_start, uint32_t lo,
+                                    uint32_t count, const int32_t* single, HashMap* lists
+                                    ) noexcept nogil:
+    """The selection made before for the group list ``sels[lo:lo + count]`` (one group: by
+    ``single``; more: by a hash of the list in ``lists``, a file may hold thousands), or
+    0xFFFFFFFF: none (then ``lists`` names the one to be made, ``sel_start.n - 1``)."""
+    cdef uint32_t j
+    cdef uint32_t* slot
+    cdef bint fresh
+    if count == 1:
+        return <uint32_t>single[sels.data[lo]] if single[sels.data[lo]] >= 0 else 0xFFFFFFFFu
+    slot = map_slot(lists, hash_bytes(<const unsigned char*>&sels.data[lo],
+                                      count * sizeof(uint32_t)), &fresh)
+    if fresh:
+        slot[0] = <uint32_t>(sel_start.n - 1)  # the one the caller makes
+        return 0xFFFFFFFFu
+    j = slot[0]
+    if sel_start.data[j + 1] - sel_start.data[j] == count and memcmp(
+            &sels.data[sel_start.data[j]], &sels.data[lo], count * sizeof(uint32_t)) == 0:
+        return j
+    return 0xFFFFFFFFu
+
+
+cdef inline uint32_t selection_rule_count(const Build* b, uint32_t k) noexcept nogil:
+    """How many rules the groups of selection ``k`` hold."""
+    cdef uint32_t j, g, cap = 0
+    for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
+        g = b.sel_groups.data[j]
+        cap += b.gstart.data[g + 1] - b.gstart.data[g]
+    return cap
+
+
+cdef inline uint32_t selection_rules(const Build* b, uint32_t k, RawRule* rules
+                                     ) noexcept nogil:
+    """The rules of selection ``k``'s groups, in group order, into ``rules`` (room for
+    selection_rule_count of them); how many."""
+    cdef uint32_t j, g, r, count = 0
+    cdef const U32Vec* words = &b.rule_words
+    for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
+        g = b.sel_groups.data[j]
+        for r in range(b.gstart.data[g], b.gstart.data[g + 1]):
+            rules[count].vstart = words.data[3 * r]
+            rules[count].index = words.data[3 * r + 1]
+            rules[count].vlen = words.data[3 * r + 2] & RULE_LEN
+            rules[count].allow = (words.data[3 * r + 2] & RULE_ALLOW) != 0
+            rules[count].rid = r
+            count += 1
+    return count
+
+
+cdef inline void count_read_rules(const Build* b, uint32_t* kept, uint32_t* npool
+                                  ) noexcept nogil:
+    """How many rules the groups some selection still reads hold (Build.readers), and how
+    many pool entries their pattern memo names (Doc._shrink_build)."""
+    cdef uint32_t g, r
+    cdef const uint32_t* gstart = b.gstart.data
+    kept[0] = npool[0] = 0
+    for g in range(<uint32_t>(b.gstart.n - 1)):
+        if b.readers[g]:
+            kept[0] += gstart[g + 1] - gstart[g]
+            if b.pat_memo != NULL:
+                for r in range(gstart[g], gstart[g + 1]):
+                    if b.pat_memo[r] != MEMO_NONE:
+                        npool[0] += 2 if b.pat_memo[r] & MEMO_PAIR else 1
+
+
+cdef inline void copy_read_rules(Build* b, uint32_t* words, uint32_t* memo, uint32_t* pool,
+                                 uint32_t* kept, uint32_t* npool) noexcept nogil:
+    """Copy the rules count_read_rules counted into ``words`` (and their pattern memo and
+    pool entries, renumbered, into ``memo`` and ``pool`` unless ``memo`` is NULL),
+    renumbering ``b.gstart`` in place; ``kept`` and ``npool`` get how many."""
+    cdef uint32_t ngroups = <uint32_t>(b.gstart.n - 1)
+    cdef uint32_t j, g, r, lo, hi, at
+    cdef uint32_t* gstart = b.gstart.data
+    kept[0] = npool[0] = 0
+    for g in range(ngroups):  # gstart renumbered in place: gstart[g] is read first
+        lo = gstart[g]
+        hi = gstart[g + 1]
+        gstart[g] = kept[0]
+        if not b.readers[g]:
+            continue
+        memcpy(&words[3 * <Py_ssize_t>kept[0]], &b.rule_words.data[3 * <Py_ssize_t>lo],
+               3 * <Py_ssize_t>(hi - lo) * sizeof(uint32_t))
+        if memo != NULL:
+            for r in range(lo, hi):
+                at = b.pat_memo[r]
+                if at == MEMO_NONE:
+                    memo[kept[0] + r - lo] = MEMO_NONE
+                    continue
+                memo[kept[0] + r - lo] = npool[0] | (at & MEMO_PAIR)
+                j = 2 if at & MEMO_PAIR else 1
+                memcpy(&pool[npool[0] * <Py_ssize_t>ENTRY_WORDS],
+                       &b.pool.data[(at & ~MEMO_PAIR) * <Py_ssize_t>ENTRY_WORDS],
+                       j * ENTRY_WORDS * sizeof(uint32_t))
+                npool[0] += j
+        kept[0] += hi - lo
+    gstart[ngroups] = kept[0]
+
+
+cdef inline int url_path(const unsigned char* u, Py_ssize_t n, const DialectTables* dt,
+                         unsigned char* small, unsigned char** buf, const unsigned char** p,
+                         Py_ssize_t* plen, bint* work) except -1:
+    """The path of the URL ``u[:n]`` as the dialect reads it before normalising (``p[:plen]``:
+    in the URL, "/" or, with a '/' put in front, in ``small`` (512 bytes) or a new ``buf``
+    the caller frees), and whether it needs RFC 9309's normalising (``work``), found in the
+    same pass (Doc._url_key)."""
+    cdef Py_ssize_t start, end
+    cdef bint slash
+    cdef const unsigned char* nul
+    work[0] = False
+    path_span(u, n, &start, &end, &slash, work if dt.normal_path else NULL)
+    if start < 0:
+        p[0] = <const unsigned char*>"/"
+        plen[0] = 1
+    elif slash:
+        plen[0] = end - start + 1
+        if plen[0] <= 512:
+            buf[0] = small
+        else:
+            buf[0] = <unsigned char*>xmalloc(plen[0])
+        buf[0][0] = C_SLASH
+        memcpy(buf[0] + 1, u + start, plen[0] - 1)
+        p[0] = buf[0]
+    else:
+        p[0] = u + start
+        plen[0] = end - start
+    if dt.nul_ends_path:
+        # robotrules._url.path_of: Google's matcher reads the path as a C string
+        nul = <const unsigned char*>memchr(p[0], C_NUL, plen[0])
+        if nul != NULL:
+            plen[0] = nul - p[0]
+    return 0
+
+
+cdef inline object normal_url_path(str url, const unsigned char** p, Py_ssize_t* plen,
+                                   unsigned char* norm_small, unsigned char** norm_buf):
+    """RFC 9309 2.2.2: the path ``p[:plen]`` of ``url`` normalised, in C (normal_path, into
+    ``norm_small`` (512 bytes) or a new ``norm_buf`` the caller frees); for a lone surrogate
+    robotrules._url.rfc_path, whose bytes are returned (the caller holds them while ``p``
+    points into them); else None."""
+    cdef Py_ssize_t k
+    if 3 * plen[0] <= 512:
+        norm_buf[0] = norm_small
+    else:
+        norm_buf[0] = <unsigned char*>xmalloc(3 * plen[0])
+    k = normal_path(p[0], plen[0], norm_buf[0])
+    if k >= 0:
+        p[0] = norm_buf[0]
+        plen[0] = k
+        return None
+    norm = _rfc_path(url).encode("utf-8", "surrogatepass")
+    p[0] = <const unsigned char*>PyBytes_AS_STRING(norm)
+    plen[0] = PyBytes_GET_SIZE(norm)
+    return norm
 
 
 cdef class Doc:
@@ -214,11 +474,8 @@ cdef class Doc:
 
     cdef int _build(self) except -1:
         cdef U32Vec dirs, ua_words, rule_words, gstart
-        cdef Py_ssize_t i, ndirs, nua, nrule
+        cdef Py_ssize_t ndirs, nua, nrule
         cdef uint64_t room
-        cdef uint32_t head, kind, g = 0, vstart, vlen
-        cdef int role
-        cdef bint in_group = False, has_rules = False
         cdef const uint8_t* roles = _dialect_tables[self.dialect_code].roles
         cdef uint32_t few_dirs[DIRS_SMALL]  # a small file's directives, on the stack
         cdef uint32_t* words
@@ -235,13 +492,7 @@ cdef class Doc:
             # room for every user-agent line and rule at once (no regrowth, and no fitting:
             # what the file keeps until its selections are compiled is one block, the Build
             # with its vectors' room after it)
-            nua = nrule = 0
-            for i in range(ndirs):
-                role = roles[dirs.data[3 * i] >> KIND_SHIFT]
-                if role == R_UA:
-                    nua += 1
-                elif role == R_ALLOW or role == R_DISALLOW:
-                    nrule += 1
+            count_lines(&dirs, roles, &nua, &nrule)
             # 3 words a user-agent line and a rule, a group start a line (and the end), and
             # Doc._index_agents' selections: a group a line, a start a line (and two)
             room = 3 * <uint64_t>nua + 3 * <uint64_t>nrule + (nua + 1) + nua + (nua + 2)
@@ -254,32 +505,7 @@ cdef class Doc:
             vec_borrow(&rule_words, words + 3 * nua, 3 * nrule)
             vec_borrow(&gstart, words + 3 * nua + 3 * nrule, nua + 1)
             self.build.sel_room = words + 4 * nua + 3 * nrule + 1
-            # groups (robotrules._index.build): user-agent lines and rules per group
-            for i in range(ndirs):
-                head = dirs.data[3 * i]
-                kind = head >> KIND_SHIFT
-                role = roles[kind]
-                if role == R_UA:
-                    if not in_group or has_rules:
-                        vec_push(&gstart, <uint32_t>(rule_words.n // 3))
-                        in_group = True
-                        has_rules = False
-                    vec_push(&ua_words, dirs.data[3 * i + 1])
-                    vec_push(&ua_words, dirs.data[3 * i + 2])
-                    vec_push(&ua_words, <uint32_t>(gstart.n - 1))
-                elif role == R_BLANK:
-                    in_group = False
-                elif role == R_ALLOW or role == R_DISALLOW:
-                    if in_group:
-                        vec_push(&rule_words, dirs.data[3 * i + 1])
-                        vec_push(&rule_words, <uint32_t>i)
-                        vec_push(&rule_words, dirs.data[3 * i + 2] | (
-                            RULE_ALLOW if role == R_ALLOW else 0))
-                        has_rules = True
-                elif role == R_ENDS:
-                    if in_group:
-                        has_rules = True
-            vec_push(&gstart, <uint32_t>(rule_words.n // 3))
+            file_groups(&dirs, roles, &ua_words, &rule_words, &gstart)
             vec_free(&dirs)
             vec_move(&self.build.sel_groups, &ua_words)  # indexed on the first query (_index)
             self.build.nrules = <uint32_t>(rule_words.n // 3)  # < directives < 2 ** INDEX_BITS
@@ -340,21 +566,11 @@ cdef class Doc:
     cdef int _index_agents(self, U32Vec* uas, U32Vec* gstart) except -1:
         """Tokens and their group selections, one slot per distinct selection for its
         matcher (robotrules._index._index_agents, then robotrules._compile.select)."""
-        cdef Py_ssize_t nua = uas.n // 3, u, tlen, x
-        cdef uint32_t vstart, vlen, g, off = 0, k, j, run, ntok = 0, nsel, sel
-        cdef uint32_t count, lo, ngroups = <uint32_t>(gstart.n - 1)
-        cdef uint64_t spread
-        cdef const unsigned char* v
-        cdef const uint8_t* tb = _dialect_tables[self.dialect_code].token_byte
+        cdef Py_ssize_t nua = uas.n // 3
+        cdef uint32_t ntok = 0, ngroups = <uint32_t>(gstart.n - 1)
         cdef U32Vec sels, sel_start
         cdef uint32_t* idx = NULL
-        cdef int32_t* single = NULL
-        cdef Token* tok
-        cdef Token* final
-        cdef uint32_t nfinal
         cdef HashMap lists
-        cdef uint32_t* slot
-        cdef bint fresh, named
         memset(&sels, 0, sizeof(U32Vec))
         memset(&sel_start, 0, sizeof(U32Vec))
         memset(&lists, 0, sizeof(HashMap))
@@ -364,14 +580,7 @@ cdef class Doc:
             self.tokbuf = NULL
             self.tokens = NULL
             self.tokbuf_size = 0
-            named = False  # most files name no agent (only '*' lines): no token to make
-            for u in range(nua):
-                v = self.data + uas.data[3 * u]
-                vlen = uas.data[3 * u + 1]
-                if not star_line(v, vlen):
-                    named = True
-                    break
-            if named:
+            if names_an_agent(self.data, uas):  # most files name none (only '*' lines)
                 self.tokbuf_size = <uint32_t>(1 + value_bytes(uas))  # values of a capped body
                 self.tokbuf = <unsigned char*>xmalloc(self.tokbuf_size)
                 self.tokens = <Token*>xmalloc((nua if nua else 1) * sizeof(Token))
@@ -382,121 +591,108 @@ cdef class Doc:
             vec_borrow(&sel_start, self.build.sel_room + nua, nua + 2)
             # the global selection first: the groups with a '*' line (in file order, once)
             vec_push(&sel_start, 0)
-            for u in range(nua):
-                vstart = uas.data[3 * u]
-                vlen = uas.data[3 * u + 1]
-                g = uas.data[3 * u + 2]
-                v = self.data + vstart
-                if star_line(v, vlen):
-                    if sels.n == 0 or sels.data[sels.n - 1] != g:
-                        vec_push(&sels, g)
-                    continue
-                tlen = 0
-                while tlen < vlen and tb[v[tlen]]:
-                    tlen += 1
-                tok = &self.tokens[ntok]
-                tok.off = off
-                tok.len = <uint32_t>tlen  # a value: at most MAX_LINE bytes
-                tok.sel = g  # the group, until the selections are known
-                for x in range(tlen):  # token bytes are ASCII: lower-case them here
-                    self.tokbuf[off + x] = ascii_lower(v[x])
-                off += <uint32_t>tlen
-                ntok += 1
+            read_tokens(self.data, uas, _dialect_tables[self.dialect_code].token_byte,
+                        self.tokens, self.tokbuf, &sels, &ntok)
             vec_push(&sel_start, <uint32_t>sels.n)
             self.ntokens = 0
             if ntok:  # (none: every agent selects the global groups, selection 0)
-                # distinct tokens in byte order, each with its groups in file order
                 # one block: the tokens' order (idx), then each group's one-group selection
                 idx = <uint32_t*>xmalloc((ntok + ngroups + 1) * sizeof(uint32_t))
-                for k in range(ntok):
-                    idx[k] = k
-                sort_tokens(idx, ntok, self.tokbuf, self.tokens)
-                single = <int32_t*>(idx + ntok)
-                for k in range(ngroups):
-                    single[k] = -1
-                if sel_start.data[1] - sel_start.data[0] == 1:
-                    single[sels.data[0]] = 0
-                final = <Token*>xmalloc((ntok if ntok else 1) * sizeof(Token))
                 map_init(&lists, ntok + 2)
-                if sel_start.data[1] - sel_start.data[0] > 1:  # the global list, to share it
-                    map_slot(&lists, hash_bytes(<const unsigned char*>sels.data,
-                                                sel_start.data[1] * sizeof(uint32_t)), &fresh)[0] = 0
-                nfinal = 0
-                k = 0
-                while k < ntok:
-                    run = k
-                    lo = <uint32_t>sels.n
-                    while run < ntok and token_cmp(self.tokbuf, &self.tokens[idx[run]],
-                                                   &self.tokens[idx[k]]) == 0:
-                        g = self.tokens[idx[run]].sel
-                        if sels.n == lo or sels.data[sels.n - 1] != g:
-                            vec_push(&sels, g)
-                        run += 1
-                    # the same group list as an earlier selection?
-                    count = <uint32_t>sels.n - lo
-                    sel = 0xFFFFFFFFu
-                    if count == 1 and single[sels.data[lo]] >= 0:
-                        sel = <uint32_t>single[sels.data[lo]]
-                    elif count != 1:  # by a hash of the list (a file may hold thousands)
-                        slot = map_slot(&lists, hash_bytes(<const unsigned char*>&sels.data[lo],
-                                                           count * sizeof(uint32_t)), &fresh)
-                        if fresh:
-                            slot[0] = <uint32_t>(sel_start.n - 1)  # the one made below
-                        else:
-                            j = slot[0]
-                            if sel_start.data[j + 1] - sel_start.data[j] == count and memcmp(
-                                    &sels.data[sel_start.data[j]], &sels.data[lo],
-                                    count * sizeof(uint32_t)) == 0:
-                                sel = j
-                    if sel == 0xFFFFFFFFu:
-                        sel = <uint32_t>(sel_start.n - 1)
-                        vec_push(&sel_start, <uint32_t>sels.n)
-                        if count == 1:
-                            single[sels.data[lo]] = <int32_t>sel
-                    else:
-                        sels.n = lo  # drop the copy
-                    final[nfinal] = self.tokens[idx[k]]
-                    final[nfinal].sel = sel
-                    nfinal += 1
-                    k = run
-                PyMem_Free(self.tokens)
-                self.tokens = final
-                self.ntokens = nfinal
-            # one matcher per selection, compiled on its first query
-            nsel = <uint32_t>(sel_start.n - 1)
-            # one block: the matchers, then each selection's groups (Doc.selection_groups:
-            # where they start, then the group numbers), kept for the answers' groups
-            self.sels = <Matcher**>xmalloc(nsel * sizeof(Matcher*) + (
-                sel_start.n + sels.n) * sizeof(uint32_t))
-            memset(self.sels, 0, nsel * sizeof(Matcher*))
-            memcpy(<uint32_t*>(self.sels + nsel), sel_start.data,
-                   sel_start.n * sizeof(uint32_t))
-            memcpy(<uint32_t*>(self.sels + nsel) + sel_start.n, sels.data,
-                   sels.n * sizeof(uint32_t))
-            self.nsels = nsel  # (sels and sel_start go with the Build: not fitted)
-            # a matcher holds at most 4 units (entries and nodes) a rule of its selection
-            # (each rule one entry and a companion, a node each): when all of them fit the
-            # budget, none is ever dropped, and a compiled selection's rules are not read
-            # again
-            spread = 0
-            for k in range(<uint32_t>sels.n):
-                g = sels.data[k]
-                spread += gstart.data[g + 1] - gstart.data[g]
-            PyMem_Free(self.build.readers)  # what a call cut short by MemoryError left, if any
-            self.build.readers = NULL
-            if 4 * spread <= self.build.budget and sel_start.n > 2:  # one selection: no use
-                self.build.readers = <uint32_t*>xmalloc((ngroups if ngroups else 1)
-                                                   * sizeof(uint32_t))
-                memset(self.build.readers, 0, ngroups * sizeof(uint32_t))
-                for k in range(<uint32_t>sels.n):
-                    self.build.readers[sels.data[k]] += 1
-            vec_move(&self.build.sel_groups, &sels)
-            vec_move(&self.build.sel_start, &sel_start)
+                self._distinct_tokens(ntok, ngroups, idx, &lists, &sels, &sel_start)
+            self._keep_selections(&sels, &sel_start, gstart, ngroups)
         finally:
             vec_free(&sels)
             vec_free(&sel_start)
             map_free(&lists)
             PyMem_Free(idx)  # and single
+        return 0
+
+    cdef int _distinct_tokens(self, uint32_t ntok, uint32_t ngroups, uint32_t* idx,
+                               HashMap* lists, U32Vec* sels, U32Vec* sel_start) except -1:
+        """The distinct tokens in byte order (``self.tokens``, ``ntok`` read by read_tokens),
+        each with the selection of its groups in file order: a selection already made for the
+        same group list (one group: ``single``; more: by a hash of the list, ``lists``), else
+        a new one. ``idx`` has room for the tokens' order and a number per group."""
+        cdef uint32_t k, run, lo, g, count, sel, nfinal = 0
+        cdef int32_t* single
+        cdef Token* final
+        cdef bint fresh
+        for k in range(ntok):
+            idx[k] = k
+        sort_tokens(idx, ntok, self.tokbuf, self.tokens)
+        single = <int32_t*>(idx + ntok)
+        for k in range(ngroups):
+            single[k] = -1
+        if sel_start.data[1] - sel_start.data[0] == 1:
+            single[sels.data[0]] = 0
+        final = <Token*>xmalloc((ntok if ntok else 1) * sizeof(Token))
+        if sel_start.data[1] - sel_start.data[0] > 1:  # the global list, to share it
+            map_slot(lists, hash_bytes(<const unsigned char*>sels.data,
+                                       sel_start.data[1] * sizeof(uint32_t)), &fresh)[0] = 0
+        k = 0
+        while k < ntok:
+            run = k
+            lo = <uint32_t>sels.n
+            while run < ntok and token_cmp(self.tokbuf, &self.tokens[idx[run]],
+                                           &self.tokens[idx[k]]) == 0:
+                g = self.tokens[idx[run]].sel
+                if sels.n == lo or sels.data[sels.n - 1] != g:
+                    vec_push(sels, g)
+                run += 1
+            count = <uint32_t>sels.n - lo
+            sel = same_selection(sels, sel_start, lo, count, single, lists)
+            if sel == 0xFFFFFFFFu:
+                sel = <uint32_t>(sel_start.n - 1)
+                vec_push(sel_start, <uint32_t>sels.n)
+                if count == 1:
+                    single[sels.data[lo]] = <int32_t>sel
+            else:
+                sels.n = lo  # drop the copy
+            final[nfinal] = self.tokens[idx[k]]
+            final[nfinal].sel = sel
+            nfinal += 1
+            k = run
+        PyMem_Free(self.tokens)
+        self.tokens = final
+        self.ntokens = nfinal
+        return 0
+
+    cdef int _keep_selections(self, U32Vec* sels, U32Vec* sel_start, U32Vec* gstart,
+                              uint32_t ngroups) except -1:
+        """Keep the selections: one matcher slot each, compiled on its first query, and each
+        one's groups (Doc.selection_groups); and, where every matcher fits the budget
+        together, how many selections read each group (Build.readers). ``sels`` and
+        ``sel_start`` move into the Build."""
+        cdef uint32_t k, g, nsel = <uint32_t>(sel_start.n - 1)
+        cdef uint64_t spread = 0
+        # one block: the matchers, then each selection's groups (Doc.selection_groups:
+        # where they start, then the group numbers), kept for the answers' groups
+        self.sels = <Matcher**>xmalloc(nsel * sizeof(Matcher*) + (
+            sel_start.n + sels.n) * sizeof(uint32_t))
+        memset(self.sels, 0, nsel * sizeof(Matcher*))
+        memcpy(<uint32_t*>(self.sels + nsel), sel_start.data,
+               sel_start.n * sizeof(uint32_t))
+        memcpy(<uint32_t*>(self.sels + nsel) + sel_start.n, sels.data,
+               sels.n * sizeof(uint32_t))
+        self.nsels = nsel  # (sels and sel_start go with the Build: not fitted)
+        # a matcher holds at most 4 units (entries and nodes) a rule of its selection
+        # (each rule one entry and a companion, a node each): when all of them fit the
+        # budget, none is ever dropped, and a compiled selection's rules are not read
+        # again
+        for k in range(<uint32_t>sels.n):
+            g = sels.data[k]
+            spread += gstart.data[g + 1] - gstart.data[g]
+        PyMem_Free(self.build.readers)  # what a call cut short by MemoryError left, if any
+        self.build.readers = NULL
+        if 4 * spread <= self.build.budget and sel_start.n > 2:  # one selection: no use
+            self.build.readers = <uint32_t*>xmalloc((ngroups if ngroups else 1)
+                                               * sizeof(uint32_t))
+            memset(self.build.readers, 0, ngroups * sizeof(uint32_t))
+            for k in range(<uint32_t>sels.n):
+                self.build.readers[sels.data[k]] += 1
+        vec_move(&self.build.sel_groups, sels)
+        vec_move(&self.build.sel_start, sel_start)
         return 0
 
     cdef int _compile(self, uint32_t k) except -1:
@@ -513,67 +709,64 @@ cdef class Doc:
         bytes an entry each), so all of them together stay within about 300 bytes a unit of
         the budget."""
         cdef Matcher m
-        cdef Matcher* made
         cdef RawRule* rules = NULL
         cdef RawRule few[SMALL_RULES]  # most selections: their rules on the stack
-        cdef uint32_t count = 0, j, g, lo, hi, r, cap = 0, i
-        cdef uint64_t cost
+        cdef uint32_t count, cap
         cdef Build* b = self.build  # kept until this compile is over (busy)
-        cdef U32Vec* words = &b.rule_words
         b.busy += 1
         try:
             try:
-                for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
-                    g = b.sel_groups.data[j]
-                    cap += b.gstart.data[g + 1] - b.gstart.data[g]
+                cap = selection_rule_count(b, k)
                 rules = (&few[0] if cap <= SMALL_RULES
                          else <RawRule*>xmalloc(cap * sizeof(RawRule)))
-                for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
-                    g = b.sel_groups.data[j]
-                    lo = b.gstart.data[g]
-                    hi = b.gstart.data[g + 1]
-                    for r in range(lo, hi):
-                        rules[count].vstart = words.data[3 * r]
-                        rules[count].index = words.data[3 * r + 1]
-                        rules[count].vlen = words.data[3 * r + 2] & RULE_LEN
-                        rules[count].allow = (words.data[3 * r + 2] & RULE_ALLOW) != 0
-                        rules[count].rid = r
-                        count += 1
+                count = selection_rules(b, k, rules)
                 compile_rules(&m, rules, count, self.data, self.dialect_code, &self.pats, &b.pat_memo,
                               b.nrules, &b.pool)
             finally:
                 if rules != &few[0]:
                     PyMem_Free(rules)
                 b.busy -= 1
-            if self.sels[k] != NULL:  # another thread published one meanwhile
-                matcher_free(&m)
-                return 0
-            made = <Matcher*>PyMem_Malloc(sizeof(Matcher))
-            if made == NULL:
-                matcher_free(&m)
-                raise MemoryError()
-            cost = <uint64_t>m.nentries + m.nnodes
-            if b.live + cost > b.budget:
-                for i in range(self.nsels):
-                    if self.sels[i] != NULL:
-                        matcher_free(self.sels[i])
-                        PyMem_Free(self.sels[i])
-                        self.sels[i] = NULL
-                b.live = 0
-                b.compiled = 0
-                self.evictions += 1
-            made[0] = m
-            self.sels[k] = made
-            b.live += cost
-            b.compiled += 1
-            if b.readers != NULL:  # the groups only compiled selections read: not again
-                for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
-                    g = b.sel_groups.data[j]
-                    b.readers[g] -= 1
-                    if b.readers[g] == 0:
-                        b.dead += b.gstart.data[g + 1] - b.gstart.data[g]
+            self._publish(k, &m)
         finally:  # however this compile ended, the last one out frees what compiling needed
             self._done_building()
+        return 0
+
+    cdef int _publish(self, uint32_t k, Matcher* m) except -1:
+        """Make the matcher ``m`` compiled for selection ``k`` the selection's (or free it:
+        another thread published one meanwhile), first dropping every other one when they
+        would hold more than the budget together; the groups only compiled selections read
+        are counted dead (Build.readers)."""
+        cdef Matcher* made
+        cdef uint64_t cost
+        cdef uint32_t i, j, g
+        cdef Build* b = self.build
+        if self.sels[k] != NULL:  # another thread published one meanwhile
+            matcher_free(m)
+            return 0
+        made = <Matcher*>PyMem_Malloc(sizeof(Matcher))
+        if made == NULL:
+            matcher_free(m)
+            raise MemoryError()
+        cost = <uint64_t>m.nentries + m.nnodes
+        if b.live + cost > b.budget:
+            for i in range(self.nsels):
+                if self.sels[i] != NULL:
+                    matcher_free(self.sels[i])
+                    PyMem_Free(self.sels[i])
+                    self.sels[i] = NULL
+            b.live = 0
+            b.compiled = 0
+            self.evictions += 1
+        made[0] = m[0]
+        self.sels[k] = made
+        b.live += cost
+        b.compiled += 1
+        if b.readers != NULL:  # the groups only compiled selections read: not again
+            for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
+                g = b.sel_groups.data[j]
+                b.readers[g] -= 1
+                if b.readers[g] == 0:
+                    b.dead += b.gstart.data[g + 1] - b.gstart.data[g]
         return 0
 
     cdef bint _scan_first(self, uint32_t k) except -1:
@@ -670,19 +863,11 @@ cdef class Doc:
         (busy: nothing holds a rule number or a pool position). Nothing changes when memory
         for the smaller copy is short."""
         cdef Build* b = self.build
-        cdef uint32_t ngroups = <uint32_t>(b.gstart.n - 1)
-        cdef uint32_t j, g, r, lo, hi, kept = 0, at, npool = 0
+        cdef uint32_t kept = 0, npool = 0
         cdef uint32_t* words
         cdef uint32_t* memo = NULL
         cdef uint32_t* pool = NULL
-        cdef uint32_t* gstart = b.gstart.data
-        for g in range(ngroups):
-            if b.readers[g]:
-                kept += gstart[g + 1] - gstart[g]
-                if b.pat_memo != NULL:
-                    for r in range(gstart[g], gstart[g + 1]):
-                        if b.pat_memo[r] != MEMO_NONE:
-                            npool += 2 if b.pat_memo[r] & MEMO_PAIR else 1
+        count_read_rules(b, &kept, &npool)
         words = <uint32_t*>PyMem_Malloc((3 * <Py_ssize_t>kept if kept else 1) * sizeof(uint32_t))
         if b.pat_memo != NULL:
             memo = <uint32_t*>PyMem_Malloc((kept if kept else 1) * sizeof(uint32_t))
@@ -693,30 +878,7 @@ cdef class Doc:
             PyMem_Free(memo)
             PyMem_Free(pool)
             return
-        kept = 0
-        npool = 0
-        for g in range(ngroups):  # gstart renumbered in place: gstart[g] is read first
-            lo = gstart[g]
-            hi = gstart[g + 1]
-            gstart[g] = kept
-            if not b.readers[g]:
-                continue
-            memcpy(&words[3 * <Py_ssize_t>kept], &b.rule_words.data[3 * <Py_ssize_t>lo],
-                   3 * <Py_ssize_t>(hi - lo) * sizeof(uint32_t))
-            if memo != NULL:
-                for r in range(lo, hi):
-                    at = b.pat_memo[r]
-                    if at == MEMO_NONE:
-                        memo[kept + r - lo] = MEMO_NONE
-                        continue
-                    memo[kept + r - lo] = npool | (at & MEMO_PAIR)
-                    j = 2 if at & MEMO_PAIR else 1
-                    memcpy(&pool[npool * <Py_ssize_t>ENTRY_WORDS],
-                           &b.pool.data[(at & ~MEMO_PAIR) * <Py_ssize_t>ENTRY_WORDS],
-                           j * ENTRY_WORDS * sizeof(uint32_t))
-                    npool += j
-            kept += hi - lo
-        gstart[ngroups] = kept
+        copy_read_rules(b, words, memo, pool, &kept, &npool)
         vec_free(&b.rule_words)  # (a borrowed buffer stays in the Build's room)
         b.rule_words.data = words
         b.rule_words.n = b.rule_words.cap = 3 * <Py_ssize_t>kept
@@ -825,16 +987,16 @@ cdef class Doc:
         it (robotrules._url), found in C. ``path``, unless NULL, gets that path as a new
         reference to a ``str`` (the spec's ``path(url)``; the caller owns it)."""
         cdef const unsigned char* u
-        cdef Py_ssize_t n, start, end
-        cdef bint slash, work
+        cdef Py_ssize_t n
+        cdef bint work
         cdef object data
+        cdef object norm
         cdef unsigned char small[512]
         cdef unsigned char* buf = NULL
         cdef const unsigned char* p
-        cdef Py_ssize_t plen, k
+        cdef Py_ssize_t plen
         cdef unsigned char norm_small[512]
         cdef unsigned char* norm_buf = NULL
-        cdef const unsigned char* nul
         cdef const DialectTables* dt = &_dialect_tables[self.dialect_code]
         if PyUnicode_IS_ASCII(url):
             u = <const unsigned char*>PyUnicode_DATA(url)
@@ -843,45 +1005,10 @@ cdef class Doc:
             data = url.encode("utf-8", "surrogatepass")
             u = <const unsigned char*>PyBytes_AS_STRING(data)
             n = PyBytes_GET_SIZE(data)
-        # RFC 9309: whether the path needs normalising, found in the same pass
-        work = False
-        path_span(u, n, &start, &end, &slash, &work if dt.normal_path else NULL)
-        if start < 0:
-            p = <const unsigned char*>"/"
-            plen = 1
-        elif slash:
-            plen = end - start + 1
-            if plen <= 512:
-                buf = &small[0]
-            else:
-                buf = <unsigned char*>xmalloc(plen)
-            buf[0] = C_SLASH
-            memcpy(buf + 1, u + start, plen - 1)
-            p = buf
-        else:
-            p = u + start
-            plen = end - start
-        if dt.nul_ends_path:
-            # robotrules._url.path_of: Google's matcher reads the path as a C string
-            nul = <const unsigned char*>memchr(p, C_NUL, plen)
-            if nul != NULL:
-                plen = nul - p
+        url_path(u, n, dt, small, &buf, &p, &plen, &work)
         try:
             if work:  # (normal_path only; "/" and a '/' put in front need none)
-                # RFC 9309 2.2.2 in C (normal_path); a lone surrogate: robotrules._url.rfc_path
-                if 3 * plen <= 512:
-                    norm_buf = &norm_small[0]
-                else:
-                    norm_buf = <unsigned char*>xmalloc(3 * plen)
-                k = normal_path(p, plen, norm_buf)
-                if k >= 0:
-                    p = norm_buf
-                    plen = k
-                else:
-                    norm = _rfc_path(url).encode("utf-8", "surrogatepass")
-                    data = norm
-                    p = <const unsigned char*>PyBytes_AS_STRING(norm)
-                    plen = PyBytes_GET_SIZE(norm)
+                norm = normal_url_path(url, &p, &plen, norm_small, &norm_buf)
             if path != NULL:
                 text = path_text(url, u, n, p, plen)
                 Py_INCREF(text)
@@ -939,6 +1066,27 @@ cdef class Doc:
         text = <object>path
         Py_DECREF(text)  # the reference _url_key gave, now held by text
         return memo.verdict(key, user_agent, text)
+
+    @staticmethod
+    def usage_memo(verdicts, paths, make, scope, vocabulary, Py_ssize_t bound):
+        """A new, empty memo of one selection's usage answers over its verdict memo
+        (facts.pxi: UsageMemo)."""
+        return UsageMemo(verdicts, paths, make, scope, vocabulary, bound)
+
+    @cython.binding(False)
+    def known_usage(self, url, user_agent, UsageMemo memo not None):
+        """The Usage of ``url`` for ``user_agent`` from the verdict facts and the answer
+        ``memo`` keeps for it, in one C call; None where it keeps either not (then the
+        caller keeps them)."""
+        cdef PyObject* path = NULL
+        if type(url) is not str:
+            url = exact_str(url, "url")
+        if type(user_agent) is not str:
+            user_agent = exact_str(user_agent, "user_agent")
+        key = self._url_key(url, user_agent, &path)
+        text = <object>path
+        Py_DECREF(text)  # the reference _url_key gave, now held by text
+        return memo.usage(key, user_agent, text)
 
     def usage_paths(self, patterns):
         """The kernel's matcher of one agent's Content-Usage paths (facts.pxi: PathSet),

@@ -1,12 +1,15 @@
 # Part of robotrules._native (see _native.pxd for the map): facts.pxi.
 # What the answers are built from, as plain values: the path of a URL as text (for
 # Verdict.path), a fast constructor for the public values (Verdict, Usage, Decisions: the
-# facade calls it), the Content-Usage path matcher (the kernel's entry_matches over the pure
-# reading of each path), and the gather of the batch usage columns.
+# facade calls it), the memos of a selection's answers the peer keeps (VerdictMemo,
+# UsageMemo: values the facade gives, one call each), the Content-Usage path matcher (the
+# kernel's entry_matches over the pure reading of each path), and the gather of the batch
+# usage columns.
 
 from cpython.object cimport PyTypeObject
 from libc.stdint cimport int8_t
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from cpython.dict cimport PyDict_Copy
 
 import types as _types
 
@@ -117,11 +120,14 @@ cdef class VerdictMemo:
 
     cdef object verdict(self, object key, str user_agent, object path):
         """The verdict of ``key`` for ``user_agent`` and ``path``, or None: not kept."""
-        cdef Py_ssize_t i
         hit = self.facts.get(key)
         if hit is None:
             return None
-        facts = <tuple>hit
+        return self.build(<tuple>hit, user_agent, path)
+
+    cdef object build(self, tuple facts, str user_agent, object path):
+        """The verdict of kept ``facts`` for ``user_agent`` and ``path``."""
+        cdef Py_ssize_t i
         v = self.make.new()
         for i in range(7):
             self.make.put(v, i, <object>PyTuple_GET_ITEM(facts, i))
@@ -244,6 +250,86 @@ cdef class PathSet:
                 sets.append(d)
             view[i] = <long>c
         return out, sets
+
+
+cdef class UsageMemo:
+    """The usage answers of one group selection (scope, vocabulary), kept by the peer
+    (:meth:`Doc.known_usage` reads them): the selection's :class:`VerdictMemo` (the crawl
+    verdict), the matcher of its Content-Usage paths (a :class:`PathSet`, or None: one answer
+    for every path), and per set of deciding rules the answer ``(categories, lines,
+    statements)``, each kept by one call, ``keep(chosen, answer)``. ``make`` (a Maker of
+    Usage) takes nine values: crawl, categories (each Usage gets its own copy of the kept
+    dict), lines, statements, the user agent, the path, ``scope``, the verdict and
+    ``vocabulary``. The kernel stores the values and never reads into or calls them. At
+    most ``bound`` answers: past it, every one is dropped before the next is kept."""
+
+    cdef VerdictMemo verdicts
+    cdef PathSet paths
+    cdef Maker make
+    cdef object scope
+    cdef object vocabulary
+    cdef dict answers
+    cdef Py_ssize_t bound
+
+    def __cinit__(self, VerdictMemo verdicts not None, PathSet paths, Maker make not None,
+                  str scope not None, str vocabulary not None, Py_ssize_t bound):
+        if bound < 1:
+            raise ValueError("a UsageMemo keeps at least one answer")
+        if make.n != 9:
+            raise ValueError("a Usage is 9 values")
+        self.verdicts = verdicts
+        self.paths = paths
+        self.make = make
+        self.scope = scope
+        self.vocabulary = vocabulary
+        self.answers = {}
+        self.bound = bound
+
+    def keep(self, tuple chosen not None, tuple answer not None):
+        """Keep the answer ``(categories, lines, statements)`` of the deciding rules
+        ``chosen`` (a dict and two tuples)."""
+        if (PyTuple_GET_SIZE(answer) != 3 or type(answer[0]) is not dict
+                or type(answer[1]) is not tuple or type(answer[2]) is not tuple):
+            raise ValueError("an answer is a dict and two tuples")
+        if len(self.answers) >= self.bound:
+            self.answers.clear()
+        self.answers[chosen] = answer
+
+    def __len__(self):
+        return len(self.answers)
+
+    cdef object usage(self, object key, str user_agent, str path):
+        """The Usage of deciding ``key`` for ``user_agent`` and ``path``, or None: its
+        verdict facts or its answer not kept."""
+        cdef Maker make = self.make
+        hit = self.verdicts.facts.get(key)
+        if hit is None:
+            return None
+        facts = <tuple>hit
+        if not <object>PyTuple_GET_ITEM(facts, 0):  # (no preference attaches to a URL
+            # that may not be fetched)
+            u = make.new()
+            make.put(u, 0, False)
+            make.put(u, 1, {})
+            make.put(u, 2, ())
+            make.put(u, 3, ())
+        else:
+            chosen = () if self.paths is None else self.paths.deciding_of(path)
+            got = self.answers.get(chosen)
+            if got is None:
+                return None
+            answer = <tuple>got
+            u = make.new()
+            make.put(u, 0, True)
+            make.put(u, 1, PyDict_Copy(<object>PyTuple_GET_ITEM(answer, 0)))
+            make.put(u, 2, <object>PyTuple_GET_ITEM(answer, 1))
+            make.put(u, 3, <object>PyTuple_GET_ITEM(answer, 2))
+        make.put(u, 4, user_agent)
+        make.put(u, 5, path)
+        make.put(u, 6, self.scope)
+        make.put(u, 7, self.verdicts.build(facts, user_agent, path))
+        make.put(u, 8, self.vocabulary)
+        return u
 
 
 def gather(classes, table):
