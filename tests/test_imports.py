@@ -1,6 +1,6 @@
 """Imports inside functions: each one defers a module that its own module's import does not load.
 
-The rule, from docs/architecture.md ("Imports"): an import sits at the top of its module unless
+The rule, from docs/architecture.md ("Layers", "Imports"): an import sits at the top of its module unless
 placing it there would make importing the module load something it does not load now (an
 optional extra's package such as httpx, duckdb or cryptography; the CLI's and the facade's
 heavier parts, which ``import robotrules`` and ``robotrules --help`` do not pay for). An import
