@@ -1,11 +1,11 @@
 """Imports inside functions: each one defers a module that its own module's import does not load.
 
-The rule, from docs/architecture.md ("Layers", "Imports"): an import sits at the top of its module unless
-placing it there would make importing the module load something it does not load now (an
-optional extra's package such as httpx, duckdb or cryptography; the CLI's and the facade's
-heavier parts, which ``import robotrules`` and ``robotrules --help`` do not pay for). An import
-inside a function of a module whose own import loads the same module anyway defers nothing: it
-only hides a dependency, so it is a defect here.
+The rule, from docs/architecture.md ("Layers", "Imports"): an import sits at the top of its
+module unless placing it there would make importing the module load something it does not load
+now (an optional extra's package such as httpx, duckdb or cryptography; the CLI's and the
+facade's heavier parts, which ``import robotrules`` and ``robotrules --help`` do not pay for).
+An import inside a function of a module whose own import loads the same module anyway defers
+nothing: it only hides a dependency, so it is a defect here.
 
 How it is read: every ``import``/``from … import`` inside a function of ``src/robotrules`` (found
 with :mod:`ast`), then, in a fresh interpreter per module, whether importing that module alone

@@ -289,9 +289,15 @@ def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
                             total.update(pending.pop(0).result())
                     for f in pending:
                         total.update(f.result())
+                except BaseException:
+                    # SIGTERM, Ctrl-C or an error: the batches under way are not waited for
+                    # (each can take minutes on a loaded machine, past a service manager's
+                    # stop timeout); the workers are ended now
+                    _end_workers(pool)
+                    raise
                 finally:
-                    # also on SIGTERM / Ctrl-C: queued batches dropped, the workers (and
-                    # the resource tracker with them) end before the temp dir goes
+                    # queued batches dropped, the workers (and the resource tracker with
+                    # them) gone before the temp dir goes
                     pool.shutdown(wait=True, cancel_futures=True)
             else:
                 for batch in batches:
@@ -299,6 +305,18 @@ def _count_crawl(path: str, tokens: Sequence[str], usage: bool, workers: int,
         finally:
             con.close()
     return total
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate the pool's worker processes (``ProcessPoolExecutor`` has no public call for it
+    before Python 3.14's ``terminate_workers``; its ``_processes`` maps pids to processes)."""
+    stop = getattr(pool, "terminate_workers", None)
+    if stop is not None:  # Python 3.14
+        stop()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        if proc.is_alive():
+            proc.terminate()
 
 
 _SEP = "\x1f"  # joins a counter key's parts into one string column on Spark
