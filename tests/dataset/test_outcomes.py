@@ -392,6 +392,30 @@ def test_cli_and_errors(crawl: tuple[Path, Path, Path], tmp_path: Path) -> None:
         parse_top("ten")
 
 
+def test_duckdb_options_give_the_same_table(crawl: tuple[Path, Path, Path],
+                                            tmp_path: Path) -> None:
+    # issue 40: "census, outcomes and history have no --memory-limit, --scratch-dir or
+    # --threads". With them, outcomes writes the same table, its spill folder is gone
+    # afterwards, and a bad limit is one line, exit 2
+    _, robots, ranks = crawl
+    plain, bounded = tmp_path / "plain.csv", tmp_path / "bounded.csv"
+    run_outcomes([f"X={robots}"], str(ranks), str(plain), top=[5, 12])
+    scratch = tmp_path / "scratch"
+    result = CliRunner().invoke(dataset, [
+        "outcomes", "--robots", f"X={robots}", "--ranks", str(ranks), "--top", "5,12",
+        "--threads", "1", "--memory-limit", "64MB", "--scratch-dir", str(scratch),
+        "-o", str(bounded)])
+    assert result.exit_code == 0, result.stderr
+    assert _read(bounded) == _read(plain)
+    assert list(scratch.iterdir()) == []
+    result = CliRunner().invoke(dataset, [
+        "outcomes", "--robots", f"X={robots}", "--ranks", str(ranks), "--memory-limit",
+        "lots", "-o", str(tmp_path / "z.csv")])
+    assert result.exit_code == 2
+    assert "bad memory limit 'lots'" in result.stderr
+    assert not (tmp_path / "z.csv").exists()
+
+
 @pytest.mark.slow  # a local Spark (JVM start and jobs): CI runs -m slow
 def test_spark_gives_the_same_tables(spark: Any, crawl: tuple[Path, Path, Path],
                                      tmp_path: Path) -> None:

@@ -286,9 +286,13 @@ def census_cmd(robots: tuple[str, ...], purpose: str | None, output: str,
               help="CSV to write (with a -rfc9309.csv companion)")
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb",
               show_default=True)
+@_threads_option
+@_memory_option
+@_scratch_option
 @_master_option
 def outcomes_cmd(robots: tuple[str, ...], ranks: str, top: str, dates: tuple[str, ...],
-                 output: str, engine: str, master: str | None) -> None:
+                 output: str, engine: str, threads: int | None, memory_limit: str | None,
+                 scratch_dir: str | None, master: str | None) -> None:
     """Common Crawl's robots.txt outcome table per top-k stratum (its procedure: the latest
     capture per URL, the exact host, the detected MIME type, redirects followed), with RFC
     9309's outcome beside it. Reads the capture index that 'dataset robots' writes beside
@@ -296,7 +300,8 @@ def outcomes_cmd(robots: tuple[str, ...], ranks: str, top: str, dates: tuple[str
     with _errors():
         result = run_outcomes(list(robots), ranks, output, top=parse_top(top),
                               dates=dict(d.partition("=")[::2] for d in dates), engine=engine,
-                              master=master)
+                              master=master, threads=threads, memory_limit=memory_limit,
+                              scratch_dir=scratch_dir)
     _engine_line(result.engine)
     for line in result.headline():
         click.echo(line, err=True)

@@ -56,6 +56,7 @@ import gzip
 import io
 import os
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -331,10 +332,11 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _hosts_duckdb(index: str, robots: str, ranks: list[tuple[int, str]]
+def _hosts_duckdb(index: str, robots: str, ranks: list[tuple[int, str]], threads: int | None,
+                  memory_limit: str | None, spill_dir: str
                   ) -> tuple[_Seen, dict[str, dict[str, str]], date | None]:
     pa = require("pyarrow")
-    con = connect()
+    con = connect(threads, memory_limit, spill_dir)
     try:
         con.register("ranks", pa.table({"rank": [r for r, _ in ranks],
                                         "host": [h for _, h in ranks]}))
@@ -409,10 +411,13 @@ def _rfc(origins: dict[str, str]) -> str:
 def run_outcomes(robots: list[str], ranks_path: str, output: str, *,
                  top: list[int] | None = None, dates: dict[str, str] | None = None,
                  engine: str = "duckdb", spark: Any = None,
-                 master: str | None = None) -> OutcomesResult:
+                 master: str | None = None, threads: int | None = None,
+                 memory_limit: str | None = None,
+                 scratch_dir: str | None = None) -> OutcomesResult:
     """Write the outcome table of each crawl (``LABEL=PATH`` or ``PATH`` of a robots.parquet
     with its capture index beside it) to ``output`` (CSV) and the cross table to
-    ``<output stem>-rfc9309.csv``; see the module docstring."""
+    ``<output stem>-rfc9309.csv``; see the module docstring. ``threads``, ``memory_limit``
+    and ``scratch_dir`` are DuckDB's (the procedure's sorts and joins spill there)."""
     labelled = [crawl_label(r) for r in robots]
     check_robots([p for _, p in labelled])
     for _, path in labelled:
@@ -426,10 +431,17 @@ def run_outcomes(robots: list[str], ranks_path: str, output: str, *,
     session = session_for(engine, spark, master)
     rows: list[dict[str, Any]] = []
     cross: list[dict[str, Any]] = []
+    if scratch_dir:
+        os.makedirs(scratch_dir, exist_ok=True)
     for label, path in labelled:
         index = str(captures_path(path))
-        seen, origins, first = (_hosts_spark(session, index, path, ranks) if session is not None
-                                else _hosts_duckdb(index, path, ranks))
+        if session is not None:
+            seen, origins, first = _hosts_spark(session, index, path, ranks)
+        else:
+            with tempfile.TemporaryDirectory(prefix="robotrules-outcomes-",
+                                             dir=scratch_dir) as tmp:
+                seen, origins, first = _hosts_duckdb(index, path, ranks, threads,
+                                                     memory_limit, tmp)
         dt = (dates or {}).get(label) or crawl_monday(label, first).isoformat()
         for k in ks:
             row: dict[str, Any] = {"crawl": label, "top-k": stratum_label(k), "dt": dt}
