@@ -23,6 +23,7 @@ import bench_native as N
 from bench_data import SiteFile
 from bench_report import Report
 from bench_timing import fmt_spread, fmt_us, ratio_spread, table
+
 from workloads.first import data_sets
 
 NZ = "nzrsky C++ (C driver)"
