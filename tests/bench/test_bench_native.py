@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -42,7 +41,7 @@ def cases(shared_dir: Path) -> list[N.Case]:
 
 
 @pytest.fixture(scope="module")
-def drivers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N.Drivers]:
+def drivers(tmp_path_factory: pytest.TempPathFactory) -> N.Drivers:
     if N.compiler() is None:
         pytest.skip("no C compiler: the benchmark skips workload (n) too")
     if N.nzrsky_dir() is None:
