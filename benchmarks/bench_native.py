@@ -105,6 +105,8 @@ def build_rr(build: Path, robotrules: ModuleType) -> ModuleType:
         from setuptools import Distribution, Extension
     except ImportError as exc:
         raise BuildError(f"Cython and setuptools are needed to build it ({exc})") from exc
+    if robotrules.__file__ is None:
+        raise BuildError("the robotrules measured has no source directory")
     package = Path(robotrules.__file__).resolve().parent
     if not (package / "_native.pxd").is_file():
         raise BuildError(f"{package} has no _native.pxd")
@@ -112,12 +114,13 @@ def build_rr(build: Path, robotrules: ModuleType) -> ModuleType:
     ext = Extension("rr_driver", [str(NATIVE_DIR / "rr_driver.pyx")],
                     include_dirs=[str(NATIVE_DIR)], extra_compile_args=list(FLAGS))
     try:
-        exts = cythonize([ext], include_path=[str(package.parent)], build_dir=str(build / "c"),
-                         quiet=True, language_level=3, force=True)
+        exts = cythonize(  # type: ignore[no-untyped-call]
+            [ext], include_path=[str(package.parent)], build_dir=str(build / "c"), quiet=True,
+            language_level=3, force=True)
         dist = Distribution({"ext_modules": exts, "script_name": "bench_native"})
         cmd = dist.get_command_obj("build_ext")
-        cmd.build_lib = str(build)  # type: ignore[attr-defined]
-        cmd.build_temp = str(build / "tmp")  # type: ignore[attr-defined]
+        cmd.build_lib = str(build)
+        cmd.build_temp = str(build / "tmp")
         cmd.ensure_finalized()
         cmd.run()
         built = Path(cmd.get_ext_fullpath("rr_driver"))

@@ -15,6 +15,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 
@@ -59,11 +60,13 @@ def _py_passes(run: Callable[[], object], passes: int, reset: Callable[[], None]
 
 def _rows(times: dict[str, list[float]], n: int, ref: str
           ) -> tuple[list[list[str]], dict[str, object]]:
-    rows, data = [], {}
+    rows = []
+    data: dict[str, object] = {}
     for name, ts in times.items():
         spread = ratio_spread(times[ref], ts)
         rows.append([name, fmt_us(statistics.median(ts) / n), fmt_spread(spread)])
-        data[name] = {"us_per_file": statistics.median(ts) / n * 1e6, f"vs_{ref}": spread}
+        data[name] = {"us_per_file": statistics.median(ts) / n * 1e6, f"vs_{ref}": spread,
+                      "round_s": ts}
     return rows, data
 
 
@@ -110,9 +113,9 @@ def _measure(exe: Path, rr: ModuleType, robotrules: ModuleType, files: list[Site
         agree[title] = {"queries": len(google), **same}
         run = rr.first if mode == "first" else rr.cold
         tasks: dict[str, Pass] = {
-            NZ: lambda path=path, mode=mode: N.run_c(exe, mode, path, passes),
-            RR: lambda b=bodies, q=queries, run=run: run(b, q, "rfc9309", passes, reset),
-            RR_GOOGLE: lambda b=bodies, q=queries, run=run: run(b, q, "google", passes, reset),
+            NZ: partial(N.run_c, exe, mode, path, passes),
+            RR: partial(run, bodies, queries, "rfc9309", passes, reset),
+            RR_GOOGLE: partial(run, bodies, queries, "google", passes, reset),
         }
         times = _rounds(tasks, rounds)
         rows, cells = _rows(times, len(cases), NZ)
@@ -164,11 +167,11 @@ def _limit(exe: Path, rr: ModuleType, robotrules: ModuleType, files: list[SiteFi
                 parse(b)
 
         tasks: dict[str, Pass] = {
-            "memchr line scan (C driver)": lambda p=path: N.run_c(exe, "scan", p, passes),
-            "memchr line scan (Cython driver)": lambda b=bodies: rr.scan(b, passes),
-            "parse (Cython driver, Doc)": lambda b=bodies: rr.parse(b, "rfc9309", passes, reset),
-            "bytes.count(b'\\n') (Python)": lambda: _py_passes(count, passes, None),
-            "robotrules.parse (Python API)": lambda: _py_passes(py_parse, passes, reset),
+            "memchr line scan (C driver)": partial(N.run_c, exe, "scan", path, passes),
+            "memchr line scan (Cython driver)": partial(rr.scan, bodies, passes),
+            "parse (Cython driver, Doc)": partial(rr.parse, bodies, "rfc9309", passes, reset),
+            "bytes.count(b'\\n') (Python)": partial(_py_passes, count, passes, None),
+            "robotrules.parse (Python API)": partial(_py_passes, py_parse, passes, reset),
         }
         times = _rounds(tasks, rounds)
         n = len(bodies)
