@@ -71,7 +71,7 @@ def _rows(times: dict[str, list[float]], n: int, ref: str
 
 
 def bench_native(robotrules: ModuleType, files: list[SiteFile], rounds: int, seed: int,
-                 generated: int, rep: Report, passes: int = 3) -> None:
+                 generated: int, rep: Report, passes: int = 5) -> None:
     rep.out("## (n) native drivers: nzrsky's C++ from C, robotrules' kernel from Cython, "
             f"CPU time; median of {rounds} rounds, each ratio with its lowest and highest round")
     rep.out()
