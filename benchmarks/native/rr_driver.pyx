@@ -8,12 +8,17 @@ declarations of the robotrules it measures (``src/robotrules/_native.pxd``).
 The declarations give the kernel's structs and C functions, not the ``Doc`` class: a parse is
 the type's call and a query its ``is_allowed`` method, both through the C-API of Python
 objects (no interpreter loop, no Python frame of ours). :func:`call_cost` measures what that
-costs on an empty body.
+costs on an empty body. The kernel's line scanner (``scan``, the tokenizer a parse starts
+with) is declared, and :func:`tokenize` calls it directly, as a parse does.
 """
 
+from cpython.mem cimport PyMem_Free
+from libc.stdint cimport uint32_t
+from libc.string cimport memset
 from posix.time cimport CLOCK_PROCESS_CPUTIME_ID, clock_gettime, timespec
 
-from robotrules._native cimport NATIVE_MAX
+from robotrules._native cimport DIRS_SMALL, NATIVE_MAX, U32Vec, ready
+from robotrules._native cimport scan as kernel_scan
 
 from robotrules._native import Doc
 
@@ -71,12 +76,43 @@ cdef size_t scan_pass(list bodies) except? 0:
     return lines
 
 
+cdef Py_ssize_t tokenize_one(bytes b, int d) except -1:
+    """The kernel's scan of one body (after a UTF-8 byte-order mark) as Doc._build makes it
+    (a small file's directives on the stack, no noted lines): the directive words written."""
+    cdef uint32_t room[DIRS_SMALL]
+    cdef U32Vec out
+    cdef const unsigned char* t = <const unsigned char*><char*>b
+    cdef Py_ssize_t n = len(b)
+    if n >= 3 and t[0] == 0xEF and t[1] == 0xBB and t[2] == 0xBF:
+        t += 3
+        n -= 3
+    memset(&out, 0, sizeof(U32Vec))
+    if 3 * (n // 32) + 48 <= DIRS_SMALL:  # Doc._build's test
+        out.data = room
+        out.cap = DIRS_SMALL
+        out.borrowed = True
+    try:
+        kernel_scan(t, n, d, &out, NULL)
+        return out.n
+    finally:
+        if out.data != NULL and not out.borrowed:
+            PyMem_Free(out.data)
+
+
+cdef object tokenize_pass(list bodies, int d):
+    cdef Py_ssize_t i, n = len(bodies), words = 0
+    for i in range(n):
+        words += tokenize_one(<bytes>bodies[i], d)
+    return words
+
+
 cdef list timed(int mode, list bodies, list queries, str dialect, int passes, object reset):
     """One untimed pass, then ``passes`` timed ones (``reset`` called before each, untimed):
     the CPU seconds of each."""
     cdef list out = []
     cdef double t0
     cdef int p
+    cdef int d = dialect_code(dialect) if mode == 4 else 0
     check(bodies)
     for p in range(passes + 1):
         if reset is not None:
@@ -88,6 +124,8 @@ cdef list timed(int mode, list bodies, list queries, str dialect, int passes, ob
             ask_pass(bodies, queries, dialect, 0)
         elif mode == 2:
             parse_pass(bodies, dialect)
+        elif mode == 4:
+            tokenize_pass(bodies, d)
         else:
             scan_pass(bodies)
         if p:
@@ -108,6 +146,25 @@ def cold(list bodies, list queries, str dialect, int passes, reset=None):
 def parse(list bodies, str dialect, int passes, reset=None):
     """Parse alone per file: the CPU seconds of each timed pass."""
     return timed(2, bodies, [], dialect, passes, reset)
+
+
+cdef int dialect_code(str dialect) except -1:
+    from robotrules import _tables
+    ready()
+    return _tables.CODES.index(dialect)
+
+
+def tokenize(list bodies, str dialect, int passes, reset=None):
+    """The kernel's line scanner (cimported ``scan``) alone per file: the CPU seconds of each
+    timed pass."""
+    return timed(4, bodies, [], dialect, passes, reset)
+
+
+def directive_words(list bodies, str dialect):
+    """What the kernel's scan wrote for each body (words of its directive stream)."""
+    cdef int d = dialect_code(dialect)
+    check(bodies)
+    return [tokenize_one(<bytes>b, d) for b in bodies]
 
 
 def scan(list bodies, int passes):

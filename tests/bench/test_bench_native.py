@@ -106,6 +106,19 @@ def test_line_scan_counts_the_lines(drivers: N.Drivers, cases: list[N.Case]) -> 
     assert expected[-4:] == [0, 1, 1, 3]
 
 
+def test_the_line_scanner_row_scans_as_a_parse_does(drivers: N.Drivers, cases: list[N.Case]
+                                                    ) -> None:
+    """The kernel's scan called from the driver writes the directive stream the parse counts
+    (Doc.directive_count, three words a directive), for small and large bodies alike (a
+    large one grows past the stack room, as in Doc._build)."""
+    large = b"User-agent: *\n" + b"".join(b"Disallow: /p%d*x\n" % i for i in range(5000))
+    bodies = [body for body, _ in cases] + [b"\xef\xbb\xbfUser-agent: *\nAllow: /\n", large]
+    for dialect in ("rfc9309", "google"):
+        expected = [3 * robotrules._native.Doc(b, dialect).directive_count for b in bodies]
+        assert _rr(drivers).directive_words(bodies, dialect) == expected
+    assert expected[-1] == 3 * 5001
+
+
 def test_every_timed_pass_is_reported(
     drivers: N.Drivers, cases: list[N.Case], cases_file: Path,
 ) -> None:
@@ -116,7 +129,8 @@ def test_every_timed_pass_is_reported(
         assert all(t >= 0 for t in times)
     rr = _rr(drivers)
     for times in (rr.first(bodies, queries, "rfc9309", 2), rr.cold(bodies, queries, "google", 2),
-                  rr.parse(bodies, "rfc9309", 2), rr.scan(bodies, 2)):
+                  rr.parse(bodies, "rfc9309", 2), rr.scan(bodies, 2),
+                  rr.tokenize(bodies, "google", 2)):
         assert len(times) == 2
         assert all(t >= 0 for t in times)
     assert rr.call_cost("rfc9309", 10) > 0
