@@ -1,4 +1,4 @@
-"""Workloads (p), (c) and the line scan timed in CPU seconds (``time.process_time``), for a
+"""Workloads (p), (c), the line scan and (n) timed in CPU seconds (``time.process_time``), for a
 shared machine whose load makes wall-clock rounds unusable: the time a process is not on a
 CPU is not counted. Every library is called in this one process, one after the other per
 round (the order reversed every other round). Needs ``ROBOTRULES_BEFORE`` (the build to
@@ -16,7 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_builds
 import bench_libs as L
 from bench_data import site_files
+from bench_report import Report
 from workloads.first import data_sets
+from workloads.native import bench_native
 
 builds, _ = bench_builds.load()
 suite = L.suite(builds)
@@ -99,3 +101,5 @@ for k in ("parse", "before"):
     per = statistics.median(ts[k]) / len(bodies) * 1e6
     print(f"line count / {k}: {spread(ts['count'], ts[k])}; {k} {per:.2f} us/file")
 print("binding overhead", L.binding_overhead())
+# workload (n): nzrsky's fork from C, robotrules' kernel from Cython (bench_native), CPU time
+bench_native(builds[0][1], files, rounds, 9309, 400, Report())

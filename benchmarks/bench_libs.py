@@ -176,6 +176,12 @@ def _google_cold(body: bytes, queries: Sequence[Query]) -> list[bool]:
     return [bool(ask(body, agent.encode(), url.encode())) for agent, url in queries]
 
 
+def google_answers(cases: Sequence[tuple[bytes, Sequence[Query]]]) -> list[bool]:
+    """Google's matcher's verdict on every query of ``cases`` (body, queries), in order: the
+    oracle the native drivers' answers are checked against."""
+    return [answer for body, queries in cases for answer in _google_cold(body, queries)]
+
+
 # -- nzrsky's fork of Google's C++ matcher (fast-robotstxt) -------------------------------
 # Its Python API (``robotstxt.RobotsMatcher.is_allowed(text, agent, url)``) re-parses the body
 # on every call, like Google's, and encodes its three ``str`` arguments each time. The adapter

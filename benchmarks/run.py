@@ -8,7 +8,10 @@
 Workloads: (a) parse throughput, (b) warm queries, (c) cold crawler workload (parse + 20
 queries per file), (d) memory retained per parsed file, (e) scaling on synthetic 5/50/500 KB
 files and a 500 KB file of the worst shapes, (f) adversarial wildcard rules against long URLs,
-(g) the matcher's worst realistic shapes (shared short literals, copies, 8 KB and 64 KB paths)
+(n) parse + first query and the cold
+workload with nzrsky's C++ fork and robotrules' kernel each called from native code (compiled
+by the run; skipped, saying why, without a compiler or fast-robotstxt), (g) the matcher's worst
+realistic shapes (shared short literals, copies, 8 KB and 64 KB paths)
 beside protego and fastrobots, (i) import time. Both robotrules builds (the installed one,
 native when compiled, and the pure-Python core) are measured; fastrobots when it imports
 (CPython 3.12). Answers are checked against Google's C++ matcher on the same queries (section
@@ -38,6 +41,7 @@ from workloads.cold import bench_cold
 from workloads.first import bench_first
 from workloads.imports import bench_import
 from workloads.memory import bench_memory
+from workloads.native import bench_native
 from workloads.parse import bench_parse
 from workloads.scaling import bench_scaling
 from workloads.warm import bench_warm
@@ -45,14 +49,14 @@ from workloads.worst import bench_worst
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "sites"
-WORKLOADS = ("a", "b", "c", "p", "d", "e", "f", "g", "i")
+WORKLOADS = ("a", "b", "c", "p", "n", "d", "e", "f", "g", "i")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--quick", action="store_true", help="a sample of the corpus, fewer rounds")
     p.add_argument("--only", default=",".join(WORKLOADS),
-                   help="comma-separated workloads among a,b,c,p,d,e,f,g,i (default: all)")
+                   help="comma-separated workloads among a,b,c,p,n,d,e,f,g,i (default: all)")
     p.add_argument("--json", type=Path, help="write the results as JSON to this file")
     p.add_argument("--markdown", type=Path, help="write the report as Markdown to this file")
     p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
@@ -92,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     header(suite, note, any(bench_builds.is_native(m) for _, m in builds), args, rep, command)
     t_start = time.perf_counter()
     files: list[SiteFile] = []
-    if only & {"a", "b", "c", "p", "d"}:
+    if only & {"a", "b", "c", "p", "n", "d"}:
         files = site_files(args.corpus, files_n, args.queries, args.seed)
         if not files:
             p.error(f"no *.txt files in {args.corpus}")
@@ -101,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "b": lambda: bench_warm(suite, files, rounds, rep),
         "c": lambda: bench_cold(suite, files, rounds, rep),
         "p": lambda: bench_first(suite, files, rounds, args.seed, args.generated, lean, rep),
+        "n": lambda: bench_native(builds[0][1], files, rounds, args.seed, args.generated, rep),
         "d": lambda: bench_memory(suite, files, rep,
                                   (args.corpus, files_n, args.queries, args.seed), lean),
         "e": lambda: bench_scaling(suite, args.seed, rounds, budget, args.scale_queries,

@@ -34,10 +34,11 @@ fi
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
 # the project (its build runs in an isolated build environment from the package index)
 "$VENV/bin/python" -m pip install --quiet -e "$ROOT"
-# the peers benchmarks/run.py imports; the versions pinned where the tests pin them
+# the peers benchmarks/run.py imports; the versions pinned where the tests pin them; Cython and
+# setuptools build robotrules' native driver of workload (n)
 "$VENV/bin/python" -m pip install --quiet "protego>=0.3" "robotspy>=0.8" "jwm-robotstxt==1.0.8" \
     "fast-robotstxt==1.1.0" \
-    fastrobots
+    fastrobots "Cython>=3.0" "setuptools>=77"
 
 "$VENV/bin/python" - <<'EOF'
 import importlib.metadata as md
