@@ -1,6 +1,7 @@
 """The report: the printed Markdown sections and the JSON results (`Report`), the 'vs protego /
 vs fastrobots' cells every table shares, the header naming the machine and versions, and the
-closing section holding this run's figures to the issues' targets (issues 3 and 15)."""
+closing section holding this run's figures to the targets (parse, queries, memory, agreement,
+import)."""
 
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ def header(suite: Suite, note: str, native: bool, args: argparse.Namespace, rep:
     rep.data["fastrobots"] = L.FASTROBOTS.version if L.FASTROBOTS is not None else None
 
 
-# -- targets (issues 3 and 15) -------------------------------------------------------------------
+# -- targets -----------------------------------------------------------------------------------
 
 
 def _target_cells(d: Results, rr: str, rrg: str) -> dict[str, tuple[str, bool]]:
@@ -83,31 +84,33 @@ def _target_cells(d: Results, rr: str, rrg: str) -> dict[str, tuple[str, bool]]:
     out: dict[str, tuple[str, bool]] = {}
     for key, label, goal in (("parse", "parse throughput", 2.0), ("warm", "warm queries", 3.0),
                              ("cold", "cold workload", 2.5)):
-        if key in d:
+        if key in d and rr in d[key] and rrg in d[key]:
             x, xg = d[key][rr]["vs_protego"], d[key][rrg]["vs_protego"]
             out[f"{label} vs protego >= {goal:g}x"] = (f"{x:.2f}x (google {xg:.2f}x)",
                                                        x >= goal)
-    if "cold" in d:
+    if "cold" in d and rr in d["cold"]:
         g = d["cold"][L.GOOGLE.name]["seconds"]
         t = d["cold"][rr]["seconds"]
         out["cold workload: faster than Google C++"] = (f"{g / t:.2f}x", t < g)
-    if "agreement" in d:
+    if "agreement" in d and rrg in d["agreement"]:
         a = d["agreement"][rrg]
         out["google dialect agrees with Google: 100%"] = (
             f"{a['agree_pct']:.3f}% ({a['disagreements']} off)", a["disagreements"] == 0)
-    if "scaling" in d:
-        big = d["scaling"][SCALING_SIZES[-1][0]]
-        us = big["us_per_query"][rr]
+    big = d.get("scaling", {}).get(SCALING_SIZES[-1][0])
+    us = None if big is None else big["us_per_query"].get(rr)
+    if big is not None and us is not None:
         out[f"query on {big['bytes'] / 1000:.0f} KB, {big['rules']:,} rules: <= 100 us"] = (
             f"{us:.1f} us (protego {big['us_per_query'][L.BASELINE]:.0f} us)", us <= 100)
     if "adversarial" in d:
         worst = 0.0
         for case in d["adversarial"].values():
             for name in (rr, rrg):
-                cell = case["ms_per_query"][name]
+                cell = case["ms_per_query"].get(name)
+                if cell is None:
+                    continue
                 worst = max(worst, float("inf") if cell.startswith(">") else float(cell))
         out["adversarial, worst case: <= 50 ms"] = (f"{worst:.3f} ms", worst <= 50)
-    if "memory" in d:
+    if "memory" in d and rr in d["memory"]:
         m = d["memory"][rr]
         p = d["memory"][L.BASELINE]
         for when, label in (("parse", "memory after parse: <= 2x input (total)"),
@@ -146,12 +149,12 @@ def _ahead_cells(suite: Suite, d: Results, rr: str) -> dict[str, tuple[str, bool
             out[f"{label} file, per query: faster than fastrobots"] = (
                 "-" if a is None else f"{a:.1f} us (fastrobots "
                 + ("stopped" if b is None else f"{b:.1f} us") + ")", ok)
-    if "memory" in d and "rss_ratio_after_queries" in d["memory"][rr]:
+    if "memory" in d and "rss_ratio_after_queries" in d["memory"].get(rr, {}):
         m = d["memory"][rr]
         x, t = m["rss_ratio_after_queries"], m["total_ratio_after_queries"]
         out["retained after queries: <= 2x input (RSS)"] = (
             f"{x:.2f}x (tracemalloc {t:.2f}x)", x <= 2)
-    if "import" in d:
+    if "import" in d and rr in d["import"]:
         i = d["import"]
         out["import: under protego's"] = (
             f"{i[rr]['median_ms']:.1f} ms (protego {i[L.BASELINE]['median_ms']:.1f} ms)",
@@ -160,11 +163,16 @@ def _ahead_cells(suite: Suite, d: Results, rr: str) -> dict[str, tuple[str, bool
 
 
 def _target_table(cells: dict[str, dict[str, tuple[str, bool]]]) -> list[list[str]]:
-    names = list(cells)
-    keys = list(cells[names[0]]) if names else []
-    return [[key, *(c for n in names for c in (cells[n][key][0],
-                                               "met" if cells[n][key][1] else "MISSED"))]
-            for key in keys]
+    """One row per target any build has; a build without that figure shows "-"."""
+    keys = list(dict.fromkeys(k for c in cells.values() for k in c))
+
+    def pair(n: str, key: str) -> tuple[str, str]:
+        if key not in cells[n]:
+            return "-", "-"
+        value, ok = cells[n][key]
+        return value, "met" if ok else "MISSED"
+
+    return [[key, *(c for n in cells for c in pair(n, key))] for key in keys]
 
 
 def targets(suite: Suite, rep: Report) -> None:
@@ -172,7 +180,7 @@ def targets(suite: Suite, rep: Report) -> None:
     ahead = {rfc.name: _ahead_cells(suite, rep.data, rfc.name) for rfc, _ in suite.builds}
     rows = _target_table(ahead)
     if rows:
-        rep.out("## targets (issue 15): default dialect")
+        rep.out("## targets: ahead of every library, default dialect")
         rep.out()
         rep.out(table(["target", *(h for n in ahead for h in (n, "status"))], rows))
         rep.out()
@@ -184,13 +192,10 @@ def targets(suite: Suite, rep: Report) -> None:
             n: {k: {"value": v, "met": ok} for k, (v, ok) in c.items()} for n, c in ahead.items()}
     cells = {rfc.name: _target_cells(rep.data, rfc.name, g.name) for rfc, g in suite.builds}
     names = list(cells)
-    keys = list(cells[names[0]])
-    if not keys:
+    rows = _target_table(cells)
+    if not rows:
         return
-    rows = [[key, *(c for n in names for c in (cells[n][key][0],
-                                               "met" if cells[n][key][1] else "MISSED"))]
-            for key in keys]
-    rep.out("## targets (issue 3): default dialect unless said")
+    rep.out("## targets: against protego and Google, default dialect unless said")
     rep.out()
     rep.out(table(["target", *(h for n in names for h in (n, "status"))], rows))
     rep.out()
