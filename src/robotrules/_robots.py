@@ -79,9 +79,9 @@ class _Kept:
     ``selection_of_agent`` and ``uses_of_agent`` (references only). It is bounded by
     ``budget`` bytes (estimated: :meth:`charge`), whatever the number of agents."""
 
-    __slots__ = ("budget", "derived_bytes", "evictions", "file_records", "findings", "groups",
-                 "line_starts", "outside_records", "rules", "selection_of_agent", "selections",
-                 "uses", "uses_of_agent", "value_columns")
+    __slots__ = ("budget", "derived_bytes", "empty_rule", "evictions", "file_records",
+                 "findings", "groups", "line_starts", "outside_records", "rules",
+                 "selection_of_agent", "selections", "uses", "uses_of_agent", "value_columns")
 
     def __init__(self, size: int) -> None:
         self.file_records: tuple[Record, ...] | None = None
@@ -98,6 +98,7 @@ class _Kept:
         self.budget = _DERIVED_MIN + _DERIVED_PER_BYTE * size
         self.derived_bytes = 0
         self.evictions = 0  # how often what the answers derived was dropped
+        self.empty_rule: bool | None = None  # RobotsTxt._has_empty_rule, once known
 
     def charge(self, cost: int) -> None:
         """Count ``cost`` more bytes derived by the answers; past the budget, every
@@ -306,17 +307,20 @@ class RobotsTxt(_Surface):
         return sel.no_match
 
     def _has_empty_rule(self) -> bool:
-        """Whether an Allow or Disallow line of the file has an empty value (a C search from
-        one empty value to the next)."""
-        lengths = self.directives[2::3]
-        i = -1
-        try:
-            while True:
-                i = lengths.index(0, i + 1)
-                if self._kind(i) in (_tokenize.ALLOW, _tokenize.DISALLOW):
-                    return True
-        except ValueError:  # no empty value after i
-            return False
+        """Whether an Allow or Disallow line of the file has an empty value: a fact of the
+        file, found once (a C search from one empty value to the next) and kept."""
+        kept = self._kept()
+        if kept.empty_rule is None:
+            lengths = self.directives[2::3]
+            i, found = -1, False
+            try:
+                while not found:
+                    i = lengths.index(0, i + 1)
+                    found = self._kind(i) in (_tokenize.ALLOW, _tokenize.DISALLOW)
+            except ValueError:  # no empty value after i
+                pass
+            kept.empty_rule = found
+        return kept.empty_rule
 
     def _empty_rule(self, groups: tuple[int, ...]) -> int | None:
         """Google's report when no pattern matched, as a directive index: the first empty
