@@ -11,6 +11,7 @@ keeps what it made. docs/architecture.md follows one query through all of them.
 
 from __future__ import annotations
 
+import re
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -308,10 +309,12 @@ class RobotsTxt(_Surface):
 
     def _has_empty_rule(self) -> bool:
         """Whether an Allow or Disallow line of the file has an empty value: a fact of the
-        file, found once (a C search from one empty value to the next) and kept."""
+        file, found once and kept. A body where no ':' ends its line's text
+        (:data:`_MAYBE_EMPTY`) has no empty value; in any other the directive stream is read
+        (a C search from one empty value to the next)."""
         kept = self._kept()
         if kept.empty_rule is None:
-            lengths = self.directives[2::3]
+            lengths = self.directives[2::3] if _MAYBE_EMPTY.search(self.source()) else ()
             i, found = -1, False
             try:
                 while not found:
@@ -890,6 +893,13 @@ def usage_keys(vocabulary: str = "vocab-07") -> tuple[str, ...]:
     :mod:`robotrules.aipref.vocabulary`, their one home)."""
     return ("crawl", *_preferences().vocabulary_of(vocabulary).usage_keys)
 
+
+# a ':' followed by nothing but white space up to the end of its line, a comment or a NUL
+# (robotrules._tokenize: a value is empty only there, as a line without a colon is read only
+# with a word after its key); the line ends any line splitter might take are all there
+_MAYBE_EMPTY: Final = re.compile(
+    b":[" + re.escape(_tokenize.WHITESPACE.replace("\r", "").replace("\n", "").encode())
+    + b"]*(?:[#\\n\\r\\x00\\x1c\\x1d\\x1e\\x85]|\\Z)")
 
 # Decisions.reason: the index of each reason in robotrules._model.REASONS (the facade does
 # not import the model to answer; tests/core/test_decide_many.py checks they agree)

@@ -69,7 +69,10 @@ cdef int take_buffer(object obj, Py_buffer* view, int flags, Py_ssize_t width, s
                      ) except -1:
     """``view`` of ``obj`` (a C-contiguous buffer of ``width``-byte items, ``width`` 0 for
     4 or 8); ValueError naming ``name`` otherwise (the view released)."""
-    PyObject_GetBuffer(obj, view, flags | PyBUF_C_CONTIGUOUS)
+    try:
+        PyObject_GetBuffer(obj, view, flags | PyBUF_C_CONTIGUOUS)
+    except BufferError as exc:  # read-only, or not contiguous
+        raise ValueError(f"decide_strings: {name}: {exc}") from None
     if view.itemsize != width and not (width == 0 and view.itemsize in (4, 8)):
         size = view.itemsize
         PyBuffer_Release(view)

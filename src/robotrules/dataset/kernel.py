@@ -272,7 +272,9 @@ def _string_buffers(np: Any, urls: pa.Array) -> tuple[Any, Any]:
 
 def _texts(urls: pa.Array, rows: Any) -> list[str]:
     """The URLs at ``rows`` as ``str`` (a URL whose bytes are not UTF-8 read with U+FFFD)."""
-    got = urls.take(array_of(rows))
+    first, n = int(rows[0]), len(rows)
+    run = int(rows[-1]) - first == n - 1  # one run of rows (batches come sorted by origin)
+    got = urls.slice(first, n) if run else urls.take(array_of(rows))
     try:
         return got.to_pylist()  # type: ignore[no-any-return]
     except UnicodeDecodeError:
@@ -348,6 +350,7 @@ def evaluate(
         rows = order[s:e]
         rules = cache.get(origins[g], times_of[i], bodies[int(rows[0])].as_py)
         texts: dict[int, int] = {}  # directive index -> dictionary index, this group's
+        group_urls = _texts(urls, rows) if usage else []
         for agent, c in zip(agents, cols, strict=True):
             got = decide_strings(rules, offsets, data, rows, agent, rules._no_match(agent),
                                  (c.allowed, c.line, c.rule, c.reason), len(found))
@@ -357,7 +360,7 @@ def evaluate(
                     at = texts[d] = rule_text.setdefault(str(rules._rule(d)), len(rule_text))
                 found.append(at)
             if usage:
-                got_usage = rules.usage_many(_texts(urls, rows), user_agent=agent,
+                got_usage = rules.usage_many(group_urls, user_agent=agent,
                                              vocabulary=vocabulary)
                 for key in keys:
                     if key in got_usage:
