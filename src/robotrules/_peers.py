@@ -17,8 +17,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Final, TypeVar
 
-from . import _later
-from . import _pure
+from . import _later, _pure
 from ._pure import PurePeer
 
 if TYPE_CHECKING:

@@ -338,7 +338,8 @@ def _items(obj: object, widths: tuple[int, ...], name: str, writable: bool = Fal
         raise ValueError(f"decide_strings: {name} is not a C-contiguous "
                          f"{'writable ' if writable else ''}buffer of "
                          f"{' or '.join(map(str, widths))}-byte items")
-    return view.cast("B").cast({1: "B", 4: "i", 8: "q"}[view.itemsize])
+    flat = view.cast("B")
+    return flat if view.itemsize == 1 else flat.cast("i" if view.itemsize == 4 else "q")
 
 
 def decide_strings(peer: Peer, offsets: object, data: object, rows: object, user_agent: str,

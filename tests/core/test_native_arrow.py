@@ -1,5 +1,6 @@
-"""``decide_strings``: the batch API on Arrow string buffers (``_kernel/arrow.pxi``, its pure
-peer :func:`robotrules._pure.decide_strings`, the selector's :func:`robotrules._peers.decide_strings`).
+"""``decide_strings``: the batch API on Arrow string buffers (``_kernel/arrow.pxi``, its
+pure peer :func:`robotrules._pure.decide_strings`, the selector's
+:func:`robotrules._peers.decide_strings`).
 
 The named source of every expectation is the batch API on ``str`` (``Peer.decide_urls``, held
 equal to ``explain`` per URL by tests/core/test_decide_many.py): entry ``r`` written by
