@@ -20,13 +20,15 @@ The input's ``robots_body`` column is dropped from the output.
 Theory of operation: columns, not rows. A batch's rows are grouped by origin (a join gives one
 capture per origin) with one stable ``argsort`` of the origin's dictionary code; rows without
 rules (no capture, allow-all, disallow-all, invalid URL) are filled by vectorised masks. Each
-group's URLs go to the core's batch API in one call per agent, ``RobotsTxt.decide_many`` (and
-``usage_many``), whose answers are machine arrays (``array('B')``/``array('q')``) appended
-group after group with ``array.extend`` and scattered to their rows once per batch by NumPy.
-The deciding rule is an index into the group's ``Decisions.rules``, made global by the
-group's offset and rendered once per batch (a dictionary); the reason is an index into
-:data:`robotrules.REASONS` extended with the fetch outcomes. No Python code runs per row;
-Python runs per (origin, agent) of a batch. Each body is parsed once per origin and capture
+group goes to the core's batch API on Arrow buffers (:func:`robotrules._peers.decide_strings`)
+in one call per agent with the group's row numbers: the URLs are read from the URL column's
+offsets and data (string or large_string; no Python string per URL) and the answers
+(``RobotsTxt.decide_many``'s allowed, line, rule, reason) written into the output columns at
+those rows. A URL whose bytes are not UTF-8 is an invalid URL. The usage columns come from
+``usage_many`` on the group's URLs as strings. The deciding rule is numbered from the count of
+rules found so far in the batch and rendered once per batch (a dictionary); the reason is an
+index into :data:`robotrules.REASONS` extended with the fetch outcomes. No Python code runs
+per row; Python runs per (origin, agent) of a batch. Each body is parsed once per origin and capture
 while it stays in the :class:`RulesCache` (LRU, ``size`` files; the engines feed batches
 grouped by origin, so a file is parsed once per run).
 
