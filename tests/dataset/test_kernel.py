@@ -259,3 +259,17 @@ def test_kernel_a_url_that_is_not_utf8_is_an_invalid_url() -> None:
         assert out.column("GPTBot__rule")[1].as_py() is None
         if usage:
             assert out.column("GPTBot__crawl")[1].as_py() is None
+
+
+def test_url_origins_reads_a_url_the_prefix_pattern_does_not_take_whole() -> None:
+    """url_origins: a URL the prefix pattern does not take (white space or a backslash in its
+    authority) goes to origin_of whole (the one home of RFC 9309 2.3's origin: the source),
+    which reads a tab as urlsplit does; before, such a URL came out with no origin."""
+    from robotrules._origin import origin_or_none
+    from robotrules.dataset.kernel import url_origins
+
+    urls = ["https://a.example\t/x", "https://a.example x/y", "https://a.example\\evil/x",
+            "https://b.example/ok", None]
+    assert url_origins(pa.array(urls)).to_pylist() == [
+        None if u is None else origin_or_none(u) for u in urls]
+    assert url_origins(pa.array(urls))[0].as_py() == "https://a.example"
