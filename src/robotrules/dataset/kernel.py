@@ -222,7 +222,8 @@ def url_origins(urls: pa.Array | pa.ChunkedArray, memo: dict[str, str | None] | 
         urls = urls.cast(pa_.string())
     cut = pc.extract_regex(urls, URL_PREFIX)
     # null where the pattern does not take the URL (a struct's field keeps '' there)
-    prefix = pc.if_else(pc.is_valid(cut), cut.field("p"), pa_.scalar(None, pa_.string()))
+    prefix = pc.if_else(pc.is_valid(cut), cut.field("p"),
+                        pa_.nulls(len(cut), cut.type.field(0).type))  # (pa.scalar: pandas)
     codes = pc.dictionary_encode(prefix)
     if memo is None:
         distinct = [origin_or_none(p) for p in codes.dictionary.to_pylist()]
