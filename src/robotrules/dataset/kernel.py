@@ -44,6 +44,7 @@ third of a second of every process (the engine's and each kernel process).
 
 from __future__ import annotations
 
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -351,6 +352,10 @@ def evaluate(
     # (`found`: each rule's index in the batch's dictionary of rendered rules)
     rule_text: dict[str, int] = {}  # rendered rule -> dictionary index of this batch
     found: list[int] = []
+    # the usage answers are appended group after group (C-level array.extend) and scattered
+    # once per batch to the rows of those groups, in that order (`usage_rows`)
+    usage_rows: list[Any] = []
+    usage_got = [{k: array("b") for k in keys} for _ in agents]
     for i, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
         g = gids[i]
         if g < 0:
@@ -359,7 +364,9 @@ def evaluate(
         rules = cache.get(origins[g], times_of[i], bodies[int(rows[0])].as_py)
         texts: dict[int, int] = {}  # directive index -> dictionary index, this group's
         group_urls = _texts(urls, rows) if usage else []
-        for agent, c in zip(agents, cols, strict=True):
+        if usage:
+            usage_rows.append(rows)
+        for agent, c, u in zip(agents, cols, usage_got, strict=True):
             got = decide_strings(rules, offsets, data, rows, agent, rules._no_match(agent),
                                  (c.allowed, c.line, c.rule, c.reason), len(found))
             for d in got:
@@ -371,8 +378,13 @@ def evaluate(
                 got_usage = rules.usage_many(group_urls, user_agent=agent,
                                              vocabulary=vocabulary)
                 for key in keys:
-                    if key in got_usage:
-                        c.usage[key][rows] = np.frombuffer(got_usage[key], np.int8)
+                    u[key].extend(got_usage[key] if key in got_usage
+                                  else array("b", [-1]) * len(rows))
+    if usage_rows:
+        at_rows = np.concatenate(usage_rows)
+        for c, u in zip(cols, usage_got, strict=True):
+            for key in keys:
+                c.usage[key][at_rows] = np.frombuffer(u[key], np.int8)
     text_of = np.array([*found, -1], np.int32)  # -1 picks the final -1
     bad = None
     if cols:  # a URL whose bytes are not UTF-8 (the same for every agent): an invalid URL
