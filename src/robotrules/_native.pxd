@@ -23,6 +23,9 @@ Parts, by job:
 - ``batch.pxi``: the batch API (``decide_urls``: every URL's key in one loop, filed under its
   distinct key; each key's facts, ``key_facts``, found from the key and the directive
   stream).
+- ``arrow.pxi``: the batch API on Arrow string buffers (``decide_strings``: the URLs read
+  in place from a string array's offsets and data, each offset checked first; batch.pxi's
+  table of distinct keys; the facts written into the caller's columns at the rows named).
 - ``facts.pxi``: the facts of an answer (the path as text, ``Maker`` the fast constructor
   of the public values, ``VerdictMemo`` a selection's verdict facts, ``PathSet`` the
   Content-Usage matcher, ``UsageMemo`` a selection's usage answers, ``gather``).

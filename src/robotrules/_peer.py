@@ -23,6 +23,12 @@ facade's caches or callbacks, and no peer calls back into the facade to answer (
 yarl's quoters). The facade keeps what it derives (rules,
 sentences, selections) and builds the public values from what a peer gives.
 
+Besides its methods, each peer has the batch API on Arrow string buffers as a function of the
+peer (``decide_strings``: :func:`robotrules._pure.decide_strings` says what it takes and
+gives; the native one is ``_native.decide_strings``, and :func:`robotrules._peers.decide_strings`
+calls the one of the peer that read the file): the answers of :meth:`Peer.decide_urls` for
+the URLs of a string array, read from its offsets and data, written into the caller's columns.
+
 Threading: every method of a peer is thread-safe and a query mutates nothing a caller can
 see; what a peer derives on first use (its compiled matchers, the agents it met last) it
 keeps, bounded, and two threads that derive the same thing at once give the same answers.

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Final, TypeVar
 
-from . import _later
+from . import _later, _pure
 from ._pure import PurePeer
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     _NATIVE_HAS_IT: type[Peer] = Doc
 
 __all__ = ["MAX_NATIVE_BODY", "NATIVE", "NATIVE_DIALECTS", "NativePeer", "PurePeer",
-           "fast_constructor", "peer_for"]
+           "decide_strings", "fast_constructor", "peer_for"]
 
 _T = TypeVar("_T")
 _native: ModuleType | None = None
@@ -87,3 +87,17 @@ def fast_constructor(cls: type[_T], order: Sequence[str] | None = None) -> Calla
         slots = tuple(slots[names.index(n)] for n in order)
     make: Callable[..., _T] = _native.Maker(cls, slots)
     return make
+
+
+def decide_strings(peer: Peer, offsets: object, data: object, rows: object, user_agent: str,
+                   no_match: tuple[int, int], out: tuple[object, object, object, object],
+                   base: int) -> tuple[int, ...]:
+    """The batch API on Arrow string buffers (:func:`robotrules._pure.decide_strings` says
+    what it takes and gives) by the peer that read the file: the native kernel's
+    (``_kernel/arrow.pxi``) for the native peer, the pure one for the pure peer."""
+    if NativePeer is not None and isinstance(peer, NativePeer):
+        assert _native is not None
+        rules: tuple[int, ...] = _native.decide_strings(peer, offsets, data, rows, user_agent,
+                                                        no_match, out, base)
+        return rules
+    return _pure.decide_strings(peer, offsets, data, rows, user_agent, no_match, out, base)

@@ -26,10 +26,11 @@ from ._patterns import PathSet
 
 if TYPE_CHECKING:
     from ._model import Verdict
-    from ._peer import Columns, UsageMemo, UsagePaths, VerdictMemo
+    from ._peer import Columns, Peer, UsageMemo, UsagePaths, VerdictMemo
     from ._types import Dialect
 
-__all__ = ["PurePeer", "PureUsageMemo", "PureVerdictMemo", "str_arg", "urls_arg"]
+__all__ = ["REASON_INVALID_TEXT", "PurePeer", "PureUsageMemo", "PureVerdictMemo",
+           "decide_strings", "str_arg", "urls_arg"]
 
 _U = TypeVar("_U")
 
@@ -322,6 +323,81 @@ def urls_arg(urls: object) -> list[str]:
     if isinstance(urls, (str, bytes, bytearray, memoryview)) or not isinstance(urls, Sequence):
         raise TypeError(f"urls must be a sequence of str, not {type(urls).__name__}")
     return list(urls)
+
+
+#: decide_strings' reason for a URL whose bytes are not UTF-8 (as the kernel's arrow.pxi)
+REASON_INVALID_TEXT: Final = 255
+
+
+def _items(obj: object, widths: tuple[int, ...], name: str, writable: bool = False
+           ) -> memoryview:
+    """``obj`` (a C-contiguous buffer of items of one of ``widths`` bytes) as a flat memoryview
+    of native integers of that width, unsigned for one byte; ValueError otherwise."""
+    view = memoryview(obj)  # type: ignore[arg-type]
+    if not view.c_contiguous or view.itemsize not in widths or (writable and view.readonly):
+        raise ValueError(f"decide_strings: {name} is not a C-contiguous "
+                         f"{'writable ' if writable else ''}buffer of "
+                         f"{' or '.join(map(str, widths))}-byte items")
+    flat = view.cast("B")
+    return flat if view.itemsize == 1 else flat.cast("i" if view.itemsize == 4 else "q")
+
+
+def decide_strings(peer: Peer, offsets: object, data: object, rows: object, user_agent: str,
+                   no_match: tuple[int, int], out: tuple[object, object, object, object],
+                   base: int) -> tuple[int, ...]:
+    """The batch API on Arrow string buffers (the native peer's is ``_native.decide_strings``,
+    with the same answers): for each row ``r`` of ``rows`` (int64 indices into the string
+    array whose ``offsets``, int32 or int64 from its first string, and ``data`` are given),
+    the facts of the URL ``data[offsets[r]:offsets[r + 1]]`` for ``user_agent`` written at
+    ``r`` of ``out`` (``allowed``, ``line``, ``rule``, ``reason``: uint8, int32, int32,
+    uint8, each at least as long as the array): :meth:`Peer.decide_urls`' entry, the rule
+    numbered from ``base``; a URL whose bytes are not UTF-8 gets 0, 0, -1 and
+    :data:`REASON_INVALID_TEXT`. Returns the directive index of each rule numbered.
+    ValueError for rows or offsets out of range, offsets not monotone, or columns of the
+    wrong width or too short."""
+    if len(out) != 4:
+        raise ValueError("decide_strings: out is (allowed, line, rule, reason)")
+    if base < 0:
+        raise ValueError(f"decide_strings: base {base} is negative")
+    offs = _items(offsets, (4, 8), "offsets")
+    text = _items(data, (1,), "data")
+    at = _items(rows, (8,), "rows")
+    cols = [_items(c, (w,), name, True) for c, w, name in
+            zip(out, (1, 4, 4, 1), ("allowed", "line", "rule", "reason"), strict=True)]
+    strings = len(offs) - 1
+    if strings < 0:
+        raise ValueError("decide_strings: offsets is empty (it holds one more entry than the "
+                         "array's strings)")
+    need = max(at, default=-1) + 1
+    for c in cols:
+        if len(c) < need:
+            raise ValueError(f"decide_strings: a column holds {len(c)} entries, the rows need "
+                             f"{need}")
+    urls: list[str] = []
+    valid: list[int] = []
+    for i, r in enumerate(at):
+        if not 0 <= r < strings:
+            raise ValueError(f"decide_strings: row {r} is not a string of the array "
+                             f"({strings} strings)")
+        lo, hi = offs[r], offs[r + 1]
+        if lo < 0 or lo > hi or hi > len(text):
+            raise ValueError(f"decide_strings: the offsets of row {r} ({lo}, {hi}) are out "
+                             f"of range or not monotone (data of {len(text)} bytes)")
+        try:
+            urls.append(str(text[lo:hi], "utf-8"))
+        except UnicodeDecodeError:
+            for c, v in zip(cols, (0, 0, -1, REASON_INVALID_TEXT), strict=True):
+                c[r] = v
+            continue
+        valid.append(i)
+    allowed, line, rule, reason, rules = peer.decide_urls(urls, user_agent, no_match)
+    if base + len(rules) > 0x7FFFFFFF:
+        raise ValueError(f"decide_strings: rule numbers from {base} pass int32")
+    for j, i in enumerate(valid):
+        r = at[i]
+        cols[0][r], cols[1][r], cols[3][r] = allowed[j], line[j], reason[j]
+        cols[2][r] = -1 if rule[j] < 0 else base + rule[j]
+    return rules
 
 
 class PureVerdictMemo:

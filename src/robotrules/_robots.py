@@ -11,6 +11,7 @@ keeps what it made. docs/architecture.md follows one query through all of them.
 
 from __future__ import annotations
 
+import re
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -79,9 +80,9 @@ class _Kept:
     ``selection_of_agent`` and ``uses_of_agent`` (references only). It is bounded by
     ``budget`` bytes (estimated: :meth:`charge`), whatever the number of agents."""
 
-    __slots__ = ("budget", "derived_bytes", "evictions", "file_records", "findings", "groups",
-                 "line_starts", "outside_records", "rules", "selection_of_agent", "selections",
-                 "uses", "uses_of_agent", "value_columns")
+    __slots__ = ("budget", "derived_bytes", "empty_rule", "evictions", "file_records",
+                 "findings", "groups", "line_starts", "outside_records", "rules",
+                 "selection_of_agent", "selections", "uses", "uses_of_agent", "value_columns")
 
     def __init__(self, size: int) -> None:
         self.file_records: tuple[Record, ...] | None = None
@@ -98,6 +99,7 @@ class _Kept:
         self.budget = _DERIVED_MIN + _DERIVED_PER_BYTE * size
         self.derived_bytes = 0
         self.evictions = 0  # how often what the answers derived was dropped
+        self.empty_rule: bool | None = None  # RobotsTxt._has_empty_rule, once known
 
     def charge(self, cost: int) -> None:
         """Count ``cost`` more bytes derived by the answers; past the budget, every
@@ -306,17 +308,22 @@ class RobotsTxt(_Surface):
         return sel.no_match
 
     def _has_empty_rule(self) -> bool:
-        """Whether an Allow or Disallow line of the file has an empty value (a C search from
-        one empty value to the next)."""
-        lengths = self.directives[2::3]
-        i = -1
-        try:
-            while True:
-                i = lengths.index(0, i + 1)
-                if self._kind(i) in (_tokenize.ALLOW, _tokenize.DISALLOW):
-                    return True
-        except ValueError:  # no empty value after i
-            return False
+        """Whether an Allow or Disallow line of the file has an empty value: a fact of the
+        file, found once and kept. A body where no ':' ends its line's text
+        (:data:`_MAYBE_EMPTY`) has no empty value; in any other the directive stream is read
+        (a C search from one empty value to the next)."""
+        kept = self._kept()
+        if kept.empty_rule is None:
+            lengths = self.directives[2::3] if _MAYBE_EMPTY.search(self.source()) else ()
+            i, found = -1, False
+            try:
+                while not found:
+                    i = lengths.index(0, i + 1)
+                    found = self._kind(i) in (_tokenize.ALLOW, _tokenize.DISALLOW)
+            except ValueError:  # no empty value after i
+                pass
+            kept.empty_rule = found
+        return kept.empty_rule
 
     def _empty_rule(self, groups: tuple[int, ...]) -> int | None:
         """Google's report when no pattern matched, as a directive index: the first empty
@@ -886,6 +893,13 @@ def usage_keys(vocabulary: str = "vocab-07") -> tuple[str, ...]:
     :mod:`robotrules.aipref.vocabulary`, their one home)."""
     return ("crawl", *_preferences().vocabulary_of(vocabulary).usage_keys)
 
+
+# a ':' followed by nothing but white space up to the end of its line, a comment or a NUL
+# (robotrules._tokenize: a value is empty only there, as a line without a colon is read only
+# with a word after its key); the line ends any line splitter might take are all there
+_MAYBE_EMPTY: Final = re.compile(
+    b":[" + re.escape(_tokenize.WHITESPACE.replace("\r", "").replace("\n", "").encode())
+    + b"]*(?:[#\\n\\r\\x00\\x1c\\x1d\\x1e\\x85]|\\Z)")
 
 # Decisions.reason: the index of each reason in robotrules._model.REASONS (the facade does
 # not import the model to answer; tests/core/test_decide_many.py checks they agree)

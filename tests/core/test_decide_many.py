@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import robotrules
-from robotrules import REASONS, Decisions, _pure, _robots
+from robotrules import REASONS, Decisions, _pure, _robots, _tokenize
 from tests.conftest import SHARED
 from tests.core.gen import QUERY_AGENTS, rand_body, rand_url
 
@@ -105,6 +105,54 @@ def test_google_empty_rule_report() -> None:
         assert list(got.line) == [2, 3]
         assert [got.reason_of(i) for i in range(2)] == ["rule", "rule"]
         assert got.rules[got.rule[0]].pattern == ""
+
+
+def _scan_empty(rules: robotrules.RobotsTxt) -> bool:
+    """The directive stream's own answer: an Allow or Disallow with an empty value."""
+    d = rules.directives
+    kinds = (_tokenize.ALLOW, _tokenize.DISALLOW)
+    return any(d[i + 2] == 0 and d[i] >> _tokenize.KIND_SHIFT in kinds
+               for i in range(0, len(d), 3))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=st.text(st.sampled_from("AaLlOoWwDdIiSs:# \t\n\r\x0b\x0c\x00\x85\x1c/x"),
+                    max_size=60),
+       dialect=st.sampled_from(["rfc9309", "google", "1994"]))
+def test_a_body_without_a_bare_colon_has_no_empty_rule(body: str, dialect: str) -> None:
+    """_robots._has_empty_rule skips the directive stream where no ':' is followed only by
+    white space to its line's end (_MAYBE_EMPTY); the stream itself (robotrules._tokenize,
+    the one reading of a line) is the source: the skip is never taken where it has one."""
+    for make in (robotrules.parse, _robots.reference):
+        rules = make(body, dialect)
+        assert rules._has_empty_rule() == _scan_empty(rules), repr(body)
+
+
+def test_the_corpus_empty_rules_are_found_whatever_the_skip() -> None:
+    # every file of the shared corpus (real robots.txt): the directive stream is the source
+    for path in CORPUS:
+        rules = robotrules.parse(path.read_bytes())
+        assert rules._has_empty_rule() == _scan_empty(rules), path.name
+
+
+def test_a_files_empty_rules_are_looked_for_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fact is the file's: with many agents (the dataset's 197), their first batch calls
+    look for it once (data3's note on issue 40: 197 scans where one would do)."""
+    looked: list[bytes] = []
+    real = _robots._MAYBE_EMPTY
+
+    class Counting:
+        def search(self, body: bytes) -> object:
+            looked.append(body)
+            return real.search(body)
+
+    monkeypatch.setattr(_robots, "_MAYBE_EMPTY", Counting())
+    for make in (robotrules.parse, _robots.reference):
+        looked.clear()
+        rules = make(b"User-agent: a\nDisallow:\n\nUser-agent: *\nDisallow: /x\n")
+        for agent in ("a", "b", "c", "d", "*"):
+            rules.decide_many(["/x", "/y"], user_agent=agent)
+        assert len(looked) == 1
 
 
 def test_first_call_without_a_selection_agrees_with_explain() -> None:

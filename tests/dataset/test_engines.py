@@ -139,3 +139,32 @@ def test_output_is_the_same_whatever_the_threads_and_the_input_order(robots: Pat
     assert origins == sorted(origins, key=lambda o: (o is None, o or ""))
     assert set(origins) == {"https://a.example", "http://a.example", "https://b.example:8443",
                             "https://c.example", None}
+
+
+KEY_URLS = [
+    "https://a.example/x", "HTTP://A.Example:8080?q", "https://a.example#f", "https://a.example",
+    "https://a.example x/y", "https://a.example\\evil/x", "https://a.example\t/x",
+    "https://user:pw@a.example/x", "ftp://a.example/x", "mailto:x@a.example", "a.example/x",
+    "", "//a.example/x", "https://", "https:///x", "https://\u00e9.example/caf\u00e9",
+    "https://\u00e9.example", "https://a.example\u00a0/x", "h1+.-://a/x", "1http://a/x",
+    " https://a.example/x", "https://a.example/x y", "https://a.example?", None,
+]
+
+
+def test_the_sql_origin_key_is_the_prefix_arrow_cuts(tmp_path: Path) -> None:
+    """engines._keyed_sql (DuckDB, real) cuts the key in two steps; the key is defined by
+    kernel.URL_PREFIX as Arrow's regex kernel reads it (url_origins' own cut, the source):
+    the prefix where the pattern takes the URL, else the whole URL, NULL for NULL."""
+    import duckdb
+    import pyarrow.compute as pc
+
+    from robotrules.dataset.engines import _keyed_sql
+    from robotrules.dataset.kernel import URL_PREFIX
+
+    urls = pa.array(KEY_URLS, pa.string())
+    cut = pc.extract_regex(urls, URL_PREFIX).to_pylist()
+    want = [u if c is None else c["p"] for c, u in zip(cut, KEY_URLS, strict=True)]
+    con = duckdb.connect()
+    con.register("src", pa.table({"n": list(range(len(KEY_URLS))), "u": urls}))
+    got = con.sql(f"SELECT __k FROM ({_keyed_sql('u', 'src')}) ORDER BY n").fetchall()
+    assert [k for (k,) in got] == want

@@ -193,3 +193,83 @@ def test_verdicts_run_imports_no_pandas(corpus_crawl: Crawl, tmp_path: Path) -> 
     assert done.stdout.split() == ["False"]
     assert pq.read_metadata(tmp_path / "v.parquet").num_rows == pq.read_metadata(
         corpus_crawl.urls).num_rows
+
+
+def _explained(body: bytes, urls: list[str], agent: str) -> list[tuple[bool, int | None,
+                                                                      str | None, str]]:
+    """The source: ``explain`` per URL (the core's per-URL answer)."""
+    rules = robotrules.parse(body)
+    out = []
+    for u in urls:
+        v = rules.explain(u, user_agent=agent)
+        out.append((v.allowed, v.line, None if v.rule is None else str(v.rule), v.reason))
+    return out
+
+
+@pytest.mark.parametrize("kind", [pa.string(), pa.large_string()])
+def test_kernel_reads_string_and_large_string_columns_and_slices(kind: pa.DataType) -> None:
+    """The URL column is read from its Arrow buffers (int32 offsets for string, int64 for
+    large_string), a batch cut from a larger one (offsets not starting at 0) included, the
+    origins' rows interleaved; every entry equals ``explain`` (the source)."""
+    bodies = {"https://a.example": b"User-agent: *\nDisallow: /x\nAllow: /x/ok\nDisallow:\n",
+              "https://b.example": b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\n"
+                                   b"Disallow: /caf%C3%A9\n"}
+    paths = ["/x", "/x/ok", "/y", "/robots.txt", "/caf\u00e9", "/x?q=1", ""]
+    urls = [f"{o}{p}" for p in paths for o in bodies]  # origins interleaved
+    origins = [u[:17] for u in urls]
+    whole = _joined(["junk"] * 3 + urls, ["https://a.example"] * 3 + origins,
+                    ["rules"] * (3 + len(urls)), [bodies[o] for o in ["https://a.example"] * 3
+                                                  + origins])
+    url_col = whole.column("url").cast(kind)
+    batch = pa.RecordBatch.from_arrays([url_col, *whole.columns[1:]],
+                                       names=whole.schema.names).slice(3)
+    assert batch.column("url").offset == 3
+    rows = evaluate(batch, ["GPTBot", "Googlebot"]).to_pylist()
+    for agent in ("GPTBot", "Googlebot"):
+        want = {o: _explained(b, [u for u in urls if u.startswith(o)], agent)
+                for o, b in bodies.items()}
+        got: dict[str, list[tuple[bool, int | None, str | None, str]]] = {o: [] for o in bodies}
+        for r in rows:
+            got[r["origin"]].append((r[f"{agent}__allowed"], r[f"{agent}__line"],
+                                     r[f"{agent}__rule"], r[f"{agent}__reason"]))
+        assert got == want
+
+
+def test_kernel_a_url_that_is_not_utf8_is_an_invalid_url() -> None:
+    """A string column whose bytes are not UTF-8 (a hostile or broken Parquet file; Arrow does
+    not check on reading): that row is an ``invalid-url`` (the reason docs/datasets.md gives
+    a URL that cannot be read), the rows beside it are answered (``explain``, the source);
+    one bad line never costs the good ones (the developers' guide)."""
+    body = b"User-agent: *\nDisallow: /private\n"
+    good = ["https://a.example/private", "https://a.example/public"]
+    raw = [good[0].encode(), b"https://a.example/\xff\xfe", good[1].encode()]
+    offsets = np.cumsum([0] + [len(r) for r in raw]).astype(np.int32)
+    urls = pa.Array.from_buffers(pa.string(), 3, [None, pa.py_buffer(offsets),
+                                                  pa.py_buffer(b"".join(raw))])
+    base = _joined(["x"] * 3, ["https://a.example"] * 3, ["rules"] * 3, [body] * 3)
+    batch = pa.RecordBatch.from_arrays([urls, *base.columns[1:]], names=base.schema.names)
+    for usage in (False, True):
+        out = evaluate(batch, ["GPTBot"], usage=usage)
+        allowed = out.column("GPTBot__allowed").to_pylist()
+        reason = out.column("GPTBot__reason").to_pylist()
+        want = _explained(body, good, "GPTBot")
+        assert (allowed[0], reason[0]) == (want[0][0], want[0][3])
+        assert (allowed[2], reason[2]) == (want[1][0], want[1][3])
+        assert (allowed[1], reason[1]) == (None, "invalid-url")
+        assert out.column("GPTBot__rule")[1].as_py() is None
+        if usage:
+            assert out.column("GPTBot__crawl")[1].as_py() is None
+
+
+def test_url_origins_reads_a_url_the_prefix_pattern_does_not_take_whole() -> None:
+    """url_origins: a URL the prefix pattern does not take (white space or a backslash in its
+    authority) goes to origin_of whole (the one home of RFC 9309 2.3's origin: the source),
+    which reads a tab as urlsplit does; before, such a URL came out with no origin."""
+    from robotrules._origin import origin_or_none
+    from robotrules.dataset.kernel import url_origins
+
+    urls = ["https://a.example\t/x", "https://a.example x/y", "https://a.example\\evil/x",
+            "https://b.example/ok", None]
+    assert url_origins(pa.array(urls)).to_pylist() == [
+        None if u is None else origin_or_none(u) for u in urls]
+    assert url_origins(pa.array(urls))[0].as_py() == "https://a.example"

@@ -11,8 +11,8 @@ then the verdict columns.
 1. the robots.parquet files are read by DuckDB and the duplicate rule runs as one window query
    into a table ``chosen`` numbered in origin order (``rid``);
 2. the URL files (Parquet, CSV with a header line, JSON Lines; globs of them) are read by
-   DuckDB's own readers. Each URL's origin key is cut in SQL (:func:`_key_sql`: the
-   ``scheme://authority`` prefix by :data:`.kernel.URL_PREFIX`, else the whole URL); one scan
+   DuckDB's own readers. Each URL's origin key is cut in SQL (:func:`_keyed_sql`: the
+   ``scheme://authority`` prefix :data:`.kernel.URL_PREFIX` takes, else the whole URL); one scan
    groups the keys, :func:`.kernel.url_origins` gives each distinct key its origin (no Python
    per row) and a small table ``__map`` gives it the origin's rank in origin order and its
    chosen capture. A second scan joins the URLs with ``__map`` by key and sorts them by that
@@ -60,7 +60,7 @@ from ._deps import DatasetError, require
 from ._io import check_output, check_robots, url_format
 from .captures import choose, chosen_sql
 from .kernel import (
-    URL_PREFIX,
+    URL_AUTHORITY,
     RulesCache,
     array_of,
     evaluate,
@@ -220,19 +220,23 @@ def _name(files: Sequence[str]) -> str:
     return files[0] if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more)"
 
 
-def _key_sql(column: str) -> str:
-    """SQL for a URL's origin key: its ``scheme://authority`` prefix
-    (:data:`.kernel.URL_PREFIX`, the regex :func:`.kernel.url_origins` cuts with), or the
-    whole URL when the pattern does not take it; NULL for a NULL URL. Equal keys have equal
-    origins, so the origin is computed once per distinct key (:func:`_origin_map`)."""
+def _keyed_sql(column: str, source: str) -> str:
+    """SQL for the rows of ``source`` with their URL's origin key ``__k``: the
+    ``scheme://authority`` prefix :data:`.kernel.URL_PREFIX` takes (its run,
+    :data:`.kernel.URL_AUTHORITY`, cut once per row, then what follows it tested: the end, or
+    a path, query or fragment), or the whole URL when the pattern does not take it; NULL for a
+    NULL URL. Equal keys have equal origins, so the origin is computed once per distinct key
+    (:func:`_origin_map`)."""
     url = _q(column)
-    pattern = URL_PREFIX.replace("'", "''")
-    return (f"CASE WHEN {url} IS NULL THEN NULL ELSE coalesce(nullif(regexp_extract({url}, "
-            f"'{pattern}', 1), ''), {url}) END")
+    run = URL_AUTHORITY.replace("'", "''")
+    return (f"SELECT * EXCLUDE (__kp), CASE WHEN {url} IS NULL THEN NULL WHEN __kp <> '' AND "
+            f"(length(__kp) = length({url}) OR substr({url}, length(__kp) + 1, 1) IN "
+            f"('/', '?', '#')) THEN __kp ELSE {url} END AS __k "
+            f"FROM (SELECT *, regexp_extract({url}, '^{run}', 0) AS __kp FROM {source})")
 
 
 def _origin_map(con: Any) -> int:
-    """Table ``__map``: per distinct origin key of the URLs (``__urls.__k``: :func:`_key_sql`) its
+    """Table ``__map``: per distinct origin key of the URLs (``__urls.__k``: :func:`_keyed_sql`) its
     origin (:func:`.kernel.url_origins` on the keys: RFC 9309 2.3's origin once per key),
     the origin's rank in origin order (``__oid``) and its chosen capture (``rid``, outcome,
     fetch time; NULL without one); keys without an origin are left out. Returns the number of
@@ -283,8 +287,7 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
                 progress("reading URLs", 0, total)
             # one scan of the URL files (DuckDB's threads), each row's origin key computed
             # once: the key table and the join read this table
-            con.execute(f"CREATE TEMP TABLE __urls AS SELECT *, {_key_sql(column)} AS __k "
-                        "FROM url_rel")
+            con.execute(f"CREATE TEMP TABLE __urls AS {_keyed_sql(column, 'url_rel')}")
             rows = _origin_map(con)
             if progress is not None:
                 progress("reading URLs", rows, rows)

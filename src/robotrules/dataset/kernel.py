@@ -20,13 +20,15 @@ The input's ``robots_body`` column is dropped from the output.
 Theory of operation: columns, not rows. A batch's rows are grouped by origin (a join gives one
 capture per origin) with one stable ``argsort`` of the origin's dictionary code; rows without
 rules (no capture, allow-all, disallow-all, invalid URL) are filled by vectorised masks. Each
-group's URLs go to the core's batch API in one call per agent, ``RobotsTxt.decide_many`` (and
-``usage_many``), whose answers are machine arrays (``array('B')``/``array('q')``) appended
-group after group with ``array.extend`` and scattered to their rows once per batch by NumPy.
-The deciding rule is an index into the group's ``Decisions.rules``, made global by the
-group's offset and rendered once per batch (a dictionary); the reason is an index into
-:data:`robotrules.REASONS` extended with the fetch outcomes. No Python code runs per row;
-Python runs per (origin, agent) of a batch. Each body is parsed once per origin and capture
+group goes to the core's batch API on Arrow buffers (:func:`robotrules._peers.decide_strings`)
+in one call per agent with the group's row numbers: the URLs are read from the URL column's
+offsets and data (string or large_string; no Python string per URL) and the answers
+(``RobotsTxt.decide_many``'s allowed, line, rule, reason) written into the output columns at
+those rows. A URL whose bytes are not UTF-8 is an invalid URL. The usage columns come from
+``usage_many`` on the group's URLs as strings. The deciding rule is numbered from the count of
+rules found so far in the batch and rendered once per batch (a dictionary); the reason is an
+index into :data:`robotrules.REASONS` extended with the fetch outcomes. No Python code runs
+per row; Python runs per (origin, agent) of a batch. Each body is parsed once per origin and capture
 while it stays in the :class:`RulesCache` (LRU, ``size`` files; the engines feed batches
 grouped by origin, so a file is parsed once per run).
 
@@ -50,6 +52,8 @@ from typing import TYPE_CHECKING, Any
 import robotrules
 from robotrules import Dialect, RobotsTxt
 from robotrules._origin import origin_or_none
+from robotrules._peers import decide_strings
+from robotrules._pure import REASON_INVALID_TEXT
 from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY, usage_keys
 
 from ._deps import DatasetError, require
@@ -57,9 +61,9 @@ from ._deps import DatasetError, require
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["EXTRA_REASONS", "URL_PREFIX", "USAGE_KEYS", "RulesCache", "array_of", "evaluate",
-           "evaluate_batches", "numpy_of", "output_schema", "strings_of", "url_origins",
-           "verdict_fields"]
+__all__ = ["EXTRA_REASONS", "URL_AUTHORITY", "URL_PREFIX", "USAGE_KEYS", "RulesCache",
+           "array_of", "evaluate", "evaluate_batches", "numpy_of", "output_schema",
+           "strings_of", "url_origins", "verdict_fields"]
 
 def usage_columns(vocabulary: str = DEFAULT_VOCABULARY) -> tuple[str, ...]:
     """The usage preferences, in column order: ``crawl`` and the categories of
@@ -79,7 +83,10 @@ ROBOTS_COLUMNS = ("origin", "robots_outcome", "robots_body", "robots_fetch_time"
 #: scheme://authority followed by the end or a path, query or fragment: the prefix origin_of
 #: canonicalises (a URL with white space or a backslash in it goes to origin_of whole); RE2
 #: syntax, read by Arrow's regex kernel and by DuckDB's regexp_extract alike
-URL_PREFIX = r"^(?P<p>[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s\\]*)(?:[/?#]|$)"
+#: URL_PREFIX's prefix alone, no group and no test of what follows (RE2 finds where it ends
+#: without tracking a group: about half the time per URL; engines' key tests what follows)
+URL_AUTHORITY = r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s\\]*"
+URL_PREFIX = rf"^(?P<p>{URL_AUTHORITY})(?:[/?#]|$)"
 
 
 def _bits(np: Any, buffer: Any, offset: int, n: int) -> Any:
@@ -214,7 +221,10 @@ def url_origins(urls: pa.Array | pa.ChunkedArray, memo: dict[str, str | None] | 
         urls = urls.combine_chunks()
     if not (pa_.types.is_string(urls.type) or pa_.types.is_large_string(urls.type)):
         urls = urls.cast(pa_.string())
-    prefix = pc.extract_regex(urls, URL_PREFIX).field("p")
+    cut = pc.extract_regex(urls, URL_PREFIX)
+    # null where the pattern does not take the URL (a struct's field keeps '' there)
+    prefix = pc.if_else(pc.is_valid(cut), cut.field("p"),
+                        pa_.nulls(len(cut), cut.type.field(0).type))  # (pa.scalar: pandas)
     codes = pc.dictionary_encode(prefix)
     if memo is None:
         distinct = [origin_or_none(p) for p in codes.dictionary.to_pylist()]
@@ -241,27 +251,43 @@ def url_origins(urls: pa.Array | pa.ChunkedArray, memo: dict[str, str | None] | 
     return out
 
 
-class _Answers:
-    """The core's answers for one agent, appended group after group (machine arrays)."""
-
-    def __init__(self, usage: tuple[str, ...]) -> None:
-        self.allowed = array("B")
-        self.line = array("q")
-        self.reason = array("B")
-        self.rule = array("q")
-        self.offsets: list[int] = []
-        self.usage = {k: array("b") for k in usage}
-
-
 class _Columns:
-    """The output columns of one agent while a batch is evaluated (NumPy, filled per group)."""
+    """The output columns of one agent while a batch is evaluated (NumPy, filled per group by
+    the core's batch API on the URL column's buffers, :func:`robotrules._peers.decide_strings`
+    widths: allowed and reason uint8, line and rule int32)."""
 
     def __init__(self, np: Any, n: int, usage: tuple[str, ...]) -> None:
         self.allowed = np.zeros(n, np.uint8)
-        self.line = np.zeros(n, np.int64)
-        self.rule = np.full(n, -1, np.int64)
-        self.reason = np.zeros(n, np.int8)
+        self.line = np.zeros(n, np.int32)
+        self.rule = np.full(n, -1, np.int32)
+        self.reason = np.zeros(n, np.uint8)
         self.usage = {k: np.full(n, -1, np.int8) for k in usage}
+
+
+def _string_buffers(np: Any, urls: pa.Array) -> tuple[Any, Any]:
+    """The offsets (int32 or int64, from the array's first string) and data of a string or
+    large_string array, as the batch API on Arrow buffers reads them."""
+    pa_ = require("pyarrow")
+    wide = pa_.types.is_large_string(urls.type)
+    n = len(urls)
+    buffers = urls.buffers()
+    dtype = np.int64 if wide else np.int32
+    if buffers[1] is None:  # (an empty array)
+        return np.zeros(n + 1, dtype), b""
+    offsets = np.frombuffer(buffers[1], dtype, count=n + 1,
+                            offset=urls.offset * np.dtype(dtype).itemsize)
+    return offsets, b"" if buffers[2] is None else buffers[2]
+
+
+def _texts(urls: pa.Array, rows: Any) -> list[str]:
+    """The URLs at ``rows`` as ``str`` (a URL whose bytes are not UTF-8 read with U+FFFD)."""
+    first, n = int(rows[0]), len(rows)
+    run = int(rows[-1]) - first == n - 1  # one run of rows (batches come sorted by origin)
+    got = urls.slice(first, n) if run else urls.take(array_of(rows))
+    try:
+        return got.to_pylist()  # type: ignore[no-any-return]
+    except UnicodeDecodeError:
+        return [bytes(v.as_buffer()).decode("utf-8", "replace") for v in got]
 
 
 def evaluate(
@@ -287,6 +313,8 @@ def evaluate(
     reasons = _reasons()
     code = {r: i for i, r in enumerate(reasons)}
     urls = batch.column(url_column)
+    if not (pa_.types.is_string(urls.type) or pa_.types.is_large_string(urls.type)):
+        urls = urls.cast(pa_.string())
     origin_codes = pc.dictionary_encode(batch.column("origin"))
     group_of = numpy_of(origin_codes.indices, -1).astype(np.int64)
     origins = origin_codes.dictionary.to_pylist()
@@ -318,60 +346,66 @@ def evaluate(
     firsts = order[starts]
     gids = parsed[firsts].tolist()
     times_of = times.take(array_of(firsts)).cast(pa_.int64()).to_pylist()
-    # the core's answers are appended group after group (C-level array.extend) and scattered
-    # once per batch to their rows, order[skip:]; a rule index is local to its group's
-    # Decisions.rules and becomes global by adding the group's offset into `found`
-    bufs = [_Answers(keys) for _ in agents]
-    found: list[Any] = []  # Decisions.rules of each (group, agent), concatenated
-    sizes: list[int] = []
-    skip = n
+    offsets, data = _string_buffers(np, urls)
+    # the core reads each group's rows from the URL column's buffers and writes its answers
+    # at those rows; a rule is numbered from the count of rules found so far in the batch
+    # (`found`: each rule's index in the batch's dictionary of rendered rules)
+    rule_text: dict[str, int] = {}  # rendered rule -> dictionary index of this batch
+    found: list[int] = []
+    # the usage answers are appended group after group (C-level array.extend) and scattered
+    # once per batch to the rows of those groups, in that order (`usage_rows`)
+    usage_rows: list[Any] = []
+    usage_got = [{k: array("b") for k in keys} for _ in agents]
     for i, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
         g = gids[i]
         if g < 0:
             continue
-        skip = min(skip, s)
-        sizes.append(e - s)
-        first, last = int(order[s]), int(order[e - 1])
-        run = last - first == e - s - 1  # one run of rows (batches come sorted by origin)
-        rules = cache.get(origins[g], times_of[i], bodies[first].as_py)
-        group_urls = (urls.slice(first, e - s) if run
-                      else urls.take(array_of(order[s:e]))).to_pylist()
-        for agent, b in zip(agents, bufs, strict=True):
-            d = rules.decide_many(group_urls, user_agent=agent)
-            b.allowed.extend(d.allowed)
-            b.line.extend(d.line)
-            b.reason.extend(d.reason)
-            b.rule.extend(d.rule)
-            b.offsets.append(len(found))
-            found.extend(d.rules)
+        rows = order[s:e]
+        rules = cache.get(origins[g], times_of[i], bodies[int(rows[0])].as_py)
+        texts: dict[int, int] = {}  # directive index -> dictionary index, this group's
+        group_urls = _texts(urls, rows) if usage else []
+        if usage:
+            usage_rows.append(rows)
+        for agent, c, u in zip(agents, cols, usage_got, strict=True):
+            got = decide_strings(rules, offsets, data, rows, agent, rules._no_match(agent),
+                                 (c.allowed, c.line, c.rule, c.reason), len(found))
+            for d in got:
+                at = texts.get(d)
+                if at is None:
+                    at = texts[d] = rule_text.setdefault(str(rules._rule(d)), len(rule_text))
+                found.append(at)
             if usage:
-                got = rules.usage_many(group_urls, user_agent=agent, vocabulary=vocabulary)
+                got_usage = rules.usage_many(group_urls, user_agent=agent,
+                                             vocabulary=vocabulary)
                 for key in keys:
-                    b.usage[key].extend(got[key] if key in got else array("b", [-1]) * (e - s))
-    rule_text: dict[str, int] = {}  # rendered rule -> dictionary index of this batch
-    by_id: dict[int, int] = {}  # id(rule) -> dictionary index (found keeps the rules alive)
-    text_of = np.array([by_id[id(r)] if id(r) in by_id else by_id.setdefault(
-        id(r), rule_text.setdefault(str(r), len(rule_text))) for r in found] + [-1], np.int64)
-    if sizes:
-        rows = order[skip:]
-        counts = np.array(sizes, np.int64)
-        for b, c in zip(bufs, cols, strict=True):
-            c.allowed[rows] = np.frombuffer(b.allowed, np.uint8)
-            c.line[rows] = np.frombuffer(b.line, np.int64)
-            c.reason[rows] = np.frombuffer(b.reason, np.uint8)
-            local = np.frombuffer(b.rule, np.int64)
-            glob = local + np.repeat(np.array(b.offsets, np.int64), counts)
-            c.rule[rows] = text_of[np.where(local >= 0, glob, -1)]  # -1 picks the final -1
-            for key, values in b.usage.items():
-                c.usage[key][rows] = np.frombuffer(values, np.int8)
+                    u[key].extend(got_usage[key] if key in got_usage
+                                  else array("b", [-1]) * len(rows))
+    if usage_rows:
+        at_rows = np.concatenate(usage_rows)
+        for c, u in zip(cols, usage_got, strict=True):
+            for key in keys:
+                c.usage[key][at_rows] = np.frombuffer(u[key], np.int8)
+    text_of = np.array([*found, -1], np.int32)  # -1 picks the final -1
+    bad = None
+    if cols:  # a URL whose bytes are not UTF-8 (the same for every agent): an invalid URL
+        bad = cols[0].reason == REASON_INVALID_TEXT
+        if not bad.any():
+            bad = None
+        else:
+            known &= ~bad
     rule_dict = strings_of(list(rule_text))
     reason_dict = strings_of(reasons)
     arrays: list[Any] = []
     for c in cols:
-        arrays.append(array_of(c.allowed.astype(np.bool_), mask=~known))
-        arrays.append(array_of(c.line.astype(np.int32), mask=c.line == 0))
+        if bad is not None:
+            c.reason[bad] = code["invalid-url"]
+            for values in c.usage.values():
+                values[bad] = -1
+        rule = text_of[c.rule]
+        arrays.append(array_of(c.allowed.view(np.bool_), mask=~known))
+        arrays.append(array_of(c.line, mask=c.line == 0))
         arrays.append(pa_.DictionaryArray.from_arrays(
-            array_of(c.rule.astype(np.int32), mask=c.rule < 0), rule_dict).dictionary_decode())
+            array_of(rule, mask=rule < 0), rule_dict).dictionary_decode())
         arrays.append(pa_.DictionaryArray.from_arrays(
             array_of(c.reason.astype(np.int32)), reason_dict).dictionary_decode())
         for key in c.usage:
