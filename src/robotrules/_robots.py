@@ -104,6 +104,13 @@ class _Kept:
         selection's facts and usage statements are dropped first (a caller keeps what it
         holds: only the memo forgets it)."""
         if self.derived_bytes + cost > self.budget:
+            # (the peer keeps the memos for the agents it met: emptied, they keep nothing)
+            for sel in self.selections.values():
+                if sel.memo is not None:
+                    sel.memo.clear()
+            for uses in self.uses.values():
+                if uses.memo is not None:
+                    uses.memo.clear()
             self.selections.clear()
             self.selection_of_agent.clear()
             self.uses.clear()
@@ -166,18 +173,14 @@ class RobotsTxt(_Surface):
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
-        # (the peer checks that url is a str: known_verdict, url_key_path)
+        # (the peer checks that url and user_agent are str: known_verdict)
+        # the whole answer in the peer (in C on the native one) once the facts are kept in
+        # the peer's memo of the agent's selection
+        v: Verdict | None = self.known_verdict(url, user_agent)
+        if v is not None:
+            return v
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        kept: _Kept | None = getattr(self, "_kept_", None)
-        if kept is not None:
-            sel = kept.selection_of_agent.get(user_agent)
-            if sel is not None and (memo := sel.memo) is not None:
-                # the whole answer in the peer (in C on the native one) once its facts are
-                # kept in the peer's memo of the selection
-                v: Verdict | None = self.known_verdict(url, user_agent, memo)
-                if v is not None:
-                    return v
         key, path = self.url_key_path(url, user_agent)  # plain values from the peer
         return self._verdict(key, path, user_agent)
 
@@ -198,6 +201,8 @@ class RobotsTxt(_Surface):
                 sel.memo = self.verdict_memo(make, _SAID_MAX)
             if sel.memo is not None:
                 sel.memo.keep(key, facts)
+        if sel.memo is not None:
+            self.keep_verdicts(user_agent, sel.memo)
         if sel.prefs and facts[0] and key != -1:
             # the preferences that apply join the sentence when it is read
             allowed, line, rule, agents, reason, dialect, detail = facts
@@ -385,19 +390,14 @@ class RobotsTxt(_Surface):
                 self, url, user_agent=user_agent, content_signal_scope=content_signal_scope,
                 vocabulary=vocabulary, policy_tokens=policy_tokens)
             return asked
+        # the whole answer in the peer (in C on the native one) once its values are kept
+        # in the peer's memo of the selection's usage answers (it checks url and user_agent)
+        u: Usage | None = self.known_usage(url, user_agent, content_signal_scope, vocabulary)
+        if u is not None:
+            return u
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        kept: _Kept | None = getattr(self, "_kept_", None)
-        uses = None if kept is None else kept.uses_of_agent.get(
-            (user_agent, content_signal_scope, vocabulary))
-        if uses is not None and (memo := uses.memo) is not None:
-            # the whole answer in the peer (in C on the native one) once its values are
-            # kept in the peer's memo of the selection's usage answers
-            u: Usage | None = self.known_usage(url, user_agent, memo)
-            if u is not None:
-                return u
-        if uses is None:
-            uses = self._uses(user_agent, content_signal_scope, vocabulary)
+        uses = self._uses(user_agent, content_signal_scope, vocabulary)
         v = self.explain(url, user_agent=user_agent)
         path = v.path
         make = _USAGE
@@ -408,6 +408,8 @@ class RobotsTxt(_Surface):
             if sel is not None and sel.memo is not None:
                 uses.memo = self.usage_memo(sel.memo, uses.paths, make, content_signal_scope,
                                             vocabulary, _SAID_MAX)
+        if uses.memo is not None:
+            self.keep_usages(user_agent, uses.memo)
         if not v.allowed:  # no preferences attach to a URL that may not be fetched
             return make(False, {}, (), (), user_agent, path, content_signal_scope, v,
                         vocabulary)

@@ -103,10 +103,11 @@ def test_gather() -> None:
 def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
     """Issue 37: "the kernel reads no facade state and calls nothing back to answer". The
     native peer's surface takes none of the facade's caches or callbacks: a warm ``explain``
-    is one call of ``known_verdict`` with the selection's memo the peer made (its facts kept
-    by one call per key), a warm ``usage`` one call of ``known_usage`` with the memo of the
-    selection's usage answers (its answers kept by one call each), each running no Python
-    frame but its own; ``explain`` and ``usage`` equal the pure peer's answers."""
+    is one call of ``known_verdict`` with the URL and the agent, answered from the memo of
+    the agent's selection the peer keeps (its facts kept by one call per key, the memo bound
+    to the agent by one call), a warm ``usage`` one call of ``known_usage`` with the URL, the
+    agent, the scope and the vocabulary (its answers kept by one call each), each running no
+    Python frame but its own; ``explain`` and ``usage`` equal the pure peer's answers."""
     import sys
 
     body = b"User-agent: *\nDisallow: /a\nContent-Usage: /b train-ai=n\n"
@@ -143,11 +144,11 @@ def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
         used = (plain.usage("/a/x"), plain.usage("/b"))
     finally:
         sys.setprofile(None)
-    # each answer: its own frame, its memo found by the agent, then one call of the peer
-    usage_calls = [("py", "usage"), ("c", "getattr"), ("c", "get"), ("c", "known_usage")]
-    assert calls[:4] == [("py", "explain"), ("c", "getattr"), ("c", "get"),
-                         ("c", "known_verdict")]
-    assert calls[4:] == usage_calls + usage_calls + [("c", "setprofile")]
+    # each answer: its own frame, then one call of the peer with the URL and the agent (the
+    # peer finds the agent's memo)
+    usage_calls = [("py", "usage"), ("c", "known_usage")]
+    assert calls[:2] == [("py", "explain"), ("c", "known_verdict")]
+    assert calls[2:] == usage_calls + usage_calls + [("c", "setprofile")]
     want = _robots.reference(plain_body)
     assert got == want.explain("/a/x")
     for url, u in zip(("/a/x", "/b"), used, strict=True):

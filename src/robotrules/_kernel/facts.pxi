@@ -2,9 +2,9 @@
 # What the answers are built from, as plain values: the path of a URL as text (for
 # Verdict.path), a fast constructor for the public values (Verdict, Usage, Decisions: the
 # facade calls it), the memos of a selection's answers the peer keeps (VerdictMemo,
-# UsageMemo: values the facade gives, one call each), the Content-Usage path matcher (the
-# kernel's entry_matches over the pure reading of each path), and the gather of the batch
-# usage columns.
+# UsageMemo: values the facade gives, one call each) and which agent reads which
+# (AgentMemos, one per Doc), the Content-Usage path matcher (the kernel's entry_matches over
+# the pure reading of each path), and the gather of the batch usage columns.
 
 from cpython.object cimport PyTypeObject
 from libc.stdint cimport int8_t
@@ -12,6 +12,8 @@ from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.dict cimport PyDict_Copy
 
 import types as _types
+
+from ._peer import AGENTS_KEPT as _AGENTS_KEPT
 
 cdef extern from "Python.h":
     ctypedef struct PyMemberDef:
@@ -114,6 +116,10 @@ cdef class VerdictMemo:
         if len(self.facts) >= self.bound:
             self.facts.clear()
         self.facts[key] = facts
+
+    def clear(self):
+        """Drop every key's facts."""
+        self.facts.clear()
 
     def __len__(self):
         return len(self.facts)
@@ -266,8 +272,8 @@ cdef class UsageMemo:
     cdef VerdictMemo verdicts
     cdef PathSet paths
     cdef Maker make
-    cdef object scope
-    cdef object vocabulary
+    cdef str scope
+    cdef str vocabulary
     cdef dict answers
     cdef Py_ssize_t bound
 
@@ -294,6 +300,10 @@ cdef class UsageMemo:
         if len(self.answers) >= self.bound:
             self.answers.clear()
         self.answers[chosen] = answer
+
+    def clear(self):
+        """Drop every answer."""
+        self.answers.clear()
 
     def __len__(self):
         return len(self.answers)
@@ -330,6 +340,64 @@ cdef class UsageMemo:
         make.put(u, 7, self.verdicts.build(facts, user_agent, path))
         make.put(u, 8, self.vocabulary)
         return u
+
+
+cdef class AgentMemos:
+    """Which memos answer which user agent, for one Doc (its ``memos_``, made on the first
+    ``keep_verdicts`` or ``keep_usages``): per agent string as the caller wrote it, the
+    :class:`VerdictMemo` of its selection and the :class:`UsageMemo` it was last given (one
+    scope and vocabulary), each bound by one call from the facade. At most ``AGENTS_KEPT``
+    agents each (robotrules._peer): past it, every binding is dropped before the next is
+    kept. The kernel stores the memos and reads only their own fields."""
+
+    cdef dict verdicts    # user agent -> VerdictMemo
+    cdef dict usages      # user agent -> UsageMemo
+
+    def __cinit__(self):
+        self.verdicts = {}
+        self.usages = {}
+
+    cdef void bind_verdicts(self, str user_agent, VerdictMemo memo) except *:
+        if len(self.verdicts) >= _AGENTS_KEPT:
+            self.verdicts.clear()
+        self.verdicts[user_agent] = memo
+
+    cdef void bind_usages(self, str user_agent, UsageMemo memo) except *:
+        if len(self.usages) >= _AGENTS_KEPT:
+            self.usages.clear()
+        self.usages[user_agent] = memo
+
+    cdef object verdict(self, Doc doc, str url, str user_agent):
+        """The verdict of ``url`` for ``user_agent`` from its memo, or None: no memo bound
+        or no facts kept for the deciding key."""
+        cdef PyObject* path = NULL
+        hit = self.verdicts.get(user_agent)
+        if hit is None:
+            return None
+        key = doc._url_key(url, user_agent, &path)
+        text = <object>path
+        Py_DECREF(text)  # the reference _url_key gave, now held by text
+        return (<VerdictMemo>hit).verdict(key, user_agent, text)
+
+    cdef object usage(self, Doc doc, str url, str user_agent, object scope, object vocabulary):
+        """The Usage of ``url`` for ``user_agent`` in ``scope`` and ``vocabulary`` from the
+        memo it was last given, or None: none bound for this scope and vocabulary, or its
+        verdict facts or answer not kept."""
+        cdef PyObject* path = NULL
+        cdef UsageMemo memo
+        hit = self.usages.get(user_agent)
+        if hit is None:
+            return None
+        memo = <UsageMemo>hit
+        if not (memo.scope is scope or (type(scope) is str and memo.scope == <str>scope)):
+            return None
+        if not (memo.vocabulary is vocabulary or (
+                type(vocabulary) is str and memo.vocabulary == <str>vocabulary)):
+            return None
+        key = doc._url_key(url, user_agent, &path)
+        text = <object>path
+        Py_DECREF(text)  # the reference _url_key gave, now held by text
+        return memo.usage(key, user_agent, text)
 
 
 def gather(classes, table):
