@@ -156,3 +156,47 @@ def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
         assert u == want.usage(url)
         assert u.verdict == want.explain(url)
         assert u.categories is not plain.usage(url).categories
+
+
+def test_a_file_stating_preferences_answers_warm_from_the_peers_memo() -> None:
+    """Issue 37's ratios are measured on real files, and files state AI preferences
+    (Content-Usage, Content-Signal): their warm ``explain`` and ``usage`` are one call of the
+    peer as well (the preferences' words kept as plain values in the verdict facts, not the
+    file), with the same answers, sentence included, as the pure peer (attach-05 3.1: no
+    preference attaches to a URL that may not be fetched; the allowed verdict's sentence
+    names the preferences that apply)."""
+    import sys
+
+    body = (b"User-agent: *\nDisallow: /a\nContent-Usage: /b train-ai=n\n"
+            b"Content-Signal: search=yes, ai-train=no\n")
+    rules = robotrules.parse(body)
+    want = _robots.reference(body)
+    urls = ("/a/x", "/b/y", "https://example.com/c")
+    for _ in range(2):  # cold (the memos filled), then warm
+        for url in urls:
+            for agent in ("*", "FooBot", "Mozilla/5.0 (compatible; FooBot/2.1)"):
+                assert rules.explain(url, user_agent=agent) == want.explain(
+                    url, user_agent=agent)
+                assert rules.usage(url, user_agent=agent) == want.usage(url, user_agent=agent)
+    calls: list[tuple[str, str]] = []
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "call":
+            calls.append(("py", frame.f_code.co_name))  # type: ignore[attr-defined]
+        elif event == "c_call":
+            calls.append(("c", getattr(arg, "__name__", "?")))
+
+    sys.setprofile(profile)
+    try:
+        got = [(rules.explain(url, user_agent="FooBot"), rules.usage(url, user_agent="FooBot"))
+               for url in urls]
+    finally:
+        sys.setprofile(None)
+    per_url = [("py", "explain"), ("c", "known_verdict"), ("py", "usage"),
+               ("c", "known_usage")]
+    assert [c for c in calls if c[1] not in ("<listcomp>", "setprofile")] == per_url * 3
+    for url, (v, u) in zip(urls, got, strict=True):
+        assert v == want.explain(url, user_agent="FooBot")
+        assert v.detail == want.explain(url, user_agent="FooBot").detail
+        assert u == want.usage(url, user_agent="FooBot")
+    assert "train-ai" in got[1][0].detail or "ai-train" in got[1][0].detail
