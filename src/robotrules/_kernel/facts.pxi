@@ -94,9 +94,13 @@ cdef class VerdictMemo:
     the first seven values ``make`` (a Maker of Verdict, the user agent and the path last)
     takes (the values themselves: the kernel stores them in the verdicts it builds and never
     reads or calls them). At most ``bound`` keys: past it, every one is dropped before the
-    next is kept."""
+    next is kept. The keys are C integers in an open-addressing table (linear probing, at
+    most half full, grown by doubling), so that a lookup makes no Python int; the facts are
+    values that hold no memo (the GC need not see them)."""
 
-    cdef dict facts
+    cdef int64_t* keys        # cap slots; EMPTY_KEY where none
+    cdef PyObject** values    # the facts tuple of each key (a reference each)
+    cdef Py_ssize_t cap, used
     cdef Maker make
     cdef Py_ssize_t bound
 
@@ -106,28 +110,87 @@ cdef class VerdictMemo:
         if make.n != 9:
             raise ValueError("a Verdict is 9 values")
         self.make = make
-        self.facts = {}
         self.bound = bound
 
-    def keep(self, key, tuple facts not None):
+    def __dealloc__(self):
+        self._drop()
+
+    cdef void _drop(self) noexcept:
+        cdef Py_ssize_t i
+        cdef PyObject** values = self.values
+        cdef Py_ssize_t cap = self.cap
+        self.values = NULL
+        self.cap = self.used = 0
+        for i in range(cap):
+            if values[i] != NULL:
+                Py_DECREF(<object>values[i])
+        PyMem_Free(values)
+        PyMem_Free(self.keys)
+        self.keys = NULL
+
+    cdef inline Py_ssize_t _slot(self, int64_t key) noexcept:
+        """Where ``key`` is, or the empty slot where it would go (cap > 0)."""
+        cdef uint64_t mask = <uint64_t>self.cap - 1
+        cdef uint64_t i = (<uint64_t>key * <uint64_t>0x9E3779B97F4A7C15) >> 32
+        while True:
+            i &= mask
+            if self.values[i] == NULL or self.keys[i] == key:
+                return <Py_ssize_t>i
+            i += 1
+
+    cdef int _grow(self) except -1:
+        cdef Py_ssize_t old_cap = self.cap, i, at
+        cdef int64_t* old_keys = self.keys
+        cdef PyObject** old_values = self.values
+        cdef Py_ssize_t cap = 8 if old_cap == 0 else 2 * old_cap
+        self.keys = <int64_t*>xmalloc(cap * sizeof(int64_t))
+        self.values = <PyObject**>xmalloc(cap * sizeof(PyObject*))
+        memset(self.values, 0, cap * sizeof(PyObject*))
+        self.cap = cap
+        for i in range(old_cap):
+            if old_values[i] != NULL:
+                at = self._slot(old_keys[i])
+                self.keys[at] = old_keys[i]
+                self.values[at] = old_values[i]  # (the reference moves)
+        PyMem_Free(old_keys)
+        PyMem_Free(old_values)
+        return 0
+
+    def keep(self, int64_t key, tuple facts not None):
         """Keep the seven values of ``key``'s verdict facts."""
+        cdef Py_ssize_t at
         if PyTuple_GET_SIZE(facts) != 7:
             raise ValueError("the facts of a key are seven values")
-        if len(self.facts) >= self.bound:
-            self.facts.clear()
-        self.facts[key] = facts
+        if self.used >= self.bound:
+            self._drop()
+        if 2 * (self.used + 1) > self.cap:
+            self._grow()
+        at = self._slot(key)
+        Py_INCREF(facts)
+        if self.values[at] != NULL:
+            Py_DECREF(<object>self.values[at])
+        else:
+            self.used += 1
+        self.keys[at] = key
+        self.values[at] = <PyObject*>facts
 
     def clear(self):
         """Drop every key's facts."""
-        self.facts.clear()
+        self._drop()
 
     def __len__(self):
-        return len(self.facts)
+        return self.used
 
-    cdef object verdict(self, object key, str user_agent, object path):
+    cdef inline PyObject* facts_of(self, int64_t key) noexcept:
+        """``key``'s facts (a borrowed reference), or NULL: not kept."""
+        if self.used == 0:
+            return NULL
+        return self.values[self._slot(key)]
+
+    cdef object verdict(self, int64_t key, str user_agent, object path):
         """The verdict of ``key`` for ``user_agent`` and ``path``, or None: not kept."""
-        hit = self.facts.get(key)
-        if hit is None:
+        cdef PyObject* hit = self.facts_of(key)
+        if hit == NULL:
             return None
         return self.build(<tuple>hit, user_agent, path)
 
@@ -308,12 +371,12 @@ cdef class UsageMemo:
     def __len__(self):
         return len(self.answers)
 
-    cdef object usage(self, object key, str user_agent, str path):
+    cdef object usage(self, int64_t key, str user_agent, str path):
         """The Usage of deciding ``key`` for ``user_agent`` and ``path``, or None: its
         verdict facts or its answer not kept."""
         cdef Maker make = self.make
-        hit = self.verdicts.facts.get(key)
-        if hit is None:
+        cdef PyObject* hit = self.verdicts.facts_of(key)
+        if hit == NULL:
             return None
         facts = <tuple>hit
         if not <object>PyTuple_GET_ITEM(facts, 0):  # (no preference attaches to a URL
@@ -371,6 +434,7 @@ cdef class AgentMemos:
         """The verdict of ``url`` for ``user_agent`` from its memo, or None: no memo bound
         or no facts kept for the deciding key."""
         cdef PyObject* path = NULL
+        cdef int64_t key
         hit = self.verdicts.get(user_agent)
         if hit is None:
             return None
@@ -384,6 +448,7 @@ cdef class AgentMemos:
         memo it was last given, or None: none bound for this scope and vocabulary, or its
         verdict facts or answer not kept."""
         cdef PyObject* path = NULL
+        cdef int64_t key
         cdef UsageMemo memo
         hit = self.usages.get(user_agent)
         if hit is None:
