@@ -200,40 +200,63 @@ def scan_groups(idx: GroupIndex, groups: tuple[int, ...], text: str, dirs: array
     one without making it (a large selection's first query: no sort, no index). A rule whose
     value up to its first byte the dialect does not read as it is (``not_plain``) is not a
     prefix of ``path`` is passed over unread: its pattern's literal prefix starts with those
-    bytes, so it cannot match; so is one with a run between stars, read as is, that ``path``
-    does not hold (a rule that may have Google's companion is always read)."""
+    bytes, so it cannot match; most are passed over on their first two bytes alone (read as
+    they are and not ``path``'s first two). So is one with a run between stars, read as is,
+    that ``path`` does not hold. A rule that may have Google's companion is always read."""
     legacy = SPECS[dialect].first_match
     allows = _PATTERNS[(dialect, True)]
     disallows = _PATTERNS[(dialect, False)]
     not_plain = SPECS[dialect].not_plain
     startswith = path.startswith
+    find = text.find
+    path2 = path[:2]
+    as_is: dict[str, bool] = {}  # whether the dialect reads a rule's first two bytes as they are
     best = NO_MATCH
     first = NO_MATCH  # 1994: the earliest matching rule's index, then its key in best
-    for i, raw, allow in _rules(idx, groups, text, dirs):
-        if legacy and i >= first:
-            break  # the rules come in file order: an earlier one matched
-        odd = not_plain(raw)
-        if not may_have_companion(raw, allow):
-            if odd is None:
-                if startswith(raw):
-                    key = rank_base(len(raw), allow) + i
-                    if legacy:
-                        first, best = i, key
-                    elif key < best:
-                        best = key
+    for g in groups:  # _rules inlined, with the two-byte test first: the first query's loop
+        for v in idx.block(g):
+            tag = v & 3
+            if tag != TAG_ALLOW and tag != TAG_DISALLOW:
                 continue
-            if not startswith(raw[: odd.start()]):
-                continue  # its pattern's literal prefix starts with these bytes, read as is
-            if not all(piece in path for piece in raw.rstrip("$").split("*")
-                       if not_plain(piece) is None):
-                continue  # a literal run between stars, read as is, that path lacks
-        p = _pattern(allows if allow else disallows, raw, dialect, allow)
-        for q in (p, p.companion):
-            if q is not None and q.base + i < best and pattern_matches(q, path):
-                if legacy:
-                    first, best = i, q.base + i
-                    break
-                best = q.base + i
+            i = v >> 2
+            if legacy and i >= first:
+                return best  # the rules come in file order: an earlier one matched
+            n = dirs[3 * i + 2]
+            if not n:
+                continue  # an empty pattern never decides
+            start = dirs[3 * i + 1]
+            allow = tag == TAG_ALLOW
+            if n >= 2:
+                head = text[start : start + 2]
+                if head != path2:
+                    read = as_is.get(head)
+                    if read is None:
+                        read = as_is[head] = not_plain(head) is None
+                    if read and not (allow and find(COMPANION_MARK, start, start + n) >= 0):
+                        continue  # its literal prefix starts with two bytes path lacks
+            raw = text[start : start + n]
+            odd = not_plain(raw)
+            if not may_have_companion(raw, allow):
+                if odd is None:
+                    if startswith(raw):
+                        key = rank_base(n, allow) + i
+                        if legacy:
+                            first, best = i, key
+                        elif key < best:
+                            best = key
+                    continue
+                if not startswith(raw[: odd.start()]):
+                    continue  # its pattern's literal prefix starts with these bytes, as is
+                if not all(piece in path for piece in raw.rstrip("$").split("*")
+                           if not_plain(piece) is None):
+                    continue  # a literal run between stars, read as is, that path lacks
+            p = _pattern(allows if allow else disallows, raw, dialect, allow)
+            for q in (p, p.companion):
+                if q is not None and q.base + i < best and pattern_matches(q, path):
+                    if legacy:
+                        first, best = i, q.base + i
+                        break
+                    best = q.base + i
     return best
 
 

@@ -77,3 +77,17 @@ def test_the_pure_peer_reads_a_large_selection_first_then_compiles() -> None:
     assert [first] + [peer.path_key(p, "FooBot") for p in paths[1:]] == [
         _pure.PurePeer(body, "rfc9309", None)._for_agent("FooBot")[0].best(p) for p in paths]
     assert list(peer._matcher_of_selection) == ["foobot"]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_scan_reads_every_rule_whose_first_two_bytes_may_still_match(dialect: str) -> None:
+    """scan_groups passes over a rule on its first two bytes only where the dialect reads
+    them as they are and they are not the path's: a rule opening with an escape (``/%73``,
+    RFC 9309 2.2.2: octets compared after decoding unreserved ones), a star or an end mark
+    is read, and so is Google's ``Allow: /index.html``, whose companion ``/$`` decides ``/``
+    (robots.cc HandleAllow); each answer is the compiled matcher's."""
+    body = "\n".join(["User-agent: *", "Allow: /index.html", "Disallow: /%73earch",
+                      "Disallow: /*rch", "Disallow: *arch/x", "Disallow: /$", "Disallow: /q",
+                      "Allow: /se", "Disallow: /sea", ""])
+    paths = ["/", "/search", "/search/x", "/s", "/q", "/index.html", "/t"]
+    _keys_agree(body, dialect, ["*", "FooBot"], paths)
