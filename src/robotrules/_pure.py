@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from . import _token, _tokenize
-from ._compile import compile_groups, scan_groups, select
+from ._compile import compile_groups, scan_groups, scan_lines, select, selection_lines
 from ._dialects import SPECS
 from ._index import GroupIndex
 from ._index import build as build_index
@@ -168,17 +168,33 @@ class PurePeer:
 
     def _best_for(self, user_agent: str) -> Callable[[str], int]:
         """What gives a path's key for ``user_agent``: its compiled matcher's ``best``, or, on
-        the first query of a selection of _SCAN_MIN lines or more, a reading of its rules."""
+        the first query of a selection of _SCAN_MIN lines or more, a reading of its rules (on
+        the file's first query, found without building the group index:
+        ``_compile.selection_lines``)."""
         agents = self._matcher_of_agent
         hit = agents.get(user_agent)
         if hit is not None:
             return hit[0].best
+        key = _token.query_key(user_agent)
+        if getattr(self, "_index", None) is None and len(self._dirs) >= 3 * _SCAN_MIN:
+            # a large file's first query: its selection's rules found without the index
+            # (what the index costs is paid by the second query, or never)
+            found = selection_lines(self._text, self._dirs, self.dialect, key)
+            scanned: set[str] | None = getattr(self, "_scanned", None)
+            if found is not None and len(found[1]) >= _SCAN_MIN and (
+                    scanned is None or found[0] not in scanned):
+                selection, lines = found
+                if scanned is None:
+                    scanned = self._scanned = set()
+                scanned.add(selection)
+                text, dirs, dialect = self._text, self._dirs, self.dialect
+                return lambda path: scan_lines(lines, text, dirs, dialect, path)
         idx = self.group_index
-        selection, groups = select(idx, _token.query_key(user_agent), self.dialect)
+        selection, groups = select(idx, key, self.dialect)
         if selection not in self._matcher_of_selection:
             starts = idx.starts
             if sum(starts[g + 1] - starts[g] for g in groups) >= _SCAN_MIN:
-                scanned: set[str] | None = getattr(self, "_scanned", None)
+                scanned = getattr(self, "_scanned", None)
                 if scanned is None:
                     scanned = set()
                     self._scanned = scanned
