@@ -280,6 +280,7 @@ _KIND_OF_TOP: Final = bytes(b >> 1 for b in range(256))
 _KIND_BYTES_READ: Final = (sys.byteorder == "little" and _tokenize.KIND_SHIFT == 25
                            and array("I").itemsize == 4)
 _UA_BYTE: Final = bytes([_tokenize.UA])
+_UA_SHARE: Final = 8  # read so where at most one directive in this many is a user-agent line
 _ANY_ROLES: Final = frozenset({"agent", "any"})  # kept where they stand (robotrules._index)
 
 
@@ -306,13 +307,15 @@ def selection_lines(text: str, dirs: array[int], dialect: Dialect, key: str
     one pass over the user-agent lines (the groups' extent as :mod:`robotrules._index`
     reads it: a user-agent line after a rule opens a group, and a group runs to the next;
     the agents each names by the token home). None where the dialect reads no product
-    tokens or ends a group at a blank line (1994), or the heads are not laid out as read
-    here."""
+    tokens or ends a group at a blank line (1994), where more than one directive in
+    ``_UA_SHARE`` is a user-agent line, or where the heads are not laid out as read here."""
     spec = SPECS[dialect]
     if (not spec.token_agents or spec.blank_ends_group or not _KIND_BYTES_READ
             or dirs.itemsize != 4):
         return None
     kinds = memoryview(dirs).cast("B")[3::12].tobytes().translate(_KIND_OF_TOP)
+    if kinds.count(_UA_BYTE) * _UA_SHARE > len(kinds):
+        return None  # many groups: the index reads them at about the same cost
     ends = _ENDS_AGENTS[dialect]
     find = kinds.find
     spans: list[list[int]] = []  # [first directive, end] of each group, file order

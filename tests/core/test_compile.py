@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from robotrules import _pure, _token
+from robotrules import _compile, _pure, _token
 from robotrules._compile import compile_groups, scan_groups, select, selection_lines
 from robotrules._dialects import SPECS
 from tests.core.gen import PATH_ATOMS, QUERY_AGENTS, rand_body, rand_url
@@ -100,13 +100,15 @@ def _index_rule_lines(peer: _pure.PurePeer, key: str) -> tuple[str, list[int]]:
 
 
 @pytest.mark.parametrize("dialect", ["rfc9309", "google"])
-def test_selection_lines_are_the_index_selections_rules(dialect: str) -> None:
+def test_selection_lines_are_the_index_selections_rules(dialect: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """selection_lines (a large file's first query, without the group index) gives
     ``select``'s cache key and exactly the rules, in file order, of the groups the group
     index (robotrules._index, the home of where a group ends) selects for each query key:
     RFC 9309 2.2.1 (a group's user-agent lines, then its rules; the same product token in
     several groups combines them; without a match, the '*' groups), on the generator's odd
     bodies (blank lines, rules before any group, Content-Usage, agents in headers)."""
+    monkeypatch.setattr(_compile, "_UA_SHARE", 0)  # (read so however many groups)
     rng = random.Random(3822)
     # attach-05: a Content-Usage line is a rule of its group in rfc9309, so a user-agent line
     # after it opens another group (google reads it as an unknown line of the group)
@@ -134,6 +136,17 @@ def test_selection_lines_leave_1994_to_the_index() -> None:
     (robotrules._dialects): its selections come from the group index alone."""
     peer = _pure.PurePeer(b"User-agent: foo\nDisallow: /x\n", "1994", None)
     assert selection_lines(peer._text, peer._dirs, "1994", "foo") is None
+
+
+def test_selection_lines_leave_a_file_of_many_groups_to_the_index() -> None:
+    """Where more than one directive in eight is a user-agent line, the group index reads
+    the groups at about the same cost: selection_lines leaves them to it."""
+    body = "".join(f"User-agent: bot{i}\nDisallow: /{i}\n" for i in range(300)).encode()
+    peer = _pure.PurePeer(body, "rfc9309", None)
+    assert selection_lines(peer._text, peer._dirs, "rfc9309", "bot7") is None
+    # (RFC 9309 2.2.2: the group of bot7 disallows /7 and nothing else)
+    assert not peer.is_allowed("/7/x", user_agent="bot7")
+    assert peer.is_allowed("/8/x", user_agent="bot7")
 
 
 def test_a_large_files_first_query_builds_no_index() -> None:
