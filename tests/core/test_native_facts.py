@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import random
 from array import array
+from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 from hypothesis import given, settings
@@ -29,6 +31,7 @@ from robotrules.aipref.usage import Usage, deciding
 
 pytestmark = pytest.mark.skipif(not robotrules.NATIVE, reason="native kernels not built")
 native = _peers._native
+_T = TypeVar("_T")
 
 PIECES = ["/", "a", "b", "*", "$", "%41", "%2F", "%", "\u00e9", "?", "=", "x.html", "\udcff"]
 
@@ -100,6 +103,27 @@ def test_gather() -> None:
         native.gather(array("l", [3]), array("b", [1]))
 
 
+def _profiled(run: Callable[[], _T]) -> tuple[_T, list[tuple[str, str]]]:
+    """What ``run`` gives, and the Python frames (``py``) and C functions (``c``) it enters,
+    in order (``sys.setprofile``; the lambda's own frame left out)."""
+    import sys
+
+    calls: list[tuple[str, str]] = []
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "call":
+            calls.append(("py", frame.f_code.co_name))  # type: ignore[attr-defined]
+        elif event == "c_call":
+            calls.append(("c", getattr(arg, "__name__", "?")))
+
+    sys.setprofile(profile)
+    try:
+        got = run()
+    finally:
+        sys.setprofile(None)
+    return got, [c for c in calls if c != ("py", "<lambda>")]
+
+
 def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
     """Issue 37: "the kernel reads no facade state and calls nothing back to answer". The
     native peer's surface takes none of the facade's caches or callbacks: a warm ``explain``
@@ -108,7 +132,6 @@ def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
     to the agent by one call), a warm ``usage`` one call of ``known_usage`` with the URL, the
     agent, the scope and the vocabulary (its answers kept by one call each), each running no
     Python frame but its own; ``explain`` and ``usage`` equal the pure peer's answers."""
-    import sys
 
     body = b"User-agent: *\nDisallow: /a\nContent-Usage: /b train-ai=n\n"
     rules = robotrules.parse(body)
@@ -130,20 +153,8 @@ def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
         plain.explain(url)
         plain.usage(url)
         plain.usage(url)
-    calls: list[tuple[str, str]] = []
-
-    def profile(frame: object, event: str, arg: object) -> None:
-        if event == "call":
-            calls.append(("py", frame.f_code.co_name))  # type: ignore[attr-defined]
-        elif event == "c_call":
-            calls.append(("c", getattr(arg, "__name__", "?")))
-
-    sys.setprofile(profile)
-    try:
-        got = plain.explain("/a/x")
-        used = (plain.usage("/a/x"), plain.usage("/b"))
-    finally:
-        sys.setprofile(None)
+    (got, used), calls = _profiled(lambda: (
+        plain.explain("/a/x"), (plain.usage("/a/x"), plain.usage("/b"))))
     # each answer: its own frame, then one call of the peer with the URL and the agent (the
     # peer finds the agent's memo)
     usage_calls = [("py", "usage"), ("c", "known_usage")]
@@ -165,7 +176,6 @@ def test_a_file_stating_preferences_answers_warm_from_the_peers_memo() -> None:
     file), with the same answers, sentence included, as the pure peer (attach-05 3.1: no
     preference attaches to a URL that may not be fetched; the allowed verdict's sentence
     names the preferences that apply)."""
-    import sys
 
     body = (b"User-agent: *\nDisallow: /a\nContent-Usage: /b train-ai=n\n"
             b"Content-Signal: search=yes, ai-train=no\n")
@@ -178,23 +188,12 @@ def test_a_file_stating_preferences_answers_warm_from_the_peers_memo() -> None:
                 assert rules.explain(url, user_agent=agent) == want.explain(
                     url, user_agent=agent)
                 assert rules.usage(url, user_agent=agent) == want.usage(url, user_agent=agent)
-    calls: list[tuple[str, str]] = []
-
-    def profile(frame: object, event: str, arg: object) -> None:
-        if event == "call":
-            calls.append(("py", frame.f_code.co_name))  # type: ignore[attr-defined]
-        elif event == "c_call":
-            calls.append(("c", getattr(arg, "__name__", "?")))
-
-    sys.setprofile(profile)
-    try:
-        got = [(rules.explain(url, user_agent="FooBot"), rules.usage(url, user_agent="FooBot"))
-               for url in urls]
-    finally:
-        sys.setprofile(None)
+    got, calls = _profiled(lambda: [
+        (rules.explain(url, user_agent="FooBot"), rules.usage(url, user_agent="FooBot"))
+        for url in urls])
     per_url = [("py", "explain"), ("c", "known_verdict"), ("py", "usage"),
                ("c", "known_usage")]
-    assert [c for c in calls if c[1] not in ("<listcomp>", "setprofile")] == per_url * 3
+    assert calls == [("py", "<listcomp>"), *per_url * 3, ("c", "setprofile")]
     for url, (v, u) in zip(urls, got, strict=True):
         assert v == want.explain(url, user_agent="FooBot")
         assert v.detail == want.explain(url, user_agent="FooBot").detail
