@@ -9,13 +9,15 @@ Cost: O(rules of the selected groups) per build; see :mod:`robotrules._match` fo
 
 from __future__ import annotations
 
+import re
+import sys
 from array import array
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Final
 
-from . import _token, _tokenize
+from . import _directives, _token, _tokenize
 from ._dialects import NAMES, SPECS
-from ._index import TAG_ALLOW, TAG_DISALLOW, GroupIndex
+from ._index import TAG_ALLOW, TAG_DISALLOW, GroupIndex, _agent_of
 from ._match import (
     INDEX_MASK,
     NO_MATCH,
@@ -34,7 +36,8 @@ if TYPE_CHECKING:
     from ._types import Dialect
 
 __all__ = ["CLEAR_HOOKS", "COMPANION_MARK", "clear_caches", "compile_groups",
-           "may_have_companion", "native_pattern", "new_pattern", "scan_groups", "select"]
+           "may_have_companion", "native_pattern", "new_pattern", "scan_groups", "scan_lines",
+           "select", "selection_lines"]
 
 #: compat(google): ``Allow: /x/index.htm`` (or ``index.html``...) also allows ``/x/``
 #: (robots.cc HandleAllow): the page a companion rule is derived from.
@@ -196,34 +199,65 @@ def compile_groups(idx: GroupIndex, groups: tuple[int, ...], text: str, dirs: ar
 
 def scan_groups(idx: GroupIndex, groups: tuple[int, ...], text: str, dirs: array[int],
                 dialect: Dialect, path: str) -> int:
-    """The key :func:`compile_groups`' matcher gives for ``path``, read off the rules one by
-    one without making it (a large selection's first query: no sort, no index). A rule whose
+    """The key :func:`compile_groups`' matcher gives for ``path``, read off the rules of
+    ``groups`` (their lines in ``idx``) one by one without making it: :func:`scan_lines`."""
+    return scan_lines([v for g in groups for v in idx.block(g)], text, dirs, dialect, path)
+
+
+def scan_lines(lines: list[int], text: str, dirs: array[int], dialect: Dialect,
+               path: str) -> int:
+    """The key :func:`compile_groups`' matcher gives for ``path`` over a selection's lines
+    (``i << 2 | tag`` in file order, as :class:`~robotrules._index.GroupIndex` keeps them; lines
+    that are not rules are passed over), read off the rules one by one without making it (a
+    large selection's first query: no sort, no index). A rule whose
     value up to its first byte the dialect does not read as it is (``not_plain``) is not a
     prefix of ``path`` is passed over unread: its pattern's literal prefix starts with those
-    bytes, so it cannot match; so is one with a run between stars, read as is, that ``path``
-    does not hold (a rule that may have Google's companion is always read)."""
+    bytes, so it cannot match; most are passed over on their first two bytes alone (read as
+    they are and not ``path``'s first two). So is one with a run between stars, read as is,
+    that ``path`` does not hold. A rule that may have Google's companion is always read."""
     legacy = SPECS[dialect].first_match
     allows = _PATTERNS[(dialect, True)]
     disallows = _PATTERNS[(dialect, False)]
     not_plain = SPECS[dialect].not_plain
     startswith = path.startswith
+    find = text.find
+    path2 = path[:2]
+    as_is: dict[str, bool] = {}  # whether the dialect reads a rule's first two bytes as they are
     best = NO_MATCH
     first = NO_MATCH  # 1994: the earliest matching rule's index, then its key in best
-    for i, raw, allow in _rules(idx, groups, text, dirs):
+    for v in lines:  # _rules inlined, with the two-byte test first: the first query's loop
+        tag = v & 3
+        if tag != TAG_ALLOW and tag != TAG_DISALLOW:
+            continue
+        i = v >> 2
         if legacy and i >= first:
-            break  # the rules come in file order: an earlier one matched
+            return best  # the rules come in file order: an earlier one matched
+        n = dirs[3 * i + 2]
+        if not n:
+            continue  # an empty pattern never decides
+        start = dirs[3 * i + 1]
+        allow = tag == TAG_ALLOW
+        if n >= 2:
+            head = text[start : start + 2]
+            if head != path2:
+                read = as_is.get(head)
+                if read is None:
+                    read = as_is[head] = not_plain(head) is None
+                if read and not (allow and find(COMPANION_MARK, start, start + n) >= 0):
+                    continue  # its literal prefix starts with two bytes path lacks
+        raw = text[start : start + n]
         odd = not_plain(raw)
         if not may_have_companion(raw, allow):
             if odd is None:
                 if startswith(raw):
-                    key = rank_base(len(raw), allow) + i
+                    key = rank_base(n, allow) + i
                     if legacy:
                         first, best = i, key
                     elif key < best:
                         best = key
                 continue
             if not startswith(raw[: odd.start()]):
-                continue  # its pattern's literal prefix starts with these bytes, read as is
+                continue  # its pattern's literal prefix starts with these bytes, as is
             if not all(piece in path for piece in raw.rstrip("$").split("*")
                        if not_plain(piece) is None):
                 continue  # a literal run between stars, read as is, that path lacks
@@ -235,6 +269,86 @@ def scan_groups(idx: GroupIndex, groups: tuple[int, ...], text: str, dirs: array
                     break
                 best = q.base + i
     return best
+
+
+# -- a selection's rules without the group index ------------------------------------------------
+# A directive head is kind << KIND_SHIFT | line (robotrules._tokenize): with 32-bit heads
+# stored little-endian, each head's last byte is kind << 1 and one bit of the line, so the
+# kinds of all directives are one strided copy and one translate (C loops), and the
+# user-agent lines, blank lines and rules are found by bytes searches.
+_KIND_OF_TOP: Final = bytes(b >> 1 for b in range(256))
+_KIND_BYTES_READ: Final = (sys.byteorder == "little" and _tokenize.KIND_SHIFT == 25
+                           and array("I").itemsize == 4)
+_UA_BYTE: Final = bytes([_tokenize.UA])
+_UA_SHARE: Final = 8  # read so where at most one directive in this many is a user-agent line
+_ANY_ROLES: Final = frozenset({"agent", "any"})  # kept where they stand (robotrules._index)
+
+
+def _rules_end_agents(dialect: Dialect) -> re.Pattern[bytes]:
+    """The kinds after which a user-agent line opens a new group (robotrules._index: a rule,
+    or a directive kept where it stands that the dialect's spec says ends the agents)."""
+    kinds = {_tokenize.ALLOW, _tokenize.DISALLOW} | {
+        k for k in SPECS[dialect].ends_agents
+        if 0 < k <= len(_directives.REGISTRY)
+        and _directives.REGISTRY[k - 1].role in _ANY_ROLES and k != _tokenize.UA}
+    return re.compile(b"[" + b"".join(re.escape(bytes([k])) for k in sorted(kinds)) + b"]")
+
+
+_ENDS_AGENTS: Final = {d: _rules_end_agents(d) for d in NAMES}
+_ALLOW_RE: Final = re.compile(re.escape(bytes([_tokenize.ALLOW])))
+_DISALLOW_RE: Final = re.compile(re.escape(bytes([_tokenize.DISALLOW])))
+_start_of: Final = re.Match.start
+
+
+def selection_lines(text: str, dirs: array[int], dialect: Dialect, key: str
+                    ) -> tuple[str, list[int]] | None:
+    """Without building the group index: :func:`select`'s cache key for a query key and the
+    rules of the groups it picks, as the index's lines (``i << 2 | tag``, file order), from
+    one pass over the user-agent lines (the groups' extent as :mod:`robotrules._index`
+    reads it: a user-agent line after a rule opens a group, and a group runs to the next;
+    the agents each names by the token home). None where the dialect reads no product
+    tokens or ends a group at a blank line (1994), where more than one directive in
+    ``_UA_SHARE`` is a user-agent line, or where the heads are not laid out as read here."""
+    spec = SPECS[dialect]
+    if (not spec.token_agents or spec.blank_ends_group or not _KIND_BYTES_READ
+            or dirs.itemsize != 4):
+        return None
+    kinds = memoryview(dirs).cast("B")[3::12].tobytes().translate(_KIND_OF_TOP)
+    if kinds.count(_UA_BYTE) * _UA_SHARE > len(kinds):
+        return None  # many groups: the index reads them at about the same cost
+    ends = _ENDS_AGENTS[dialect]
+    find = kinds.find
+    spans: list[list[int]] = []  # [first directive, end] of each group, file order
+    named: list[int] = []  # the groups that name the key
+    global_: list[int] = []
+    in_group = has_rules = False
+    at = 0
+    u = find(_UA_BYTE)
+    while u >= 0:
+        if in_group and ends.search(kinds, at, u):
+            has_rules = True
+        if not in_group or has_rules:
+            if in_group:
+                spans[-1][1] = u
+            spans.append([u, len(kinds)])
+            in_group, has_rules = True, False
+        g = len(spans) - 1
+        agent = _agent_of(text, dirs, u, dialect)[1]  # (the index's own reading)
+        if agent == _token.GLOBAL:
+            if not global_ or (spec.merge_groups and global_[-1] != g):
+                global_.append(g)
+        elif _token.ascii_lower(agent) == key and (not named or named[-1] != g):
+            named.append(g)
+        at = u + 1
+        u = find(_UA_BYTE, at)
+    lines: list[int] = []
+    for g in named or global_:
+        first, end = spans[g]
+        allows = list(map(_start_of, _ALLOW_RE.finditer(kinds, first, end)))
+        disallows = list(map(_start_of, _DISALLOW_RE.finditer(kinds, first, end)))
+        lines += sorted([i << 2 | TAG_ALLOW for i in allows]
+                        + [i << 2 | TAG_DISALLOW for i in disallows])
+    return (key if named else "*"), lines
 
 
 def select(idx: GroupIndex, key: str, dialect: Dialect) -> tuple[str, tuple[int, ...]]:

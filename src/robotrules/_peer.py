@@ -18,10 +18,12 @@ bit and the directive index inside; ``-1`` stands for RFC 9309's ``/robots.txt``
 Peers get plain values and give plain values: strings, ints, arrays, tuples of ints, and the
 values of a verdict or a usage answer, which a peer keeps in its memos of a selection
 (:meth:`Peer.verdict_memo`, :meth:`Peer.usage_memo`) and stores in the values it builds
-without reading or calling them. No method takes the
-facade's caches or callbacks, and no peer calls back into the facade to answer (the model is
-yarl's quoters). The facade keeps what it derives (rules,
-sentences, selections) and builds the public values from what a peer gives.
+without reading or calling them. The peer also keeps which memo answers which agent string
+(:meth:`Peer.keep_verdicts`, :meth:`Peer.keep_usages`), so that a warm answer is one call
+with the URL and the agent (:meth:`Peer.known_verdict`, :meth:`Peer.known_usage`). No method
+takes the facade's caches or callbacks, and no peer calls back into the facade to answer (the
+model is yarl's quoters). The facade keeps what it derives (rules, sentences, selections) and
+builds the public values from what a peer gives.
 
 Besides its methods, each peer has the batch API on Arrow string buffers as a function of the
 peer (``decide_strings``: :func:`robotrules._pure.decide_strings` says what it takes and
@@ -32,13 +34,16 @@ the URLs of a string array, read from its offsets and data, written into the cal
 Threading: every method of a peer is thread-safe and a query mutates nothing a caller can
 see; what a peer derives on first use (its compiled matchers, the agents it met last) it
 keeps, bounded, and two threads that derive the same thing at once give the same answers.
+A memo and the agent bindings are changed one dictionary operation at a time (atomic under
+the GIL): a reader sees a key's facts, an agent's memo, or none (then the caller makes and
+keeps them again, with the same values).
 """
 
 from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from ._index import GroupIndex
@@ -46,7 +51,11 @@ if TYPE_CHECKING:
     from ._model import Verdict
     from ._types import Dialect
 
-__all__ = ["Columns", "Peer", "UsageMemo", "UsagePaths", "VerdictMemo"]
+__all__ = ["AGENTS_KEPT", "Columns", "Peer", "UsageMemo", "UsagePaths", "VerdictMemo"]
+
+#: the agent strings a peer keeps a memo for (:meth:`Peer.keep_verdicts`,
+#: :meth:`Peer.keep_usages`), each kind
+AGENTS_KEPT = 256
 
 _U = TypeVar("_U")
 _U_co = TypeVar("_U_co", covariant=True)
@@ -120,10 +129,18 @@ class Peer(Protocol):
         every one is dropped before the next is kept)."""
         ...
 
-    def known_verdict(self, url: str, user_agent: str, memo: VerdictMemo) -> Verdict | None:
+    def keep_verdicts(self, user_agent: str, memo: VerdictMemo) -> None:
+        """From now on answer :meth:`known_verdict` for ``user_agent`` (the string as the
+        caller wrote it) from ``memo`` (this peer's, the memo of the agent's selection), for
+        at most :data:`AGENTS_KEPT` agents (past it, every one is dropped before the next is
+        kept)."""
+        ...
+
+    def known_verdict(self, url: str, user_agent: str) -> Verdict | None:
         """The verdict of ``url`` for ``user_agent``: ``make(*facts, user_agent, path)``
-        with the facts ``memo`` keeps for the deciding key (``url_key_path``'s), in one call
-        (in C on the native peer); None where it keeps none (then the caller keeps them,
+        with the facts the agent's memo (:meth:`keep_verdicts`) keeps for the deciding key
+        (``url_key_path``'s), in one call (in C on the native peer); None where no memo is
+        kept for the agent or it keeps no facts for the key (then the caller keeps them,
         :meth:`VerdictMemo.keep`)."""
         ...
 
@@ -138,11 +155,19 @@ class Peer(Protocol):
         ``_peers.fast_constructor``'s field order); at most ``bound`` answers."""
         ...
 
-    def known_usage(self, url: str, user_agent: str, memo: UsageMemo[_U]) -> _U | None:
-        """The Usage of ``url`` for ``user_agent``: the verdict :meth:`known_verdict` gives
-        from ``memo``'s verdict memo and, where it allows, the answer ``memo`` keeps for the
-        rules that decide its path (a copy of its categories), in one call (in C on the
-        native peer); None where either is not kept (then the caller keeps them)."""
+    def keep_usages(self, user_agent: str, memo: UsageMemo[_U]) -> None:
+        """From now on answer :meth:`known_usage` for ``user_agent`` in ``memo``'s scope and
+        vocabulary from ``memo`` (this peer's), in place of the one given before, for at most
+        :data:`AGENTS_KEPT` agents."""
+        ...
+
+    def known_usage(self, url: str, user_agent: str, scope: str, vocabulary: str) -> Any:
+        """The Usage of ``url`` for ``user_agent`` in ``scope`` and ``vocabulary``: the
+        verdict :meth:`known_verdict` would give from the usage memo's verdict memo and,
+        where it allows, the answer the memo keeps for the rules that decide its path (a
+        copy of its categories), in one call (in C on the native peer); None where no memo
+        of that scope and vocabulary is kept for the agent, or either is not kept (then the
+        caller keeps them). Typed ``Any``: what the memo's ``make`` builds."""
         ...
 
     def usage_paths(self, patterns: Sequence[Pattern | None]) -> UsagePaths:
@@ -227,6 +252,10 @@ class VerdictMemo(Protocol):
         """Keep the first seven values of ``key``'s verdict (``make``'s order)."""
         ...
 
+    def clear(self) -> None:
+        """Drop every key's facts (the facade's budget: :class:`robotrules._robots._Kept`)."""
+        ...
+
     def __len__(self) -> int:
         """How many keys it keeps (at most its bound)."""
         ...
@@ -242,6 +271,10 @@ class UsageMemo(Protocol[_U_co]):
              ) -> None:
         """Keep the answer ``(categories, lines, statements)`` of the deciding rules
         ``chosen`` (``()``: none decides)."""
+        ...
+
+    def clear(self) -> None:
+        """Drop every answer."""
         ...
 
     def __len__(self) -> int:

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from . import _token, _tokenize
-from ._compile import compile_groups, scan_groups, select
+from ._compile import compile_groups, scan_groups, scan_lines, select, selection_lines
 from ._dialects import SPECS
 from ._index import GroupIndex
 from ._index import build as build_index
 from ._match import ALLOW_BIT, INDEX_MASK, NO_MATCH, Matcher, Pattern
 from ._patterns import PathSet
+from ._peer import AGENTS_KEPT
 
 if TYPE_CHECKING:
     from ._model import Verdict
@@ -33,6 +34,7 @@ __all__ = ["REASON_INVALID_TEXT", "PurePeer", "PureUsageMemo", "PureVerdictMemo"
            "decide_strings", "str_arg", "urls_arg"]
 
 _U = TypeVar("_U")
+_M = TypeVar("_M")
 
 _AGENT_MEMO: Final = 256
 # Decisions.reason: indices into robotrules._model.REASONS (the kernel's batch.pxi has the
@@ -63,8 +65,8 @@ class PurePeer:
     """A robots.txt read by the pure-Python core (:class:`robotrules._peer.Peer`)."""
 
     __slots__ = ("_bom", "_budget", "_dirs", "_index", "_live", "_matcher_of_agent",
-                 "_matcher_of_selection", "_odd", "_scanned", "_text", "base_url", "dialect",
-                 "evictions", "size")
+                 "_matcher_of_selection", "_memos", "_odd", "_scanned", "_text", "base_url",
+                 "dialect", "evictions", "size")
 
     def __init__(self, body: bytes, dialect: Dialect, base_url: str | None) -> None:
         self.dialect: Dialect = dialect
@@ -167,17 +169,33 @@ class PurePeer:
 
     def _best_for(self, user_agent: str) -> Callable[[str], int]:
         """What gives a path's key for ``user_agent``: its compiled matcher's ``best``, or, on
-        the first query of a selection of _SCAN_MIN lines or more, a reading of its rules."""
+        the first query of a selection of _SCAN_MIN lines or more, a reading of its rules (on
+        the file's first query, found without building the group index:
+        ``_compile.selection_lines``)."""
         agents = self._matcher_of_agent
         hit = agents.get(user_agent)
         if hit is not None:
             return hit[0].best
+        key = _token.query_key(user_agent)
+        if getattr(self, "_index", None) is None and len(self._dirs) >= 3 * _SCAN_MIN:
+            # a large file's first query: its selection's rules found without the index
+            # (what the index costs is paid by the second query, or never)
+            found = selection_lines(self._text, self._dirs, self.dialect, key)
+            scanned: set[str] | None = getattr(self, "_scanned", None)
+            if found is not None and len(found[1]) >= _SCAN_MIN and (
+                    scanned is None or found[0] not in scanned):
+                selection, lines = found
+                if scanned is None:
+                    scanned = self._scanned = set()
+                scanned.add(selection)
+                text, dirs, dialect = self._text, self._dirs, self.dialect
+                return lambda path: scan_lines(lines, text, dirs, dialect, path)
         idx = self.group_index
-        selection, groups = select(idx, _token.query_key(user_agent), self.dialect)
+        selection, groups = select(idx, key, self.dialect)
         if selection not in self._matcher_of_selection:
             starts = idx.starts
             if sum(starts[g + 1] - starts[g] for g in groups) >= _SCAN_MIN:
-                scanned: set[str] | None = getattr(self, "_scanned", None)
+                scanned = getattr(self, "_scanned", None)
                 if scanned is None:
                     scanned = set()
                     self._scanned = scanned
@@ -223,11 +241,26 @@ class PurePeer:
     def verdict_memo(make: Callable[..., Verdict], bound: int) -> VerdictMemo:
         return PureVerdictMemo(make, bound)
 
-    def known_verdict(self, url: str, user_agent: str, memo: VerdictMemo) -> Verdict | None:
+    def _agent_memos(self) -> _AgentMemos:
+        memos: _AgentMemos | None = getattr(self, "_memos", None)
+        if memos is None:
+            memos = self._memos = _AgentMemos()
+        return memos
+
+    def keep_verdicts(self, user_agent: str, memo: VerdictMemo) -> None:
         if not isinstance(memo, PureVerdictMemo):
-            raise TypeError("known_verdict needs a VerdictMemo (PurePeer.verdict_memo)")
+            raise TypeError("keep_verdicts needs a VerdictMemo (PurePeer.verdict_memo)")
+        _bind(self._agent_memos().verdicts, str_arg(user_agent, "user_agent"), memo)
+
+    def known_verdict(self, url: str, user_agent: str) -> Verdict | None:
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
+        memos: _AgentMemos | None = getattr(self, "_memos", None)
+        memo = None if memos is None else memos.verdicts.get(user_agent)
+        if memo is None:
+            if type(url) is not str:
+                str_arg(url, "url")
+            return None
         key, path = self.url_key_path(url, user_agent)
         facts = memo.facts.get(key)
         return None if facts is None else memo.make(*facts, user_agent, path)
@@ -239,11 +272,20 @@ class PurePeer:
             raise TypeError("usage_memo needs a VerdictMemo (PurePeer.verdict_memo)")
         return PureUsageMemo(verdicts, paths, make, scope, vocabulary, bound)
 
-    def known_usage(self, url: str, user_agent: str, memo: UsageMemo[_U]) -> _U | None:
+    def keep_usages(self, user_agent: str, memo: UsageMemo[_U]) -> None:
         if not isinstance(memo, PureUsageMemo):
-            raise TypeError("known_usage needs a UsageMemo (PurePeer.usage_memo)")
+            raise TypeError("keep_usages needs a UsageMemo (PurePeer.usage_memo)")
+        _bind(self._agent_memos().usages, str_arg(user_agent, "user_agent"), memo)
+
+    def known_usage(self, url: str, user_agent: str, scope: str, vocabulary: str) -> Any:
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
+        memos: _AgentMemos | None = getattr(self, "_memos", None)
+        memo = None if memos is None else memos.usages.get(user_agent)
+        if memo is None or memo.scope != scope or memo.vocabulary != vocabulary:
+            if type(url) is not str:
+                str_arg(url, "url")
+            return None
         key, path = self.url_key_path(url, user_agent)
         verdicts = memo.verdicts
         facts = verdicts.facts.get(key)
@@ -258,7 +300,7 @@ class PurePeer:
             if answer is None:
                 return None
             cats, lines, stmts = dict(answer[0]), answer[1], answer[2]
-        made: _U = memo.make(bool(facts[0]), cats, lines, stmts, user_agent, path, memo.scope,
+        made: object = memo.make(bool(facts[0]), cats, lines, stmts, user_agent, path, memo.scope,
                              verdicts.make(*facts, user_agent, path), memo.vocabulary)
         return made
 
@@ -400,6 +442,26 @@ def decide_strings(peer: Peer, offsets: object, data: object, rows: object, user
     return rules
 
 
+class _AgentMemos:
+    """Which memos answer which user agent, as the native peer's AgentMemos
+    (_kernel/facts.pxi) keeps them: per agent string, its selection's verdict memo and the
+    usage memo it was last given, at most ``AGENTS_KEPT`` of each."""
+
+    __slots__ = ("usages", "verdicts")
+
+    def __init__(self) -> None:
+        self.verdicts: dict[str, PureVerdictMemo] = {}
+        self.usages: dict[str, PureUsageMemo[Any]] = {}
+
+
+def _bind(memos: dict[str, _M], user_agent: str, memo: _M) -> None:
+    """Keep ``memo`` for ``user_agent`` (past ``AGENTS_KEPT`` agents, every one is dropped
+    before the next is kept)."""
+    if len(memos) >= AGENTS_KEPT:
+        memos.clear()
+    memos[user_agent] = memo
+
+
 class PureVerdictMemo:
     """One selection's verdict facts per deciding key, as the native peer's VerdictMemo
     (_kernel/facts.pxi) keeps them: the first seven values ``make`` takes, at most ``bound``
@@ -423,6 +485,9 @@ class PureVerdictMemo:
         if len(self.facts) >= self.bound:
             self.facts.clear()
         self.facts[key] = facts
+
+    def clear(self) -> None:
+        self.facts.clear()
 
 
 _UsageAnswer = tuple[dict[str, "bool | None"], tuple[int, ...], tuple[object, ...]]
@@ -458,3 +523,6 @@ class PureUsageMemo(Generic[_U]):
         if len(self.answers) >= self.bound:
             self.answers.clear()
         self.answers[chosen] = answer
+
+    def clear(self) -> None:
+        self.answers.clear()

@@ -106,6 +106,13 @@ class _Kept:
         selection's facts and usage statements are dropped first (a caller keeps what it
         holds: only the memo forgets it)."""
         if self.derived_bytes + cost > self.budget:
+            # (the peer keeps the memos for the agents it met: emptied, they keep nothing)
+            for sel in self.selections.values():
+                if sel.memo is not None:
+                    sel.memo.clear()
+            for uses in self.uses.values():
+                if uses.memo is not None:
+                    uses.memo.clear()
             self.selections.clear()
             self.selection_of_agent.clear()
             self.uses.clear()
@@ -168,18 +175,14 @@ class RobotsTxt(_Surface):
 
     def explain(self, url: str, *, user_agent: str = "*") -> Verdict:
         """The verdict for ``url`` with the line, rule and group that decided it."""
-        # (the peer checks that url is a str: known_verdict, url_key_path)
+        # (the peer checks that url and user_agent are str: known_verdict)
+        # the whole answer in the peer (in C on the native one) once the facts are kept in
+        # the peer's memo of the agent's selection
+        v: Verdict | None = self.known_verdict(url, user_agent)
+        if v is not None:
+            return v
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        kept: _Kept | None = getattr(self, "_kept_", None)
-        if kept is not None:
-            sel = kept.selection_of_agent.get(user_agent)
-            if sel is not None and (memo := sel.memo) is not None:
-                # the whole answer in the peer (in C on the native one) once its facts are
-                # kept in the peer's memo of the selection
-                v: Verdict | None = self.known_verdict(url, user_agent, memo)
-                if v is not None:
-                    return v
         key, path = self.url_key_path(url, user_agent)  # plain values from the peer
         return self._verdict(key, path, user_agent)
 
@@ -196,15 +199,17 @@ class RobotsTxt(_Surface):
             make = _makers()[0]
         if facts is None:
             facts = sel.fact(self, key)
-            if sel.memo is None and not sel.prefs:  # (the preferences' sentence is the file's)
+            if sel.prefs and facts[0] and key != -1:
+                # the preferences that apply join the sentence when it is read: the words
+                # of the selection's statements (plain values: the facts keep no file)
+                words = self._uses(user_agent, "group", _preferences().DEFAULT_VOCABULARY)
+                facts = (*facts[:6], (_preference_words, words.words(), facts[6]))
+                sel.facts[key] = facts
+            if sel.memo is None:
                 sel.memo = self.verdict_memo(make, _SAID_MAX)
-            if sel.memo is not None:
-                sel.memo.keep(key, facts)
-        if sel.prefs and facts[0] and key != -1:
-            # the preferences that apply join the sentence when it is read
-            allowed, line, rule, agents, reason, dialect, detail = facts
-            return make(allowed, line, rule, agents, reason, dialect,
-                        (_preference_words, self, detail), user_agent, path)
+            sel.memo.keep(key, facts)
+        if sel.memo is not None:
+            self.keep_verdicts(user_agent, sel.memo)
         return make(*facts, user_agent, path)
 
     def _selection(self, user_agent: str) -> _Selection:
@@ -392,19 +397,14 @@ class RobotsTxt(_Surface):
                 self, url, user_agent=user_agent, content_signal_scope=content_signal_scope,
                 vocabulary=vocabulary, policy_tokens=policy_tokens)
             return asked
+        # the whole answer in the peer (in C on the native one) once its values are kept
+        # in the peer's memo of the selection's usage answers (it checks url and user_agent)
+        u: Usage | None = self.known_usage(url, user_agent, content_signal_scope, vocabulary)
+        if u is not None:
+            return u
         if type(user_agent) is not str:
             user_agent = str_arg(user_agent, "user_agent")
-        kept: _Kept | None = getattr(self, "_kept_", None)
-        uses = None if kept is None else kept.uses_of_agent.get(
-            (user_agent, content_signal_scope, vocabulary))
-        if uses is not None and (memo := uses.memo) is not None:
-            # the whole answer in the peer (in C on the native one) once its values are
-            # kept in the peer's memo of the selection's usage answers
-            u: Usage | None = self.known_usage(url, user_agent, memo)
-            if u is not None:
-                return u
-        if uses is None:
-            uses = self._uses(user_agent, content_signal_scope, vocabulary)
+        uses = self._uses(user_agent, content_signal_scope, vocabulary)
         v = self.explain(url, user_agent=user_agent)
         path = v.path
         make = _USAGE
@@ -415,6 +415,8 @@ class RobotsTxt(_Surface):
             if sel is not None and sel.memo is not None:
                 uses.memo = self.usage_memo(sel.memo, uses.paths, make, content_signal_scope,
                                             vocabulary, _SAID_MAX)
+        if uses.memo is not None:
+            self.keep_usages(user_agent, uses.memo)
         if not v.allowed:  # no preferences attach to a URL that may not be fetched
             return make(False, {}, (), (), user_agent, path, content_signal_scope, v,
                         vocabulary)
@@ -679,8 +681,9 @@ class _Selection:
     verdict's own agent), Google's empty rule, the rule count and whether the file states
     preferences; per deciding key, the facts of its verdict (made once, so that a verdict
     costs a lookup; bounded by ``_SAID_MAX`` keys), and the same facts in the peer's memo
-    (``memo``, made by its ``verdict_memo`` and filled one call per key, where the file states
-    no preferences: ``known_verdict`` answers from it); and ``no_match``, what the batch API's
+    (``memo``, made by its ``verdict_memo`` and filled one call per key: ``known_verdict``
+    answers from it; where the file states preferences, an allowed verdict's facts carry
+    their words as plain values, :meth:`_Uses.words`); and ``no_match``, what the batch API's
     peer is told of NO_MATCH as plain values (``(rule, reason)``: Google's empty rule as a
     directive index or -1, the index of ``Decisions.reason``). What it keeps is charged to
     the file's budget (``kept``: :meth:`_Kept.charge`)."""
@@ -782,21 +785,37 @@ def _no_match_words(v: Verdict, lines: tuple[int, ...], global_: bool, count: in
     return _wording.no_match(v, _where_words(v, lines, global_), count)
 
 
-def _preference_words(v: Verdict, rules: RobotsTxt, base: object) -> str:
+def _preference_words(v: Verdict, words: _Words, base: object) -> str:
     """The sentence of an allowed verdict in a file that states AI usage preferences: the
     verdict's own, then the preferences that apply (those of
     robotrules.aipref.explain_detail: per-group Content-Signal scope, the default
-    vocabulary, from the statements the facade keeps for the agent's selection), in the
-    words of robotrules._wording (a verdict's detail is ``(words, rules, detail)``: written
-    when read)."""
+    vocabulary, from the statements of the agent's selection, ``words``:
+    :meth:`_Uses.words`), in the words of robotrules._wording (a verdict's detail is
+    ``(words, statements, detail)``: written when read)."""
     prefs = _preferences()
-    vocabulary = prefs.DEFAULT_VOCABULARY
-    cats, lines, stmts = rules._uses(v.user_agent, "group", vocabulary).answer(v.path)
+    cu, signals, others, paths = words
+    cats, lines, stmts = _answer_of(cu, signals, others,
+                                    () if paths is None else paths.deciding(v.path))
     said = ""
     if any(c is not None for c in cats.values()):
         said = prefs.describe(prefs.Usage(True, dict(cats), lines, stmts, v.user_agent,
-                                          v.path, "group", v, vocabulary))
+                                          v.path, "group", v, prefs.DEFAULT_VOCABULARY))
     return _wording.joined(_wording.written(v, base), said)
+
+
+def _answer_of(cu: Sequence[Statement], signals: tuple[Statement, ...],
+               others: tuple[Statement, ...], chosen: tuple[int, ...]) -> _Answer:
+    """``(categories, lines, statements)`` where the Content-Usage rules ``chosen`` decide
+    (robotrules.aipref.usage.answer)."""
+    answer: _Answer = _preferences().answer([cu[i] for i in chosen], signals, (), others)
+    return answer
+
+
+# the statements of one selection (scope "group", the default vocabulary) a verdict's
+# sentence reads: Content-Usage rules, Content-Signal and file-wide statements, the matcher of
+# the Content-Usage paths (plain values: :meth:`_Uses.words`)
+_Words = tuple["Sequence[Statement]", "tuple[Statement, ...]", "tuple[Statement, ...]",
+               "UsagePaths | None"]
 
 
 class _Uses:
@@ -820,10 +839,9 @@ class _Uses:
         self.rows: dict[tuple[int, ...], bytes] = {}
         self.memo: UsageMemo[Usage] | None = None
 
-    def answer(self, path: str) -> _Answer:
-        """``(categories, lines, statements)`` for a path that may be fetched (the
-        categories are shared: copy before handing out)."""
-        return self.of(() if self.paths is None else self.paths.deciding(path))
+    def words(self) -> _Words:
+        """What a verdict's sentence reads of these statements, as plain values."""
+        return self.cu, self.signals, self.others, self.paths
 
     def row(self, chosen: tuple[int, ...], keys: Sequence[str]) -> bytes:
         """The values of ``keys`` (the categories of ``usage_many``, fixed by this object's
@@ -840,8 +858,7 @@ class _Uses:
     def of(self, chosen: tuple[int, ...]) -> _Answer:
         hit = self.answers.get(chosen)
         if hit is None:
-            hit = _preferences().answer([self.cu[i] for i in chosen], self.signals, (),
-                                        self.others)
+            hit = _answer_of(self.cu, self.signals, self.others, chosen)
             if len(self.answers) >= _SAID_MAX:
                 self.kept.refund(len(self.answers) * _ANSWER_BYTES)
                 self.answers.clear()

@@ -13,8 +13,8 @@ import random
 
 import pytest
 
-from robotrules import _pure, _token
-from robotrules._compile import compile_groups, scan_groups, select
+from robotrules import _compile, _pure, _token
+from robotrules._compile import compile_groups, scan_groups, select, selection_lines
 from robotrules._dialects import SPECS
 from tests.core.gen import PATH_ATOMS, QUERY_AGENTS, rand_body, rand_url
 
@@ -76,4 +76,89 @@ def test_the_pure_peer_reads_a_large_selection_first_then_compiles() -> None:
     assert peer._matcher_of_selection == {}
     assert [first] + [peer.path_key(p, "FooBot") for p in paths[1:]] == [
         _pure.PurePeer(body, "rfc9309", None)._for_agent("FooBot")[0].best(p) for p in paths]
+    assert list(peer._matcher_of_selection) == ["foobot"]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_scan_reads_every_rule_whose_first_two_bytes_may_still_match(dialect: str) -> None:
+    """scan_groups passes over a rule on its first two bytes only where the dialect reads
+    them as they are and they are not the path's: a rule opening with an escape (``/%73``,
+    RFC 9309 2.2.2: octets compared after decoding unreserved ones), a star or an end mark
+    is read, and so is Google's ``Allow: /index.html``, whose companion ``/$`` decides ``/``
+    (robots.cc HandleAllow); each answer is the compiled matcher's."""
+    body = "\n".join(["User-agent: *", "Allow: /index.html", "Disallow: /%73earch",
+                      "Disallow: /*rch", "Disallow: *arch/x", "Disallow: /$", "Disallow: /q",
+                      "Allow: /se", "Disallow: /sea", ""])
+    paths = ["/", "/search", "/search/x", "/s", "/q", "/index.html", "/t"]
+    _keys_agree(body, dialect, ["*", "FooBot"], paths)
+
+
+def _index_rule_lines(peer: _pure.PurePeer, key: str) -> tuple[str, list[int]]:
+    idx = peer.group_index
+    selection, groups = select(idx, key, peer.dialect)
+    return selection, [v for g in groups for v in idx.block(g) if v & 3 in (1, 2)]
+
+
+@pytest.mark.parametrize("dialect", ["rfc9309", "google"])
+def test_selection_lines_are_the_index_selections_rules(dialect: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """selection_lines (a large file's first query, without the group index) gives
+    ``select``'s cache key and exactly the rules, in file order, of the groups the group
+    index (robotrules._index, the home of where a group ends) selects for each query key:
+    RFC 9309 2.2.1 (a group's user-agent lines, then its rules; the same product token in
+    several groups combines them; without a match, the '*' groups), on the generator's odd
+    bodies (blank lines, rules before any group, Content-Usage, agents in headers)."""
+    monkeypatch.setattr(_compile, "_UA_SHARE", 0)  # (read so however many groups)
+    rng = random.Random(3822)
+    # attach-05: a Content-Usage line is a rule of its group in rfc9309, so a user-agent line
+    # after it opens another group (google reads it as an unknown line of the group)
+    body = ("User-agent: a\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /x\n"
+            "User-agent: *\nAllow: /y\n")
+    peer = _pure.PurePeer(body.encode(), dialect, None)  # type: ignore[arg-type]
+    got = selection_lines(peer._text, peer._dirs, dialect, "a")  # type: ignore[arg-type]
+    assert got == _index_rule_lines(peer, "a")
+    assert got is not None
+    assert (got[1] == []) == (dialect == "rfc9309")
+    for n in range(300):
+        body = rand_body(rng)
+        if n % 3 == 0:  # blank lines and preference lines inside groups
+            body = body.replace("Disallow: /a", "Disallow: /a\n\nDisallow: /b", 1).replace(
+                "Allow:", "Content-Usage: train-ai=n\nAllow:", 1)
+        peer = _pure.PurePeer(body.encode("utf-8", "surrogatepass"), dialect, None)  # type: ignore[arg-type]
+        for agent in [*rng.sample(QUERY_AGENTS, 4), "*", ""]:
+            key = _token.query_key(agent)
+            got = selection_lines(peer._text, peer._dirs, dialect, key)  # type: ignore[arg-type]
+            assert got == _index_rule_lines(peer, key), (body, agent)
+
+
+def test_selection_lines_leave_1994_to_the_index() -> None:
+    """The 1994 standard selects by a name inside the record's value, not by product token
+    (robotrules._dialects): its selections come from the group index alone."""
+    peer = _pure.PurePeer(b"User-agent: foo\nDisallow: /x\n", "1994", None)
+    assert selection_lines(peer._text, peer._dirs, "1994", "foo") is None
+
+
+def test_selection_lines_leave_a_file_of_many_groups_to_the_index() -> None:
+    """Where more than one directive in eight is a user-agent line, the group index reads
+    the groups at about the same cost: selection_lines leaves them to it."""
+    body = "".join(f"User-agent: bot{i}\nDisallow: /{i}\n" for i in range(300)).encode()
+    peer = _pure.PurePeer(body, "rfc9309", None)
+    assert selection_lines(peer._text, peer._dirs, "rfc9309", "bot7") is None
+    # (RFC 9309 2.2.2: the group of bot7 disallows /7 and nothing else)
+    assert not peer.is_allowed("/7/x", user_agent="bot7")
+    assert peer.is_allowed("/8/x", user_agent="bot7")
+
+
+def test_a_large_files_first_query_builds_no_index() -> None:
+    """Issue 38: "the pure core's first query on a 500 KB file no slower than protego's": a
+    large file's first query reads its selection's rules without building the group index;
+    the second query of the selection builds it and compiles; every answer is the compiled
+    matcher's."""
+    body = _rules_body(random.Random(8), 400).encode()
+    peer = _pure.PurePeer(body, "google", None)
+    paths = [SPECS["google"].path(rand_url(random.Random(i))) for i in range(12)]
+    want = _pure.PurePeer(body, "google", None)._for_agent("FooBot")[0]
+    assert peer.path_key(paths[0], "FooBot") == want.best(paths[0])
+    assert getattr(peer, "_index", None) is None
+    assert [peer.path_key(p, "FooBot") for p in paths[1:]] == [want.best(p) for p in paths[1:]]
     assert list(peer._matcher_of_selection) == ["foobot"]

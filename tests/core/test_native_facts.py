@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import random
 from array import array
+from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 from hypothesis import given, settings
@@ -29,6 +31,7 @@ from robotrules.aipref.usage import Usage, deciding
 
 pytestmark = pytest.mark.skipif(not robotrules.NATIVE, reason="native kernels not built")
 native = _peers._native
+_T = TypeVar("_T")
 
 PIECES = ["/", "a", "b", "*", "$", "%41", "%2F", "%", "\u00e9", "?", "=", "x.html", "\udcff"]
 
@@ -100,14 +103,35 @@ def test_gather() -> None:
         native.gather(array("l", [3]), array("b", [1]))
 
 
+def _profiled(run: Callable[[], _T]) -> tuple[_T, list[tuple[str, str]]]:
+    """What ``run`` gives, and the Python frames (``py``) and C functions (``c``) it enters,
+    in order (``sys.setprofile``; the lambda's own frame left out)."""
+    import sys
+
+    calls: list[tuple[str, str]] = []
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "call":
+            calls.append(("py", frame.f_code.co_name))  # type: ignore[attr-defined]
+        elif event == "c_call":
+            calls.append(("c", getattr(arg, "__name__", "?")))
+
+    sys.setprofile(profile)
+    try:
+        got = run()
+    finally:
+        sys.setprofile(None)
+    return got, [c for c in calls if c != ("py", "<lambda>")]
+
+
 def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
     """Issue 37: "the kernel reads no facade state and calls nothing back to answer". The
     native peer's surface takes none of the facade's caches or callbacks: a warm ``explain``
-    is one call of ``known_verdict`` with the selection's memo the peer made (its facts kept
-    by one call per key), a warm ``usage`` one call of ``known_usage`` with the memo of the
-    selection's usage answers (its answers kept by one call each), each running no Python
-    frame but its own; ``explain`` and ``usage`` equal the pure peer's answers."""
-    import sys
+    is one call of ``known_verdict`` with the URL and the agent, answered from the memo of
+    the agent's selection the peer keeps (its facts kept by one call per key, the memo bound
+    to the agent by one call), a warm ``usage`` one call of ``known_usage`` with the URL, the
+    agent, the scope and the vocabulary (its answers kept by one call each), each running no
+    Python frame but its own; ``explain`` and ``usage`` equal the pure peer's answers."""
 
     body = b"User-agent: *\nDisallow: /a\nContent-Usage: /b train-ai=n\n"
     rules = robotrules.parse(body)
@@ -129,25 +153,13 @@ def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
         plain.explain(url)
         plain.usage(url)
         plain.usage(url)
-    calls: list[tuple[str, str]] = []
-
-    def profile(frame: object, event: str, arg: object) -> None:
-        if event == "call":
-            calls.append(("py", frame.f_code.co_name))  # type: ignore[attr-defined]
-        elif event == "c_call":
-            calls.append(("c", getattr(arg, "__name__", "?")))
-
-    sys.setprofile(profile)
-    try:
-        got = plain.explain("/a/x")
-        used = (plain.usage("/a/x"), plain.usage("/b"))
-    finally:
-        sys.setprofile(None)
-    # each answer: its own frame, its memo found by the agent, then one call of the peer
-    usage_calls = [("py", "usage"), ("c", "getattr"), ("c", "get"), ("c", "known_usage")]
-    assert calls[:4] == [("py", "explain"), ("c", "getattr"), ("c", "get"),
-                         ("c", "known_verdict")]
-    assert calls[4:] == usage_calls + usage_calls + [("c", "setprofile")]
+    (got, used), calls = _profiled(lambda: (
+        plain.explain("/a/x"), (plain.usage("/a/x"), plain.usage("/b"))))
+    # each answer: its own frame, then one call of the peer with the URL and the agent (the
+    # peer finds the agent's memo)
+    usage_calls = [("py", "usage"), ("c", "known_usage")]
+    assert calls[:2] == [("py", "explain"), ("c", "known_verdict")]
+    assert calls[2:] == usage_calls + usage_calls + [("c", "setprofile")]
     want = _robots.reference(plain_body)
     assert got == want.explain("/a/x")
     for url, u in zip(("/a/x", "/b"), used, strict=True):
@@ -155,3 +167,35 @@ def test_explain_and_usage_take_plain_values_from_the_peer() -> None:
         assert u == want.usage(url)
         assert u.verdict == want.explain(url)
         assert u.categories is not plain.usage(url).categories
+
+
+def test_a_file_stating_preferences_answers_warm_from_the_peers_memo() -> None:
+    """Issue 37's ratios are measured on real files, and files state AI preferences
+    (Content-Usage, Content-Signal): their warm ``explain`` and ``usage`` are one call of the
+    peer as well (the preferences' words kept as plain values in the verdict facts, not the
+    file), with the same answers, sentence included, as the pure peer (attach-05 3.1: no
+    preference attaches to a URL that may not be fetched; the allowed verdict's sentence
+    names the preferences that apply)."""
+
+    body = (b"User-agent: *\nDisallow: /a\nContent-Usage: /b train-ai=n\n"
+            b"Content-Signal: search=yes, ai-train=no\n")
+    rules = robotrules.parse(body)
+    want = _robots.reference(body)
+    urls = ("/a/x", "/b/y", "https://example.com/c")
+    for _ in range(2):  # cold (the memos filled), then warm
+        for url in urls:
+            for agent in ("*", "FooBot", "Mozilla/5.0 (compatible; FooBot/2.1)"):
+                assert rules.explain(url, user_agent=agent) == want.explain(
+                    url, user_agent=agent)
+                assert rules.usage(url, user_agent=agent) == want.usage(url, user_agent=agent)
+    got, calls = _profiled(lambda: [
+        (rules.explain(url, user_agent="FooBot"), rules.usage(url, user_agent="FooBot"))
+        for url in urls])
+    per_url = [("py", "explain"), ("c", "known_verdict"), ("py", "usage"),
+               ("c", "known_usage")]
+    assert calls == [("py", "<listcomp>"), *per_url * 3, ("c", "setprofile")]
+    for url, (v, u) in zip(urls, got, strict=True):
+        assert v == want.explain(url, user_agent="FooBot")
+        assert v.detail == want.explain(url, user_agent="FooBot").detail
+        assert u == want.usage(url, user_agent="FooBot")
+    assert "train-ai" in got[1][0].detail or "ai-train" in got[1][0].detail

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import robotrules
 from robotrules import Dialect, _peers, _token, _tokenize, _url
 from robotrules._match import ALLOW_BIT, INDEX_MASK, NO_MATCH
+from robotrules._peer import AGENTS_KEPT
 from robotrules._pure import PurePeer
 from tests.core import test_rfc9309
 
@@ -472,9 +473,11 @@ def test_selected_groups_are_the_selection_the_verdicts_use() -> None:
 
 
 def test_known_verdict_answers_from_the_peers_memo(peer: Make) -> None:
-    """verdict_memo/known_verdict (robotrules._peer.Peer): None while the memo keeps no facts
-    for the deciding key (url_key_path's); once kept by one call with the seven values,
-    ``make(*facts, user_agent, path)``; the memo keeps at most its bound."""
+    """verdict_memo/keep_verdicts/known_verdict (robotrules._peer.Peer): None while no memo
+    is kept for the agent, or while its memo keeps no facts for the deciding key
+    (url_key_path's); once kept by one call with the seven values, ``make(*facts,
+    user_agent, path)`` from one call with the URL and the agent; the memo keeps at most its
+    bound, and an emptied memo answers nothing."""
     made: list[tuple[object, ...]] = []
 
     def make(*values: object) -> tuple[object, ...]:
@@ -487,35 +490,66 @@ def test_known_verdict_answers_from_the_peers_memo(peer: Make) -> None:
                                     "reason", "dialect", "detail", "user_agent", "path"))
     memo = rules.verdict_memo(maker if native_memo else make, 2)
     url = "https://example.com/example/page.html"
-    assert rules.known_verdict(url, "foobot", memo) is None
+    assert rules.known_verdict(url, "foobot") is None  # no memo kept for the agent
     key, path = rules.url_key_path(url, "foobot")
     facts = (False, 9, None, ("foobot",), "rule", "rfc9309", "a sentence")
     memo.keep(key, facts)
-    got = rules.known_verdict(url, "foobot", memo)
+    assert rules.known_verdict(url, "foobot") is None  # still none bound to foobot
+    rules.keep_verdicts("foobot", memo)
+    got = rules.known_verdict(url, "foobot")
     if native_memo:
         assert got == robotrules.Verdict(*facts[:5], "foobot", path, "rfc9309", "a sentence")
     else:
         assert got == (*facts, "foobot", path)
+    assert rules.known_verdict(url, "barbot") is None  # the memo is foobot's
+    assert rules.known_verdict("https://example.com/", "foobot") is None  # no facts kept
     for k in (1, 2, 3):
         memo.keep(k, facts)
     assert len(memo) <= 2
+    memo.keep(key, facts)
+    memo.clear()
+    assert len(memo) == 0
+    assert rules.known_verdict(url, "foobot") is None
     with pytest.raises(ValueError):
         memo.keep(key, facts[:6])
     with pytest.raises(ValueError):
         rules.verdict_memo(maker if native_memo else make, 0)
     with pytest.raises(TypeError):
-        rules.known_verdict(url, "foobot", {})  # type: ignore[arg-type]
+        rules.keep_verdicts("foobot", {})  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        rules.known_verdict(b"/x", "foobot")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        rules.known_verdict(url, None)  # type: ignore[arg-type]
+
+
+def test_a_peer_keeps_memos_for_a_bounded_number_of_agents(peer: Make) -> None:
+    """keep_verdicts (robotrules._peer.Peer): the agent strings a peer keeps a memo for are
+    at most AGENTS_KEPT (past it, every one is dropped before the next is kept), whatever
+    the number of agents that ask."""
+    rules = peer(RFC_5_1, "rfc9309", None)
+    maker = _peers.fast_constructor(robotrules.Verdict, ("allowed", "line", "rule", "agents",
+                                    "reason", "dialect", "detail", "user_agent", "path"))
+    memo = rules.verdict_memo(maker, 4)
+    key, _ = rules.url_key_path("/x", "bot0")
+    memo.keep(key, (True, None, None, ("*",), "no-matching-rule", "rfc9309", "a sentence"))
+    agents = [f"bot{i}" for i in range(AGENTS_KEPT + 1)]
+    for agent in agents:
+        rules.keep_verdicts(agent, memo)
+    known = [a for a in agents if rules.known_verdict("/x", a) is not None]
+    assert 1 <= len(known) <= AGENTS_KEPT
+    assert agents[-1] in known
 
 
 def test_known_usage_answers_from_the_peers_memo(peer: Make) -> None:
-    """usage_memo/known_usage (robotrules._peer.Peer): None while the memo of the selection's
-    verdicts keeps no facts for the deciding key (url_key_path's), or, where they allow, while
-    the usage memo keeps no answer for the rules that decide the path; then ``make(crawl,
-    categories, lines, statements, user_agent, path, scope, verdict, vocabulary)``, each
-    answer its own copy of the categories, and a URL that may not be fetched with no
-    preferences (attach-05 3.1: preferences attach to what may be crawled); at most its
-    bound answers. The path matcher is the peer's usage_paths (here over ``/b``: Content-Usage
-    paths match as Allow/Disallow patterns)."""
+    """usage_memo/keep_usages/known_usage (robotrules._peer.Peer): None while no usage memo
+    of the scope and vocabulary asked is kept for the agent, while the memo of the
+    selection's verdicts keeps no facts for the deciding key (url_key_path's), or, where they
+    allow, while the usage memo keeps no answer for the rules that decide the path; then
+    ``make(crawl, categories, lines, statements, user_agent, path, scope, verdict,
+    vocabulary)``, each answer its own copy of the categories, and a URL that may not be
+    fetched with no preferences (attach-05 3.1: preferences attach to what may be crawled);
+    at most its bound answers. The path matcher is the peer's usage_paths (here over ``/b``:
+    Content-Usage paths match as Allow/Disallow patterns)."""
     from robotrules.aipref._paths import pattern
     from robotrules.aipref.usage import Usage
 
@@ -529,34 +563,42 @@ def test_known_usage_answers_from_the_peers_memo(peer: Make) -> None:
     paths = rules.usage_paths([pattern("/b", "rfc9309")])  # rule 0 decides /b/...
     memo = rules.usage_memo(verdicts, paths, umake, "group", "vocab-07", 2)
     url, barred = "https://example.com/b/page.html", "https://example.com/example/page.html"
-    assert rules.known_usage(url, "foobot", memo) is None  # no verdict facts kept
+    assert rules.known_usage(url, "foobot", "group", "vocab-07") is None  # no memo bound
+    rules.keep_usages("foobot", memo)
+    assert rules.known_usage(url, "foobot", "group", "vocab-07") is None  # no verdict facts
     key, path = rules.url_key_path(url, "foobot")
     facts = (True, None, None, ("foobot",), "no-matching-rule", "rfc9309", "a sentence")
     verdicts.keep(key, facts)
-    assert rules.known_usage(url, "foobot", memo) is None  # no answer kept for (0,)
+    assert rules.known_usage(url, "foobot", "group", "vocab-07") is None  # no answer for (0,)
     cats: dict[str, bool | None] = {"train-ai": False}
     memo.keep((0,), (cats, (3,), ()))
-    got = rules.known_usage(url, "foobot", memo)
+    got = rules.known_usage(url, "foobot", "group", "vocab-07")
     verdict = robotrules.Verdict(*facts[:5], "foobot", path, "rfc9309", "a sentence")
     assert type(got) is Usage
     assert got == Usage(True, cats, (3,), (), "foobot", path, "group", verdict, "vocab-07")
     assert got.verdict == verdict
     assert got.categories is not cats
+    # another scope or vocabulary is another memo's
+    assert rules.known_usage(url, "foobot", "file", "vocab-07") is None
+    assert rules.known_usage(url, "foobot", "group", "vocab-08") is None
+    assert rules.known_usage(url, "barbot", "group", "vocab-07") is None
     bkey, bpath = rules.url_key_path(barred, "foobot")
     verdicts.keep(bkey, (False, 9, None, ("foobot",), "rule", "rfc9309", "a sentence"))
-    assert rules.known_usage(barred, "foobot", memo) == Usage(
+    assert rules.known_usage(barred, "foobot", "group", "vocab-07") == Usage(
         False, {}, (), (), "foobot", bpath, "group",
         robotrules.Verdict(False, 9, None, ("foobot",), "rule", "foobot", bpath, "rfc9309",
                            "a sentence"), "vocab-07")
     for chosen in ((), (1,), (2,)):
         memo.keep(chosen, (cats, (), ()))
     assert len(memo) <= 2
+    memo.clear()
+    assert len(memo) == 0
     with pytest.raises(ValueError):
         memo.keep((), (cats, [], ()))  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         rules.usage_memo(verdicts, paths, umake, "group", "vocab-07", 0)
     with pytest.raises(TypeError):
-        rules.known_usage(url, "foobot", verdicts)  # type: ignore[arg-type]
+        rules.keep_usages("foobot", verdicts)  # type: ignore[arg-type]
     assert native_memo == (type(memo).__module__ == "robotrules._native")
 
 

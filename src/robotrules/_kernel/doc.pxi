@@ -396,13 +396,18 @@ cdef class Doc:
     # by the pure homes (robotrules._tables names them): the text, the directive stream, the
     # noted lines and the group index
     cdef object text_, dirs_, odd_, index_
+    # which of the memos the facade keeps answer which agent (facts.pxi: AgentMemos; None
+    # until the first is bound)
+    cdef object memos_
     cdef uint32_t memo_sel[MEMO]
     # lengths within a body of at most NATIVE_MAX (2 ** 28) bytes: the text after the
-    # byte-order mark, the lower-cased agent tokens (at most the body, and one), the mark
-    cdef uint32_t data_len, tokbuf_size, bom_
-    cdef int dialect_code  # an index into the dialect tables (_dialect_tables, _NAMES)
-    cdef uint32_t ntokens, nsels, memo_next
+    # byte-order mark and the lower-cased agent tokens (at most the body, and one)
+    cdef uint32_t data_len, tokbuf_size
+    cdef uint32_t ntokens, nsels
     cdef readonly uint32_t directive_count
+    cdef uint8_t bom_           # the byte-order mark's length (0 or 3)
+    cdef uint8_t dialect_code   # an index into the dialect tables (_dialect_tables, _NAMES)
+    cdef uint8_t memo_next      # below MEMO
 
     def __cinit__(self, body, dialect, base_url=None, bint keep_text=True):
         cdef int d
@@ -434,7 +439,7 @@ cdef class Doc:
         self.dialect_code = d
         self.size = size
         self.base_url = base_url
-        self.bom_ = <uint32_t>skip
+        self.bom_ = <uint8_t>skip
         self._build()
         if not keep_text:
             self._own_values()
@@ -1053,19 +1058,26 @@ cdef class Doc:
         """A new, empty memo of one selection's verdict facts (facts.pxi: VerdictMemo)."""
         return VerdictMemo(make, bound)
 
+    cdef AgentMemos _agent_memos(self):
+        if self.memos_ is None:
+            self.memos_ = AgentMemos()
+        return <AgentMemos>self.memos_
+
+    def keep_verdicts(self, user_agent, VerdictMemo memo not None):
+        """Answer ``known_verdict`` for ``user_agent`` from ``memo`` (its selection's)."""
+        self._agent_memos().bind_verdicts(exact_str(user_agent, "user_agent"), memo)
+
     @cython.binding(False)
-    def known_verdict(self, url, user_agent, VerdictMemo memo not None):
-        """The verdict of ``url`` for ``user_agent`` from the facts ``memo`` keeps for its
-        deciding key, in one C call; None where it keeps none (then the caller keeps them)."""
-        cdef PyObject* path = NULL
+    def known_verdict(self, url, user_agent):
+        """The verdict of ``url`` for ``user_agent`` from the facts its memo keeps for the
+        deciding key, in one C call; None where it keeps none (facts.pxi: AgentMemos)."""
         if type(url) is not str:
             url = exact_str(url, "url")
         if type(user_agent) is not str:
             user_agent = exact_str(user_agent, "user_agent")
-        key = self._url_key(url, user_agent, &path)
-        text = <object>path
-        Py_DECREF(text)  # the reference _url_key gave, now held by text
-        return memo.verdict(key, user_agent, text)
+        if self.memos_ is None:
+            return None
+        return (<AgentMemos>self.memos_).verdict(self, url, user_agent)
 
     @staticmethod
     def usage_memo(verdicts, paths, make, scope, vocabulary, Py_ssize_t bound):
@@ -1073,20 +1085,23 @@ cdef class Doc:
         (facts.pxi: UsageMemo)."""
         return UsageMemo(verdicts, paths, make, scope, vocabulary, bound)
 
+    def keep_usages(self, user_agent, UsageMemo memo not None):
+        """Answer ``known_usage`` for ``user_agent`` in ``memo``'s scope and vocabulary
+        from ``memo`` (its selection's)."""
+        self._agent_memos().bind_usages(exact_str(user_agent, "user_agent"), memo)
+
     @cython.binding(False)
-    def known_usage(self, url, user_agent, UsageMemo memo not None):
-        """The Usage of ``url`` for ``user_agent`` from the verdict facts and the answer
-        ``memo`` keeps for it, in one C call; None where it keeps either not (then the
-        caller keeps them)."""
-        cdef PyObject* path = NULL
+    def known_usage(self, url, user_agent, scope, vocabulary):
+        """The Usage of ``url`` for ``user_agent`` in ``scope`` and ``vocabulary`` from
+        the verdict facts and the answer its memo keeps, in one C call; None where it keeps
+        either not (facts.pxi: AgentMemos)."""
         if type(url) is not str:
             url = exact_str(url, "url")
         if type(user_agent) is not str:
             user_agent = exact_str(user_agent, "user_agent")
-        key = self._url_key(url, user_agent, &path)
-        text = <object>path
-        Py_DECREF(text)  # the reference _url_key gave, now held by text
-        return memo.usage(key, user_agent, text)
+        if self.memos_ is None:
+            return None
+        return (<AgentMemos>self.memos_).usage(self, url, user_agent, scope, vocabulary)
 
     def usage_paths(self, patterns):
         """The kernel's matcher of one agent's Content-Usage paths (facts.pxi: PathSet),

@@ -2,9 +2,9 @@
 # What the answers are built from, as plain values: the path of a URL as text (for
 # Verdict.path), a fast constructor for the public values (Verdict, Usage, Decisions: the
 # facade calls it), the memos of a selection's answers the peer keeps (VerdictMemo,
-# UsageMemo: values the facade gives, one call each), the Content-Usage path matcher (the
-# kernel's entry_matches over the pure reading of each path), and the gather of the batch
-# usage columns.
+# UsageMemo: values the facade gives, one call each) and which agent reads which
+# (AgentMemos, one per Doc), the Content-Usage path matcher (the kernel's entry_matches over
+# the pure reading of each path), and the gather of the batch usage columns.
 
 from cpython.object cimport PyTypeObject
 from libc.stdint cimport int8_t
@@ -12,6 +12,8 @@ from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.dict cimport PyDict_Copy
 
 import types as _types
+
+from ._peer import AGENTS_KEPT as _AGENTS_KEPT
 
 cdef extern from "Python.h":
     ctypedef struct PyMemberDef:
@@ -92,9 +94,13 @@ cdef class VerdictMemo:
     the first seven values ``make`` (a Maker of Verdict, the user agent and the path last)
     takes (the values themselves: the kernel stores them in the verdicts it builds and never
     reads or calls them). At most ``bound`` keys: past it, every one is dropped before the
-    next is kept."""
+    next is kept. The keys are C integers in an open-addressing table (linear probing, at
+    most half full, grown by doubling), so that a lookup makes no Python int; the facts are
+    values that hold no memo (the GC need not see them)."""
 
-    cdef dict facts
+    cdef int64_t* keys        # cap slots; EMPTY_KEY where none
+    cdef PyObject** values    # the facts tuple of each key (a reference each)
+    cdef Py_ssize_t cap, used
     cdef Maker make
     cdef Py_ssize_t bound
 
@@ -104,24 +110,87 @@ cdef class VerdictMemo:
         if make.n != 9:
             raise ValueError("a Verdict is 9 values")
         self.make = make
-        self.facts = {}
         self.bound = bound
 
-    def keep(self, key, tuple facts not None):
+    def __dealloc__(self):
+        self._drop()
+
+    cdef void _drop(self) noexcept:
+        cdef Py_ssize_t i
+        cdef PyObject** values = self.values
+        cdef Py_ssize_t cap = self.cap
+        self.values = NULL
+        self.cap = self.used = 0
+        for i in range(cap):
+            if values[i] != NULL:
+                Py_DECREF(<object>values[i])
+        PyMem_Free(values)
+        PyMem_Free(self.keys)
+        self.keys = NULL
+
+    cdef inline Py_ssize_t _slot(self, int64_t key) noexcept:
+        """Where ``key`` is, or the empty slot where it would go (cap > 0)."""
+        cdef uint64_t mask = <uint64_t>self.cap - 1
+        cdef uint64_t i = (<uint64_t>key * <uint64_t>0x9E3779B97F4A7C15) >> 32
+        while True:
+            i &= mask
+            if self.values[i] == NULL or self.keys[i] == key:
+                return <Py_ssize_t>i
+            i += 1
+
+    cdef int _grow(self) except -1:
+        cdef Py_ssize_t old_cap = self.cap, i, at
+        cdef int64_t* old_keys = self.keys
+        cdef PyObject** old_values = self.values
+        cdef Py_ssize_t cap = 8 if old_cap == 0 else 2 * old_cap
+        self.keys = <int64_t*>xmalloc(cap * sizeof(int64_t))
+        self.values = <PyObject**>xmalloc(cap * sizeof(PyObject*))
+        memset(self.values, 0, cap * sizeof(PyObject*))
+        self.cap = cap
+        for i in range(old_cap):
+            if old_values[i] != NULL:
+                at = self._slot(old_keys[i])
+                self.keys[at] = old_keys[i]
+                self.values[at] = old_values[i]  # (the reference moves)
+        PyMem_Free(old_keys)
+        PyMem_Free(old_values)
+        return 0
+
+    def keep(self, int64_t key, tuple facts not None):
         """Keep the seven values of ``key``'s verdict facts."""
+        cdef Py_ssize_t at
         if PyTuple_GET_SIZE(facts) != 7:
             raise ValueError("the facts of a key are seven values")
-        if len(self.facts) >= self.bound:
-            self.facts.clear()
-        self.facts[key] = facts
+        if self.used >= self.bound:
+            self._drop()
+        if 2 * (self.used + 1) > self.cap:
+            self._grow()
+        at = self._slot(key)
+        Py_INCREF(facts)
+        if self.values[at] != NULL:
+            Py_DECREF(<object>self.values[at])
+        else:
+            self.used += 1
+        self.keys[at] = key
+        self.values[at] = <PyObject*>facts
+
+    def clear(self):
+        """Drop every key's facts."""
+        self._drop()
 
     def __len__(self):
-        return len(self.facts)
+        return self.used
 
-    cdef object verdict(self, object key, str user_agent, object path):
+    cdef inline PyObject* facts_of(self, int64_t key) noexcept:
+        """``key``'s facts (a borrowed reference), or NULL: not kept."""
+        if self.used == 0:
+            return NULL
+        return self.values[self._slot(key)]
+
+    cdef object verdict(self, int64_t key, str user_agent, object path):
         """The verdict of ``key`` for ``user_agent`` and ``path``, or None: not kept."""
-        hit = self.facts.get(key)
-        if hit is None:
+        cdef PyObject* hit = self.facts_of(key)
+        if hit == NULL:
             return None
         return self.build(<tuple>hit, user_agent, path)
 
@@ -266,8 +335,8 @@ cdef class UsageMemo:
     cdef VerdictMemo verdicts
     cdef PathSet paths
     cdef Maker make
-    cdef object scope
-    cdef object vocabulary
+    cdef str scope
+    cdef str vocabulary
     cdef dict answers
     cdef Py_ssize_t bound
 
@@ -295,15 +364,19 @@ cdef class UsageMemo:
             self.answers.clear()
         self.answers[chosen] = answer
 
+    def clear(self):
+        """Drop every answer."""
+        self.answers.clear()
+
     def __len__(self):
         return len(self.answers)
 
-    cdef object usage(self, object key, str user_agent, str path):
+    cdef object usage(self, int64_t key, str user_agent, str path):
         """The Usage of deciding ``key`` for ``user_agent`` and ``path``, or None: its
         verdict facts or its answer not kept."""
         cdef Maker make = self.make
-        hit = self.verdicts.facts.get(key)
-        if hit is None:
+        cdef PyObject* hit = self.verdicts.facts_of(key)
+        if hit == NULL:
             return None
         facts = <tuple>hit
         if not <object>PyTuple_GET_ITEM(facts, 0):  # (no preference attaches to a URL
@@ -330,6 +403,66 @@ cdef class UsageMemo:
         make.put(u, 7, self.verdicts.build(facts, user_agent, path))
         make.put(u, 8, self.vocabulary)
         return u
+
+
+cdef class AgentMemos:
+    """Which memos answer which user agent, for one Doc (its ``memos_``, made on the first
+    ``keep_verdicts`` or ``keep_usages``): per agent string as the caller wrote it, the
+    :class:`VerdictMemo` of its selection and the :class:`UsageMemo` it was last given (one
+    scope and vocabulary), each bound by one call from the facade. At most ``AGENTS_KEPT``
+    agents each (robotrules._peer): past it, every binding is dropped before the next is
+    kept. The kernel stores the memos and reads only their own fields."""
+
+    cdef dict verdicts    # user agent -> VerdictMemo
+    cdef dict usages      # user agent -> UsageMemo
+
+    def __cinit__(self):
+        self.verdicts = {}
+        self.usages = {}
+
+    cdef void bind_verdicts(self, str user_agent, VerdictMemo memo) except *:
+        if len(self.verdicts) >= _AGENTS_KEPT:
+            self.verdicts.clear()
+        self.verdicts[user_agent] = memo
+
+    cdef void bind_usages(self, str user_agent, UsageMemo memo) except *:
+        if len(self.usages) >= _AGENTS_KEPT:
+            self.usages.clear()
+        self.usages[user_agent] = memo
+
+    cdef object verdict(self, Doc doc, str url, str user_agent):
+        """The verdict of ``url`` for ``user_agent`` from its memo, or None: no memo bound
+        or no facts kept for the deciding key."""
+        cdef PyObject* path = NULL
+        cdef int64_t key
+        hit = self.verdicts.get(user_agent)
+        if hit is None:
+            return None
+        key = doc._url_key(url, user_agent, &path)
+        text = <object>path
+        Py_DECREF(text)  # the reference _url_key gave, now held by text
+        return (<VerdictMemo>hit).verdict(key, user_agent, text)
+
+    cdef object usage(self, Doc doc, str url, str user_agent, object scope, object vocabulary):
+        """The Usage of ``url`` for ``user_agent`` in ``scope`` and ``vocabulary`` from the
+        memo it was last given, or None: none bound for this scope and vocabulary, or its
+        verdict facts or answer not kept."""
+        cdef PyObject* path = NULL
+        cdef int64_t key
+        cdef UsageMemo memo
+        hit = self.usages.get(user_agent)
+        if hit is None:
+            return None
+        memo = <UsageMemo>hit
+        if not (memo.scope is scope or (type(scope) is str and memo.scope == <str>scope)):
+            return None
+        if not (memo.vocabulary is vocabulary or (
+                type(vocabulary) is str and memo.vocabulary == <str>vocabulary)):
+            return None
+        key = doc._url_key(url, user_agent, &path)
+        text = <object>path
+        Py_DECREF(text)  # the reference _url_key gave, now held by text
+        return memo.usage(key, user_agent, text)
 
 
 def gather(classes, table):
