@@ -24,13 +24,14 @@ from ._index import build as build_index
 from ._match import ALLOW_BIT, INDEX_MASK, NO_MATCH, Matcher, Pattern
 from ._patterns import PathSet
 from ._peer import AGENTS_KEPT
+from ._tables import REASON_INVALID_TEXT
 
 if TYPE_CHECKING:
     from ._model import Verdict
     from ._peer import Columns, Peer, UsageMemo, UsagePaths, VerdictMemo
     from ._types import Dialect
 
-__all__ = ["REASON_INVALID_TEXT", "PurePeer", "PureUsageMemo", "PureVerdictMemo",
+__all__ = ["PurePeer", "PureUsageMemo", "PureVerdictMemo",
            "decide_strings", "str_arg", "urls_arg"]
 
 _U = TypeVar("_U")
@@ -367,8 +368,6 @@ def urls_arg(urls: object) -> list[str]:
     return list(urls)
 
 
-#: decide_strings' reason for a URL whose bytes are not UTF-8 (as the kernel's arrow.pxi)
-REASON_INVALID_TEXT: Final = 255
 
 
 def _items(obj: object, widths: tuple[int, ...], name: str, writable: bool = False

@@ -23,7 +23,7 @@ from ._checks import add_sitemap, file_findings
 from ._dialects import SPECS, DialectSpec, spec
 from ._index import CANONICAL, TAG_ALLOW, TAG_DISALLOW, structural_findings
 from ._match import INDEX_MASK, NO_MATCH, key_allows
-from ._peers import NATIVE, NativePeer, PurePeer, fast_constructor, peer_for
+from ._peers import NATIVE, NativePeer, PurePeer, decide_strings, fast_constructor, peer_for
 from ._pure import str_arg, urls_arg
 
 if TYPE_CHECKING:
@@ -256,6 +256,24 @@ class RobotsTxt(_Surface):
         field (allowed, line, rule, reason)."""
         _check_urls(urls, user_agent)
         return self._decide_many(urls, user_agent, None)
+
+    def decide_buffers(self, offsets: object, data: object, rows: object,
+                       out: tuple[object, object, object, object], *, user_agent: str = "*",
+                       base: int = 0) -> tuple[Rule, ...]:
+        """:meth:`decide_many` over the buffers of an Arrow ``string`` or ``large_string``
+        array, no Python object made per URL: for each row ``r`` of ``rows`` (int64 indices
+        into the array whose ``offsets``, int32 or int64, and ``data`` are given), the
+        verdict of URL ``r`` written at ``r`` of ``out`` = ``(allowed, line, rule, reason)``
+        (writable buffers of uint8, int32, int32 and uint8): the fields of
+        :class:`Decisions`, the rule numbered from ``base``; a URL whose bytes are not UTF-8
+        gets reason 255. Returns the rules numbered, in order (rule ``base + i`` is entry
+        ``i``). ValueError for rows or offsets out of range, offsets not monotone, or
+        columns of the wrong width or too short."""
+        if type(user_agent) is not str:
+            user_agent = str_arg(user_agent, "user_agent")
+        got = decide_strings(self, offsets, data, rows, user_agent, self._no_match(user_agent),
+                             out, base)
+        return tuple(map(self._rule, got))
 
     def usage_many(self, urls: Sequence[str], *, user_agent: str = "*",
                    vocabulary: str = "vocab-07") -> dict[str, array[int]]:

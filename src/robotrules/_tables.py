@@ -81,6 +81,9 @@ INDEX_BITS: Final = _match.INDEX_MASK.bit_length()
 NO_MATCH: Final = _match.NO_MATCH
 RANKS: Final = _match._RANKS
 MAX_PRIORITY: Final = _match._MAX_PRIORITY
+#: the batch API on Arrow buffers (decide_strings): the reason of a URL whose bytes are not
+#: UTF-8, past every index of robotrules.REASONS
+REASON_INVALID_TEXT: Final = 255
 
 #: What a directive kind does in the group index (robotrules._index.build), per dialect.
 ROLE_OTHER: Final = 0

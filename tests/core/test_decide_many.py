@@ -97,6 +97,43 @@ def test_corpus_agrees_with_explain_and_usage(peer: str) -> None:
                 _agree(rules, urls, agent)
 
 
+def _buffer_columns(rules: robotrules.RobotsTxt, urls: list[str], agent: str, base: int
+                    ) -> tuple[tuple[array[int], ...], tuple[robotrules.Rule, ...]]:
+    """``decide_buffers`` on Arrow's layout of ``urls`` (int64 offsets, the rows reversed)."""
+    encoded = [u.encode("utf-8", "surrogatepass") for u in urls]
+    offsets = array("q", [0])
+    for u in encoded:
+        offsets.append(offsets[-1] + len(u))
+    rows = array("q", reversed(range(len(urls))))
+    out = (array("B", [9]) * len(urls), array("i", [9]) * len(urls),
+           array("i", [9]) * len(urls), array("B", [9]) * len(urls))
+    return out, rules.decide_buffers(offsets, b"".join(encoded), rows, out, user_agent=agent,
+                                     base=base)
+
+
+@pytest.mark.parametrize("peer", PEERS)
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_decide_buffers_equals_decide_many(peer: str, seed: int) -> None:
+    # its docstring: decide_many over an Arrow string array's buffers, the rule numbered
+    # from base; decide_many (held to explain above) is the named source
+    rng = random.Random(seed)
+    body = _body(rng)
+    urls = [rand_url(rng) for _ in range(10)] + ["/robots.txt", "/docs/x", "/aXb"]
+    base = rng.randint(0, 5)
+    for dialect in DIALECTS:
+        rules = PEERS[peer](body, dialect)  # type: ignore[operator]
+        for agent in QUERY_AGENTS[:4]:
+            want = rules.decide_many(urls, user_agent=agent)
+            (allowed, line, rule, reason), numbered = _buffer_columns(rules, urls, agent, base)
+            assert list(allowed) == list(want.allowed), agent
+            assert list(line) == list(want.line), agent
+            assert list(reason) == list(want.reason), agent
+            for i in range(len(urls)):
+                got = None if rule[i] < 0 else numbered[rule[i] - base]
+                assert got == want.rule_of(i), (urls[i], agent)
+
+
 def test_google_empty_rule_report() -> None:
     """robots.cc reports an empty rule's line though it decides nothing (explain's case)."""
     for peer in PEERS.values():

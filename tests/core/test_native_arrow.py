@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import robotrules
 from robotrules import _peers, _pure, _robots
-from robotrules._pure import REASON_INVALID_TEXT
+from robotrules._tables import REASON_INVALID_TEXT
 from tests.core.gen import QUERY_AGENTS, rand_body, rand_url
 
 Decide = Callable[..., tuple[int, ...]]

@@ -13,6 +13,7 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8
 cdef enum:
     REASON_INVALID_TEXT = 255  # decide_strings: a URL whose bytes are not UTF-8
     STRINGS_SLOT_NONE = -1     # a row's slot: not UTF-8, no key
+assert REASON_INVALID_TEXT == _tables.REASON_INVALID_TEXT
 
 
 cdef int64_t bytes_key(Doc doc, const unsigned char* u, Py_ssize_t n, str agent) except -3:

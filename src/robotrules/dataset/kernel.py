@@ -20,7 +20,7 @@ The input's ``robots_body`` column is dropped from the output.
 Theory of operation: columns, not rows. A batch's rows are grouped by origin (a join gives one
 capture per origin) with one stable ``argsort`` of the origin's dictionary code; rows without
 rules (no capture, allow-all, disallow-all, invalid URL) are filled by vectorised masks. Each
-group goes to the core's batch API on Arrow buffers (:func:`robotrules._peers.decide_strings`)
+group goes to the core's batch API on Arrow buffers (:meth:`RobotsTxt.decide_buffers`)
 in one call per agent with the group's row numbers: the URLs are read from the URL column's
 offsets and data (string or large_string; no Python string per URL) and the answers
 (``RobotsTxt.decide_many``'s allowed, line, rule, reason) written into the output columns at
@@ -52,8 +52,7 @@ from typing import TYPE_CHECKING, Any
 import robotrules
 from robotrules import Dialect, RobotsTxt
 from robotrules._origin import origin_or_none
-from robotrules._peers import decide_strings
-from robotrules._pure import REASON_INVALID_TEXT
+from robotrules._tables import REASON_INVALID_TEXT
 from robotrules.aipref.vocabulary import DEFAULT_VOCABULARY, usage_keys
 
 from ._deps import DatasetError, require
@@ -253,7 +252,7 @@ def url_origins(urls: pa.Array | pa.ChunkedArray, memo: dict[str, str | None] | 
 
 class _Columns:
     """The output columns of one agent while a batch is evaluated (NumPy, filled per group by
-    the core's batch API on the URL column's buffers, :func:`robotrules._peers.decide_strings`
+    the core's batch API on the URL column's buffers, :meth:`RobotsTxt.decide_buffers`
     widths: allowed and reason uint8, line and rule int32)."""
 
     def __init__(self, np: Any, n: int, usage: tuple[str, ...]) -> None:
@@ -362,17 +361,17 @@ def evaluate(
             continue
         rows = order[s:e]
         rules = cache.get(origins[g], times_of[i], bodies[int(rows[0])].as_py)
-        texts: dict[int, int] = {}  # directive index -> dictionary index, this group's
+        texts: dict[int, int] = {}  # id of a Rule -> dictionary index, this group's
         group_urls = _texts(urls, rows) if usage else []
         if usage:
             usage_rows.append(rows)
         for agent, c, u in zip(agents, cols, usage_got, strict=True):
-            got = decide_strings(rules, offsets, data, rows, agent, rules._no_match(agent),
-                                 (c.allowed, c.line, c.rule, c.reason), len(found))
-            for d in got:
-                at = texts.get(d)
+            got = rules.decide_buffers(offsets, data, rows, (c.allowed, c.line, c.rule,
+                                       c.reason), user_agent=agent, base=len(found))
+            for rule in got:  # a file's Rule values are made once: same rule, same object
+                at = texts.get(id(rule))
                 if at is None:
-                    at = texts[d] = rule_text.setdefault(str(rules._rule(d)), len(rule_text))
+                    at = texts[id(rule)] = rule_text.setdefault(str(rule), len(rule_text))
                 found.append(at)
             if usage:
                 got_usage = rules.usage_many(group_urls, user_agent=agent,
