@@ -1,15 +1,18 @@
-"""The native kernel's own figures (issue 20): every answer against ``is_allowed``, the batch
+"""The native kernel's own figures: every answer against ``is_allowed``, the batch
 API against the per-call loop, line ends, and memory for hostile files asked by many agents.
 
     python benchmarks/bench_kernel.py                 # 300 corpus files x 15 queries
     python benchmarks/bench_kernel.py --files 100 --rounds 3
+    ROBOTRULES_BEFORE=/tmp/old/src python benchmarks/bench_kernel.py --only answers --rounds 9
 
 Ratios come from one run, in one process (medians of ``--rounds``); they are reported, never
 asserted. Sections:
 
-- **answers**: on the corpus (files parsed once, warm), the time of ``explain``,
-  ``usage`` and ``decide_many`` per URL over ``is_allowed``'s (targets: explain within 3x,
-  usage within 5x);
+- **answers**: on the corpus (files parsed once, warm), the CPU time of ``explain`` and
+  ``usage`` per URL over ``is_allowed``'s (targets: explain within 3x, usage within 5x), with
+  the queries' bare product tokens, with full User-Agent headers, and on the same files
+  with a Content-Usage and a Content-Signal line appended; per build: the installed one and,
+  with ``ROBOTRULES_BEFORE=DIR``, another checkout's native build in the same run;
 - **batch**: ``decide_many(urls)`` against the loop ``[explain(u) for u in urls]`` it equals,
   and against the ``is_allowed`` loop; ``usage_many(urls)`` against the ``usage`` loop
   (target: at least 3x the per-call loop);
@@ -29,13 +32,18 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_builds
 from bench_data import site_files
 
-import robotrules
-from robotrules import _robots
+# the builds are chosen before anything imports robotrules (ROBOTRULES_BEFORE adds another
+# checkout's native build, measured in the same run)
+BUILDS, BUILDS_NOTE = bench_builds.load()
+import robotrules  # noqa: E402
+from robotrules import _robots  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "sites"
 
@@ -49,77 +57,115 @@ def _best(run: Callable[[], object], rounds: int) -> float:
     return statistics.median(times)
 
 
-def answers(files: int, queries: int, rounds: int, corpus: Path) -> dict[str, float]:
+def _header(agent: str) -> str:
+    """A crawler's full User-Agent header for the product token ``agent``, in the form the
+    registry's crawlers send (``Mozilla/5.0 (compatible; Token/1.0; +url)``)."""
+    return f"Mozilla/5.0 (compatible; {agent}/1.0; +https://example.com/bot.html)"
+
+
+#: appended to each file of the "prefs" variant (the corpus states no AI preferences): the
+#: last group gains a Content-Usage rule and a Content-Signal line (AIPREF attach draft,
+#: Cloudflare's Content Signals)
+PREFS = b"\nContent-Usage: /private/ train-ai=n\nContent-Signal: search=yes, ai-train=no\n"
+Pairs = list[tuple[object, str, str]]
+
+
+def _answer_times(pairs: Pairs, rounds: int) -> dict[str, list[float]]:
+    """CPU seconds per URL of each round of is_allowed, explain and usage over ``pairs``."""
+    def run(method: str) -> float:
+        t = time.process_time()
+        for rules, agent, url in pairs:
+            getattr(rules, method)(url, user_agent=agent)
+        return (time.process_time() - t) / len(pairs)
+
+    for method in ("is_allowed", "explain", "usage"):
+        run(method)  # warm: what each answer derives on first use is made
+    out: dict[str, list[float]] = {"is_allowed": [], "explain": [], "usage": []}
+    for _ in range(rounds):
+        for method in out:
+            out[method].append(run(method))
+    return out
+
+
+def answer_ratios(builds: list[tuple[str, ModuleType]], files: int, queries: int, rounds: int,
+                  corpus: Path) -> dict[str, dict[str, dict[str, float]]]:
+    """explain and usage over is_allowed, per build and variant (the corpus's queries with
+    bare product tokens, the same with full User-Agent headers, and both on the files with
+    preference lines appended), in CPU seconds, builds alternating round by round."""
     sites = site_files(corpus, files, queries, 15)
-    parsed = [(robotrules.parse(s.body), s.queries) for s in sites]
-    # the batch API answers many URLs for one agent: per file, each agent with every URL of
-    # the file's queries, 8 times over (a crawl frontier or a dataset's rows of one site)
+    variants: dict[str, Callable[[ModuleType], Pairs]] = {
+        "tokens": lambda m: [(r, a, u) for s in sites for r in (m.parse(s.body),)
+                             for a, u in s.queries],
+        "headers": lambda m: [(r, _header(a), u) for s in sites for r in (m.parse(s.body),)
+                              for a, u in s.queries],
+        "prefs": lambda m: [(r, agent, u) for s in sites for r in (m.parse(s.body + PREFS),)
+                            for a, u in s.queries for agent in (a, _header(a))],
+    }
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    print(f"answers (CPU time, median of {rounds} rounds, builds alternating): {len(sites)} "
+          f"files x {queries} queries; explain target <= 3x, usage <= 5x of is_allowed")
+    for variant, make in variants.items():
+        made = [(label, make(module)) for label, module in builds]
+        got: dict[str, dict[str, list[float]]] = {label: {} for label, _ in builds}
+        for _ in range(rounds):
+            for label, pairs in made:
+                for method, t in _answer_times(pairs, 1).items():
+                    got[label].setdefault(method, []).extend(t)
+        for label, _ in builds:
+            med = {m: statistics.median(t) for m, t in got[label].items()}
+            ratio = {m: [e / i for e, i in zip(got[label][m], got[label]["is_allowed"],
+                                               strict=True)]
+                     for m in ("explain", "usage")}
+            out.setdefault(label, {})[variant] = {
+                "is_allowed_ns": med["is_allowed"] * 1e9,
+                "explain_x": statistics.median(ratio["explain"]),
+                "usage_x": statistics.median(ratio["usage"])}
+            print(f"  {variant:8s} {label:18s} is_allowed {med['is_allowed'] * 1e9:6.0f} ns   "
+                  f"explain {statistics.median(ratio['explain']):4.2f}x "
+                  f"({min(ratio['explain']):.2f}-{max(ratio['explain']):.2f})   "
+                  f"usage {statistics.median(ratio['usage']):4.2f}x "
+                  f"({min(ratio['usage']):.2f}-{max(ratio['usage']):.2f})")
+    return out
+
+
+def batch(files: int, queries: int, rounds: int, corpus: Path) -> dict[str, float]:
+    """The batch API against the per-call loops it equals (wall clock, the installed build):
+    per file, each agent with every URL of the file's queries, 8 times over (a crawl
+    frontier or a dataset's rows of one site)."""
+    sites = site_files(corpus, files, queries, 15)
     batches = []
-    for rules, qs in parsed:
-        urls = [url for _, url in qs] * 8
-        batches.append((rules, [(agent, urls) for agent in sorted({a for a, _ in qs})]))
+    for s in sites:
+        rules = robotrules.parse(s.body)
+        urls = [url for _, url in s.queries] * 8
+        batches.append((rules, [(agent, urls) for agent in sorted({a for a, _ in s.queries})]))
     nb = sum(len(urls) for _, groups in batches for _, urls in groups)
-    n = sum(len(qs) for _, qs in parsed)
 
-    def is_allowed() -> None:
-        for rules, qs in parsed:
-            for agent, url in qs:
-                rules.is_allowed(url, user_agent=agent)
+    def each(call: Callable[[robotrules.RobotsTxt, str, list[str]], object]) -> Callable[[], None]:
+        def run() -> None:
+            for rules, groups in batches:
+                for agent, urls in groups:
+                    call(rules, agent, urls)
+        return run
 
-    def explain() -> None:
-        for rules, qs in parsed:
-            for agent, url in qs:
-                rules.explain(url, user_agent=agent)
-
-    def usage() -> None:
-        for rules, qs in parsed:
-            for agent, url in qs:
-                rules.usage(url, user_agent=agent)
-
-    def decide_many() -> None:
-        for rules, groups in batches:
-            for agent, urls in groups:
-                rules.decide_many(urls, user_agent=agent)
-
-    def usage_many() -> None:
-        for rules, groups in batches:
-            for agent, urls in groups:
-                rules.usage_many(urls, user_agent=agent)
-
-    def usage_loop() -> None:
-        for rules, groups in batches:
-            for agent, urls in groups:
-                [rules.usage(u, user_agent=agent) for u in urls]
-
-    def explain_loop() -> None:
-        for rules, groups in batches:
-            for agent, urls in groups:
-                [rules.explain(u, user_agent=agent) for u in urls]
-
-    def is_allowed_loop() -> None:
-        for rules, groups in batches:
-            for agent, urls in groups:
-                [rules.is_allowed(u, user_agent=agent) for u in urls]
-
-    for warm in (is_allowed, explain, usage, decide_many, usage_many):
-        warm()
-    t = {name: _best(f, rounds) / count * 1e6 for name, f, count in (
-        ("is_allowed", is_allowed, n), ("explain", explain, n), ("usage", usage, n),
-        ("decide_many", decide_many, nb), ("explain_loop", explain_loop, nb),
-        ("is_allowed_loop", is_allowed_loop, nb), ("usage_many", usage_many, nb),
-        ("usage_loop", usage_loop, nb))}
+    runs = {
+        "decide_many": each(lambda r, a, us: r.decide_many(us, user_agent=a)),
+        "explain_loop": each(lambda r, a, us: [r.explain(u, user_agent=a) for u in us]),
+        "is_allowed_loop": each(lambda r, a, us: [r.is_allowed(u, user_agent=a) for u in us]),
+        "usage_many": each(lambda r, a, us: r.usage_many(us, user_agent=a)),
+        "usage_loop": each(lambda r, a, us: [r.usage(u, user_agent=a) for u in us]),
+    }
+    for run in runs.values():
+        run()  # warm
+    t = {name: _best(run, rounds) / nb * 1e6 for name, run in runs.items()}
     prefs = sum(1 for s in sites if re.search(rb"(?i)content[-_ ](usage|signal)", s.body))
-    print(f"answers: {len(sites)} files x {queries} queries ({n} URLs; batches: {nb} URLs), "
-          f"native={robotrules.NATIVE}")
+    print(f"batch: {len(sites)} files, {nb} URLs in batches, native={robotrules.NATIVE}")
     for name, us in t.items():
-        print(f"  {name:16s} {us:8.3f} us/URL   {us / t['is_allowed']:6.1f}x is_allowed")
-    print(f"  explain / is_allowed       {t['explain'] / t['is_allowed']:.1f}x (target <= 3x)")
-    print(f"  usage / is_allowed         {t['usage'] / t['is_allowed']:.1f}x (target <= 5x)")
-    print(f"  decide_many vs explain loop   {t['explain_loop'] / t['decide_many']:.1f}x "
+        print(f"  {name:16s} {us:8.3f} us/URL")
+    print(f"  decide_many vs explain loop    {t['explain_loop'] / t['decide_many']:.1f}x "
           "faster (target >= 3x)")
     print(f"  decide_many vs is_allowed loop {t['is_allowed_loop'] / t['decide_many']:.1f}x")
-    print(f"  usage_many vs usage loop      {t['usage_loop'] / t['usage_many']:.1f}x "
-          f"faster (target >= 3x; {prefs} of the {len(parsed)} files state preferences)")
+    print(f"  usage_many vs usage loop       {t['usage_loop'] / t['usage_many']:.1f}x "
+          f"faster (target >= 3x; {prefs} of the {len(sites)} files state preferences)")
     return t
 
 
@@ -170,11 +216,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=15)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    ap.add_argument("--only", default="answers,line-ends,memory")
+    ap.add_argument("--only", default="answers,batch,line-ends,memory")
     args = ap.parse_args(argv)
     only = set(args.only.split(","))
     if "answers" in only:
-        answers(args.files, args.queries, args.rounds, args.corpus)
+        print(BUILDS_NOTE)
+        native = [(label, m) for label, m in BUILDS if label != bench_builds.PURE_LABEL]
+        answer_ratios(native, args.files, args.queries, args.rounds, args.corpus)
+    if "batch" in only:
+        batch(args.files, args.queries, args.rounds, args.corpus)
     if "line-ends" in only:
         line_ends(args.rounds)
     if "memory" in only:
