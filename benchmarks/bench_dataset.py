@@ -1,4 +1,4 @@
-"""Benchmark of the datasets feature (issues 14, 22): kernel, DuckDB and Spark engines, census.
+"""Benchmark of the datasets feature: kernel, DuckDB and Spark engines, census.
 
 Measures, on data generated here from the shared corpus of real robots.txt files:
 

@@ -6,7 +6,7 @@
 Both start the tester's app under uvicorn in a child process on a free loopback port (the
 socket made by ``robotrules serve``'s own ``bind``) and stop it afterwards.
 
-``load`` (issue 25, the default): Apache Bench (``ab``, Debian's ``apache2-utils``) posts the
+``load`` (the default): Apache Bench (``ab``, Debian's ``apache2-utils``) posts the
 realistic request to ``/api/check``: a 5.5 KB robots.txt of a typical site (five groups,
 sitemaps, a few wildcard rules; made here, deterministic) with 15 URLs x 2 agents = 30 queries,
 which the work estimate calls cheap (answered in the server process, no worker). Phase 1 runs
@@ -15,7 +15,7 @@ a costly check (the same file with 2,000 more wildcard rules, 100 URLs x 5 agent
 for a worker process) at ``-c COSTLY_CLIENTS``. For each kind it reports requests per second,
 ab's failed requests and the count of each HTTP status (read from ``ab -v 2``'s log).
 
-``attack`` (issue 12): ``--clients`` concurrent heavy requests (the legal 977 KB
+``attack``: ``--clients`` concurrent heavy requests (the legal 977 KB
 ``/api/check`` of 38,000 ``Disallow: /*ba`` lines, 45 URLs of 8 KB and 50 agents, mixed with
 lint requests of a 950 KB file), while ``GET /`` is timed every 50 ms from a separate
 process: the statuses of the heavy requests and the page's latency (median, p95, max).

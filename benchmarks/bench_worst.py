@@ -1,4 +1,4 @@
-"""Inputs of workload (g): the matcher's worst realistic shapes (issue 12, item 3).
+"""Inputs of workload (g): the matcher's worst realistic shapes.
 
 Rules that share short literals (``/*ba``), many rules starting with ``/*`` or ``*``, exact
 duplicates, and long paths (8 KB and 64 KB). Each case is a body and a list of URLs; every

@@ -1,4 +1,4 @@
-"""Workload (g), the matcher's worst realistic shapes (issue 12): shared short literals,
+"""Workload (g), the matcher's worst realistic shapes: shared short literals,
 copies, 8 KB and 64 KB paths, each library in a bounded child."""
 
 from __future__ import annotations
