@@ -305,20 +305,69 @@ cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uin
     return 0
 
 
+cdef inline int odd_line(const unsigned char* p, Py_ssize_t n, Py_ssize_t colon,
+                         Py_ssize_t hsh, bint longnul, uint32_t lineno, uint32_t start, int d,
+                         U32Vec* out, U32Vec* odd) except -1:
+    """scan's line that is not a plain field line (``colon`` and ``hsh``: its first ':' and
+    '#', -1 for none): very long, holding a NUL, a '#' before the ':' (careful_line), no
+    colon (blank, a comment, or Google's "key value"), or a comment line."""
+    cdef Py_ssize_t a, b, i
+    if longnul or (colon >= 0 and hsh != 0):  # very long, NUL, or '#' before ':'
+        if odd != NULL:
+            vec_push(odd, start)
+        careful_line(p, n, lineno, start, d, out)
+    elif hsh != 0:  # no colon (a line starting with '#' is a comment)
+        a = 0
+        b = n if hsh < 0 else hsh
+        strip_ws(p, &a, &b)
+        if a == b:
+            if _dialect_tables[d].legacy and hsh < 0:
+                emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
+            return 0
+        if odd != NULL:
+            vec_push(odd, start)
+        # Google's "key value": one run of blanks inside (careful_line reads nothing else;
+        # most such lines are prose or markup, settled here)
+        i = blank_at(p, a, b)
+        if i < b:
+            while i < b and (p[i] == C_SPACE or p[i] == C_TAB):
+                i += 1
+            if blank_at(p, i, b) == b:
+                careful_line(p, n, lineno, start, d, out)
+    return 0
+
+
+cdef inline void field_value(const unsigned char* p, Py_ssize_t n, Py_ssize_t colon,
+                             Py_ssize_t hsh, Py_ssize_t* vs, Py_ssize_t* vl) noexcept nogil:
+    """The value of a field line (its first ':' at ``colon``, ``hsh`` the first '#' or -1),
+    stripped: ``p[vs:vs + vl]`` (one space after the colon and none at the end: read as it
+    is)."""
+    cdef Py_ssize_t end = n if hsh < 0 else hsh, i, b
+    if (colon + 2 < n and p[colon + 1] == C_SPACE and not _ws[p[colon + 2]]
+            and not _ws[p[end - 1]]):
+        vs[0] = colon + 2
+        vl[0] = end - colon - 2
+        return
+    i = colon + 1
+    b = end
+    strip_ws(p, &i, &b)
+    vl[0] = b - i
+    vs[0] = i if vl[0] else colon + 1
+
+
 cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Vec* odd
               ) except -1:
     """robotrules._tokenize.tokenize (without findings) over the Latin-1 text ``t``. CR and
     CRLF end lines too, as in robotrules._tokenize.to_text (offsets are then into ``t``)."""
-    cdef Py_ssize_t pos = 0, n, colon, hsh, a, b, end, k0, k1, i, vl, vs, eol
+    cdef Py_ssize_t pos = 0, n, colon, hsh, eol, k0, k1, vs, vl
     cdef const unsigned char* p
     # each line is read once for its end (LF or CR), its first ':' and its first '#', and
     # whether it holds a NUL (line_end: linear for every line-end mix)
     cdef int nul
-    cdef bint at_cr = False
+    cdef bint at_cr = False, longnul
     cdef FieldMemo fields
-    cdef uint32_t lineno = 0, start
-    cdef bint legacy = _dialect_tables[d].legacy, lenient = _dialect_tables[d].lenient
-    cdef bint longnul, lenient_read
+    cdef uint32_t lineno = 0
+    cdef bint lenient = _dialect_tables[d].lenient, lenient_read
     cdef int kind
     fields.n[0] = fields.n[1] = -1
     if out.cap == 0:
@@ -327,8 +376,6 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
         eol = line_end(t, size, pos, &colon, &hsh, &nul)
         n = (size - pos) if eol < 0 else eol - pos
         at_cr = eol >= 0 and t[eol] == C_CR
-        p = t + pos
-        start = <uint32_t>pos
         if lineno < LINE_MASK:
             lineno += 1
         if colon >= 0:
@@ -336,53 +383,23 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
         if hsh >= 0:
             hsh -= pos
         longnul = n > MAX_LINE or nul
+        p = t + pos
         if colon < 0 or (0 <= hsh < colon) or longnul:
-            if longnul or (colon >= 0 and hsh != 0):  # very long, NUL, or '#' before ':'
-                if odd != NULL:
-                    vec_push(odd, start)
-                careful_line(p, n, lineno, start, d, out)
-            elif hsh != 0:  # no colon (a line starting with '#' is a comment)
-                a = 0
-                b = n if hsh < 0 else hsh
-                strip_ws(p, &a, &b)
-                if a == b:
-                    if legacy and hsh < 0:
-                        emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
-                else:
-                    if odd != NULL:
-                        vec_push(odd, start)
-                    # Google's "key value": one run of blanks inside (careful_line reads
-                    # nothing else; most such lines are prose or markup, settled here)
-                    i = blank_at(p, a, b)
-                    if i < b:
-                        while i < b and (p[i] == C_SPACE or p[i] == C_TAB):
-                            i += 1
-                        if blank_at(p, i, b) == b:
-                            careful_line(p, n, lineno, start, d, out)
+            odd_line(p, n, colon, hsh, longnul, lineno, <uint32_t>pos, d, out, odd)
+            k1 = k0 = 0  # (settled)
         else:
             k0 = 0
             k1 = colon
             strip_ws(p, &k0, &k1)
-            if k1 == k0:
-                if odd != NULL:
-                    vec_push(odd, start)
-            else:
-                kind = field_kind(&fields, p + k0, k1 - k0, lenient, &lenient_read)
-                if lenient_read and odd != NULL:
-                    vec_push(odd, start)
-                end = n if hsh < 0 else hsh
-                if (colon + 2 < n and p[colon + 1] == C_SPACE and not _ws[p[colon + 2]]
-                        and not _ws[p[end - 1]]):
-                    emit(out, <uint32_t>kind << KIND_SHIFT | lineno,
-                         start + <uint32_t>(colon + 2), <uint32_t>(end - colon - 2))
-                else:
-                    i = colon + 1
-                    b = end
-                    strip_ws(p, &i, &b)
-                    vl = b - i
-                    vs = i if vl else colon + 1
-                    emit(out, <uint32_t>kind << KIND_SHIFT | lineno, start + <uint32_t>vs,
-                         <uint32_t>vl)
+            if k1 == k0 and odd != NULL:  # no field name
+                vec_push(odd, <uint32_t>pos)
+        if k1 != k0:
+            kind = field_kind(&fields, p + k0, k1 - k0, lenient, &lenient_read)
+            if lenient_read and odd != NULL:
+                vec_push(odd, <uint32_t>pos)
+            field_value(p, n, colon, hsh, &vs, &vl)
+            emit(out, <uint32_t>kind << KIND_SHIFT | lineno, <uint32_t>(pos + vs),
+                 <uint32_t>vl)
         if eol < 0:
             break
         pos += n + 1
