@@ -546,8 +546,9 @@ cdef inline bint same_body(const Entry* a, const Entry* b, const unsigned char* 
                        a.len) == 0)
 
 
-cdef int read_rule(const RawRule* rule, const unsigned char* text, int d, Pats* pats,
-                   uint32_t** memo_at, uint32_t nmemo, U32Vec* pool, Entry* out) except -1:
+cdef inline int read_rule(const RawRule* rule, const unsigned char* text, int d, Pats* pats,
+                          uint32_t** memo_at, uint32_t nmemo, U32Vec* pool, Entry* out
+                          ) except -1:
     """One rule's entries in ``out`` (compile_rules' first phase, and Doc._scan's reading of a
     selection not compiled): READ_NONE for an empty value (it never decides), READ_PLAIN for
     a plain prefix (read where it is in the text), else READ_ONE or READ_PAIR (its entry,
