@@ -395,8 +395,6 @@ cdef void matcher_free(Matcher* m) noexcept
 # urls.pxi
 cdef Py_ssize_t normal_path(const unsigned char* p, Py_ssize_t n, unsigned char* out
                             ) noexcept nogil
-cdef void path_span(const unsigned char* u, Py_ssize_t n, Py_ssize_t* start, Py_ssize_t* end,
-                    bint* slash, bint* work) noexcept
 
 # doc.pxi
 cdef str exact_str(object value, str name)
