@@ -365,8 +365,6 @@ cdef void file_wide(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth
                     int shift) noexcept nogil
 cdef void file_refs(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth, bint keyed,
                     int level) noexcept nogil
-cdef int read_rule(const RawRule* rule, const unsigned char* text, int d, Pats* pats,
-                   uint32_t** memo_at, uint32_t nmemo, U32Vec* pool, Entry* out) except -1
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                    const unsigned char* text, const unsigned char* pats) except -1
 cdef uint32_t dedupe_others(Entry* es, uint32_t n, const unsigned char* text,
@@ -388,8 +386,6 @@ cdef int _place_specials(Matcher* m, Entry* es, uint32_t n, PrefixRef* refs, uin
                          const unsigned char* text, const unsigned char* pats) except -1
 
 # match.pxi
-cdef bint entry_matches(const Entry* e, const unsigned char* path, Py_ssize_t n,
-                        const unsigned char* text, const unsigned char* pats) noexcept nogil
 cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, Py_ssize_t n,
                       int64_t best, const unsigned char* text, const unsigned char* pats
                       ) noexcept nogil
@@ -402,8 +398,6 @@ cdef void matcher_free(Matcher* m) noexcept
 # urls.pxi
 cdef Py_ssize_t normal_path(const unsigned char* p, Py_ssize_t n, unsigned char* out
                             ) noexcept nogil
-cdef void path_span(const unsigned char* u, Py_ssize_t n, Py_ssize_t* start, Py_ssize_t* end,
-                    bint* slash, bint* work) noexcept
 
 # doc.pxi
 cdef str exact_str(object value, str name)

@@ -378,6 +378,116 @@ cdef inline void file_by_byte(RefFiling* f, Py_ssize_t lo, Py_ssize_t hi, int sh
         start[b] += 1
 
 
+cdef inline int count_runs(HashMap* counts, const Entry* es, uint32_t first, uint32_t count,
+                           const unsigned char* text, const unsigned char* pats) except -1:
+    """How many rules of ``es[first : first + count]`` have each run of 1 to 4 bytes of their
+    literals after the prefix, into ``counts`` (a run repeated in one rule counts again:
+    close enough to rank them), over at most LIT_SAMPLE rules spread evenly."""
+    cdef uint32_t k, e, step = count // LIT_SAMPLE + 1
+    cdef Py_ssize_t i, j, x
+    cdef int w
+    cdef const unsigned char* pat
+    cdef const void* hit
+    for k in range(0, count, step):
+        e = first + k
+        if (es[e].flags & F_KIND) < STAR:
+            continue
+        pat = base_of(es[e].flags, text, pats) + es[e].off
+        i = es[e].plen + 1
+        while i <= es[e].len:
+            hit = memchr(pat + i, C_STAR, es[e].len - i)
+            j = es[e].len if hit == NULL else <const unsigned char*>hit - pat
+            for w in range(1, 5):
+                for x in range(i, j - w + 1):
+                    map_count(counts, window(pat + x, w))
+            i = j + 1
+    return 0
+
+
+cdef inline bint rarest_run(const Entry* en, const unsigned char* text,
+                            const unsigned char* pats, const HashMap* counts, uint64_t* chosen,
+                            int* best_w) noexcept nogil:
+    """The run of the rule ``en``'s literals after its prefix that the fewest rules share
+    (``counts``), the widest on a tie, in ``chosen`` and its width in ``best_w``; False when
+    it has no literal there ("/*$"-like: scanned)."""
+    cdef uint32_t best_count = 0xFFFFFFFFu, c
+    cdef Py_ssize_t i, j, x
+    cdef int w
+    cdef uint64_t key
+    cdef const unsigned char* pat
+    cdef const void* hit
+    cdef bint any_lit = False
+    if (en.flags & F_KIND) < STAR:
+        return False
+    pat = base_of(en.flags, text, pats) + en.off
+    best_w[0] = 0
+    chosen[0] = 0
+    i = en.plen + 1
+    while i <= en.len:
+        hit = memchr(pat + i, C_STAR, en.len - i)
+        j = en.len if hit == NULL else <const unsigned char*>hit - pat
+        for w in range(4, 0, -1):
+            for x in range(i, j - w + 1):
+                key = window(pat + x, w)
+                c = map_get(counts, key, 0)
+                if c < best_count or (c == best_count and w > best_w[0]):
+                    best_count = c
+                    best_w[0] = w
+                    chosen[0] = key
+                    any_lit = True
+        i = j + 1
+    return any_lit
+
+
+cdef inline int fill_buckets(LitIndex* li, const uint64_t* keys_of, uint32_t first,
+                             uint32_t count, uint32_t nb) except -1:
+    """Each bucket's members (``li.bstart``, ``li.members``), in entry order (each stays best
+    first), from each rule's bucket (``keys_of``; all ones: none)."""
+    cdef uint32_t k, b
+    cdef uint32_t* fill = NULL
+    li.nbuckets = nb
+    li.bstart = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
+    memset(li.bstart, 0, (nb + 1) * sizeof(uint32_t))
+    for k in range(count):
+        if keys_of[k] != 0xFFFFFFFFFFFFFFFFull:
+            li.bstart[keys_of[k] + 1] += 1
+    for b in range(nb):
+        li.bstart[b + 1] += li.bstart[b]
+    li.members = <uint32_t*>xmalloc((li.bstart[nb] + 1) * sizeof(uint32_t))
+    fill = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
+    memcpy(fill, li.bstart, (nb + 1) * sizeof(uint32_t))
+    for k in range(count):
+        if keys_of[k] != 0xFFFFFFFFFFFFFFFFull:
+            b = <uint32_t>keys_of[k]
+            li.members[fill[b]] = first + k
+            fill[b] += 1
+    PyMem_Free(fill)
+    return 0
+
+
+cdef inline int key_heads(LitIndex* li) except -1:
+    """From ``li.table``'s keys: the bucket of each one-byte key (``li.single``) and the
+    two bytes that start a longer key (``li.pairs``); and the per-bucket stamps."""
+    cdef uint32_t k, v
+    cdef uint64_t key
+    li.pairs = <uint8_t*>xmalloc(8192)
+    memset(li.pairs, 0, 8192)
+    li.single = <int32_t*>xmalloc(256 * sizeof(int32_t))
+    for k in range(256):
+        li.single[k] = -1
+    for k in range(li.table.cap):
+        if li.table.keys[k]:
+            key = li.table.keys[k] - 1
+            if (key >> 32) == 1:
+                li.single[key & 0xFF] = <int32_t>li.table.vals[k]
+            else:
+                v = <uint32_t>(key & 0xFFFF)
+                li.pairs[v >> 3] |= <uint8_t>(1 << (v & 7))
+    li.stamp = <uint32_t*>xmalloc((li.nbuckets + 1) * sizeof(uint32_t))
+    memset(li.stamp, 0, (li.nbuckets + 1) * sizeof(uint32_t))
+    return 0
+
+
 cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                    const unsigned char* text, const unsigned char* pats) except -1:
     """Index best-first ``es[first : first + count]`` under the rarest run of 1 to 4 bytes of
@@ -385,16 +495,12 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
     so every run of its bytes does): the run the fewest rules share, the widest on a tie
     (robotrules._match._Literals, in C, with runs of three bytes too)."""
     cdef HashMap counts, buckets
-    cdef uint32_t k, e, nb = 0, best_count, c, b, step, v
-    cdef int w, best_w
-    cdef Py_ssize_t i, j, x, total = 0
-    cdef const unsigned char* pat
-    cdef const void* hit
-    cdef uint64_t key, chosen
-    cdef bint fresh, any_lit
+    cdef uint32_t k, nb = 0
+    cdef int best_w
+    cdef uint64_t chosen
+    cdef bint fresh
     cdef uint32_t* slot
     cdef uint64_t* keys_of = NULL
-    cdef uint32_t* fill = NULL
     cdef U32Vec rest
     memset(li, 0, sizeof(LitIndex))
     memset(&rest, 0, sizeof(U32Vec))
@@ -405,48 +511,11 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
     try:
         map_init(&counts, 64)
         keys_of = <uint64_t*>xmalloc((count if count else 1) * sizeof(uint64_t))
-        # how many rules have each run of bytes (a run repeated in one rule counts again:
-        # close enough to rank them), counted over at most LIT_SAMPLE rules spread evenly
-        step = count // LIT_SAMPLE + 1
-        for k in range(0, count, step):
-            e = first + k
-            if (es[e].flags & F_KIND) < STAR:
-                continue
-            pat = base_of(es[e].flags, text, pats) + es[e].off
-            i = es[e].plen + 1
-            while i <= es[e].len:
-                hit = memchr(pat + i, C_STAR, es[e].len - i)
-                j = es[e].len if hit == NULL else <const unsigned char*>hit - pat
-                for w in range(1, 5):
-                    for x in range(i, j - w + 1):
-                        map_count(&counts, window(pat + x, w))
-                i = j + 1
-        # each rule takes its rarest run
+        count_runs(&counts, es, first, count, text, pats)
         map_init(&buckets, count + 1)
-        for k in range(count):
-            e = first + k
-            any_lit = False
-            if (es[e].flags & F_KIND) >= STAR:
-                pat = base_of(es[e].flags, text, pats) + es[e].off
-                best_count = 0xFFFFFFFFu
-                best_w = 0
-                chosen = 0
-                i = es[e].plen + 1
-                while i <= es[e].len:
-                    hit = memchr(pat + i, C_STAR, es[e].len - i)
-                    j = es[e].len if hit == NULL else <const unsigned char*>hit - pat
-                    for w in range(4, 0, -1):
-                        for x in range(i, j - w + 1):
-                            key = window(pat + x, w)
-                            c = map_get(&counts, key, 0)
-                            if c < best_count or (c == best_count and w > best_w):
-                                best_count = c
-                                best_w = w
-                                chosen = key
-                                any_lit = True
-                    i = j + 1
-            if not any_lit:  # no literal after the prefix ("/*$"-like): scanned
-                vec_push(&rest, e)
+        for k in range(count):  # each rule takes its rarest run
+            if not rarest_run(&es[first + k], text, pats, &counts, &chosen, &best_w):
+                vec_push(&rest, first + k)  # no literal after the prefix: scanned
                 keys_of[k] = 0xFFFFFFFFFFFFFFFFull
                 continue
             li.widths |= 1 << (best_w - 1)
@@ -455,39 +524,10 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
                 slot[0] = nb
                 nb += 1
             keys_of[k] = slot[0]
-        li.nbuckets = nb
-        li.bstart = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
-        memset(li.bstart, 0, (nb + 1) * sizeof(uint32_t))
-        for k in range(count):
-            if keys_of[k] != 0xFFFFFFFFFFFFFFFFull:
-                li.bstart[keys_of[k] + 1] += 1
-        for b in range(nb):
-            li.bstart[b + 1] += li.bstart[b]
-        li.members = <uint32_t*>xmalloc((li.bstart[nb] + 1) * sizeof(uint32_t))
-        fill = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
-        memcpy(fill, li.bstart, (nb + 1) * sizeof(uint32_t))
-        for k in range(count):  # in entry order: each bucket stays best first
-            if keys_of[k] != 0xFFFFFFFFFFFFFFFFull:
-                b = <uint32_t>keys_of[k]
-                li.members[fill[b]] = first + k
-                fill[b] += 1
+        fill_buckets(li, keys_of, first, count, nb)
         li.table = buckets
         memset(&buckets, 0, sizeof(HashMap))
-        li.pairs = <uint8_t*>xmalloc(8192)
-        memset(li.pairs, 0, 8192)
-        li.single = <int32_t*>xmalloc(256 * sizeof(int32_t))
-        for k in range(256):
-            li.single[k] = -1
-        for k in range(li.table.cap):
-            if li.table.keys[k]:
-                key = li.table.keys[k] - 1
-                if (key >> 32) == 1:
-                    li.single[key & 0xFF] = <int32_t>li.table.vals[k]
-                else:
-                    v = <uint32_t>(key & 0xFFFF)
-                    li.pairs[v >> 3] |= <uint8_t>(1 << (v & 7))
-        li.stamp = <uint32_t*>xmalloc((nb + 1) * sizeof(uint32_t))
-        memset(li.stamp, 0, (nb + 1) * sizeof(uint32_t))
+        key_heads(li)
         li.nrest = <uint32_t>rest.n
         li.rest = rest.data
         rest.data = NULL
@@ -495,7 +535,6 @@ cdef int lit_build(LitIndex* li, Entry* es, uint32_t first, uint32_t count,
         map_free(&counts)
         map_free(&buckets)
         PyMem_Free(keys_of)
-        PyMem_Free(fill)
         vec_free(&rest)
     return 0
 
@@ -507,8 +546,9 @@ cdef inline bint same_body(const Entry* a, const Entry* b, const unsigned char* 
                        a.len) == 0)
 
 
-cdef int read_rule(const RawRule* rule, const unsigned char* text, int d, Pats* pats,
-                   uint32_t** memo_at, uint32_t nmemo, U32Vec* pool, Entry* out) except -1:
+cdef inline int read_rule(const RawRule* rule, const unsigned char* text, int d, Pats* pats,
+                          uint32_t** memo_at, uint32_t nmemo, U32Vec* pool, Entry* out
+                          ) except -1:
     """One rule's entries in ``out`` (compile_rules' first phase, and Doc._scan's reading of a
     selection not compiled): READ_NONE for an empty value (it never decides), READ_PLAIN for
     a plain prefix (read where it is in the text), else READ_ONE or READ_PAIR (its entry,

@@ -811,8 +811,7 @@ cdef class Doc:
         cdef uint32_t j, g, r, at, lim
         cdef uint32_t* words
         cdef const unsigned char* v
-        cdef const uint8_t* odd = _dialect_tables[self.dialect_code].not_plain
-        cdef const uint8_t* attn = _dialect_tables[self.dialect_code].pattern_attn
+        cdef const uint8_t* stop = _dialect_tables[self.dialect_code].scan_stop
         cdef int64_t best = NO_MATCH, key
         b.busy += 1
         try:
@@ -825,11 +824,9 @@ cdef class Doc:
                     if lim > n:
                         lim = <uint32_t>n
                     at = 0
-                    while (at < lim and v[at] == p[at] and not odd[v[at]] and not attn[v[at]]
-                           and v[at] != C_PERCENT):
+                    while at < lim and v[at] == p[at] and not stop[v[at]]:
                         at += 1
-                    if (at < lim and v[at] != p[at] and not odd[v[at]] and not attn[v[at]]
-                            and v[at] != C_PERCENT):
+                    if at < lim and v[at] != p[at] and not stop[v[at]]:
                         continue
                     rule.vstart = words[0]
                     rule.index = words[1]

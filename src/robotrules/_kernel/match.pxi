@@ -11,8 +11,9 @@ cdef inline const unsigned char* base_of(uint8_t flags, const unsigned char* tex
     return pats if flags & F_PATS else text
 
 
-cdef bint entry_matches(const Entry* e, const unsigned char* path, Py_ssize_t n,
-                        const unsigned char* text, const unsigned char* pats) noexcept nogil:
+cdef inline bint entry_matches(const Entry* e, const unsigned char* path, Py_ssize_t n,
+                               const unsigned char* text, const unsigned char* pats
+                               ) noexcept nogil:
     cdef const unsigned char* pat = base_of(e.flags, text, pats) + e.off
     cdef Py_ssize_t plen = e.plen, blen = e.len, pos, i, j, seglen
     cdef int kind = e.flags & F_KIND

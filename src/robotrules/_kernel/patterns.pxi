@@ -51,53 +51,42 @@ cdef uint32_t pats_add(Pats* pats, bytes body) except? 0xFFFFFFFFu:
     return pats_commit(pats, size)
 
 
-cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
-                     uint32_t index, Pats* pats, uint32_t raw_off) except -1:
-    """robotrules._match.Pattern of the normal form of a raw rule, in C: the bytes the
-    dialect keeps, ``%XX`` escapes (decoded or upper-cased), the bytes it writes as escapes
-    (robotrules._tables.pattern_escapes: ASCII ones as their own ``%XX``; above 127, as their
-    own in a value that is UTF-8, else as the Latin-1 character's where the dialect reads it
-    so); False when the rule needs the pure reading (robotrules._compile.native_pattern)
-    instead (a byte none of those, Google's companion rule). Where the normal form is the raw
-    value's own bytes (no escape, no "**") and ``raw_off`` is where the value is in the text
-    (not RAW_ELSEWHERE), the entry points there and ``pats`` keeps nothing."""
-    cdef Py_ssize_t i, body = n, out = 0, plen = -1, stars = 0, norm, grow = 0, high = 0
-    cdef bint anchored = raw[n - 1] == C_DOLLAR
-    cdef bint as_raw = raw_off != RAW_ELSEWHERE, latin1 = False
+cdef inline bint value_needs(const unsigned char* raw, Py_ssize_t body, int d,
+                             Py_ssize_t* high, Py_ssize_t* grow) noexcept:
+    """What the value ``raw[:body]`` (its final '$' left out) needs for fast_entry: how many
+    bytes above 127 (``high``) and the bytes its ASCII escapes add (``grow``); False when a
+    byte needs the pure reading."""
     cdef const uint8_t* slow = _dialect_tables[d].pattern_slow
     cdef const uint8_t* encodes = _dialect_tables[d].pattern_encodes
-    cdef unsigned char* w
+    cdef Py_ssize_t i
     cdef unsigned char c
-    cdef int k
-    if anchored:
-        body = n - 1
+    high[0] = grow[0] = 0
     if any_in(&_pattern_attn_set[d], raw, body):  # (most values hold none of these)
         for i in range(body):  # what the value needs: bytes to escape, or the pure reading
             c = raw[i]
             if c >= 0x80:
-                high += 1
+                high[0] += 1
             elif encodes[c]:
-                grow += 2
+                grow[0] += 2
             elif slow[c]:
                 return False
-    if may_have_companion(raw, n, allow):
-        return False  # Google's companion rule: the pure reading makes it
-    if high:  # robotrules._url.pattern_text: a value that is not UTF-8 is read as Latin-1
-        latin1 = _dialect_tables[d].latin1_high and not utf8_valid(raw, n)
-        grow += high * (5 if latin1 else 2)
-    w = pats_reserve(pats, body + grow)  # at most PATTERN_GROWTH * body: see the top
-    # the normal form: escapes decoded or upper-cased (a '%' that starts none is kept), the
-    # bytes the dialect escapes escaped
-    i = 0
-    if grow == 0 and memchr(raw, C_PERCENT, body) == NULL:
-        memcpy(w, raw, body)
-        i = out = body
-    else:
-        as_raw = False
+    return True
+
+
+cdef inline Py_ssize_t escape_value(const unsigned char* raw, Py_ssize_t i, Py_ssize_t body,
+                                    int d, bint latin1, unsigned char* w, Py_ssize_t out
+                                    ) noexcept:
+    """The normal form of ``raw[i:body]`` written at ``w[out:]``: escapes decoded or
+    upper-cased (a '%' that starts none is kept), the bytes the dialect escapes escaped;
+    where ``w`` ends."""
+    cdef const uint8_t* encodes = _dialect_tables[d].pattern_encodes
+    cdef const uint8_t* decodes = _dialect_tables[d].pattern_decodes
+    cdef unsigned char c
+    cdef int k
     while i < body:
         c = raw[i]
         if c == C_PERCENT:
-            k = escape_at(raw, i, body, _dialect_tables[d].pattern_decodes, w, &out)
+            k = escape_at(raw, i, body, decodes, w, &out)
             if k:
                 i += k
                 continue
@@ -116,29 +105,72 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
         w[out] = c
         out += 1
         i += 1
-    norm = out + anchored  # the priority: the normal form's length, final '$' included
-    # robotrules._match.Pattern: "**" is "*"; a trailing '*' matches any rest ("/a*" and
-    # "/a*$" are "/a"); then the kind
-    body = out
-    out = 0
+    return out
+
+
+cdef inline Py_ssize_t fold_stars(unsigned char* w, Py_ssize_t body, Py_ssize_t* plen,
+                                  Py_ssize_t* stars, bint* anchored, bint* as_raw
+                                  ) noexcept:
+    """robotrules._match.Pattern over the normal form ``w[:body]``, in place: "**" is "*"
+    (then not ``as_raw``), a trailing '*' matches any rest ("/a*" and "/a*$" are "/a": then
+    not ``anchored``); the literal prefix's length (``plen``, -1: no '*') and the stars
+    counted; the new length."""
+    cdef Py_ssize_t i, out = 0
+    plen[0] = -1
+    stars[0] = 0
     if memchr(w, C_STAR, body) == NULL:
         out = body
     for i in range(out, body):
         if w[i] == C_STAR:
             if out and w[out - 1] == C_STAR:
-                as_raw = False
+                as_raw[0] = False
                 continue
-            if plen < 0:
-                plen = out
-            stars += 1
+            if plen[0] < 0:
+                plen[0] = out
+            stars[0] += 1
         w[out] = w[i]
         out += 1
     if out and w[out - 1] == C_STAR:
         out -= 1
-        stars -= 1
-        anchored = False
-        if stars == 0:
-            plen = -1
+        stars[0] -= 1
+        anchored[0] = False
+        if stars[0] == 0:
+            plen[0] = -1
+    return out
+
+
+cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bint allow,
+                     uint32_t index, Pats* pats, uint32_t raw_off) except -1:
+    """robotrules._match.Pattern of the normal form of a raw rule, in C: the bytes the
+    dialect keeps, ``%XX`` escapes (decoded or upper-cased), the bytes it writes as escapes
+    (robotrules._tables.pattern_escapes: ASCII ones as their own ``%XX``; above 127, as their
+    own in a value that is UTF-8, else as the Latin-1 character's where the dialect reads it
+    so); False when the rule needs the pure reading (robotrules._compile.native_pattern)
+    instead (a byte none of those, Google's companion rule). Where the normal form is the raw
+    value's own bytes (no escape, no "**") and ``raw_off`` is where the value is in the text
+    (not RAW_ELSEWHERE), the entry points there and ``pats`` keeps nothing."""
+    cdef Py_ssize_t body = n, out = 0, plen, stars, norm, grow, high
+    cdef bint anchored = raw[n - 1] == C_DOLLAR
+    cdef bint as_raw = raw_off != RAW_ELSEWHERE, latin1 = False
+    cdef unsigned char* w
+    if anchored:
+        body = n - 1
+    if not value_needs(raw, body, d, &high, &grow):
+        return False
+    if may_have_companion(raw, n, allow):
+        return False  # Google's companion rule: the pure reading makes it
+    if high:  # robotrules._url.pattern_text: a value that is not UTF-8 is read as Latin-1
+        latin1 = _dialect_tables[d].latin1_high and not utf8_valid(raw, n)
+        grow += high * (5 if latin1 else 2)
+    w = pats_reserve(pats, body + grow)  # at most PATTERN_GROWTH * body: see the top
+    if grow == 0 and memchr(raw, C_PERCENT, body) == NULL:
+        memcpy(w, raw, body)
+        out = body
+    else:
+        as_raw = False
+        out = escape_value(raw, 0, body, d, latin1, w, 0)
+    norm = out + anchored  # the priority: the normal form's length, final '$' included
+    out = fold_stars(w, out, &plen, &stars, &anchored, &as_raw)
     # the same bytes as the value (a trailing '*' dropped at most): read where they are
     e.off = raw_off if as_raw else pats_commit(pats, out)
     e.len = <uint32_t>out  # out <= norm <= PATTERN_GROWTH * MAX_LINE: see the top

@@ -56,6 +56,7 @@ cdef struct DialectTables:
     uint8_t pattern_decodes[256]
     uint8_t pattern_encodes[256]  # ASCII bytes written as their own %XX
     uint8_t pattern_attn[256]  # above 127, escaped or slow: fast_entry counts them
+    uint8_t scan_stop[256]  # not_plain, pattern_attn or '%': Doc._scan reads no further
 
 
 # one per dialect code (len(_NAMES) of them, made by ready(), never freed: ByteSets point in)
@@ -135,6 +136,8 @@ def _init_tables():
         for b in range(256):
             t.pattern_attn[b] = b >= 0x80 or t.pattern_encodes[b] or t.pattern_slow[b]
         byteset_init(&_pattern_attn_set[d], t.pattern_attn)
+        for b in range(256):
+            t.scan_stop[b] = t.not_plain[b] or t.pattern_attn[b] or b == C_PERCENT
     for b in range(256):
         _hex_value[b] = int(chr(b), 16) if chr(b) in "0123456789abcdefABCDEF" else -1
     for b in range(256):  # asked of the rule's home: a body opening with any other byte

@@ -98,6 +98,39 @@ cdef int classify(const unsigned char* p, Py_ssize_t n, bint lenient, bint* read
         memcpy(s.key, p, n)
     return kind
 
+
+cdef struct FieldMemo:
+    # the two field names scan read last, each with its kind and lenient reading: most
+    # lines repeat the field of the line before, or of the one before that (Allow and
+    # Disallow in turn); newest first
+    const unsigned char* key[2]
+    Py_ssize_t n[2]
+    int kind[2]
+    bint lenient[2]
+
+
+cdef inline int field_kind(FieldMemo* f, const unsigned char* p, Py_ssize_t n, bint lenient,
+                           bint* lenient_read) except -1:
+    """classify(p[:n]), asked only for a field name that is neither of the last two."""
+    cdef int kind
+    if n == f.n[0] and same_bytes(p, f.key[0], n):
+        lenient_read[0] = f.lenient[0]
+        return f.kind[0]
+    if n == f.n[1] and same_bytes(p, f.key[1], n):
+        kind = f.kind[1]
+        lenient_read[0] = f.lenient[1]
+    else:
+        kind = classify(p, n, lenient, lenient_read)
+    f.key[1] = f.key[0]
+    f.n[1] = f.n[0]
+    f.kind[1] = f.kind[0]
+    f.lenient[1] = f.lenient[0]
+    f.key[0] = p
+    f.n[0] = n
+    f.kind[0] = kind
+    f.lenient[0] = lenient_read[0]
+    return kind
+
 # -- the tokenizer: robotrules._tokenize.tokenize, byte for byte --------------------------------
 
 
@@ -201,6 +234,30 @@ cdef extern from *:
                                                Py_ssize_t* hash, int* nul) noexcept nogil
 
 
+cdef extern from *:
+    """
+    /* The first blank (space, 32, or tab, 9) of p[i:end], or end: sixteen bytes at a time
+       where SSE2 is there, never past p[end - 1] (the words of a line with no colon). */
+    static inline Py_ssize_t robotrules_blank_at(const unsigned char* p, Py_ssize_t i,
+                                                 Py_ssize_t end) {
+    #ifdef ROBOTRULES_SSE2
+        const __m128i sp = _mm_set1_epi8(32), tab = _mm_set1_epi8(9);
+        while (end - i >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i*)(p + i));
+            unsigned m = (unsigned)_mm_movemask_epi8(
+                _mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab)));
+            if (m) return i + robotrules_ctz(m);
+            i += 16;
+        }
+    #endif
+        while (i < end && p[i] != 32 && p[i] != 9) i++;
+        return i;
+    }
+    """
+    Py_ssize_t blank_at "robotrules_blank_at" (const unsigned char* p, Py_ssize_t i,
+                                               Py_ssize_t end) noexcept nogil
+
+
 cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uint32_t start,
                       int d, U32Vec* out) except -1:
     """robotrules._tokenize._line without findings: every rule of robots.cc."""
@@ -248,32 +305,77 @@ cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uin
     return 0
 
 
+cdef inline int odd_line(const unsigned char* p, Py_ssize_t n, Py_ssize_t colon,
+                         Py_ssize_t hsh, bint longnul, uint32_t lineno, uint32_t start, int d,
+                         U32Vec* out, U32Vec* odd) except -1:
+    """scan's line that is not a plain field line (``colon`` and ``hsh``: its first ':' and
+    '#', -1 for none): very long, holding a NUL, a '#' before the ':' (careful_line), no
+    colon (blank, a comment, or Google's "key value"), or a comment line."""
+    cdef Py_ssize_t a, b, i
+    if longnul or (colon >= 0 and hsh != 0):  # very long, NUL, or '#' before ':'
+        if odd != NULL:
+            vec_push(odd, start)
+        careful_line(p, n, lineno, start, d, out)
+    elif hsh != 0:  # no colon (a line starting with '#' is a comment)
+        a = 0
+        b = n if hsh < 0 else hsh
+        strip_ws(p, &a, &b)
+        if a == b:
+            if _dialect_tables[d].legacy and hsh < 0:
+                emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
+            return 0
+        if odd != NULL:
+            vec_push(odd, start)
+        # Google's "key value": one run of blanks inside (careful_line reads nothing else;
+        # most such lines are prose or markup, settled here)
+        i = blank_at(p, a, b)
+        if i < b:
+            while i < b and (p[i] == C_SPACE or p[i] == C_TAB):
+                i += 1
+            if blank_at(p, i, b) == b:
+                careful_line(p, n, lineno, start, d, out)
+    return 0
+
+
+cdef inline void field_value(const unsigned char* p, Py_ssize_t n, Py_ssize_t colon,
+                             Py_ssize_t hsh, Py_ssize_t* vs, Py_ssize_t* vl) noexcept nogil:
+    """The value of a field line (its first ':' at ``colon``, ``hsh`` the first '#' or -1),
+    stripped: ``p[vs:vs + vl]`` (one space after the colon and none at the end: read as it
+    is)."""
+    cdef Py_ssize_t end = n if hsh < 0 else hsh, i, b
+    if (colon + 2 < n and p[colon + 1] == C_SPACE and not _ws[p[colon + 2]]
+            and not _ws[p[end - 1]]):
+        vs[0] = colon + 2
+        vl[0] = end - colon - 2
+        return
+    i = colon + 1
+    b = end
+    strip_ws(p, &i, &b)
+    vl[0] = b - i
+    vs[0] = i if vl[0] else colon + 1
+
+
 cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Vec* odd
               ) except -1:
     """robotrules._tokenize.tokenize (without findings) over the Latin-1 text ``t``. CR and
     CRLF end lines too, as in robotrules._tokenize.to_text (offsets are then into ``t``)."""
-    cdef Py_ssize_t pos = 0, n, colon, hsh, a, b, end, k0, k1, i, vl, vs, eol
+    cdef Py_ssize_t pos = 0, n, colon, hsh, eol, k0, k1, vs, vl
     cdef const unsigned char* p
     # each line is read once for its end (LF or CR), its first ':' and its first '#', and
     # whether it holds a NUL (line_end: linear for every line-end mix)
     cdef int nul
-    cdef bint at_cr = False
-    cdef const unsigned char* last_key = NULL
-    cdef Py_ssize_t last_n = -1
-    cdef int last_kind = 0
-    cdef bint last_lenient = False
-    cdef uint32_t lineno = 0, start
-    cdef bint legacy = _dialect_tables[d].legacy, lenient = _dialect_tables[d].lenient
-    cdef bint longnul, lenient_read
+    cdef bint at_cr = False, longnul
+    cdef FieldMemo fields
+    cdef uint32_t lineno = 0
+    cdef bint lenient = _dialect_tables[d].lenient, lenient_read
     cdef int kind
+    fields.n[0] = fields.n[1] = -1
     if out.cap == 0:
         vec_reserve(out, 3 * (size // 32) + 48)  # about one directive per 32 bytes
     while True:
         eol = line_end(t, size, pos, &colon, &hsh, &nul)
         n = (size - pos) if eol < 0 else eol - pos
         at_cr = eol >= 0 and t[eol] == C_CR
-        p = t + pos
-        start = <uint32_t>pos
         if lineno < LINE_MASK:
             lineno += 1
         if colon >= 0:
@@ -281,65 +383,23 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
         if hsh >= 0:
             hsh -= pos
         longnul = n > MAX_LINE or nul
+        p = t + pos
         if colon < 0 or (0 <= hsh < colon) or longnul:
-            if longnul or (colon >= 0 and hsh != 0):  # very long, NUL, or '#' before ':'
-                if odd != NULL:
-                    vec_push(odd, start)
-                careful_line(p, n, lineno, start, d, out)
-            elif hsh != 0:  # no colon (a line starting with '#' is a comment)
-                a = 0
-                b = n if hsh < 0 else hsh
-                strip_ws(p, &a, &b)
-                if a == b:
-                    if legacy and hsh < 0:
-                        emit(out, <uint32_t>BLANK_KIND << KIND_SHIFT | lineno, start, 0)
-                else:
-                    if odd != NULL:
-                        vec_push(odd, start)
-                    # Google's "key value": one run of blanks inside (careful_line reads
-                    # nothing else; most such lines are prose or markup, settled here)
-                    i = a
-                    while i < b and p[i] != C_SPACE and p[i] != C_TAB:
-                        i += 1
-                    if i < b:
-                        while i < b and (p[i] == C_SPACE or p[i] == C_TAB):
-                            i += 1
-                        while i < b and p[i] != C_SPACE and p[i] != C_TAB:
-                            i += 1
-                        if i == b:
-                            careful_line(p, n, lineno, start, d, out)
+            odd_line(p, n, colon, hsh, longnul, lineno, <uint32_t>pos, d, out, odd)
+            k1 = k0 = 0  # (settled)
         else:
             k0 = 0
             k1 = colon
             strip_ws(p, &k0, &k1)
-            if k1 == k0:
-                if odd != NULL:
-                    vec_push(odd, start)
-            else:
-                if k1 - k0 == last_n and same_bytes(p + k0, last_key, last_n):
-                    kind = last_kind  # the same field as the line before (most are)
-                    lenient_read = last_lenient
-                else:
-                    kind = classify(p + k0, k1 - k0, lenient, &lenient_read)
-                    last_key = p + k0
-                    last_n = k1 - k0
-                    last_kind = kind
-                    last_lenient = lenient_read
-                if lenient_read and odd != NULL:
-                    vec_push(odd, start)
-                end = n if hsh < 0 else hsh
-                if (colon + 2 < n and p[colon + 1] == C_SPACE and not _ws[p[colon + 2]]
-                        and not _ws[p[end - 1]]):
-                    emit(out, <uint32_t>kind << KIND_SHIFT | lineno,
-                         start + <uint32_t>(colon + 2), <uint32_t>(end - colon - 2))
-                else:
-                    i = colon + 1
-                    b = end
-                    strip_ws(p, &i, &b)
-                    vl = b - i
-                    vs = i if vl else colon + 1
-                    emit(out, <uint32_t>kind << KIND_SHIFT | lineno, start + <uint32_t>vs,
-                         <uint32_t>vl)
+            if k1 == k0 and odd != NULL:  # no field name
+                vec_push(odd, <uint32_t>pos)
+        if k1 != k0:
+            kind = field_kind(&fields, p + k0, k1 - k0, lenient, &lenient_read)
+            if lenient_read and odd != NULL:
+                vec_push(odd, <uint32_t>pos)
+            field_value(p, n, colon, hsh, &vs, &vl)
+            emit(out, <uint32_t>kind << KIND_SHIFT | lineno, <uint32_t>(pos + vs),
+                 <uint32_t>vl)
         if eol < 0:
             break
         pos += n + 1

@@ -77,8 +77,8 @@ cdef inline Py_ssize_t first_of3(const unsigned char* u, Py_ssize_t n, Py_ssize_
     return -1
 
 
-cdef void path_span(const unsigned char* u, Py_ssize_t n, Py_ssize_t* start, Py_ssize_t* end,
-                    bint* slash, bint* work) noexcept:
+cdef inline void path_span(const unsigned char* u, Py_ssize_t n, Py_ssize_t* start,
+                           Py_ssize_t* end, bint* slash, bint* work) noexcept:
     """robotrules._url.path_of: ``u[start:end]`` is the path, params and query of the URL
     (``slash``: a '/' goes in front), or ``start`` is -1 for "/" (robots.cc
     GetPathParamsQuery). ``work``, unless NULL (RFC 9309), gets whether the path holds a
