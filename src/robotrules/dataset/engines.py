@@ -9,19 +9,21 @@ then the verdict columns.
 ``duckdb``. Theory of operation:
 
 1. the robots.parquet files are read by DuckDB and the duplicate rule runs as one window query
-   into a table ``chosen`` numbered in origin order (``rid``);
+   into a table ``chosen``;
 2. the URL files (Parquet, CSV with a header line, JSON Lines; globs of them) are read by
    DuckDB's own readers. Each URL's origin key is cut in SQL (:func:`_keyed_sql`: the
    ``scheme://authority`` prefix :data:`.kernel.URL_PREFIX` takes, else the whole URL); one scan
    groups the keys, :func:`.kernel.url_origins` gives each distinct key its origin (no Python
-   per row) and a small table ``__map`` gives it the origin's rank in origin order and its
-   chosen capture. A second scan joins the URLs with ``__map`` by key and sorts them by that
-   integer rank, then by the row's hash and its own columns (equal sort keys are equal rows:
-   the output depends on the rows only, not on DuckDB's threads or the input order), so each
-   origin's URLs arrive together and each robots.txt is parsed once;
-3. the joined rows stream out as Arrow record batches *without* bodies; for each batch the
-   bodies of its ``rid`` range are read from ``chosen`` (a range scan, the table being in
-   ``rid`` order) and handed to the kernel as a dictionary column;
+   per row) and a small table ``__map`` gives it the origin's rank in origin order
+   (``__oid``); a table ``__origins`` holds, per rank, the origin and its chosen capture. A
+   second scan joins the URLs with ``__map`` by key and sorts them by that integer rank, then
+   by the row's hash and its own columns (equal sort keys are equal rows: the output depends
+   on the rows only, not on DuckDB's threads or the input order), so each origin's URLs arrive
+   together and each robots.txt is parsed once. The join and the sort carry the URL row and
+   its rank alone;
+3. the sorted rows stream out as Arrow record batches; for each batch the origin columns of
+   its rank range are read from ``__origins`` (a range scan, the table being in rank order)
+   and taken per row, the bodies as a dictionary column (each file once per batch);
 4. the kernel's batches are written to a temporary Parquet file next to ``out``, renamed to
    ``out`` only when the run succeeded (nothing is ever written half).
 
@@ -236,11 +238,12 @@ def _keyed_sql(column: str, source: str) -> str:
 
 
 def _origin_map(con: Any) -> int:
-    """Table ``__map``: per distinct origin key of the URLs (``__urls.__k``: :func:`_keyed_sql`) its
-    origin (:func:`.kernel.url_origins` on the keys: RFC 9309 2.3's origin once per key),
-    the origin's rank in origin order (``__oid``) and its chosen capture (``rid``, outcome,
-    fetch time; NULL without one); keys without an origin are left out. Returns the number of
-    URL rows."""
+    """Tables ``__map``, per distinct origin key of the URLs (``__urls.__k``:
+    :func:`_keyed_sql`), its origin's rank in origin order (``__oid``: RFC 9309 2.3's origin
+    by :func:`.kernel.url_origins`, once per key; keys without an origin are left out), and
+    ``__origins``, per rank (in rank order) the origin and its chosen capture (outcome, fetch
+    time, body; NULL without one). The join and sort carry the rank alone; each batch reads
+    its ranks' rows here (:func:`_with_origins`). Returns the number of URL rows."""
     pa_ = require("pyarrow")
     pc = require("pyarrow.compute")
     keys = con.sql("SELECT __k AS k, count(*) AS n FROM __urls GROUP BY k").to_arrow_table()
@@ -248,10 +251,14 @@ def _origin_map(con: Any) -> int:
     keys = keys.filter(keys.column("k").is_valid())
     found = pa_.table({"k": keys.column("k"), "origin": url_origins(keys.column("k"))})
     con.register("__keys", found)
-    con.execute("CREATE TEMP TABLE __map AS SELECT k.k, k.origin, "
-                "dense_rank() OVER (ORDER BY k.origin) AS __oid, c.rid, c.outcome, c.fetch_time "
-                "FROM __keys k LEFT JOIN chosen c USING (origin) WHERE k.origin IS NOT NULL")
+    con.execute("CREATE TEMP TABLE __map AS SELECT k, origin, "
+                "dense_rank() OVER (ORDER BY origin) AS __oid FROM __keys "
+                "WHERE origin IS NOT NULL")
     con.unregister("__keys")
+    con.execute("CREATE TABLE __origins AS SELECT m.__oid, m.origin, c.outcome, "
+                "c.fetch_time, c.body FROM (SELECT DISTINCT __oid, origin FROM __map) m "
+                "LEFT JOIN chosen c USING (origin) ORDER BY m.__oid")
+    con.execute("DROP TABLE chosen")  # its bodies live on in __origins, those of the URLs'
     return rows
 
 
@@ -278,9 +285,7 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             con.register("url_rel", rel)
             source = f"(SELECT {', '.join(_ROBOTS_READ)} FROM read_parquet(?))"
             try:
-                con.execute("CREATE TABLE chosen AS SELECT row_number() OVER (ORDER BY "
-                            f"origin) AS rid, * FROM ({chosen_sql(source)}) ORDER BY origin",
-                            [list(robots)])
+                con.execute(f"CREATE TABLE chosen AS {chosen_sql(source)}", [list(robots)])
             except duckdb.Error as exc:
                 raise DatasetError(_which_robots(con, robots, exc)) from exc
             if progress is not None:
@@ -298,9 +303,7 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             every = [f"u.{_q(c)}" for c in rel.columns]
             ties = ", ".join([f"hash({', '.join(every)})", *(f"{c} NULLS LAST" for c in every)])
             stream = con.sql(
-                f"SELECT {cols}, m.origin, m.outcome AS robots_outcome, "
-                f"m.fetch_time AS robots_fetch_time, m.rid AS __rid "
-                f"FROM __urls u "
+                f"SELECT {cols}, m.__oid FROM __urls u "
                 f"LEFT JOIN __map m ON u.__k = m.k ORDER BY m.__oid NULLS LAST, {ties}"
             ).to_arrow_reader(_BATCH)
             bodies = con.cursor()
@@ -310,7 +313,7 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
 
             def joined_batches() -> Iterator[pa.RecordBatch]:
                 for batch in stream:
-                    yield _with_bodies(batch, bodies)
+                    yield _with_origins(batch, bodies)
 
             pool_parses = [0]
             if workers > 1:
@@ -366,30 +369,33 @@ def _interrupted(exc: BaseException) -> bool:
     return isinstance(exc, duckdb.InterruptException) or "KeyboardInterrupt" in str(exc)
 
 
-def _with_bodies(batch: pa.RecordBatch, bodies: Any) -> pa.RecordBatch:
-    """A joined batch (``__rid`` last) with its ``robots_body`` read from ``chosen``: one range
-    read (the batch is in origin order, ``rid`` numbers origins in that order), the bodies a
+def _with_origins(batch: pa.RecordBatch, origins: Any) -> pa.RecordBatch:
+    """A sorted batch of URL rows (their origin's rank ``__oid`` last) with the columns of
+    their origin read from ``__origins``: one range read (the batch is in rank order and
+    ranks are dense, so row ``r`` takes entry ``__oid[r] - first``); ``robots_body`` a
     dictionary column (each file once per batch)."""
     pa_ = require("pyarrow")
     np = require("numpy")
-    rid = batch.column("__rid")
-    ids = rid.drop_null()
+    oid = batch.column("__oid")
+    ids = oid.drop_null()
+    names = [*batch.schema.names[:-1], *_JOINED, "robots_body"]
     if len(ids):
         lo, hi = int(ids[0].as_py()), int(ids[-1].as_py())
-        got = bodies.sql("SELECT rid, body FROM chosen WHERE rid BETWEEN ? AND ? ORDER BY rid",
-                         params=[lo, hi]).to_arrow_table()
-        where = np.searchsorted(numpy_of(got.column("rid")), numpy_of(rid, lo))
-        body = pa_.DictionaryArray.from_arrays(
-            array_of(where.astype(np.int32), mask=numpy_of(rid.is_null())),
-            got.column("body").combine_chunks())
+        got = origins.sql("SELECT origin, outcome, fetch_time, body FROM __origins "
+                          "WHERE __oid BETWEEN ? AND ? ORDER BY __oid",
+                          params=[lo, hi]).to_arrow_table().combine_chunks()
+        at = array_of((numpy_of(oid, lo) - lo).astype(np.int32),
+                      mask=numpy_of(oid.is_null()) if oid.null_count else None)
+        joined = [got.column(c).chunk(0).take(at) for c in ("origin", "outcome", "fetch_time")]
+        body = pa_.DictionaryArray.from_arrays(at, got.column("body").chunk(0))
     else:
+        joined = [pa_.nulls(batch.num_rows, pa_.string()),
+                  pa_.nulls(batch.num_rows, pa_.string()),
+                  pa_.nulls(batch.num_rows, pa_.timestamp("us"))]
         body = pa_.nulls(batch.num_rows, pa_.binary())
-    columns = list(batch.columns[:-1])
-    names = batch.schema.names[:-1]
-    at = names.index("robots_fetch_time")
     # DuckDB names its session zone (Etc/UTC ...): the output says UTC, as Spark's does
-    columns[at] = columns[at].cast(pa_.timestamp("us", tz="UTC"))
-    return pa_.RecordBatch.from_arrays([*columns, body], names=[*names, "robots_body"])
+    joined[2] = joined[2].cast(pa_.timestamp("us", tz="UTC"))
+    return pa_.RecordBatch.from_arrays([*batch.columns[:-1], *joined, body], names=names)
 
 
 _WORKER_CACHE: dict[str, RulesCache] = {}
