@@ -17,10 +17,11 @@ then the verdict columns.
    per row) and a small table ``__map`` gives it the origin's rank in origin order
    (``__oid``); a table ``__origins`` holds, per rank, the origin and its chosen capture. A
    second scan joins the URLs with ``__map`` by key and sorts them by that integer rank, then
-   by the row's hash and its own columns (equal sort keys are equal rows: the output depends
-   on the rows only, not on DuckDB's threads or the input order), so each origin's URLs arrive
-   together and each robots.txt is parsed once. The join and the sort carry the URL row and
-   its rank alone;
+   by the row's hash; rows next to each other with the same rank and hash are checked to be
+   equal rows, else the run starts over with the row's own columns as further keys (equal sort
+   keys are then equal rows: the output depends on the rows only, not on DuckDB's threads or
+   the input order), so each origin's URLs arrive together and each robots.txt is parsed
+   once. The join and the sort carry the URL row and its rank alone;
 3. the sorted rows stream out as Arrow record batches; for each batch the origin columns of
    its rank range are read from ``__origins`` (a range scan, the table being in rank order)
    and taken per row, the bodies as a dictionary column (each file once per batch);
@@ -47,7 +48,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -297,44 +298,56 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             if progress is not None:
                 progress("reading URLs", rows, rows)
             cols = ", ".join(f"u.{_q(c)}" for c in rel.columns)
-            # origin order (an integer rank), then the row itself: equal sort keys are equal
-            # rows, so the output is the same whatever DuckDB's threads do; the row's hash
-            # first, an integer, settles almost every tie without comparing the URLs
             every = [f"u.{_q(c)}" for c in rel.columns]
-            ties = ", ".join([f"hash({', '.join(every)})", *(f"{c} NULLS LAST" for c in every)])
-            stream = con.sql(
-                f"SELECT {cols}, m.__oid FROM __urls u "
-                f"LEFT JOIN __map m ON u.__k = m.k ORDER BY m.__oid NULLS LAST, {ties}"
-            ).to_arrow_reader(_BATCH)
             bodies = con.cursor()
             cache = RulesCache(dialect, size=64)
-            writer = None
-            done = 0
-
-            def joined_batches() -> Iterator[pa.RecordBatch]:
-                for batch in stream:
-                    yield _with_origins(batch, bodies)
-
             pool_parses = [0]
-            if workers > 1:
-                results = _pool_evaluate(joined_batches(), workers, agents, column, usage,
-                                         dialect, pool_parses, vocabulary)
-            else:
-                results = (evaluate(b, agents, url_column=column, usage=usage, cache=cache,
-                         vocabulary=vocabulary)
-                           for b in joined_batches())
-            for result in results:
-                if writer is None:
-                    writer = pq.ParquetWriter(partial, result.schema, compression="zstd")
-                writer.write_batch(result)
-                done += result.num_rows
-                if progress is not None:
-                    progress("verdicts", done, rows)
-            if writer is None:  # no URL at all: an empty table with the right columns
-                schema = output_schema(_joined_schema(rel, con), agents, usage=usage,
-                                       vocabulary=vocabulary)
-                writer = pq.ParquetWriter(partial, schema, compression="zstd")
-            writer.close()
+
+            def write(exact: bool) -> int:
+                # origin order (an integer rank), then the row's hash, then (exact) the row
+                # itself: equal sort keys are equal rows, so the output is the same whatever
+                # DuckDB's threads do. Without the row's columns as keys (they cost a third
+                # of the sort) two rows of an origin with one hash could come in either
+                # order: the batches are checked (_settled) and a pair of different rows
+                # with one hash, which a 64-bit hash all but never gives, starts over exact
+                ties = "".join(f", {c} NULLS LAST" for c in every) if exact else ""
+                stream = con.sql(
+                    f"SELECT {cols}, m.__oid, {_ROW_HASH.format(', '.join(every))} AS __h "
+                    f"FROM __urls u LEFT JOIN __map m ON u.__k = m.k "
+                    f"ORDER BY m.__oid NULLS LAST, __h{ties}").to_arrow_reader(_BATCH)
+                sorted_ = stream if exact else _settled(stream)
+                joined = (_with_origins(b.drop_columns(["__h"]), bodies) for b in sorted_)
+                if workers > 1:
+                    results = _pool_evaluate(joined, workers, agents, column, usage,
+                                             dialect, pool_parses, vocabulary)
+                else:
+                    results = (evaluate(b, agents, url_column=column, usage=usage,
+                                        cache=cache, vocabulary=vocabulary) for b in joined)
+                writer = None
+                done = 0
+                try:
+                    for result in results:
+                        if writer is None:
+                            writer = pq.ParquetWriter(partial, result.schema,
+                                                      compression="zstd")
+                        writer.write_batch(result)
+                        done += result.num_rows
+                        if progress is not None:
+                            progress("verdicts", done, rows)
+                    if writer is None:  # no URL at all: an empty table with the right columns
+                        schema = output_schema(_joined_schema(rel, con), agents, usage=usage,
+                                               vocabulary=vocabulary)
+                        writer = pq.ParquetWriter(partial, schema, compression="zstd")
+                finally:
+                    if writer is not None:
+                        writer.close()
+                    stream.close()  # (a reader left open holds the connection)
+                return done
+
+            try:
+                done = write(exact=False)
+            except _Collision:
+                done = write(exact=True)
             os.replace(partial, target)
             run.urls, run.parses = done, cache.parses + pool_parses[0]
             run.bad_rows = bad_url_rows(con, url_format(urls[0]))
@@ -396,6 +409,59 @@ def _with_origins(batch: pa.RecordBatch, origins: Any) -> pa.RecordBatch:
     # DuckDB names its session zone (Etc/UTC ...): the output says UTC, as Spark's does
     joined[2] = joined[2].cast(pa_.timestamp("us", tz="UTC"))
     return pa_.RecordBatch.from_arrays([*batch.columns[:-1], *joined, body], names=names)
+
+
+#: The sort's hash of a URL row's columns (a format string: the columns, comma-separated)
+_ROW_HASH = "hash({})"
+
+
+class _Collision(Exception):
+    """Two different URL rows of one origin have the same row hash (:func:`_settled`)."""
+
+
+def _settled(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``batches`` (sorted by origin rank ``__oid`` and row hash ``__h``, the last two
+    columns) as they come, checked: rows next to each other with the same rank and hash are
+    equal rows (so their order does not show), else :class:`_Collision`."""
+    np = require("numpy")
+    tail: pa.RecordBatch | None = None
+    for batch in batches:
+        n = batch.num_rows
+        if not n:
+            continue
+        oid = numpy_of(batch.column("__oid"), -1)
+        h = numpy_of(batch.column("__h"))
+        at = np.flatnonzero((oid[1:] == oid[:-1]) & (h[1:] == h[:-1]))
+        if len(at) and _differ(batch, at, batch, at + 1):
+            raise _Collision
+        if tail is not None:
+            last = tail.num_rows - 1
+            if (numpy_of(tail.column("__oid"), -1)[last] == oid[0]
+                    and numpy_of(tail.column("__h"))[last] == h[0]
+                    and _differ(tail, np.array([last]), batch, np.array([0]))):
+                raise _Collision
+        tail = batch.slice(n - 1, 1)
+        yield batch
+
+
+def _differ(a: pa.RecordBatch, rows_a: Any, b: pa.RecordBatch, rows_b: Any) -> bool:
+    """Whether row ``rows_a[i]`` of ``a`` and row ``rows_b[i]`` of ``b`` differ for some
+    ``i``, in a column of the URL files (all but the last two); nulls equal nulls. Where
+    Arrow cannot compare a type, the values as Python objects (a NaN differs from itself:
+    the run starts over exact, which costs time only)."""
+    pa_ = require("pyarrow")
+    pc = require("pyarrow.compute")
+    ia, ib = array_of(rows_a), array_of(rows_b)
+    for j in range(a.num_columns - 2):
+        x, y = a.column(j).take(ia), b.column(j).take(ib)
+        try:
+            same = pc.or_kleene(pc.equal(x, y), pc.and_(pc.is_null(x), pc.is_null(y)))
+            if not pc.all(pc.fill_null(same, False)).as_py():
+                return True
+        except pa_.ArrowNotImplementedError:
+            if x.to_pylist() != y.to_pylist():
+                return True
+    return False
 
 
 _WORKER_CACHE: dict[str, RulesCache] = {}
