@@ -77,8 +77,11 @@ def test_kernel_outcomes_without_rules() -> None:
     assert "robots_body" not in out[0]
 
 
-def test_kernel_parses_each_origin_once_per_cache() -> None:
+def test_kernel_parses_each_body_once_per_cache() -> None:
+    # the seed's verdict rule: a file is read once and answers every URL of its origin; the
+    # same bytes served by five origins (a CMS default) are the same file, read once
     body = b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n"
+    other = b"User-agent: *\nDisallow: /private\n"
     rng = random.Random(1)
     urls = [f"https://o{rng.randint(0, 4)}.example/p{i}" for i in range(500)]
     origins = [u.rsplit("/", 1)[0] for u in urls]
@@ -86,11 +89,18 @@ def test_kernel_parses_each_origin_once_per_cache() -> None:
     cache = RulesCache()
     out = evaluate(batch, ["GPTBot", "Googlebot"], cache=cache)
     evaluate(batch, ["GPTBot"], cache=cache)
-    assert cache.parses == len(set(origins))
+    assert cache.parses == 1 < len(set(origins))
     rows = out.to_pylist()
     assert all(r["GPTBot__allowed"] is False and r["GPTBot__line"] == 2 for r in rows)
     assert all(r["GPTBot__rule"] == "Disallow: /" for r in rows)
     assert all(r["Googlebot__allowed"] is True and r["Googlebot__line"] == 5 for r in rows)
+    # another body is another file: parsed, and its own answers
+    mixed = _joined(["https://p.example/private/x", "https://o1.example/private/x"],
+                    ["https://p.example", "https://o1.example"], ["rules"] * 2, [other, body])
+    got = evaluate(mixed, ["Googlebot"], cache=cache).to_pylist()
+    assert cache.parses == 2
+    assert [(r["Googlebot__allowed"], r["Googlebot__rule"]) for r in got] == [
+        (False, "Disallow: /private"), (True, "Allow: /")]
 
 
 def test_kernel_names_a_missing_column() -> None:

@@ -9,19 +9,22 @@ then the verdict columns.
 ``duckdb``. Theory of operation:
 
 1. the robots.parquet files are read by DuckDB and the duplicate rule runs as one window query
-   into a table ``chosen`` numbered in origin order (``rid``);
+   into a table ``chosen``;
 2. the URL files (Parquet, CSV with a header line, JSON Lines; globs of them) are read by
    DuckDB's own readers. Each URL's origin key is cut in SQL (:func:`_keyed_sql`: the
    ``scheme://authority`` prefix :data:`.kernel.URL_PREFIX` takes, else the whole URL); one scan
    groups the keys, :func:`.kernel.url_origins` gives each distinct key its origin (no Python
-   per row) and a small table ``__map`` gives it the origin's rank in origin order and its
-   chosen capture. A second scan joins the URLs with ``__map`` by key and sorts them by that
-   integer rank, then by the row's hash and its own columns (equal sort keys are equal rows:
-   the output depends on the rows only, not on DuckDB's threads or the input order), so each
-   origin's URLs arrive together and each robots.txt is parsed once;
-3. the joined rows stream out as Arrow record batches *without* bodies; for each batch the
-   bodies of its ``rid`` range are read from ``chosen`` (a range scan, the table being in
-   ``rid`` order) and handed to the kernel as a dictionary column;
+   per row) and a small table ``__map`` gives it the origin's rank in origin order
+   (``__oid``); a table ``__origins`` holds, per rank, the origin and its chosen capture. A
+   second scan joins the URLs with ``__map`` by key and sorts them by that integer rank, then
+   by the row's hash; rows next to each other with the same rank and hash are checked to be
+   equal rows, else the run starts over with the row's own columns as further keys (equal sort
+   keys are then equal rows: the output depends on the rows only, not on DuckDB's threads or
+   the input order), so each origin's URLs arrive together and each robots.txt is parsed
+   once. The join and the sort carry the URL row and its rank alone;
+3. the sorted rows stream out as Arrow record batches; for each batch the origin columns of
+   its rank range are read from ``__origins`` (a range scan, the table being in rank order)
+   and taken per row, the bodies as a dictionary column (each file once per batch);
 4. the kernel's batches are written to a temporary Parquet file next to ``out``, renamed to
    ``out`` only when the run succeeded (nothing is ever written half).
 
@@ -45,7 +48,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -236,11 +239,12 @@ def _keyed_sql(column: str, source: str) -> str:
 
 
 def _origin_map(con: Any) -> int:
-    """Table ``__map``: per distinct origin key of the URLs (``__urls.__k``: :func:`_keyed_sql`) its
-    origin (:func:`.kernel.url_origins` on the keys: RFC 9309 2.3's origin once per key),
-    the origin's rank in origin order (``__oid``) and its chosen capture (``rid``, outcome,
-    fetch time; NULL without one); keys without an origin are left out. Returns the number of
-    URL rows."""
+    """Tables ``__map``, per distinct origin key of the URLs (``__urls.__k``:
+    :func:`_keyed_sql`), its origin's rank in origin order (``__oid``: RFC 9309 2.3's origin
+    by :func:`.kernel.url_origins`, once per key; keys without an origin are left out), and
+    ``__origins``, per rank (in rank order) the origin and its chosen capture (outcome, fetch
+    time, body; NULL without one). The join and sort carry the rank alone; each batch reads
+    its ranks' rows here (:func:`_with_origins`). Returns the number of URL rows."""
     pa_ = require("pyarrow")
     pc = require("pyarrow.compute")
     keys = con.sql("SELECT __k AS k, count(*) AS n FROM __urls GROUP BY k").to_arrow_table()
@@ -248,10 +252,14 @@ def _origin_map(con: Any) -> int:
     keys = keys.filter(keys.column("k").is_valid())
     found = pa_.table({"k": keys.column("k"), "origin": url_origins(keys.column("k"))})
     con.register("__keys", found)
-    con.execute("CREATE TEMP TABLE __map AS SELECT k.k, k.origin, "
-                "dense_rank() OVER (ORDER BY k.origin) AS __oid, c.rid, c.outcome, c.fetch_time "
-                "FROM __keys k LEFT JOIN chosen c USING (origin) WHERE k.origin IS NOT NULL")
+    con.execute("CREATE TEMP TABLE __map AS SELECT k, origin, "
+                "dense_rank() OVER (ORDER BY origin) AS __oid FROM __keys "
+                "WHERE origin IS NOT NULL")
     con.unregister("__keys")
+    con.execute("CREATE TABLE __origins AS SELECT m.__oid, m.origin, c.outcome, "
+                "c.fetch_time, c.body FROM (SELECT DISTINCT __oid, origin FROM __map) m "
+                "LEFT JOIN chosen c USING (origin) ORDER BY m.__oid")
+    con.execute("DROP TABLE chosen")  # its bodies live on in __origins, those of the URLs'
     return rows
 
 
@@ -278,9 +286,7 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             con.register("url_rel", rel)
             source = f"(SELECT {', '.join(_ROBOTS_READ)} FROM read_parquet(?))"
             try:
-                con.execute("CREATE TABLE chosen AS SELECT row_number() OVER (ORDER BY "
-                            f"origin) AS rid, * FROM ({chosen_sql(source)}) ORDER BY origin",
-                            [list(robots)])
+                con.execute(f"CREATE TABLE chosen AS {chosen_sql(source)}", [list(robots)])
             except duckdb.Error as exc:
                 raise DatasetError(_which_robots(con, robots, exc)) from exc
             if progress is not None:
@@ -292,46 +298,56 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
             if progress is not None:
                 progress("reading URLs", rows, rows)
             cols = ", ".join(f"u.{_q(c)}" for c in rel.columns)
-            # origin order (an integer rank), then the row itself: equal sort keys are equal
-            # rows, so the output is the same whatever DuckDB's threads do; the row's hash
-            # first, an integer, settles almost every tie without comparing the URLs
             every = [f"u.{_q(c)}" for c in rel.columns]
-            ties = ", ".join([f"hash({', '.join(every)})", *(f"{c} NULLS LAST" for c in every)])
-            stream = con.sql(
-                f"SELECT {cols}, m.origin, m.outcome AS robots_outcome, "
-                f"m.fetch_time AS robots_fetch_time, m.rid AS __rid "
-                f"FROM __urls u "
-                f"LEFT JOIN __map m ON u.__k = m.k ORDER BY m.__oid NULLS LAST, {ties}"
-            ).to_arrow_reader(_BATCH)
             bodies = con.cursor()
             cache = RulesCache(dialect, size=64)
-            writer = None
-            done = 0
-
-            def joined_batches() -> Iterator[pa.RecordBatch]:
-                for batch in stream:
-                    yield _with_bodies(batch, bodies)
-
             pool_parses = [0]
-            if workers > 1:
-                results = _pool_evaluate(joined_batches(), workers, agents, column, usage,
-                                         dialect, pool_parses, vocabulary)
-            else:
-                results = (evaluate(b, agents, url_column=column, usage=usage, cache=cache,
-                         vocabulary=vocabulary)
-                           for b in joined_batches())
-            for result in results:
-                if writer is None:
-                    writer = pq.ParquetWriter(partial, result.schema, compression="zstd")
-                writer.write_batch(result)
-                done += result.num_rows
-                if progress is not None:
-                    progress("verdicts", done, rows)
-            if writer is None:  # no URL at all: an empty table with the right columns
-                schema = output_schema(_joined_schema(rel, con), agents, usage=usage,
-                                       vocabulary=vocabulary)
-                writer = pq.ParquetWriter(partial, schema, compression="zstd")
-            writer.close()
+
+            def write(exact: bool) -> int:
+                # origin order (an integer rank), then the row's hash, then (exact) the row
+                # itself: equal sort keys are equal rows, so the output is the same whatever
+                # DuckDB's threads do. Without the row's columns as keys (they cost a third
+                # of the sort) two rows of an origin with one hash could come in either
+                # order: the batches are checked (_settled) and a pair of different rows
+                # with one hash, which a 64-bit hash all but never gives, starts over exact
+                ties = "".join(f", {c} NULLS LAST" for c in every) if exact else ""
+                stream = con.sql(
+                    f"SELECT {cols}, m.__oid, {_ROW_HASH.format(', '.join(every))} AS __h "
+                    f"FROM __urls u LEFT JOIN __map m ON u.__k = m.k "
+                    f"ORDER BY m.__oid NULLS LAST, __h{ties}").to_arrow_reader(_BATCH)
+                sorted_ = stream if exact else _settled(stream)
+                joined = (_with_origins(b.drop_columns(["__h"]), bodies) for b in sorted_)
+                if workers > 1:
+                    results = _pool_evaluate(joined, workers, agents, column, usage,
+                                             dialect, pool_parses, vocabulary)
+                else:
+                    results = (evaluate(b, agents, url_column=column, usage=usage,
+                                        cache=cache, vocabulary=vocabulary) for b in joined)
+                writer = None
+                done = 0
+                try:
+                    for result in results:
+                        if writer is None:
+                            writer = pq.ParquetWriter(partial, result.schema,
+                                                      compression="zstd")
+                        writer.write_batch(result)
+                        done += result.num_rows
+                        if progress is not None:
+                            progress("verdicts", done, rows)
+                    if writer is None:  # no URL at all: an empty table with the right columns
+                        schema = output_schema(_joined_schema(rel, con), agents, usage=usage,
+                                               vocabulary=vocabulary)
+                        writer = pq.ParquetWriter(partial, schema, compression="zstd")
+                finally:
+                    if writer is not None:
+                        writer.close()
+                    stream.close()  # (a reader left open holds the connection)
+                return done
+
+            try:
+                done = write(exact=False)
+            except _Collision:
+                done = write(exact=True)
             os.replace(partial, target)
             run.urls, run.parses = done, cache.parses + pool_parses[0]
             run.bad_rows = bad_url_rows(con, url_format(urls[0]))
@@ -366,30 +382,86 @@ def _interrupted(exc: BaseException) -> bool:
     return isinstance(exc, duckdb.InterruptException) or "KeyboardInterrupt" in str(exc)
 
 
-def _with_bodies(batch: pa.RecordBatch, bodies: Any) -> pa.RecordBatch:
-    """A joined batch (``__rid`` last) with its ``robots_body`` read from ``chosen``: one range
-    read (the batch is in origin order, ``rid`` numbers origins in that order), the bodies a
+def _with_origins(batch: pa.RecordBatch, origins: Any) -> pa.RecordBatch:
+    """A sorted batch of URL rows (their origin's rank ``__oid`` last) with the columns of
+    their origin read from ``__origins``: one range read (the batch is in rank order and
+    ranks are dense, so row ``r`` takes entry ``__oid[r] - first``); ``robots_body`` a
     dictionary column (each file once per batch)."""
     pa_ = require("pyarrow")
     np = require("numpy")
-    rid = batch.column("__rid")
-    ids = rid.drop_null()
+    oid = batch.column("__oid")
+    ids = oid.drop_null()
+    names = [*batch.schema.names[:-1], *_JOINED, "robots_body"]
     if len(ids):
         lo, hi = int(ids[0].as_py()), int(ids[-1].as_py())
-        got = bodies.sql("SELECT rid, body FROM chosen WHERE rid BETWEEN ? AND ? ORDER BY rid",
-                         params=[lo, hi]).to_arrow_table()
-        where = np.searchsorted(numpy_of(got.column("rid")), numpy_of(rid, lo))
-        body = pa_.DictionaryArray.from_arrays(
-            array_of(where.astype(np.int32), mask=numpy_of(rid.is_null())),
-            got.column("body").combine_chunks())
+        got = origins.sql("SELECT origin, outcome, fetch_time, body FROM __origins "
+                          "WHERE __oid BETWEEN ? AND ? ORDER BY __oid",
+                          params=[lo, hi]).to_arrow_table().combine_chunks()
+        at = array_of((numpy_of(oid, lo) - lo).astype(np.int32),
+                      mask=numpy_of(oid.is_null()) if oid.null_count else None)
+        joined = [got.column(c).chunk(0).take(at) for c in ("origin", "outcome", "fetch_time")]
+        body = pa_.DictionaryArray.from_arrays(at, got.column("body").chunk(0))
     else:
+        joined = [pa_.nulls(batch.num_rows, pa_.string()),
+                  pa_.nulls(batch.num_rows, pa_.string()),
+                  pa_.nulls(batch.num_rows, pa_.timestamp("us"))]
         body = pa_.nulls(batch.num_rows, pa_.binary())
-    columns = list(batch.columns[:-1])
-    names = batch.schema.names[:-1]
-    at = names.index("robots_fetch_time")
     # DuckDB names its session zone (Etc/UTC ...): the output says UTC, as Spark's does
-    columns[at] = columns[at].cast(pa_.timestamp("us", tz="UTC"))
-    return pa_.RecordBatch.from_arrays([*columns, body], names=[*names, "robots_body"])
+    joined[2] = joined[2].cast(pa_.timestamp("us", tz="UTC"))
+    return pa_.RecordBatch.from_arrays([*batch.columns[:-1], *joined, body], names=names)
+
+
+#: The sort's hash of a URL row's columns (a format string: the columns, comma-separated)
+_ROW_HASH = "hash({})"
+
+
+class _Collision(Exception):
+    """Two different URL rows of one origin have the same row hash (:func:`_settled`)."""
+
+
+def _settled(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``batches`` (sorted by origin rank ``__oid`` and row hash ``__h``, the last two
+    columns) as they come, checked: rows next to each other with the same rank and hash are
+    equal rows (so their order does not show), else :class:`_Collision`."""
+    np = require("numpy")
+    tail: pa.RecordBatch | None = None
+    for batch in batches:
+        n = batch.num_rows
+        if not n:
+            continue
+        oid = numpy_of(batch.column("__oid"), -1)
+        h = numpy_of(batch.column("__h"))
+        at = np.flatnonzero((oid[1:] == oid[:-1]) & (h[1:] == h[:-1]))
+        if len(at) and _differ(batch, at, batch, at + 1):
+            raise _Collision
+        if tail is not None:
+            last = tail.num_rows - 1
+            if (numpy_of(tail.column("__oid"), -1)[last] == oid[0]
+                    and numpy_of(tail.column("__h"))[last] == h[0]
+                    and _differ(tail, np.array([last]), batch, np.array([0]))):
+                raise _Collision
+        tail = batch.slice(n - 1, 1)
+        yield batch
+
+
+def _differ(a: pa.RecordBatch, rows_a: Any, b: pa.RecordBatch, rows_b: Any) -> bool:
+    """Whether row ``rows_a[i]`` of ``a`` and row ``rows_b[i]`` of ``b`` differ for some
+    ``i``, in a column of the URL files (all but the last two); nulls equal nulls. Where
+    Arrow cannot compare a type, the values as Python objects (a NaN differs from itself:
+    the run starts over exact, which costs time only)."""
+    pa_ = require("pyarrow")
+    pc = require("pyarrow.compute")
+    ia, ib = array_of(rows_a), array_of(rows_b)
+    for j in range(a.num_columns - 2):
+        x, y = a.column(j).take(ia), b.column(j).take(ib)
+        try:
+            same = pc.or_kleene(pc.equal(x, y), pc.and_(pc.is_null(x), pc.is_null(y)))
+            if not pc.all(pc.fill_null(same, False)).as_py():
+                return True
+        except pa_.ArrowNotImplementedError:
+            if x.to_pylist() != y.to_pylist():
+                return True
+    return False
 
 
 _WORKER_CACHE: dict[str, RulesCache] = {}

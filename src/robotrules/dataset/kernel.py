@@ -28,9 +28,10 @@ those rows. A URL whose bytes are not UTF-8 is an invalid URL. The usage columns
 ``usage_many`` on the group's URLs as strings. The deciding rule is numbered from the count of
 rules found so far in the batch and rendered once per batch (a dictionary); the reason is an
 index into :data:`robotrules.REASONS` extended with the fetch outcomes. No Python code runs
-per row; Python runs per (origin, agent) of a batch. Each body is parsed once per origin and capture
-while it stays in the :class:`RulesCache` (LRU, ``size`` files; the engines feed batches
-grouped by origin, so a file is parsed once per run).
+per row; Python runs per (origin, agent) of a batch. Each body is parsed once while it stays in the
+:class:`RulesCache` (LRU per origin and capture, ``size`` of them, and per body: the engines
+feed batches grouped by origin, so an origin's file is looked up once per batch, and a body many
+origins serve is parsed once while it is among the last 4,096 distinct bodies).
 
 :func:`url_origins` computes the origin column of a URL array the same way: the
 ``scheme://authority`` prefix of each URL is cut by Arrow's regex kernel, dictionary-encoded,
@@ -157,14 +158,26 @@ def _reasons() -> tuple[str, ...]:
     return (*robotrules.REASONS, *EXTRA_REASONS)
 
 
+#: Bodies :class:`RulesCache` keeps parsed by their bytes, at most, and their bytes in all
+_BODIES, _BODY_BYTES = 4096, 32 << 20
+
+
 class RulesCache:
-    """Parsed robots.txt per (origin, capture time), least recently used evicted first."""
+    """Parsed robots.txt per (origin, capture time), least recently used evicted first, and
+    per body: a body met again, under another origin or capture, is not parsed again while
+    it is among the last 4,096 distinct bodies (32 MB of them at most). Real crawls repeat
+    files (a CMS's default, a host's copy on each of its sites); the verdicts do not depend on
+    the file's URL (only relative sitemap URLs would), so a shared file is parsed once,
+    with the URL of the origin that brought it first, and serves every origin with that body.
+    """
 
     def __init__(self, dialect: Dialect = "rfc9309", size: int = 4096) -> None:
         self.dialect: Dialect = dialect
         self.size = size
         self.parses = 0
         self._items: OrderedDict[tuple[str, Any], RobotsTxt] = OrderedDict()
+        self._bodies: OrderedDict[bytes, RobotsTxt] = OrderedDict()
+        self._body_bytes = 0
 
     def get(self, origin: str, fetch_time: Any, body: Callable[[], bytes | None]) -> RobotsTxt:
         """The parsed file; ``body`` is called only when it is not cached yet."""
@@ -173,8 +186,17 @@ class RulesCache:
         if rules is not None:
             self._items.move_to_end(key)
             return rules
-        rules = robotrules.parse(body() or b"", self.dialect, url=origin + "/robots.txt")
-        self.parses += 1
+        data = body() or b""
+        rules = self._bodies.get(data)
+        if rules is not None:
+            self._bodies.move_to_end(data)
+        else:
+            rules = robotrules.parse(data, self.dialect, url=origin + "/robots.txt")
+            self.parses += 1
+            self._bodies[data] = rules
+            self._body_bytes += len(data)
+            while len(self._bodies) > _BODIES or self._body_bytes > _BODY_BYTES:
+                self._body_bytes -= len(self._bodies.popitem(last=False)[0])
         self._items[key] = rules
         if len(self._items) > self.size:
             self._items.popitem(last=False)
