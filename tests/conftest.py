@@ -1,5 +1,7 @@
-"""Shared test configuration: paths to the shared corpus and conformance data, and the rule
-that a run which must have them (CI) fails loudly without them instead of skipping."""
+"""Shared test configuration: paths to the shared corpus and conformance data, the rule
+that a run which must have them (CI) fails loudly without them instead of skipping, and
+Hypothesis without its per-example deadline (a time limit is a speed assertion, which
+tests do not make: a loaded machine or a sanitizer build would fail it)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,10 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("robotrules", deadline=None)
+settings.load_profile("robotrules")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("ROBOTRULES_SHARED", ROOT.parent / "shared"))
