@@ -123,6 +123,61 @@ cdef int string_keys(Doc doc, Py_buffer* offsets, Py_buffer* data, const int64_t
     return 0
 
 
+cdef tuple _VIEW_NAMES = ("offsets", "data", "rows", "allowed", "line", "rule", "reason")
+cdef tuple _VIEW_WIDTHS = (0, 1, 8, 1, 4, 4, 1)  # 0: 4 or 8 (string or large_string)
+
+
+cdef Py_ssize_t take_views(tuple objs, Py_buffer* views, int* taken) except -1:
+    """The seven buffers of decide_strings (``_VIEW_NAMES``; the last four writable) held in
+    ``views`` (``taken[0]``: how many, for the caller to release whatever happens), checked:
+    offsets hold at least one entry, every column at least the largest row + 1. Returns the
+    number of rows."""
+    cdef int k
+    cdef Py_ssize_t i, n, need = 0
+    cdef const int64_t* rp
+    for k in range(7):
+        take_buffer(objs[k], &views[k], PyBUF_WRITABLE if k >= 3 else 0, _VIEW_WIDTHS[k],
+                    _VIEW_NAMES[k])
+        taken[0] = k + 1
+    if views[0].len // views[0].itemsize < 1:
+        raise ValueError("decide_strings: offsets is empty (it holds one more entry than the "
+                         "array's strings)")
+    n = views[2].len // 8
+    rp = <const int64_t*>views[2].buf
+    for i in range(n):
+        if rp[i] >= need:
+            need = rp[i] + 1
+    for k in range(3, 7):
+        if views[k].len // views[k].itemsize < need:
+            raise ValueError(f"decide_strings: a column holds "
+                             f"{views[k].len // views[k].itemsize} entries, the rows need "
+                             f"{need}")
+    return n
+
+
+cdef void write_facts(const int64_t* rp, Py_ssize_t n, const int32_t* slots, const Fact* facts,
+                      Py_ssize_t base, Py_buffer* views) noexcept nogil:
+    """Row ``rp[i]`` of the columns (``views[3:7]``: allowed, line, rule, reason) from the
+    facts of its slot, the rule numbered from ``base``; a row whose bytes are not UTF-8
+    gets 0, 0, -1, REASON_INVALID_TEXT."""
+    cdef Py_ssize_t i, r
+    cdef const Fact* f
+    cdef uint8_t* oa = <uint8_t*>views[3].buf
+    cdef int32_t* ol = <int32_t*>views[4].buf
+    cdef int32_t* orr = <int32_t*>views[5].buf
+    cdef uint8_t* oz = <uint8_t*>views[6].buf
+    for i in range(n):
+        r = rp[i]
+        if slots[i] == STRINGS_SLOT_NONE:
+            oa[r], ol[r], orr[r], oz[r] = 0, 0, -1, REASON_INVALID_TEXT
+            continue
+        f = &facts[slots[i]]
+        oa[r] = f.allowed
+        ol[r] = <int32_t>f.line
+        orr[r] = -1 if f.index < 0 else <int32_t>(base + f.index)
+        oz[r] = f.reason
+
+
 def decide_strings(Doc doc not None, offsets, data, rows, user_agent, no_match, tuple out,
                    Py_ssize_t base):
     """The batch API on Arrow string buffers: for each row ``r`` of ``rows`` (an int64
@@ -137,10 +192,9 @@ def decide_strings(Doc doc not None, offsets, data, rows, user_agent, no_match, 
     255. Returns the directive index of each rule numbered, in ``decide_urls``' order.
     ValueError for a row or offsets out of range, offsets not monotone, or columns of the
     wrong width or too short; the columns may then be partly written."""
-    cdef Py_buffer off_view, data_view, rows_view, a_view, l_view, r_view, z_view
-    cdef Py_buffer* views[7]
+    cdef Py_buffer views[7]
     cdef int taken = 0, k
-    cdef Py_ssize_t i, n, r, strings, need = 0
+    cdef Py_ssize_t n
     cdef int64_t no_match_rule
     cdef Py_ssize_t no_match_reason
     cdef int64_t small_keys[SLOTS_SMALL]
@@ -149,12 +203,6 @@ def decide_strings(Doc doc not None, offsets, data, rows, user_agent, no_match, 
     cdef Fact* small_order[FACTS_SMALL]
     cdef Fact** order = &small_order[0]
     cdef Keys ks
-    cdef Fact* f
-    cdef const int64_t* rp
-    cdef uint8_t* oa
-    cdef int32_t* ol
-    cdef int32_t* orr
-    cdef uint8_t* oz
     cdef int32_t* slots = NULL
     cdef str agent = user_agent if type(user_agent) is str else exact_str(user_agent,
                                                                           "user_agent")
@@ -165,74 +213,23 @@ def decide_strings(Doc doc not None, offsets, data, rows, user_agent, no_match, 
         raise ValueError("decide_strings: out is (allowed, line, rule, reason)")
     if base < 0:
         raise ValueError(f"decide_strings: base {base} is negative")
-    ks.facts = &small_facts[0]
-    ks.count = 0
-    ks.cap = FACTS_SMALL
+    ks.facts, ks.count, ks.cap = &small_facts[0], 0, FACTS_SMALL
     slots_init(&ks.table, small_keys, small_vals, SLOTS_SMALL)
     try:
-        take_buffer(offsets, &off_view, 0, 0, "offsets")
-        views[taken] = &off_view
-        taken += 1
-        take_buffer(data, &data_view, 0, 1, "data")
-        views[taken] = &data_view
-        taken += 1
-        take_buffer(rows, &rows_view, 0, 8, "rows")
-        views[taken] = &rows_view
-        taken += 1
-        take_buffer(out[0], &a_view, PyBUF_WRITABLE, 1, "allowed")
-        views[taken] = &a_view
-        taken += 1
-        take_buffer(out[1], &l_view, PyBUF_WRITABLE, 4, "line")
-        views[taken] = &l_view
-        taken += 1
-        take_buffer(out[2], &r_view, PyBUF_WRITABLE, 4, "rule")
-        views[taken] = &r_view
-        taken += 1
-        take_buffer(out[3], &z_view, PyBUF_WRITABLE, 1, "reason")
-        views[taken] = &z_view
-        taken += 1
-        strings = off_view.len // off_view.itemsize - 1
-        if strings < 0:
-            raise ValueError("decide_strings: offsets is empty (it holds one more entry "
-                             "than the array's strings)")
-        n = rows_view.len // 8
-        rp = <const int64_t*>rows_view.buf
-        for i in range(n):
-            if rp[i] >= need:
-                need = rp[i] + 1
-        for k in range(3, 7):
-            if views[k].len // views[k].itemsize < need:
-                raise ValueError(f"decide_strings: a column holds "
-                                 f"{views[k].len // views[k].itemsize} entries, the rows "
-                                 f"need {need}")
-        oa = <uint8_t*>a_view.buf
-        ol = <int32_t*>l_view.buf
-        orr = <int32_t*>r_view.buf
-        oz = <uint8_t*>z_view.buf
+        n = take_views((offsets, data, rows, *out), views, &taken)
         slots = <int32_t*>xmalloc(max(n, 1) * sizeof(int32_t))
-        string_keys(doc, &off_view, &data_view, rp, n, agent, &ks, &small_facts[0], slots)
+        string_keys(doc, &views[0], &views[1], <const int64_t*>views[2].buf, n, agent, &ks,
+                    &small_facts[0], slots)
         every_key_facts(doc, &ks, no_match_rule, <uint8_t>no_match_reason)
         if ks.count > FACTS_SMALL:
             order = <Fact**>xmalloc(ks.count * sizeof(Fact*))
         rules = number_rules(ks.facts, ks.count, order)
         if base + len(rules) > 0x7FFFFFFF:
             raise ValueError(f"decide_strings: rule numbers from {base} pass int32")
-        for i in range(n):
-            r = rp[i]
-            if slots[i] == STRINGS_SLOT_NONE:
-                oa[r] = 0
-                ol[r] = 0
-                orr[r] = -1
-                oz[r] = REASON_INVALID_TEXT
-                continue
-            f = &ks.facts[slots[i]]
-            oa[r] = f.allowed
-            ol[r] = <int32_t>f.line
-            orr[r] = -1 if f.index < 0 else <int32_t>(base + f.index)
-            oz[r] = f.reason
+        write_facts(<const int64_t*>views[2].buf, n, slots, ks.facts, base, views)
     finally:
         for k in range(taken):
-            PyBuffer_Release(views[k])
+            PyBuffer_Release(&views[k])
         PyMem_Free(slots)
         if ks.facts != &small_facts[0]:
             PyMem_Free(ks.facts)
