@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 import sys
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from typing import TYPE_CHECKING, Final
 
 from . import _directives, _token, _tokenize
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CLEAR_HOOKS", "COMPANION_MARK", "clear_caches", "compile_groups",
            "may_have_companion", "native_pattern", "new_pattern", "scan_groups", "scan_lines",
-           "scan_rules", "select", "selection_lines", "selection_spans"]
+           "scan_rules", "select", "selection_lines", "selection_spans",
+           "span_rows"]
 
 #: compat(google): ``Allow: /x/index.htm`` (or ``index.html``...) also allows ``/x/``
 #: (robots.cc HandleAllow): the page a companion rule is derived from.
@@ -209,22 +211,32 @@ def scan_lines(lines: list[int], text: str, dirs: array[int], dialect: Dialect,
     """The key :func:`compile_groups`' matcher gives for ``path`` over a selection's lines
     (``i << 2 | tag`` in file order, as :class:`~robotrules._index.GroupIndex` keeps them; lines
     that are not rules are passed over): :func:`scan_rules`."""
-    tags = {v >> 2: v & 3 for v in lines}
-    return scan_rules(list(tags), tags, text, dirs, dialect, path)
+    rows = [(v >> 2, v & 3, dirs[3 * (v >> 2) + 1], dirs[3 * (v >> 2) + 2]) for v in lines
+            if v & 3 == TAG_ALLOW or v & 3 == TAG_DISALLOW]
+    return scan_rules(rows, text, dialect, path)
 
 
-def scan_rules(rules: Iterable[int], tags: Mapping[int, int] | bytes, text: str,
-               dirs: array[int], dialect: Dialect, path: str) -> int:
+def span_rows(spans: list[tuple[int, int]], tags: bytes, dirs: array[int]
+              ) -> Iterator[tuple[int, int, int, int]]:
+    """:func:`scan_rules`' rows for the directive ranges ``spans`` (file order) whose tags
+    are ``tags`` (one byte a directive: TAG_ALLOW, TAG_DISALLOW, or 0 for the rest)."""
+    return chain.from_iterable(
+        zip(range(first, end), tags[first:end], dirs[3 * first + 1 : 3 * end : 3],
+            dirs[3 * first + 2 : 3 * end : 3], strict=True) for first, end in spans)
+
+
+def scan_rules(rows: Iterable[tuple[int, int, int, int]], text: str, dialect: Dialect,
+               path: str) -> int:
     """The key :func:`compile_groups`' matcher gives for ``path`` over a selection's
-    directives (``rules``, indices in file order; ``tags[i]`` is TAG_ALLOW or TAG_DISALLOW
-    for a rule, and a directive with another tag is passed over), read off the rules one
-    by one without making it (a large selection's first query: no sort, no index). A rule
-    whose value up to its first byte the dialect does not read as it is (``not_plain``) is
-    not a prefix of ``path`` is passed over unread: its pattern's literal prefix starts with
-    those bytes, so it cannot match; most are passed over on their first two bytes alone
-    (read as they are and not ``path``'s first two), or on their first six where the first
-    two are ``path``'s. So is one with a run between stars, read as is, that ``path`` does
-    not hold. A rule that may have Google's companion is always read."""
+    directives, each a row ``(index, tag, value start, value length)`` in file order (a
+    rule's tag is TAG_ALLOW or TAG_DISALLOW; a row with tag 0 is passed over), read off the
+    rules one by one without making it (a large selection's first query: no sort, no index).
+    A rule whose value up to its first byte the dialect does not read as it is
+    (``not_plain``) is not a prefix of ``path`` is passed over unread: its pattern's literal
+    prefix starts with those bytes, so it cannot match; most are passed over on their first
+    two bytes alone (read as they are and not ``path``'s first two), or on their first six
+    where the first two are ``path``'s. So is one with a run between stars, read as is, that
+    ``path`` does not hold. A rule that may have Google's companion is always read."""
     legacy = SPECS[dialect].first_match
     allows = _PATTERNS[(dialect, True)]
     disallows = _PATTERNS[(dialect, False)]
@@ -236,16 +248,11 @@ def scan_rules(rules: Iterable[int], tags: Mapping[int, int] | bytes, text: str,
     as_is: dict[str, bool] = {}  # whether the dialect reads a rule's head as it is
     best = NO_MATCH
     first = NO_MATCH  # 1994: the earliest matching rule's index, then its key in best
-    for i in rules:  # the first query's loop: the two-byte test first
-        tag = tags[i]
-        if tag != TAG_ALLOW and tag != TAG_DISALLOW:
-            continue
+    for i, tag, start, n in rows:  # the first query's loop: the two-byte test first
+        if not tag or not n:
+            continue  # not a rule, or an empty pattern (it never decides)
         if legacy and i >= first:
             return best  # the rules come in file order: an earlier one matched
-        n = dirs[3 * i + 2]
-        if not n:
-            continue  # an empty pattern never decides
-        start = dirs[3 * i + 1]
         allow = tag == TAG_ALLOW
         if n >= 2:
             head = text[start : start + 2]

@@ -17,7 +17,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from . import _token, _tokenize
-from ._compile import compile_groups, scan_groups, scan_rules, select, selection_spans
+from ._compile import (
+    compile_groups,
+    scan_groups,
+    scan_rules,
+    select,
+    selection_spans,
+    span_rows,
+)
 from ._dialects import SPECS
 from ._index import TAG_ALLOW, TAG_DISALLOW, GroupIndex
 from ._index import build as build_index
@@ -191,9 +198,8 @@ class PurePeer:
                         scanned = self._scanned = set()
                     scanned.add(selection)
                     text, dirs, dialect = self._text, self._dirs, self.dialect
-                    rules = range(*spans[0]) if len(spans) == 1 else [
-                        i for first, end in spans for i in range(first, end)]
-                    return lambda path: scan_rules(rules, tags, text, dirs, dialect, path)
+                    return lambda path: scan_rules(span_rows(spans, tags, dirs), text,
+                                                   dialect, path)
         idx = self.group_index
         selection, groups = select(idx, key, self.dialect)
         if selection not in self._matcher_of_selection:
