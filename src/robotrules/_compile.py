@@ -235,8 +235,10 @@ def scan_rules(rows: Iterable[tuple[int, int, int, int]], text: str, dialect: Di
     (``not_plain``) is not a prefix of ``path`` is passed over unread: its pattern's literal
     prefix starts with those bytes, so it cannot match; most are passed over on their first
     two bytes alone (read as they are and not ``path``'s first two), or on their first six
-    where the first two are ``path``'s. So is one with a run between stars, read as is, that
-    ``path`` does not hold. A rule that may have Google's companion is always read."""
+    where the first two are ``path``'s (a head that shows ``path`` holds the literal prefix
+    also spares the search of the value for it). So is one with a run between stars, read
+    as is, that ``path`` does not hold. A rule that may have Google's companion is always
+    read."""
     legacy = SPECS[dialect].first_match
     allows = _PATTERNS[(dialect, True)]
     disallows = _PATTERNS[(dialect, False)]
@@ -245,7 +247,7 @@ def scan_rules(rows: Iterable[tuple[int, int, int, int]], text: str, dialect: Di
     find = text.find
     path2 = path[:2]
     path6 = path[:6]
-    as_is: dict[str, bool] = {}  # whether the dialect reads a rule's head as it is
+    heads: dict[str, bool] = {}  # a rule's head -> whether path holds its literal prefix
     best = NO_MATCH
     first = NO_MATCH  # 1994: the earliest matching rule's index, then its key in best
     for i, tag, start, n in rows:  # the first query's loop: the two-byte test first
@@ -254,6 +256,7 @@ def scan_rules(rows: Iterable[tuple[int, int, int, int]], text: str, dialect: Di
         if legacy and i >= first:
             return best  # the rules come in file order: an earlier one matched
         allow = tag == TAG_ALLOW
+        prefixed = False  # whether its head shows path holds its literal prefix
         if n >= 2:
             head = text[start : start + 2]
             if head == path2:  # then its first six bytes, where it has them
@@ -261,24 +264,29 @@ def scan_rules(rows: Iterable[tuple[int, int, int, int]], text: str, dialect: Di
                 if head == path6:
                     head = ""
             if head:
-                read = as_is.get(head)
-                if read is None:
-                    read = as_is[head] = not_plain(head) is None
-                if read and not (allow and find(COMPANION_MARK, start, start + n) >= 0):
-                    continue  # its literal prefix starts with bytes path lacks
+                known = heads.get(head)
+                if known is None:
+                    # its literal prefix is the head's bytes up to the first one not read as
+                    # is (all of them if none): path lacks it (passed over), or holds it
+                    odd = not_plain(head)
+                    known = heads[head] = odd is not None and startswith(head[: odd.start()])
+                prefixed = known
+                if not prefixed and not (allow and find(COMPANION_MARK, start, start + n) >= 0):
+                    continue
         raw = text[start : start + n]
         if not may_have_companion(raw, allow):
-            odd = not_plain(raw)
-            if odd is None:
-                if startswith(raw):
-                    key = rank_base(n, allow) + i
-                    if legacy:
-                        first, best = i, key
-                    elif key < best:
-                        best = key
-                continue
-            if not startswith(raw[: odd.start()]):
-                continue  # its pattern's literal prefix starts with these bytes, as is
+            if not prefixed:
+                odd = not_plain(raw)
+                if odd is None:
+                    if startswith(raw):
+                        key = rank_base(n, allow) + i
+                        if legacy:
+                            first, best = i, key
+                        elif key < best:
+                            best = key
+                    continue
+                if not startswith(raw[: odd.start()]):
+                    continue  # its pattern's literal prefix starts with these bytes, as is
             lacks = False
             for piece in raw.rstrip("$").split("*"):
                 if piece not in path and not_plain(piece) is None:
