@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 import sys
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from typing import TYPE_CHECKING, Final
 
 from . import _directives, _token, _tokenize
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CLEAR_HOOKS", "COMPANION_MARK", "clear_caches", "compile_groups",
            "may_have_companion", "native_pattern", "new_pattern", "scan_groups", "scan_lines",
-           "select", "selection_lines"]
+           "scan_rules", "select", "selection_lines", "selection_spans",
+           "span_rows"]
 
 #: compat(google): ``Allow: /x/index.htm`` (or ``index.html``...) also allows ``/x/``
 #: (robots.cc HandleAllow): the page a companion rule is derived from.
@@ -208,13 +210,35 @@ def scan_lines(lines: list[int], text: str, dirs: array[int], dialect: Dialect,
                path: str) -> int:
     """The key :func:`compile_groups`' matcher gives for ``path`` over a selection's lines
     (``i << 2 | tag`` in file order, as :class:`~robotrules._index.GroupIndex` keeps them; lines
-    that are not rules are passed over), read off the rules one by one without making it (a
-    large selection's first query: no sort, no index). A rule whose
-    value up to its first byte the dialect does not read as it is (``not_plain``) is not a
-    prefix of ``path`` is passed over unread: its pattern's literal prefix starts with those
-    bytes, so it cannot match; most are passed over on their first two bytes alone (read as
-    they are and not ``path``'s first two). So is one with a run between stars, read as is,
-    that ``path`` does not hold. A rule that may have Google's companion is always read."""
+    that are not rules are passed over): :func:`scan_rules`."""
+    rows = [(v >> 2, v & 3, dirs[3 * (v >> 2) + 1], dirs[3 * (v >> 2) + 2]) for v in lines
+            if v & 3 == TAG_ALLOW or v & 3 == TAG_DISALLOW]
+    return scan_rules(rows, text, dialect, path)
+
+
+def span_rows(spans: list[tuple[int, int]], tags: bytes, dirs: array[int]
+              ) -> Iterator[tuple[int, int, int, int]]:
+    """:func:`scan_rules`' rows for the directive ranges ``spans`` (file order) whose tags
+    are ``tags`` (one byte a directive: TAG_ALLOW, TAG_DISALLOW, or 0 for the rest)."""
+    return chain.from_iterable(
+        zip(range(first, end), tags[first:end], dirs[3 * first + 1 : 3 * end : 3],
+            dirs[3 * first + 2 : 3 * end : 3], strict=True) for first, end in spans)
+
+
+def scan_rules(rows: Iterable[tuple[int, int, int, int]], text: str, dialect: Dialect,
+               path: str) -> int:
+    """The key :func:`compile_groups`' matcher gives for ``path`` over a selection's
+    directives, each a row ``(index, tag, value start, value length)`` in file order (a
+    rule's tag is TAG_ALLOW or TAG_DISALLOW; a row with tag 0 is passed over), read off the
+    rules one by one without making it (a large selection's first query: no sort, no index).
+    A rule whose value up to its first byte the dialect does not read as it is
+    (``not_plain``) is not a prefix of ``path`` is passed over unread: its pattern's literal
+    prefix starts with those bytes, so it cannot match; most are passed over on their first
+    two bytes alone (read as they are and not ``path``'s first two), or on their first six
+    where the first two are ``path``'s (a head that shows ``path`` holds the literal prefix
+    also spares the search of the value for it). So is one with a run between stars, read
+    as is, that ``path`` does not hold. A rule that may have Google's companion is always
+    read."""
     legacy = SPECS[dialect].first_match
     allows = _PATTERNS[(dialect, True)]
     disallows = _PATTERNS[(dialect, False)]
@@ -222,45 +246,54 @@ def scan_lines(lines: list[int], text: str, dirs: array[int], dialect: Dialect,
     startswith = path.startswith
     find = text.find
     path2 = path[:2]
-    as_is: dict[str, bool] = {}  # whether the dialect reads a rule's first two bytes as they are
+    path6 = path[:6]
+    heads: dict[str, bool] = {}  # a rule's head -> whether path holds its literal prefix
     best = NO_MATCH
     first = NO_MATCH  # 1994: the earliest matching rule's index, then its key in best
-    for v in lines:  # _rules inlined, with the two-byte test first: the first query's loop
-        tag = v & 3
-        if tag != TAG_ALLOW and tag != TAG_DISALLOW:
-            continue
-        i = v >> 2
+    for i, tag, start, n in rows:  # the first query's loop: the two-byte test first
+        if not tag or not n:
+            continue  # not a rule, or an empty pattern (it never decides)
         if legacy and i >= first:
             return best  # the rules come in file order: an earlier one matched
-        n = dirs[3 * i + 2]
-        if not n:
-            continue  # an empty pattern never decides
-        start = dirs[3 * i + 1]
         allow = tag == TAG_ALLOW
+        prefixed = False  # whether its head shows path holds its literal prefix
         if n >= 2:
             head = text[start : start + 2]
-            if head != path2:
-                read = as_is.get(head)
-                if read is None:
-                    read = as_is[head] = not_plain(head) is None
-                if read and not (allow and find(COMPANION_MARK, start, start + n) >= 0):
-                    continue  # its literal prefix starts with two bytes path lacks
+            if head == path2:  # then its first six bytes, where it has them
+                head = "" if n < 6 else text[start : start + 6]
+                if head == path6:
+                    head = ""
+            if head:
+                known = heads.get(head)
+                if known is None:
+                    # its literal prefix is the head's bytes up to the first one not read as
+                    # is (all of them if none): path lacks it (passed over), or holds it
+                    odd = not_plain(head)
+                    known = heads[head] = odd is not None and startswith(head[: odd.start()])
+                prefixed = known
+                if not prefixed and not (allow and find(COMPANION_MARK, start, start + n) >= 0):
+                    continue
         raw = text[start : start + n]
-        odd = not_plain(raw)
         if not may_have_companion(raw, allow):
-            if odd is None:
-                if startswith(raw):
-                    key = rank_base(n, allow) + i
-                    if legacy:
-                        first, best = i, key
-                    elif key < best:
-                        best = key
+            if not prefixed:
+                odd = not_plain(raw)
+                if odd is None:
+                    if startswith(raw):
+                        key = rank_base(n, allow) + i
+                        if legacy:
+                            first, best = i, key
+                        elif key < best:
+                            best = key
+                    continue
+                if not startswith(raw[: odd.start()]):
+                    continue  # its pattern's literal prefix starts with these bytes, as is
+            lacks = False
+            for piece in raw.rstrip("$").split("*"):
+                if piece not in path and not_plain(piece) is None:
+                    lacks = True  # a literal run between stars, read as is, that path lacks
+                    break
+            if lacks:
                 continue
-            if not startswith(raw[: odd.start()]):
-                continue  # its pattern's literal prefix starts with these bytes, as is
-            if not all(piece in path for piece in raw.rstrip("$").split("*")
-                       if not_plain(piece) is None):
-                continue  # a literal run between stars, read as is, that path lacks
         p = _pattern(allows if allow else disallows, raw, dialect, allow)
         for q in (p, p.companion):
             if q is not None and q.base + i < best and pattern_matches(q, path):
@@ -277,6 +310,9 @@ def scan_lines(lines: list[int], text: str, dirs: array[int], dialect: Dialect,
 # kinds of all directives are one strided copy and one translate (C loops), and the
 # user-agent lines, blank lines and rules are found by bytes searches.
 _KIND_OF_TOP: Final = bytes(b >> 1 for b in range(256))
+_TAG_OF_TOP: Final = bytes(TAG_ALLOW if b >> 1 == _tokenize.ALLOW
+                           else TAG_DISALLOW if b >> 1 == _tokenize.DISALLOW else 0
+                           for b in range(256))
 _KIND_BYTES_READ: Final = (sys.byteorder == "little" and _tokenize.KIND_SHIFT == 25
                            and array("I").itemsize == 4)
 _UA_BYTE: Final = bytes([_tokenize.UA])
@@ -295,15 +331,25 @@ def _rules_end_agents(dialect: Dialect) -> re.Pattern[bytes]:
 
 
 _ENDS_AGENTS: Final = {d: _rules_end_agents(d) for d in NAMES}
-_ALLOW_RE: Final = re.compile(re.escape(bytes([_tokenize.ALLOW])))
-_DISALLOW_RE: Final = re.compile(re.escape(bytes([_tokenize.DISALLOW])))
-_start_of: Final = re.Match.start
 
 
 def selection_lines(text: str, dirs: array[int], dialect: Dialect, key: str
                     ) -> tuple[str, list[int]] | None:
-    """Without building the group index: :func:`select`'s cache key for a query key and the
-    rules of the groups it picks, as the index's lines (``i << 2 | tag``, file order), from
+    """:func:`selection_spans` as the index's lines (``i << 2 | tag``, file order): the
+    rules of the groups a query key picks."""
+    found = selection_spans(text, dirs, dialect, key)
+    if found is None:
+        return None
+    selection, spans, tags = found
+    return selection, [i << 2 | tags[i] for first, end in spans for i in range(first, end)
+                       if tags[i]]
+
+
+def selection_spans(text: str, dirs: array[int], dialect: Dialect, key: str
+                    ) -> tuple[str, list[tuple[int, int]], bytes] | None:
+    """Without building the group index: :func:`select`'s cache key for a query key, the
+    directive ranges of the groups it picks (file order) and each directive's tag (TAG_ALLOW
+    or TAG_DISALLOW for a rule, 0 for the rest: :func:`scan_rules` reads a range so), from
     one pass over the user-agent lines (the groups' extent as :mod:`robotrules._index`
     reads it: a user-agent line after a rule opens a group, and a group runs to the next;
     the agents each names by the token home). None where the dialect reads no product
@@ -313,7 +359,8 @@ def selection_lines(text: str, dirs: array[int], dialect: Dialect, key: str
     if (not spec.token_agents or spec.blank_ends_group or not _KIND_BYTES_READ
             or dirs.itemsize != 4):
         return None
-    kinds = memoryview(dirs).cast("B")[3::12].tobytes().translate(_KIND_OF_TOP)
+    heads = memoryview(dirs).cast("B")[3::12].tobytes()
+    kinds = heads.translate(_KIND_OF_TOP)
     if kinds.count(_UA_BYTE) * _UA_SHARE > len(kinds):
         return None  # many groups: the index reads them at about the same cost
     ends = _ENDS_AGENTS[dialect]
@@ -341,14 +388,8 @@ def selection_lines(text: str, dirs: array[int], dialect: Dialect, key: str
             named.append(g)
         at = u + 1
         u = find(_UA_BYTE, at)
-    lines: list[int] = []
-    for g in named or global_:
-        first, end = spans[g]
-        allows = list(map(_start_of, _ALLOW_RE.finditer(kinds, first, end)))
-        disallows = list(map(_start_of, _DISALLOW_RE.finditer(kinds, first, end)))
-        lines += sorted([i << 2 | TAG_ALLOW for i in allows]
-                        + [i << 2 | TAG_DISALLOW for i in disallows])
-    return (key if named else "*"), lines
+    return ((key if named else "*"), [(spans[g][0], spans[g][1]) for g in named or global_],
+            heads.translate(_TAG_OF_TOP))
 
 
 def select(idx: GroupIndex, key: str, dialect: Dialect) -> tuple[str, tuple[int, ...]]:

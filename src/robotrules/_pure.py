@@ -17,9 +17,16 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from . import _token, _tokenize
-from ._compile import compile_groups, scan_groups, scan_lines, select, selection_lines
+from ._compile import (
+    compile_groups,
+    scan_groups,
+    scan_rules,
+    select,
+    selection_spans,
+    span_rows,
+)
 from ._dialects import SPECS
-from ._index import GroupIndex
+from ._index import TAG_ALLOW, TAG_DISALLOW, GroupIndex
 from ._index import build as build_index
 from ._match import ALLOW_BIT, INDEX_MASK, NO_MATCH, Matcher, Pattern
 from ._patterns import PathSet
@@ -172,7 +179,7 @@ class PurePeer:
         """What gives a path's key for ``user_agent``: its compiled matcher's ``best``, or, on
         the first query of a selection of _SCAN_MIN lines or more, a reading of its rules (on
         the file's first query, found without building the group index:
-        ``_compile.selection_lines``)."""
+        ``_compile.selection_spans``)."""
         agents = self._matcher_of_agent
         hit = agents.get(user_agent)
         if hit is not None:
@@ -181,16 +188,18 @@ class PurePeer:
         if getattr(self, "_index", None) is None and len(self._dirs) >= 3 * _SCAN_MIN:
             # a large file's first query: its selection's rules found without the index
             # (what the index costs is paid by the second query, or never)
-            found = selection_lines(self._text, self._dirs, self.dialect, key)
+            found = selection_spans(self._text, self._dirs, self.dialect, key)
             scanned: set[str] | None = getattr(self, "_scanned", None)
-            if found is not None and len(found[1]) >= _SCAN_MIN and (
-                    scanned is None or found[0] not in scanned):
-                selection, lines = found
-                if scanned is None:
-                    scanned = self._scanned = set()
-                scanned.add(selection)
-                text, dirs, dialect = self._text, self._dirs, self.dialect
-                return lambda path: scan_lines(lines, text, dirs, dialect, path)
+            if found is not None and (scanned is None or found[0] not in scanned):
+                selection, spans, tags = found
+                if sum(tags.count(TAG_ALLOW, first, end) + tags.count(TAG_DISALLOW, first, end)
+                       for first, end in spans) >= _SCAN_MIN:
+                    if scanned is None:
+                        scanned = self._scanned = set()
+                    scanned.add(selection)
+                    text, dirs, dialect = self._text, self._dirs, self.dialect
+                    return lambda path: scan_rules(span_rows(spans, tags, dirs), text,
+                                                   dialect, path)
         idx = self.group_index
         selection, groups = select(idx, key, self.dialect)
         if selection not in self._matcher_of_selection:

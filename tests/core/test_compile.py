@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from robotrules import _compile, _pure, _token
 from robotrules._compile import compile_groups, scan_groups, select, selection_lines
@@ -162,3 +164,64 @@ def test_a_large_files_first_query_builds_no_index() -> None:
     assert getattr(peer, "_index", None) is None
     assert [peer.path_key(p, "FooBot") for p in paths[1:]] == [want.best(p) for p in paths[1:]]
     assert list(peer._matcher_of_selection) == ["foobot"]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_scan_reads_a_rule_whose_first_six_bytes_may_still_match(dialect: str) -> None:
+    """Where a rule's first two bytes are the path's, scan_rules passes it over on its first
+    six only where the dialect reads them as they are: ``/se%61rch`` (RFC 9309 2.2.2: an
+    escaped unreserved octet is compared decoded), ``/se*ch`` and ``/sea$`` (a star or an
+    end mark inside the six) and Google's ``Allow: /sear/index.html`` (robots.cc HandleAllow:
+    its ``/sear/$`` decides ``/sear/``) are read; the reference is the compiled matcher."""
+    body = "\n".join(["User-agent: *", "Disallow: /se%61rch", "Disallow: /se*ch",
+                      "Disallow: /sea$", "Allow: /sear/index.html", "Disallow: /sear",
+                      "Disallow: /seasons", "Allow: /search/x", "Disallow: /se", ""])
+    paths = ["/search", "/sea", "/sear/", "/search/x", "/seasons/1", "/seach", "/se", "/s"]
+    _keys_agree(body, dialect, ["*"], paths)
+
+
+_ODD_KEYS = ["Disallow", "disallow", "DISALLOW", "Allow", "allow", " Disallow", "Disallow\t",
+             "dissallow", "Allowed"]
+_ODD_SEPS = [": ", ":", ":  ", ":\t", " : ", " "]
+_ATOMS = ["/", "s", "se", "sea", "search", "x", "*", "$", "%73", "%2A", "%", "\u00e9", "?",
+          "=", "index.html", " ", "#c", "a", "se*", "sea%72", "sear$", "/sea"]
+
+
+@st.composite
+def _large_selection(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """A file of a '*' group and a named one, 300 to 340 rules each (past _SCAN_MIN), whose
+    values open like the paths asked (``/se...``) with escapes, stars, end marks, non-ASCII,
+    empty values, Google's companion trigger, keys of odd case and spacing (hypothesis draws
+    the shapes and a seed; the lines come from the seed, as drawing each is slow)."""
+    rng = random.Random(draw(st.integers(0, 1 << 32)))
+    atoms = draw(st.lists(st.sampled_from(_ATOMS), min_size=2, max_size=len(_ATOMS),
+                          unique=True))
+    lines = []
+    for agent in ("*", "FooBot"):
+        lines.append(f"User-agent: {agent}")
+        for _ in range(rng.randint(300, 340)):
+            value = "/" * (rng.random() < 0.8) + "".join(
+                rng.choice(atoms) for _ in range(rng.randint(0, 5)))
+            lines.append(rng.choice(_ODD_KEYS) + rng.choice(_ODD_SEPS) + value)
+    paths = ["/" + "".join(rng.choice(["s", "e", "a", "sea", "rch", "/", "x", "%73", "\u00e9", "$"])
+                           for _ in range(rng.randint(0, 6))) for _ in range(4)]
+    return "\n".join(lines) + "\n", paths
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_large_selection(), st.sampled_from(["rfc9309", "google"]),
+       st.sampled_from(["FooBot", "OtherBot"]))
+def test_a_large_selections_first_query_is_the_compiled_answer(
+        case: tuple[str, list[str]], dialect: str, agent: str) -> None:
+    """Differential: a large file's first query (selection_spans, then scan_rules over the
+    directive ranges) gives for each path what the compiled matcher of the same selection
+    gives (the reference: RFC 9309 2.2.2's longest match, Allow on a tie; Google's
+    companion rule), on generated selections whose values share the paths' first bytes."""
+    body, paths = case
+    data = body.encode("utf-8")
+    want = _pure.PurePeer(data, dialect, None)._for_agent(agent)[0]  # type: ignore[arg-type]
+    for path in paths:
+        path = SPECS[dialect].path(path)  # type: ignore[index]
+        peer = _pure.PurePeer(data, dialect, None)  # type: ignore[arg-type]
+        assert peer.path_key(path, agent) == want.best(path), (dialect, agent, path)
+        assert getattr(peer, "_index", None) is None  # (the first query read the spans)
