@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,6 +120,45 @@ class Result:
     code: int
     out: str
     err: str
+    #: the child's own peak resident set (``wait4``'s ``ru_maxrss``), in MiB: not
+    #: ``RUSAGE_CHILDREN``, which is the largest of every child the test process ever reaped
+    #: (a compiler another test ran, say)
+    peak_rss_mib: float = 0.0
+
+
+def run_child(cmd: list[str], env: dict[str, str], input: str | None, timeout: float
+              ) -> Result:
+    """Run ``cmd`` to its end (killed past ``timeout``: ``subprocess.TimeoutExpired``),
+    reaped with ``os.wait4`` so its own resource use is known."""
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    got: dict[str, bytes] = {}
+
+    def read(name: str, stream: Any) -> None:
+        got[name] = stream.read()
+
+    readers = [threading.Thread(target=read, args=(n, s), daemon=True)
+               for n, s in (("out", proc.stdout), ("err", proc.stderr))]
+    for t in readers:
+        t.start()
+    assert proc.stdin is not None
+    try:
+        if input is not None:
+            proc.stdin.write(input.encode())
+        proc.stdin.close()
+    except BrokenPipeError:  # the child stopped reading: what it wrote still counts
+        pass
+    for t in readers:
+        t.join(timeout)
+    if any(t.is_alive() for t in readers):
+        proc.kill()
+        os.wait4(proc.pid, 0)
+        proc.returncode = -9
+        raise subprocess.TimeoutExpired(cmd, timeout)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return Result(proc.returncode, got["out"].decode(errors="replace"),
+                  got["err"].decode(errors="replace"), usage.ru_maxrss / 1024)
 
 
 def cli_env(tmp_path: Path) -> dict[str, str]:
@@ -145,10 +185,7 @@ def cli(tmp_path: Path) -> object:
             timeout: float = 60) -> Result:
         e = cli_env(tmp_path)
         e.update(env or {})
-        p = subprocess.run([sys.executable, "-m", "robotrules.cli", *args], input=input,
-                           capture_output=True, text=True, env=e, timeout=timeout,
-                           check=False)
-        return Result(p.returncode, p.stdout, p.stderr)
+        return run_child([sys.executable, "-m", "robotrules.cli", *args], e, input, timeout)
 
     return run
 
