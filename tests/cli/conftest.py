@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -120,45 +119,23 @@ class Result:
     code: int
     out: str
     err: str
-    #: the child's own peak resident set (``wait4``'s ``ru_maxrss``), in MiB: not
-    #: ``RUSAGE_CHILDREN``, which is the largest of every child the test process ever reaped
-    #: (a compiler another test ran, say)
+    #: with ``peak=True``: the child's own peak resident set (``VmHWM`` of its address space
+    #: after exec), in MiB. Not ``ru_maxrss``: Linux carries the forking process's resident
+    #: size into the child's (a test worker of 450 MiB made every child read 450 MiB)
     peak_rss_mib: float = 0.0
 
 
-def run_child(cmd: list[str], env: dict[str, str], input: str | None, timeout: float
-              ) -> Result:
-    """Run ``cmd`` to its end (killed past ``timeout``: ``subprocess.TimeoutExpired``),
-    reaped with ``os.wait4`` so its own resource use is known."""
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
-    got: dict[str, bytes] = {}
-
-    def read(name: str, stream: Any) -> None:
-        got[name] = stream.read()
-
-    readers = [threading.Thread(target=read, args=(n, s), daemon=True)
-               for n, s in (("out", proc.stdout), ("err", proc.stderr))]
-    for t in readers:
-        t.start()
-    assert proc.stdin is not None
-    try:
-        if input is not None:
-            proc.stdin.write(input.encode())
-        proc.stdin.close()
-    except BrokenPipeError:  # the child stopped reading: what it wrote still counts
-        pass
-    for t in readers:
-        t.join(timeout)
-    if any(t.is_alive() for t in readers):
-        proc.kill()
-        os.wait4(proc.pid, 0)
-        proc.returncode = -9
-        raise subprocess.TimeoutExpired(cmd, timeout)
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return Result(proc.returncode, got["out"].decode(errors="replace"),
-                  got["err"].decode(errors="replace"), usage.ru_maxrss / 1024)
+#: ``python -c PEAK_WRAPPER module args...`` runs ``python -m module args...`` and, at exit,
+#: writes the process's ``VmHWM`` (KiB) to the file named by ``ROBOTRULES_TEST_PEAK``
+PEAK_WRAPPER = """
+import atexit, os, runpy, sys
+def _peak():
+    with open("/proc/self/status") as f, open(os.environ["ROBOTRULES_TEST_PEAK"], "w") as out:
+        out.write(next(line.split()[1] for line in f if line.startswith("VmHWM:")))
+atexit.register(_peak)
+del sys.argv[0]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
 
 
 def cli_env(tmp_path: Path) -> dict[str, str]:
@@ -179,13 +156,24 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def cli(tmp_path: Path) -> object:
-    """``cli(*args, input=...)`` runs ``python -m robotrules.cli`` in :func:`cli_env`."""
+    """``cli(*args, input=...)`` runs ``python -m robotrules.cli`` in :func:`cli_env`
+    (``peak=True``: through :data:`PEAK_WRAPPER`, its peak resident set in the result)."""
 
     def run(*args: str, input: str | None = None, env: dict[str, str] | None = None,
-            timeout: float = 60) -> Result:
+            timeout: float = 60, peak: bool = False) -> Result:
         e = cli_env(tmp_path)
         e.update(env or {})
-        return run_child([sys.executable, "-m", "robotrules.cli", *args], e, input, timeout)
+        if not peak:
+            p = subprocess.run([sys.executable, "-m", "robotrules.cli", *args], input=input,
+                               capture_output=True, text=True, env=e, timeout=timeout,
+                               check=False)
+            return Result(p.returncode, p.stdout, p.stderr)
+        e["ROBOTRULES_TEST_PEAK"] = str(tmp_path / "peak-kib")
+        p = subprocess.run([sys.executable, "-c", PEAK_WRAPPER, "robotrules.cli", *args],
+                           input=input, capture_output=True, text=True, env=e,
+                           timeout=timeout, check=False)
+        kib = (tmp_path / "peak-kib").read_text()
+        return Result(p.returncode, p.stdout, p.stderr, int(kib) / 1024)
 
     return run
 

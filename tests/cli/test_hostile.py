@@ -151,7 +151,7 @@ def test_issue12_6_dev_zero_is_bounded(cli: Any, args: tuple[str, ...]) -> None:
     not text) with one line and exit 2.
 
     The bound asserted is memory, generous (the run needs well under 100 MiB)."""
-    r = cli(*args, timeout=120)
+    r = cli(*args, timeout=120, peak=True)
     if args[0] == "lint":
         assert r.code in (0, 1), r.err
         assert "lint read its first" in r.err
@@ -192,7 +192,7 @@ def test_issue12_6_big_file_bounded_memory(cli: Any, tmp_path: Path) -> None:
         chunk = b"User-agent: *\nDisallow: /a/b/c\n" * 32_768
         for _ in range(20_000_000 // len(chunk)):
             fh.write(chunk)
-    r = cli("lint", str(p), timeout=120)
+    r = cli("lint", str(p), timeout=120, peak=True)
     assert r.code == 1
     assert 10 < r.peak_rss_mib < 400  # a Python process takes more than 10 MiB: measured
 
