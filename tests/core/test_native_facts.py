@@ -193,7 +193,9 @@ def test_a_file_stating_preferences_answers_warm_from_the_peers_memo() -> None:
         for url in urls])
     per_url = [("py", "explain"), ("c", "known_verdict"), ("py", "usage"),
                ("c", "known_usage")]
-    assert calls == [("py", "<listcomp>"), *per_url * 3, ("c", "setprofile")]
+    # (CPython before 3.12 runs the list comprehension in a frame of its own: PEP 709)
+    assert [c for c in calls if c != ("py", "<listcomp>")] == [*per_url * 3,
+                                                               ("c", "setprofile")]
     for url, (v, u) in zip(urls, got, strict=True):
         assert v == want.explain(url, user_agent="FooBot")
         assert v.detail == want.explain(url, user_agent="FooBot").detail
