@@ -779,12 +779,17 @@ cdef class Doc:
 
     cdef bint _scan_first(self, uint32_t k) except -1:
         """Whether selection ``k``'s query is answered by reading its rules (Doc._scan)
-        rather than by compiling it: its first query, when it holds SCAN_MIN rules or more (a
-        file asked once for an agent pays no compile; a smaller selection compiles to a list
-        as cheap to make as one reading)."""
+        rather than by compiling it: its first SCAN_TIMES queries, when it holds SCAN_MIN
+        rules or more (a smaller selection compiles to a list as cheap to make as one
+        reading). A reading costs about a sixteenth of a compile and a query of the compiled
+        matcher about a third of a reading (the generated files of benchmarks/bench_data.py,
+        four groups of 30 to 1,900 rules each: 1.35 us, 13.9 us and 0.5 us), so a selection
+        is compiled once its readings have cost about what compiling it does: a crawler that
+        asks a file a few times per agent never pays a compile, and one that asks it often
+        pays at most about twice what the best choice in hindsight costs."""
         cdef Build* b = self.build
         cdef uint32_t j, g, count = 0
-        if b.scanned != NULL and b.scanned[k]:
+        if b.scanned != NULL and b.scanned[k] >= SCAN_TIMES:
             return False
         for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
             g = b.sel_groups.data[j]
@@ -796,7 +801,7 @@ cdef class Doc:
         if b.scanned == NULL:
             b.scanned = <uint8_t*>xmalloc(self.nsels)
             memset(b.scanned, 0, self.nsels)
-        b.scanned[k] = 1
+        b.scanned[k] += 1
         return True
 
     cdef int64_t _scan(self, uint32_t k, const unsigned char* p, Py_ssize_t n) except -1:
