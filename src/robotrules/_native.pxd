@@ -33,7 +33,7 @@ Parts, by job:
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.ref cimport Py_DECREF, Py_INCREF, PyObject
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memchr, memcmp, memcpy, memset
 
@@ -83,6 +83,8 @@ cdef enum:
     SCAN_MIN = 32     # Doc._best: a selection of this many rules or more answers its first
                       # SCAN_TIMES queries by reading them (Doc._scan), then compiles
     SCAN_TIMES = 16   # (below 256: Build.scanned counts them in a byte)
+    HEAD_ANY = 0xFFFF  # Build.heads: no head to pass over by (two bytes above 127 are
+                       # in every dialect's scan_stop: never a head)
     READ_NONE = 0     # read_rule: an empty value (never decides)
     READ_PLAIN = 1    # a plain prefix
     READ_ONE = 2      # one entry from the pool
@@ -188,6 +190,11 @@ cdef struct Build:  # what a Doc keeps until every selection is compiled (then f
     # per selection, the queries answered without compiling it (Doc._scan, at most
     # SCAN_TIMES); made with the first such answer, else NULL
     uint8_t* scanned
+    # per rule, its value's first two bytes (little-endian), or HEAD_ANY where the value is
+    # shorter or either byte is in the dialect's scan_stop: Doc._scan passes over a rule
+    # whose head is neither the path's nor HEAD_ANY without reading its value; made by the
+    # first reading (Doc._scan_heads), else NULL (and again after Doc._shrink_build)
+    uint16_t* heads
     # the Build is one block: after this struct, the room its first vectors borrow (made to
     # measure by Doc._build: rule_words, gstart and sel_groups there, then the room of
     # Doc._index_agents' selections, sel_room: sel_groups' and sel_start's), all freed with it

@@ -473,6 +473,7 @@ cdef class Doc:
         PyMem_Free(b.pat_memo)
         PyMem_Free(b.readers)
         PyMem_Free(b.scanned)
+        PyMem_Free(b.heads)
         vec_free(&b.pool)
         vec_free(&b.rule_words)
         vec_free(&b.gstart)
@@ -813,45 +814,87 @@ cdef class Doc:
         is passed over unread: its pattern, normalised, starts with those bytes, so neither
         it nor its companion (a prefix of it ending in '/', anchored) can match."""
         cdef Build* b = self.build  # kept until this reading is over (busy)
-        cdef RawRule rule
-        cdef Entry pair[2]
-        cdef int got, i
         cdef uint32_t j, g, r, at, lim
         cdef uint32_t* words
         cdef const unsigned char* v
         cdef const uint8_t* stop = _dialect_tables[self.dialect_code].scan_stop
-        cdef int64_t best = NO_MATCH, key
+        cdef int64_t best = NO_MATCH
+        cdef Py_ssize_t clean = 0  # the path's bytes before its first one in ``stop``
+        cdef uint16_t* heads
+        cdef uint32_t head = HEAD_ANY  # the path's first two bytes, when both are clean
+        while clean < n and not stop[p[clean]]:
+            clean += 1
         b.busy += 1
         try:
+            heads = self._scan_heads()
+            if clean >= 2:
+                head = p[0] | (<uint32_t>p[1] << 8)
             for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
                 g = b.sel_groups.data[j]
                 for r in range(b.gstart.data[g], b.gstart.data[g + 1]):
+                    # a value whose first two bytes, both clean, are not the path's: it
+                    # parts from the path at one of them (as below, without reading it)
+                    if heads[r] != head and heads[r] != HEAD_ANY and head != HEAD_ANY:
+                        continue
                     words = b.rule_words.data + 3 * <Py_ssize_t>r
                     v = self.data + words[0]
                     lim = words[2] & RULE_LEN
                     if lim > n:
                         lim = <uint32_t>n
-                    at = 0
-                    while at < lim and v[at] == p[at] and not stop[v[at]]:
-                        at += 1
+                    # where the value parts from the path, or its first byte in ``stop``
+                    # (the bytes before are the path's: the first in ``stop`` is at clean)
+                    at = <uint32_t>common_prefix(v, p, lim)
+                    if at > clean:
+                        at = <uint32_t>clean
                     if at < lim and v[at] != p[at] and not stop[v[at]]:
                         continue
-                    rule.vstart = words[0]
-                    rule.index = words[1]
-                    rule.vlen = words[2] & RULE_LEN
-                    rule.allow = (words[2] & RULE_ALLOW) != 0
-                    rule.rid = r
-                    got = read_rule(&rule, self.data, self.dialect_code, &self.pats, &b.pat_memo, b.nrules,
-                                    &b.pool, pair)
-                    for i in range(2 if got == READ_PAIR else 1 if got != READ_NONE else 0):
-                        key = entry_key(&pair[i])
-                        if key < best and entry_matches(&pair[i], p, n, self.data,
-                                                        self.pats.data):
-                            best = key
+                    best = self._scan_rule(r, words, p, n, best)
         finally:
             b.busy -= 1
             self._done_building()
         return best
+
+    cdef inline int64_t _scan_rule(self, uint32_t r, const uint32_t* words,
+                                   const unsigned char* p, Py_ssize_t n, int64_t best
+                                   ) except -1:
+        """Doc._scan's reading of rule ``r`` (its ``words`` in Build.rule_words): ``best``,
+        or the key of its entry (or its companion) where that is better and matches."""
+        cdef Build* b = self.build
+        cdef RawRule rule
+        cdef Entry pair[2]
+        cdef int got, i
+        cdef int64_t key
+        rule.vstart = words[0]
+        rule.index = words[1]
+        rule.vlen = words[2] & RULE_LEN
+        rule.allow = (words[2] & RULE_ALLOW) != 0
+        rule.rid = r
+        got = read_rule(&rule, self.data, self.dialect_code, &self.pats, &b.pat_memo,
+                        b.nrules, &b.pool, pair)
+        for i in range(2 if got == READ_PAIR else 1 if got != READ_NONE else 0):
+            key = entry_key(&pair[i])
+            if key < best and entry_matches(&pair[i], p, n, self.data, self.pats.data):
+                best = key
+        return best
+
+    cdef uint16_t* _scan_heads(self) except NULL:
+        """Build.heads, made on first use: each rule's value's first two bytes, or HEAD_ANY
+        (shorter, or either byte in the dialect's scan_stop)."""
+        cdef Build* b = self.build
+        cdef const uint8_t* stop = _dialect_tables[self.dialect_code].scan_stop
+        cdef uint32_t r
+        cdef const uint32_t* words
+        cdef const unsigned char* v
+        if b.heads == NULL:
+            b.heads = <uint16_t*>xmalloc((b.nrules if b.nrules else 1) * sizeof(uint16_t))
+            for r in range(b.nrules):
+                words = b.rule_words.data + 3 * <Py_ssize_t>r
+                v = self.data + words[0]
+                if (words[2] & RULE_LEN) < 2 or stop[v[0]] or stop[v[1]]:
+                    b.heads[r] = HEAD_ANY
+                else:
+                    b.heads[r] = <uint16_t>(v[0] | (<uint32_t>v[1] << 8))
+        return b.heads
 
     cdef void _done_building(self) noexcept:
         """Once every selection is compiled and no compile is under way, what compiling
@@ -898,6 +941,8 @@ cdef class Doc:
             vec_free(&b.pool)
             b.pool.data = pool
             b.pool.n = b.pool.cap = npool * <Py_ssize_t>ENTRY_WORDS
+        PyMem_Free(b.heads)  # numbered by the old rule numbers: made again on use
+        b.heads = NULL
         b.nrules = kept
         b.dead = 0
 

@@ -2,7 +2,7 @@
 # Memory: growable uint32 vectors (U32Vec), xmalloc, the open-addressing hash map (HashMap)
 # and the hashes it and the literal index use; the byte helpers of the tokenizer, the
 # compiler and the matcher (ascii_lower, same_bytes, cmp_bytes, find_bytes, any_marked:
-# inline); the byte sets of the table-driven tests (ByteSet: any_in, hash_or_set, SSSE3
+# inline; common_prefix, eight bytes a step); the byte sets of the table-driven tests (ByteSet: any_in, hash_or_set, SSSE3
 # where the CPU has it, chosen once) and the SSE2 switch the scanners share.
 
 cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1:
@@ -259,18 +259,20 @@ cdef extern from *:
         return (an > bn) - (an < bn);
     }
     /* The first place of the m bytes at s in the n bytes at h, or NULL (memmem): on short
-       haystacks a search for the first byte with the rest compared (at most 64 x 64 byte
-       reads), on longer ones libc's memmem (linear whatever the bytes). */
+       haystacks each place of the first byte (libc's memchr, sixteen bytes or more a step:
+       most searches find none) with the rest compared (at most 64 x 64 byte reads), on
+       longer ones libc's memmem (linear whatever the bytes). */
     static inline const unsigned char* robotrules_find(const unsigned char* h, Py_ssize_t n,
                                                        const unsigned char* s, Py_ssize_t m) {
         if (m > n) return NULL;
         if (m == 1) return (const unsigned char*)memchr(h, s[0], (size_t)n);
         if (n > 64) return (const unsigned char*)memmem(h, (size_t)n, s, (size_t)m);
-        for (Py_ssize_t i = 0; i + m <= n; i++) {
-            if (h[i] != s[0]) continue;
-            Py_ssize_t k = 1;
-            while (k < m && h[i + k] == s[k]) k++;
-            if (k == m) return h + i;
+        const unsigned char* last = h + (n - m);  /* the last place the m bytes fit */
+        while (h <= last) {
+            h = (const unsigned char*)memchr(h, s[0], (size_t)(last - h + 1));
+            if (h == NULL) return NULL;
+            if (memcmp(h + 1, s + 1, (size_t)(m - 1)) == 0) return h;
+            h++;
         }
         return NULL;
     }
@@ -320,6 +322,27 @@ cdef extern from *:
         while (!(v & 1u)) { v >>= 1; n++; }
         return n;
     #endif
+    }
+    /* The length of the longest common prefix of a[:n] and b[:n]: eight bytes a step
+       (the lowest differing byte of a little-endian word is its lowest set bit's), then
+       byte by byte; nothing past n is read. */
+    static inline Py_ssize_t robotrules_common_prefix(const unsigned char* a,
+                                                      const unsigned char* b, Py_ssize_t n) {
+        Py_ssize_t i = 0;
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && \
+        __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        uint64_t x, y;
+        while (i + 8 <= n) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y)
+                return i + (Py_ssize_t)(__builtin_ctzll(x ^ y) >> 3);
+            i += 8;
+        }
+    #endif
+        while (i < n && a[i] == b[i])
+            i++;
+        return i;
     }
     /* A set of bytes for robotrules_any_in: its table (256 flags) and, where every byte above
        127 is in it, its nibble form for SSSE3: per low nibble, a bit per high nibble 0 to 7
@@ -437,6 +460,9 @@ cdef extern from *:
     Py_ssize_t hash_or_set "robotrules_hash_or_set" (const unsigned char* u, Py_ssize_t i,
                                                      Py_ssize_t n, const ByteSet* s,
                                                      int* in_set) noexcept nogil
+    Py_ssize_t common_prefix "robotrules_common_prefix" (const unsigned char* a,
+                                                         const unsigned char* b,
+                                                         Py_ssize_t n) noexcept nogil
 
 
 # the sets any_in reads (made by tables.pxi's _init_tables from its tables)
