@@ -13,7 +13,9 @@ import re
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain
+from bisect import bisect_right
+from itertools import chain, compress
+from operator import itemgetter
 from typing import TYPE_CHECKING, Final
 
 from . import _directives, _token, _tokenize
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CLEAR_HOOKS", "COMPANION_MARK", "clear_caches", "compile_groups",
            "may_have_companion", "native_pattern", "new_pattern", "scan_groups", "scan_lines",
-           "scan_rules", "select", "selection_lines", "selection_spans",
+           "scan_rules", "scan_spans", "select", "selection_lines", "selection_spans",
            "span_rows"]
 
 #: compat(google): ``Allow: /x/index.htm`` (or ``index.html``...) also allows ``/x/``
@@ -122,7 +124,8 @@ def new_pattern(raw: str, dialect: str, allow: bool) -> Pattern:
     else:
         p = Pattern(pat, allow, len(pat))
         slash = pat.rfind("/")
-        if allow and slash >= 0 and pat.startswith(COMPANION_MARK, slash):
+        if (slash >= 0 and pat.startswith(COMPANION_MARK, slash)
+                and may_have_companion(raw, allow)):  # (the value as written holds it)
             # compat(google): Allow: /x/index.htm(l) also allows /x/ (robots.cc HandleAllow)
             derived = pat[: slash + 1] + "$"
             p.companion = Pattern(derived, True, len(derived))
@@ -302,6 +305,189 @@ def scan_rules(rows: Iterable[tuple[int, int, int, int]], text: str, dialect: Di
                     break
                 best = q.base + i
     return best
+
+
+# -- a large selection's first query: the rules that may match, sifted at C speed -------------
+# A Python loop over a selection's rules costs several times what C-level passes over columns
+# of one byte a rule cost (a byte of each value gathered by an itemgetter, then translate and
+# big-int bit operations over the columns): scan_spans reads in Python only what they leave.
+_SIFT_MIN: Final = 64  # below this many directives, scan_rules reads every rule
+_SIFT_HEAD: Final = 24  # the bytes of a value the columns compare with the path's
+_ONE: Final = bytes(b != 0 for b in range(256))  # a byte not 0
+_MORE_THAN: Final = tuple(bytes(b > n for b in range(256)) for n in range(_SIFT_HEAD))
+_STAR_BYTE: Final = bytes(b == 0x2A for b in range(256))  # "*"
+_ODD_BYTES: Final[dict[str, bytes]] = {}  # per dialect: 1 for a byte not_plain finds, else 0
+_SIFT_READ: Final = sys.byteorder == "little" and array("I").itemsize == 4
+
+
+def _odd_bytes(dialect: Dialect) -> bytes:
+    odd = _ODD_BYTES.get(dialect)
+    if odd is None:
+        not_plain = SPECS[dialect].not_plain
+        odd = _ODD_BYTES[dialect] = bytes(not_plain(chr(b)) is not None for b in range(256))
+    return odd
+
+
+def _equal(path: str, at: int) -> bytes:
+    """A translate table: 1 for byte ``at`` of ``path`` (none past its end or Latin-1), else 0."""
+    table = bytearray(256)
+    if at < len(path) and ord(path[at]) < 256:
+        table[ord(path[at])] = 1
+    return bytes(table)
+
+
+def _ones(mask: int, count: int) -> list[int]:
+    """The positions of the bytes of ``mask`` (``count`` bytes, little-endian) that are not 0."""
+    out: list[int] = []
+    if mask:
+        find = mask.to_bytes(count, "little").find
+        j = find(1)
+        while j >= 0:
+            out.append(j)
+            j = find(1, j + 1)
+    return out
+
+
+def _pick(data: bytes, positions: list[int]) -> bytes:
+    """The bytes of ``data`` at ``positions``."""
+    if len(positions) > 1:
+        return bytes(itemgetter(*positions)(data))
+    return data[positions[0] : positions[0] + 1]
+
+
+def _column(data: memoryview, at: int, where: list[int]) -> bytes:
+    """Byte ``at`` of the values starting at ``where`` (ascending), one byte a value (0 past
+    the end of ``data``)."""
+    cut = bisect_right(where, len(data) - 1 - at)
+    if cut > 1:
+        got = bytes(itemgetter(*(where if cut == len(where) else where[:cut]))(data[at:]))
+    else:
+        got = bytes(data[at + where[0] : at + where[0] + 1]) if cut else b""
+    return got + bytes(len(where) - cut)
+
+
+def scan_spans(spans: list[tuple[int, int]], tags: bytes, dirs: array[int], text: str,
+               dialect: Dialect, path: str) -> int:
+    """The key :func:`compile_groups`' matcher gives for ``path`` over the directive ranges
+    ``spans`` whose tags are ``tags`` (:func:`selection_spans`' answer): :func:`scan_rules`
+    over only the rules that may match, sifted by C-level passes over their values' first
+    bytes. A rule can match only where its literal prefix (its bytes up to the first one the
+    dialect does not read as it is, ``not_plain``) opens ``path``: so each of its first six
+    bytes is ``path``'s until one is such a byte or the value ends. With wildcards, a star
+    as the first such byte, followed by two bytes read as they are, opens a literal run: a
+    rule whose two bytes there are not side by side in ``path`` cannot match either. An
+    Allow rule that may have Google's companion is read whenever ``path`` ends in "/" (the
+    companion, ``/x/$``, matches no other path)."""
+    sp = SPECS[dialect]
+    if len(spans) == 1:
+        first, end = spans[0]
+        starts = dirs[3 * first + 1 : 3 * end : 3]
+        lens = dirs[3 * first + 2 : 3 * end : 3]
+        kinds = tags[first:end]
+    else:
+        starts = array("I")
+        lens = array("I")
+        kinds = b""
+        for first, end in spans:
+            starts += dirs[3 * first + 1 : 3 * end : 3]
+            lens += dirs[3 * first + 2 : 3 * end : 3]
+            kinds += tags[first:end]
+    count = len(starts)
+    if count < _SIFT_MIN or not path or not _SIFT_READ or starts.itemsize != 4:
+        return scan_rules(span_rows(spans, tags, dirs), text, dialect, path)
+    try:
+        data = memoryview(text.encode("latin-1"))
+    except UnicodeEncodeError:  # (the peer's text is Latin-1: one character a byte)
+        return scan_rules(span_rows(spans, tags, dirs), text, dialect, path)
+    num = int.from_bytes
+    every = num(b"\1" * count, "little")
+    odd = _odd_bytes(dialect)
+    where = starts.tolist()
+    c0 = _column(data, 0, where)
+    c1 = _column(data, 1, where)
+    # a value's length, one byte a rule: its low byte, and whether another is set
+    lb = lens.tobytes()
+    low = lb[0::4]
+    high = num((lb[1::4] + lb[2::4] + lb[3::4]).translate(_ONE), "little")
+    high = (high | high >> 8 * count | high >> 16 * count) & every
+    rule = num(kinds.translate(_ONE), "little") & (num(low.translate(_ONE), "little") | high)
+    odd0 = num(c0.translate(odd), "little")
+    two = num(low.translate(_MORE_THAN[1]), "little") | high  # two bytes long or more
+    plain0 = rule & (odd0 ^ every) & num(c0.translate(_equal(path, 0)), "little")
+    odd1 = num(c1.translate(odd), "little")
+    first_odd = rule & odd0  # an empty literal prefix
+    second_odd = plain0 & two & odd1  # path's first byte, then one not read as it is
+    head = plain0 & two & (odd1 ^ every) & num(c1.translate(_equal(path, 1)), "little")
+    found = _ones(plain0 & (two ^ every), count)  # the value is path's first byte
+    if sp.wildcards and len(path) > 1:
+        # a star, then two bytes read as they are that path does not hold side by side
+        pb = path.encode("latin-1", "replace")  # (a character past Latin-1 is in no value)
+        pairs = bytearray(2 * len(pb) - 2)
+        pairs[0::2] = pb[:-1]
+        pairs[1::2] = pb[1:]
+        held = set(memoryview(pairs).cast("H"))  # (x | y << 8, as the values' pairs below)
+        for lead, at, star_at in ((first_odd, 1, c0), (second_odd, 2, c1)):
+            star = lead & num(star_at.translate(_STAR_BYTE), "little") & (
+                num(low.translate(_MORE_THAN[at + 1]), "little") | high)
+            found += _ones(lead ^ star, count)
+            positions = _ones(star, count)
+            if not positions:
+                continue
+            at_star = [where[j] for j in positions]
+            x = _column(data, at, at_star)
+            y = _column(data, at + 1, at_star)
+            got = bytearray(2 * len(positions))
+            got[0::2] = x
+            got[1::2] = y
+            keep = (num(bytes(map(held.__contains__, memoryview(got).cast("H"))), "little")
+                    | num(x.translate(odd), "little") | num(y.translate(odd), "little"))
+            found += compress(positions, keep.to_bytes(len(positions), "little"))
+    else:
+        found += _ones(first_odd | second_odd, count)
+    positions = _ones(head, count)
+    if positions:
+        # the next bytes of the values that open with path's first two, as far as they go
+        at_head = [where[j] for j in positions]
+        size = len(positions)
+        low_h = _pick(low, positions)
+        high_h = num(_pick(high.to_bytes(count, "little"), positions), "little")
+        run = num(b"\1" * size, "little")
+        left = 0
+        last = min(len(path) + 1, _SIFT_HEAD)
+        pick = itemgetter(*at_head) if size > 1 and at_head[-1] + last <= len(data) else None
+        for at in range(2, last):
+            col = bytes(pick(data[at:])) if pick is not None else _column(data, at, at_head)
+            stop = ((num(low_h.translate(_MORE_THAN[at]), "little") | high_h) ^ run
+                    | num(col.translate(odd), "little")) & run  # ends, or not read as it is
+            left |= stop
+            run &= ~stop & num(col.translate(_equal(path, at)), "little")
+            if not run:
+                break
+        found += compress(positions, (left | run).to_bytes(size, "little"))
+    if path.endswith("/") and sp.wildcards:
+        # Google's companion: an Allow rule holding the trigger (may_have_companion)
+        lo = where[0]
+        hi = where[-1] + lens[-1]
+        mark = len(COMPANION_MARK)
+        at = text.find(COMPANION_MARK, lo, hi)
+        while at >= 0:
+            j = bisect_right(where, at) - 1
+            if kinds[j] == TAG_ALLOW and at + mark <= where[j] + lens[j]:
+                found.append(j)
+            at = text.find(COMPANION_MARK, at + 1, hi)
+    found = sorted(set(found))
+    if len(spans) == 1:
+        base = spans[0][0]
+        rows = [(base + j, kinds[j], where[j], lens[j]) for j in found]
+    else:
+        offsets = [0]
+        for first, end in spans:
+            offsets.append(offsets[-1] + end - first)
+        rows = []
+        for j in found:
+            s = bisect_right(offsets, j) - 1
+            rows.append((spans[s][0] + j - offsets[s], kinds[j], where[j], lens[j]))
+    return scan_rules(rows, text, dialect, path)
 
 
 # -- a selection's rules without the group index ------------------------------------------------

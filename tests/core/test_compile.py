@@ -16,8 +16,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from robotrules import _compile, _pure, _token
-from robotrules._compile import compile_groups, scan_groups, select, selection_lines
+from robotrules._compile import (
+    compile_groups,
+    scan_groups,
+    scan_spans,
+    select,
+    selection_lines,
+    selection_spans,
+)
 from robotrules._dialects import SPECS
+from robotrules._tokenize import MAX_LINE
 from tests.core.gen import PATH_ATOMS, QUERY_AGENTS, rand_body, rand_url
 
 DIALECTS = ("rfc9309", "google", "1994")
@@ -225,3 +233,72 @@ def test_a_large_selections_first_query_is_the_compiled_answer(
         peer = _pure.PurePeer(data, dialect, None)  # type: ignore[arg-type]
         assert peer.path_key(path, agent) == want.best(path), (dialect, agent, path)
         assert getattr(peer, "_index", None) is None  # (the first query read the spans)
+
+
+# what scan_spans sifts on: a value's first two bytes (a star, an escape, an end mark, non-ASCII
+# or the path's own), the two after a leading star, its length, Google's companion trigger
+_SIFT_HEADS = ["", "/", "*", "/*", "**", "/**", "*%", "/*%", "/$", "$", "/%2A", "%73", "/\u00e9",
+               "\u00e9", "/s", "/se", "/*/", "*.", "/a", "/*$", "* ", "/*\t", "/ ", "/\t"]
+_SIFT_ATOMS = ["s", "e", "a", "r", "ch", "x", "/", ".", "?", "=", "*", "$", "%41", "%73",
+               "\u00e9", " ", "\t", "/index.html", "index.htm", "se", "ea", "q", "\u00ff"]
+_SIFT_PATH = ["s", "e", "a", "r", "ch", "x", "/", ".", "?", "=", "sea", "%73", "\u00e9", "\u00ff",
+              "\u30c4", " ", "*", "$", "index.html", "q"]
+
+
+@st.composite
+def _sifted_selection(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """A file whose FooBot groups (two, so their selection is two directive ranges) and '*'
+    group hold 300 to 360 rules: values that open with a star, an escape, an end mark,
+    non-ASCII or the paths' first bytes, a star followed by two bytes the path may or may not
+    hold, one or two bytes long, Google's companion trigger, other directives between rules,
+    and lines past Google's 16,663-byte cut whose value ends at the cut (the next byte is not
+    white space); with paths of 0 to 8 atoms (empty, ending in '/', bytes past Latin-1)."""
+    rng = random.Random(draw(st.integers(0, 1 << 32)))
+    heads = draw(st.lists(st.sampled_from(_SIFT_HEADS), min_size=2, max_size=len(_SIFT_HEADS),
+                          unique=True))
+    atoms = draw(st.lists(st.sampled_from(_SIFT_ATOMS), min_size=2, max_size=len(_SIFT_ATOMS),
+                          unique=True))
+    lines = []
+    for agent in ("FooBot", "*", "FooBot"):
+        lines.append(f"User-agent: {agent}")
+        for _ in range(rng.randint(150, 180)):
+            value = rng.choice(heads) + "".join(
+                rng.choice(atoms) for _ in range(rng.randint(0, 4)))
+            key = rng.choice(["Allow", "Disallow", "allow", "Disallow", "Sitemap"])
+            r = rng.random()
+            if r < 0.02 and value:  # the value ends at the cut, "zz" after it is not read
+                lines.append(key + ":" + " " * (MAX_LINE - len(key) - 1 - len(value))
+                             + value + "zz")
+            else:
+                lines.append(key + rng.choice(_ODD_SEPS) + value
+                             + rng.choice(["", "", " ", "\t# c", "#x"]))
+    paths = ["".join(rng.choice(_SIFT_PATH) for _ in range(rng.randint(0, 8)))
+             for _ in range(6)]
+    paths = [("/" if rng.random() < 0.8 else "") + p + ("/" if rng.random() < 0.3 else "")
+             for p in paths]
+    return "\n".join(lines) + "\n", paths
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_sifted_selection(), st.sampled_from(["rfc9309", "google"]),
+       st.sampled_from(["FooBot", "OtherBot"]))
+def test_the_sifted_scan_is_the_compiled_answer(case: tuple[str, list[str]], dialect: str,
+                                                agent: str) -> None:
+    """Differential: scan_spans, which reads only the rules that C-level passes over the
+    selection's first bytes leave (its literal prefix can still be the path's, a star's next
+    two bytes occur in the path, or Google's companion may apply), gives for each path, as
+    written and as the dialect reads it, the key the compiled matcher of the same selection
+    gives (the reference: RFC 9309 2.2.2's longest match, Allow on a tie, the earliest line;
+    robots.cc's companion ``/x/$`` of ``Allow: /x/index.html``)."""
+    body, paths = case
+    data = body.encode("utf-8")
+    want = _pure.PurePeer(data, dialect, None)._for_agent(agent)[0]  # type: ignore[arg-type]
+    peer = _pure.PurePeer(data, dialect, None)  # type: ignore[arg-type]
+    found = selection_spans(peer._text, peer._dirs, dialect,  # type: ignore[arg-type]
+                            _token.query_key(agent))
+    assert found is not None
+    _, spans, tags = found
+    assert len(spans) == (2 if agent == "FooBot" else 1)
+    for path in paths + [SPECS[dialect].path(p) for p in paths]:  # type: ignore[index]
+        got = scan_spans(spans, tags, peer._dirs, peer._text, dialect, path)  # type: ignore[arg-type]
+        assert got == want.best(path), (dialect, agent, path)
