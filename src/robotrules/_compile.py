@@ -5,6 +5,12 @@ rule's raw value is read by the dialect's pattern normaliser (:mod:`robotrules._
 plain prefixes (most rules) need no object, the others become :class:`~robotrules._match.Pattern`
 objects shared process-wide through a bounded memo, since the same patterns recur across files.
 Cost: O(rules of the selected groups) per build; see :mod:`robotrules._match` for queries.
+
+A large selection's first query reads its rules without a matcher (:func:`scan_spans`): C-level
+passes over one byte of each value at a time (at most ``_SIFT_KEEP`` passes over the values
+that still agree with the path before they are halved, ``_SIFT_HEAD`` bytes in all) leave the
+rules that may match, which :func:`scan_rules` reads one by one: O(rules) C steps, plus the
+Python reading of those left (all of them at worst, when every value opens like the path).
 """
 
 from __future__ import annotations
@@ -316,10 +322,10 @@ _SIFT_MIN: Final = 64  # below this many directives, scan_rules reads every rule
 _SIFT_HEAD: Final = 24  # the bytes of a value the columns compare with the path's at most
 _SIFT_KEEP: Final = 8  # bytes in a row after which a run most rules stay in is kept whole
 _SIFT_READ: Final = sys.byteorder == "little" and array("I").itemsize == 4
-_ONE: Final = bytes(b != 0 for b in range(256))  # a byte not 0
+_ONE: Final = b"\0" + b"\1" * 255  # a byte not 0
 # a length's low byte as bits: bit k - 1 set for k bytes or more (k = 1 to 4)
-_LENGTH_BITS: Final = bytes(sum(1 << k for k in range(4) if b > k) for b in range(256))
-_AT_MOST: Final = tuple(bytes(b <= n for b in range(256)) for n in range(_SIFT_HEAD))
+_LENGTH_BITS: Final = bytes((0, 1, 3, 7)) + b"\x0f" * 252
+_AT_MOST: Final = tuple(b"\1" * (n + 1) + b"\0" * (255 - n) for n in range(_SIFT_HEAD))
 _SIFT_FLAGS: Final[dict[tuple[str, bool], bytes]] = {}
 
 
