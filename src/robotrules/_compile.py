@@ -5,6 +5,12 @@ rule's raw value is read by the dialect's pattern normaliser (:mod:`robotrules._
 plain prefixes (most rules) need no object, the others become :class:`~robotrules._match.Pattern`
 objects shared process-wide through a bounded memo, since the same patterns recur across files.
 Cost: O(rules of the selected groups) per build; see :mod:`robotrules._match` for queries.
+
+A large selection's first query reads its rules without a matcher (:func:`scan_spans`): C-level
+passes over one byte of each value at a time (at most ``_SIFT_KEEP`` passes over the values
+that still agree with the path before they are halved, ``_SIFT_HEAD`` bytes in all) leave the
+rules that may match, which :func:`scan_rules` reads one by one: O(rules) C steps, plus the
+Python reading of those left (all of them at worst, when every value opens like the path).
 """
 
 from __future__ import annotations
@@ -12,8 +18,11 @@ from __future__ import annotations
 import re
 import sys
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain
+from itertools import accumulate, chain, compress
+from itertools import count as icount
+from operator import add, itemgetter
 from typing import TYPE_CHECKING, Final
 
 from . import _directives, _token, _tokenize
@@ -38,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CLEAR_HOOKS", "COMPANION_MARK", "clear_caches", "compile_groups",
            "may_have_companion", "native_pattern", "new_pattern", "scan_groups", "scan_lines",
-           "scan_rules", "select", "selection_lines", "selection_spans",
+           "scan_rules", "scan_spans", "select", "selection_lines", "selection_spans",
            "span_rows"]
 
 #: compat(google): ``Allow: /x/index.htm`` (or ``index.html``...) also allows ``/x/``
@@ -122,7 +131,8 @@ def new_pattern(raw: str, dialect: str, allow: bool) -> Pattern:
     else:
         p = Pattern(pat, allow, len(pat))
         slash = pat.rfind("/")
-        if allow and slash >= 0 and pat.startswith(COMPANION_MARK, slash):
+        if (slash >= 0 and pat.startswith(COMPANION_MARK, slash)
+                and may_have_companion(raw, allow)):  # (the value as written holds it)
             # compat(google): Allow: /x/index.htm(l) also allows /x/ (robots.cc HandleAllow)
             derived = pat[: slash + 1] + "$"
             p.companion = Pattern(derived, True, len(derived))
@@ -304,6 +314,231 @@ def scan_rules(rows: Iterable[tuple[int, int, int, int]], text: str, dialect: Di
     return best
 
 
+# -- a large selection's first query: the rules that may match, sifted at C speed -------------
+# A Python loop over a selection's rules costs several times what C-level passes over columns
+# of one byte a rule cost (a byte of each value gathered by an itemgetter, then translate and
+# big-int bit operations over the columns): scan_spans reads in Python only what they leave.
+_SIFT_MIN: Final = 64  # below this many directives, scan_rules reads every rule
+_SIFT_HEAD: Final = 24  # the bytes of a value the columns compare with the path's at most
+_SIFT_KEEP: Final = 8  # bytes in a row after which a run most rules stay in is kept whole
+_SIFT_READ: Final = sys.byteorder == "little" and array("I").itemsize == 4
+_ONE: Final = b"\0" + b"\1" * 255  # a byte not 0
+# a length's low byte as bits: bit k - 1 set for k bytes or more (k = 1 to 4)
+_LENGTH_BITS: Final = bytes((0, 1, 3, 7)) + b"\x0f" * 252
+_AT_MOST: Final = tuple(b"\1" * (n + 1) + b"\0" * (255 - n) for n in range(_SIFT_HEAD))
+_SIFT_FLAGS: Final[dict[tuple[str, bool], bytes]] = {}
+
+
+def _odd_bytes(dialect: Dialect) -> bytes:
+    """1 for each byte the dialect does not read as it is (``not_plain``), else 0."""
+    return _sift_flags(dialect, False)
+
+
+def _sift_flags(dialect: Dialect, wildcards: bool) -> bytes:
+    """Per byte: 1 if the dialect does not read it as it is, plus 4 for a star (wildcards)."""
+    flags = _SIFT_FLAGS.get((dialect, wildcards))
+    if flags is None:
+        not_plain = SPECS[dialect].not_plain
+        flags = _SIFT_FLAGS[(dialect, wildcards)] = bytes(
+            (not_plain(chr(b)) is not None) | (4 if wildcards and b == 0x2A else 0)
+            for b in range(256))
+    return flags
+
+
+def _with_path(flags: bytes, path: str, at: int, bit: int = 2) -> bytes:
+    """``flags`` with ``bit`` set for byte ``at`` of ``path`` (none past its end or Latin-1)."""
+    if at >= len(path) or ord(path[at]) > 255:
+        return flags
+    table = bytearray(flags)
+    table[ord(path[at])] |= bit
+    return bytes(table)
+
+
+def _where(mask: int, count: int) -> list[int]:
+    """The positions of the bytes of ``mask`` (``count`` bytes, little-endian) that are not 0,
+    ascending (C loops: the lengths of the runs between them when few are, else compress)."""
+    if not mask:
+        return []
+    data = mask.to_bytes(count, "little")
+    if data.count(1) * 4 > count:
+        return list(compress(range(count), data))
+    runs = data.split(b"\1")
+    del runs[-1]
+    return list(map(add, accumulate(map(len, runs)), icount()))
+
+
+def _column(data: bytes | memoryview, at: int, where: list[int]) -> bytes:
+    """Byte ``at`` of the values starting at ``where`` (ascending), one byte a value (0 past
+    the end of ``data``)."""
+    cut = bisect_right(where, len(data) - 1 - at)
+    if cut > 1:
+        got = bytes(itemgetter(*(where if cut == len(where) else where[:cut]))(data[at:]))
+    else:
+        got = bytes(data[at + where[0] : at + where[0] + 1]) if cut else b""
+    return got + bytes(len(where) - cut)
+
+
+def scan_spans(spans: list[tuple[int, int]], tags: bytes, dirs: array[int], text: str,
+               dialect: Dialect, path: str) -> int:
+    """The key :func:`compile_groups`' matcher gives for ``path`` over the directive ranges
+    ``spans`` whose tags are ``tags`` (:func:`selection_spans`' answer): :func:`scan_rules`
+    over only the rules :func:`_sift` leaves."""
+    if len(spans) == 1:
+        first, end = spans[0]
+        starts = dirs[3 * first + 1 : 3 * end : 3]
+        lens = dirs[3 * first + 2 : 3 * end : 3]
+        kinds = tags[first:end]
+    else:
+        starts = array("I")
+        lens = array("I")
+        kinds = b""
+        for first, end in spans:
+            starts += dirs[3 * first + 1 : 3 * end : 3]
+            lens += dirs[3 * first + 2 : 3 * end : 3]
+            kinds += tags[first:end]
+    if len(starts) >= _SIFT_MIN and path and _SIFT_READ and starts.itemsize == 4:
+        try:
+            chosen = _sift(starts, lens, kinds, text, dialect, path)
+        except UnicodeEncodeError:  # (a character past Latin-1: not a text the peer reads)
+            pass
+        else:
+            offsets = [0]
+            for first, end in spans:
+                offsets.append(offsets[-1] + end - first)
+            rows = []
+            for j in chosen:
+                s = bisect_right(offsets, j) - 1
+                rows.append((spans[s][0] + j - offsets[s], kinds[j], starts[j], lens[j]))
+            return scan_rules(rows, text, dialect, path)
+    return scan_rules(span_rows(spans, tags, dirs), text, dialect, path)
+
+
+def _sift(starts: array[int], lens: array[int], kinds: bytes, text: str, dialect: Dialect,
+          path: str) -> list[int]:
+    """The positions (ascending) of the rules among ``starts``, ``lens`` and ``kinds`` (each
+    value's start, length and tag) that may match ``path``, sifted by C-level passes over
+    columns of one byte a rule (a byte of each value gathered, translated to flag bits, read
+    as one big integer). A rule can match only where its literal prefix (its bytes up to the
+    first one the dialect does not read as it is, ``not_plain``) opens ``path``: so each of
+    its first bytes is ``path``'s until one is such a byte or the value ends (read on for
+    the values opening with ``path``'s first two bytes while most of them agree). With
+    wildcards, a star as the first such byte, followed by two bytes read as they are, opens
+    a literal run: a rule whose two bytes there are not side by side in ``path`` cannot
+    match either. An Allow rule that may have Google's companion is kept whenever ``path``
+    ends in "/" (the companion, ``/x/$``, matches no other path)."""
+    sp = SPECS[dialect]
+    count = len(starts)
+    num = int.from_bytes
+    every = num(b"\1" * count, "little")
+    odd = _odd_bytes(dialect)
+    # the text from the first value to past the last, and each value's start in it
+    lo = starts[0]
+    region = text[lo : starts[-1] + lens[-1] + _SIFT_HEAD].encode("latin-1")
+    rel = array("I")
+    rel.frombytes((num(starts.tobytes(), "little") - lo * num(b"\1\0\0\0" * count, "little")
+                   ).to_bytes(4 * count, "little"))
+    where = rel.tolist()
+    # flag bits of each value's first two bytes (1: not read as it is, 2: path's, 4: a star)
+    flags = _sift_flags(dialect, sp.wildcards)
+    first = _column(region, 0, where).translate(_with_path(flags, path, 0))
+    second = _column(region, 1, where).translate(_with_path(flags, path, 1))
+    c0 = num(first, "little")
+    c1 = num(second, "little")
+    # and of each value's length (bit k - 1: k bytes long or more, k = 1 to 4)
+    lb = lens.tobytes()
+    low = lb[0::4]
+    size = num(low.translate(_LENGTH_BITS), "little")
+    higher = lb[1::4] + lb[2::4] + lb[3::4]
+    high = 0  # 1 for a value of 256 bytes or more
+    if higher.count(0) != len(higher):
+        high = num(higher.translate(_ONE), "little")
+        high = (high | high >> 8 * count | high >> 16 * count) & every
+        size |= high * 15
+    rule = num(kinds.translate(_ONE), "little") & size & every
+    odd0 = c0 & every
+    first_odd = rule & odd0  # an empty literal prefix
+    plain0 = rule & ~odd0 & c0 >> 1  # path's first byte, read as it is
+    two = size >> 1 & every  # two bytes long or more
+    second_odd = plain0 & two & c1  # path's first byte, then one not read as it is
+    head = plain0 & two & ~c1 & c1 >> 1  # path's first two bytes
+    star1 = first_odd & c0 >> 2 & size >> 2  # "*", then two bytes
+    star2 = second_odd & c1 >> 2 & size >> 3  # path's first byte, "*", then two bytes
+    if len(path) < 2:
+        star1 = star2 = 0
+    # the value is path's first byte, or its literal prefix is path's first byte or none
+    chosen = _where(plain0 & ~two & every | first_odd & ~star1 | second_odd & ~star2, count)
+    if star1 | star2:
+        # a star's next two bytes that path does not hold side by side: no match
+        pb = path.encode("latin-1", "replace")  # (a character past Latin-1 is in no value)
+        pairs = bytearray(2 * len(pb) - 2)
+        pairs[0::2] = pb[:-1]
+        pairs[1::2] = pb[1:]
+        held = set(memoryview(pairs).cast("H"))  # (x | y << 8, as the values' pairs)
+        one = _where(star1, count)
+        two_ = _where(star2, count)
+        at_one = [where[j] for j in one]
+        at_two = [where[j] for j in two_]
+        # star1's pair is bytes 1 and 2 of the value, star2's bytes 2 and 3
+        x = (_column(region, 1, at_one) if one else b"") + (
+            _column(region, 2, at_two) if two_ else b"")
+        y = (_column(region, 2, at_one) if one else b"") + (
+            _column(region, 3, at_two) if two_ else b"")
+        got = bytearray(2 * len(x))
+        got[0::2] = x
+        got[1::2] = y
+        kept = (num(bytes(map(held.__contains__, memoryview(got).cast("H"))), "little")
+                | num(x.translate(odd), "little") | num(y.translate(odd), "little"))
+        chosen += compress(one + two_, kept.to_bytes(len(x), "little"))
+    if head:
+        # the values opening with path's first two bytes: their next bytes while they are
+        # path's (one not read as it is, or the value's end, keeps the rule); the rules
+        # still in the run are picked out again each time most have left it, and all kept
+        # once most have stayed in it for _SIFT_KEEP bytes
+        positions = _where(head, count)
+        at_pos = [where[j] for j in positions]
+        lows = (bytes(itemgetter(*positions)(low)) if len(positions) > 1
+                else low[positions[0] : positions[0] + 1])
+        if high:  # (a value of 256 bytes or more reads as 255 here)
+            lows = bytes(255 if (high >> 8 * j) & 1 else b
+                         for j, b in zip(positions, lows, strict=True))
+        data = memoryview(region)
+        at = 2
+        last = min(len(path) + 1, _SIFT_HEAD)
+        while True:
+            many = len(positions)
+            run = num(b"\1" * many, "little")
+            left = 0
+            pick = itemgetter(*at_pos) if many > 1 and at_pos[-1] + last <= len(data) else None
+            stay = 0
+            while at < last and run and run.bit_count() * 2 > many and stay < _SIFT_KEEP:
+                col = num((bytes(pick(data[at:])) if pick is not None
+                           else _column(data, at, at_pos)).translate(
+                               _with_path(odd, path, at, 2)), "little")
+                stop = (num(lows.translate(_AT_MOST[at]), "little") | col) & run
+                left |= stop
+                run &= ~stop & col >> 1
+                at += 1
+                stay += 1
+            if at >= last or not run or stay >= _SIFT_KEEP:
+                chosen += compress(positions, (left | run).to_bytes(many, "little"))
+                break
+            chosen += compress(positions, left.to_bytes(many, "little"))
+            keep = run.to_bytes(many, "little")
+            positions = list(compress(positions, keep))
+            at_pos = list(compress(at_pos, keep))
+            lows = bytes(compress(lows, keep))
+    if path.endswith("/") and sp.wildcards:
+        # Google's companion: an Allow rule holding the trigger (may_have_companion)
+        hi = lo + where[-1] + lens[-1]
+        at = text.find(COMPANION_MARK, lo, hi)
+        while at >= 0:
+            j = bisect_right(where, at - lo) - 1
+            if kinds[j] == TAG_ALLOW and at - lo + len(COMPANION_MARK) <= where[j] + lens[j]:
+                chosen.append(j)
+            at = text.find(COMPANION_MARK, at + 1, hi)
+    return sorted(set(chosen))
+
+
 # -- a selection's rules without the group index ------------------------------------------------
 # A directive head is kind << KIND_SHIFT | line (robotrules._tokenize): with 32-bit heads
 # stored little-endian, each head's last byte is kind << 1 and one bit of the line, so the
@@ -359,7 +594,7 @@ def selection_spans(text: str, dirs: array[int], dialect: Dialect, key: str
     if (not spec.token_agents or spec.blank_ends_group or not _KIND_BYTES_READ
             or dirs.itemsize != 4):
         return None
-    heads = memoryview(dirs).cast("B")[3::12].tobytes()
+    heads = dirs.tobytes()[3::12]
     kinds = heads.translate(_KIND_OF_TOP)
     if kinds.count(_UA_BYTE) * _UA_SHARE > len(kinds):
         return None  # many groups: the index reads them at about the same cost

@@ -20,10 +20,9 @@ from . import _token, _tokenize
 from ._compile import (
     compile_groups,
     scan_groups,
-    scan_rules,
+    scan_spans,
     select,
     selection_spans,
-    span_rows,
 )
 from ._dialects import SPECS
 from ._index import TAG_ALLOW, TAG_DISALLOW, GroupIndex
@@ -198,8 +197,7 @@ class PurePeer:
                         scanned = self._scanned = set()
                     scanned.add(selection)
                     text, dirs, dialect = self._text, self._dirs, self.dialect
-                    return lambda path: scan_rules(span_rows(spans, tags, dirs), text,
-                                                   dialect, path)
+                    return lambda path: scan_spans(spans, tags, dirs, text, dialect, path)
         idx = self.group_index
         selection, groups = select(idx, key, self.dialect)
         if selection not in self._matcher_of_selection:

@@ -15,9 +15,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from robotrules import _compile, _pure, _token
-from robotrules._compile import compile_groups, scan_groups, select, selection_lines
+from robotrules import _compile, _match, _pure, _token
+from robotrules._compile import (
+    compile_groups,
+    scan_groups,
+    scan_spans,
+    select,
+    selection_lines,
+    selection_spans,
+)
 from robotrules._dialects import SPECS
+from robotrules._tokenize import MAX_LINE
 from tests.core.gen import PATH_ATOMS, QUERY_AGENTS, rand_body, rand_url
 
 DIALECTS = ("rfc9309", "google", "1994")
@@ -225,3 +233,128 @@ def test_a_large_selections_first_query_is_the_compiled_answer(
         peer = _pure.PurePeer(data, dialect, None)  # type: ignore[arg-type]
         assert peer.path_key(path, agent) == want.best(path), (dialect, agent, path)
         assert getattr(peer, "_index", None) is None  # (the first query read the spans)
+
+
+# what scan_spans sifts on: a value's first two bytes (a star, an escape, an end mark, non-ASCII
+# or the path's own), the two after a leading star, its length, Google's companion trigger
+_SIFT_HEADS = ["", "/", "*", "/*", "**", "/**", "*%", "/*%", "/$", "$", "/%2A", "%73", "/\u00e9",
+               "\u00e9", "/s", "/se", "/*/", "*.", "/a", "/*$", "* ", "/*\t", "/ ", "/\t"]
+_SIFT_ATOMS = ["s", "e", "a", "r", "ch", "x", "/", ".", "?", "=", "*", "$", "%41", "%73",
+               "\u00e9", " ", "\t", "/index.html", "index.htm", "se", "ea", "q", "\u00ff"]
+_SIFT_PATH = ["s", "e", "a", "r", "ch", "x", "/", ".", "?", "=", "sea", "%73", "\u00e9", "\u00ff",
+              "\u30c4", " ", "*", "$", "index.html", "q"]
+
+
+@st.composite
+def _sifted_selection(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """A file whose FooBot groups (two, so their selection is two directive ranges) and '*'
+    group hold 300 to 360 rules: values that open with a star, an escape, an end mark,
+    non-ASCII or the paths' first bytes, a star followed by two bytes the path may or may not
+    hold, one or two bytes long, Google's companion trigger, other directives between rules,
+    and lines past Google's 16,663-byte cut whose value ends at the cut (the next byte is not
+    white space), values of 256 bytes or more; with paths of 0 to 8 atoms (empty, ending in
+    '/', characters past Latin-1) and long ones."""
+    rng = random.Random(draw(st.integers(0, 1 << 32)))
+    heads = draw(st.lists(st.sampled_from(_SIFT_HEADS), min_size=2, max_size=len(_SIFT_HEADS),
+                          unique=True))
+    atoms = draw(st.lists(st.sampled_from(_SIFT_ATOMS), min_size=2, max_size=len(_SIFT_ATOMS),
+                          unique=True))
+    lines = []
+    for agent in ("FooBot", "*", "FooBot"):
+        lines.append(f"User-agent: {agent}")
+        for _ in range(rng.randint(150, 180)):
+            value = rng.choice(heads) + "".join(
+                rng.choice(atoms) for _ in range(rng.randint(0, 4)))
+            key = rng.choice(["Allow", "Disallow", "allow", "Disallow", "Sitemap"])
+            r = rng.random()
+            if r < 0.03:  # 256 bytes or more: a length whose low byte is small
+                value = "/s" + "e" * rng.choice([254, 255, 510]) + rng.choice(["", "*", "$"])
+            if 0.03 <= r < 0.05 and value:  # the value ends at the cut ("zz" is not read)
+                lines.append(key + ":" + " " * (MAX_LINE - len(key) - 1 - len(value))
+                             + value + "zz")
+            else:
+                lines.append(key + rng.choice(_ODD_SEPS) + value
+                             + rng.choice(["", "", " ", "\t# c", "#x"]))
+    paths = ["".join(rng.choice(_SIFT_PATH) for _ in range(rng.randint(0, 8)))
+             for _ in range(6)]
+    paths = [("/" if rng.random() < 0.8 else "") + p + ("/" if rng.random() < 0.3 else "")
+             for p in paths] + ["/s" + "e" * rng.choice([254, 255, 300, 520])]
+    return "\n".join(lines) + "\n", paths
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_sifted_selection(), st.sampled_from(["rfc9309", "google"]),
+       st.sampled_from(["FooBot", "OtherBot"]))
+def test_the_sifted_scan_is_the_compiled_answer(case: tuple[str, list[str]], dialect: str,
+                                                agent: str) -> None:
+    """Differential: scan_spans, which reads only the rules that C-level passes over the
+    selection's first bytes leave (its literal prefix can still be the path's, a star's next
+    two bytes occur in the path, or Google's companion may apply), gives for each path, as
+    written and as the dialect reads it, the key the compiled matcher of the same selection
+    gives (the reference: RFC 9309 2.2.2's longest match, Allow on a tie, the earliest line;
+    robots.cc's companion ``/x/$`` of ``Allow: /x/index.html``)."""
+    body, paths = case
+    data = body.encode("utf-8")
+    want = _pure.PurePeer(data, dialect, None)._for_agent(agent)[0]  # type: ignore[arg-type]
+    peer = _pure.PurePeer(data, dialect, None)  # type: ignore[arg-type]
+    found = selection_spans(peer._text, peer._dirs, dialect,  # type: ignore[arg-type]
+                            _token.query_key(agent))
+    assert found is not None
+    _, spans, tags = found
+    assert len(spans) == (2 if agent == "FooBot" else 1)
+    for path in paths + [SPECS[dialect].path(p) for p in paths]:  # type: ignore[index]
+        got = scan_spans(spans, tags, peer._dirs, peer._text, dialect, path)  # type: ignore[arg-type]
+        assert got == want.best(path), (dialect, agent, path)
+
+
+def _sifted(body: str, dialect: str, path: str) -> int:
+    """scan_spans' key for ``path`` over the '*' group of ``body`` (and the compiled one)."""
+    peer = _pure.PurePeer(body.encode("utf-8"), dialect, None)  # type: ignore[arg-type]
+    found = selection_spans(peer._text, peer._dirs, dialect, "bot")  # type: ignore[arg-type]
+    assert found is not None
+    _, spans, tags = found
+    got = scan_spans(spans, tags, peer._dirs, peer._text, dialect, path)  # type: ignore[arg-type]
+    assert got == _pure.PurePeer(body.encode("utf-8"), dialect,  # type: ignore[arg-type]
+                                 None)._for_agent("bot")[0].best(path)
+    return got
+
+
+_BOTH = ("rfc9309", "google")
+
+
+@pytest.mark.parametrize(("rule", "path", "dialects"), [
+    ("/*a", "/xa", _BOTH), ("*a", "/xa", _BOTH), ("/*ab", "/xab", _BOTH),
+    ("*ab", "/xab", _BOTH), ("/*a$", "/xa", _BOTH), ("/s", "/search", _BOTH), ("/", "/x", _BOTH),
+    ("/sea$", "/sea", _BOTH), ("/se*ch", "/search", _BOTH),
+    ("/s" + "e" * 254, "/s" + "e" * 300, _BOTH), ("/s" + "e" * 510, "/s" + "e" * 510, _BOTH),
+    ("/se%61rch", "/search", ("rfc9309",)), ("/sea%72ch", "/search", ("rfc9309",)),
+    ("/*%61b", "/xab", ("rfc9309",)), ("/se%61rch", "/se%61rch", ("google",))],
+    ids=lambda v: (v if len(v) < 24 else f"{v[:4]}...{len(v)}B") if isinstance(v, str) else "-")
+def test_the_sifted_scan_reads_the_rule_that_decides(rule: str, path: str,
+                                                     dialects: tuple[str, ...]) -> None:
+    """Each rule here is the only one of 200 that matches its path (RFC 9309 2.2.3: "*"
+    matches any run of characters and a final "$" ends the path; 2.2.2: octets are compared
+    after decoding the escapes of unreserved characters, where Google's matcher compares
+    them as written, robots.cc MaybeEscapePattern; a longer rule is no different):
+    scan_spans keeps it whatever sifts it (a star run of one or two bytes, the value's end
+    right after it, an escape or a star among its first bytes, 256 or 512 bytes long),
+    and its key, the compiled matcher's, names it."""
+    body = "User-agent: bot\n" + "".join(f"Disallow: /zz{i}\n" for i in range(200)) + (
+        f"Disallow: {rule}\n")
+    for dialect in dialects:
+        key = _sifted(body, dialect, path)
+        assert key & _match.INDEX_MASK == 201  # the rule's directive (the agent's is 0)
+
+
+@pytest.mark.parametrize("dialect", ["rfc9309", "google"])
+def test_the_companion_needs_its_trigger_as_written(dialect: str) -> None:
+    """robots.cc HandleAllow derives ``/a/$`` from ``Allow: /a/index.html`` on the value as
+    written (MaybeEscapePattern decodes nothing), and the native kernel reads the trigger so
+    (robotrules._compile.may_have_companion): ``/a/ind%65x.html`` has no companion in either
+    dialect, in the compiled matcher and the scan alike, so ``/a/`` stays disallowed."""
+    pad = "".join(f"Disallow: /zz{i}\n" for i in range(200))
+    for allow, allowed in (("/a/index.html", True), ("/a/ind%65x.html", False),
+                           ("/a/index%2Ehtml", False)):
+        body = f"User-agent: bot\nDisallow: /\n{pad}Allow: {allow}\n"
+        key = _sifted(body, dialect, "/a/")
+        assert _match.key_allows(key) is allowed, allow
