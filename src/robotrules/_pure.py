@@ -56,8 +56,9 @@ _BUDGET_PER_RULE: Final = 4
 # a compiled matcher and the group indices it was compiled from
 _Compiled = tuple[Matcher, tuple[int, ...]]
 # a selection whose groups hold this many lines or more answers its first query by reading its
-# rules (scan_groups) and compiles on its second, as the native peer's (Doc._scan): a file
-# asked once for an agent pays no compile
+# rules (scan_groups) and compiles on its second: a file asked once for an agent pays no
+# compile (the native peer reads a selection for its first SCAN_TIMES queries: Doc._scan,
+# whose reading costs far less against its compile than a Python one does)
 _SCAN_MIN: Final = 256
 
 
