@@ -221,21 +221,22 @@ cdef struct LitIndex:
     int32_t* single   # per byte: the bucket of the one-byte key, or -1
 
 
-cdef struct Matcher:
-    uint8_t scans     # queries that scanned the "always" list while it waits for its index
-    uint8_t indexed   # 0: entries are one best-first list (a small group)
-    uint32_t nentries
+cdef struct Matcher:  # 64 bytes (the pointers, then the 4-byte fields: no padding inside);
+    # a selection's matcher is one block, this struct then its arrays (matcher_block)
     Entry* entries    # linear: every rule; indexed: the nodes' other rules, then "always"
-    uint32_t nnodes
     Node* nodes
-    NodeLit* node_lits  # per node, where some node's list is long enough for an index; or NULL
     # node k's other rules: entries[specials[k] : specials[k + 1]] (nnodes + 1 of them, the
     # last = always); NULL when no node has any (most matchers: only plain prefixes)
     uint32_t* specials
+    NodeLit* node_lits  # per node, where some node's list is long enough for an index; or NULL
+    LitIndex* lits
+    uint32_t nentries
+    uint32_t nnodes
     uint32_t always   # indexed: entries[always:] could match anywhere
     int32_t lit       # a LitIndex over entries[always:], or LIT_NONE, LIT_LATER, LIT_WANTED
     uint32_t nlits
-    LitIndex* lits
+    uint8_t scans     # queries that scanned the "always" list while it waits for its index
+    uint8_t indexed   # 0: entries are one best-first list (a small group)
 
 
 cdef struct PrefixRef:
@@ -393,6 +394,8 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
                           const unsigned char* text, const unsigned char* pats) noexcept nogil
 cdef int index_wanted(Matcher* m, const unsigned char* text, const unsigned char* pats
                       ) except -1
+cdef Matcher* matcher_block(Matcher* m) noexcept
+cdef void matcher_block_free(Matcher* m) noexcept
 cdef void matcher_free(Matcher* m) noexcept
 
 # urls.pxi

@@ -451,8 +451,7 @@ cdef class Doc:
                 Py_DECREF(<object>self.memo_agent[i])
         for i in range(self.nsels):
             if self.sels[i] != NULL:
-                matcher_free(self.sels[i])
-                PyMem_Free(self.sels[i])
+                matcher_block_free(self.sels[i])
         PyMem_Free(self.sels)
         PyMem_Free(self.tokens)
         PyMem_Free(self.tokbuf)
@@ -748,7 +747,7 @@ cdef class Doc:
         if self.sels[k] != NULL:  # another thread published one meanwhile
             matcher_free(m)
             return 0
-        made = <Matcher*>PyMem_Malloc(sizeof(Matcher))
+        made = matcher_block(m)
         if made == NULL:
             matcher_free(m)
             raise MemoryError()
@@ -756,13 +755,11 @@ cdef class Doc:
         if b.live + cost > b.budget:
             for i in range(self.nsels):
                 if self.sels[i] != NULL:
-                    matcher_free(self.sels[i])
-                    PyMem_Free(self.sels[i])
+                    matcher_block_free(self.sels[i])
                     self.sels[i] = NULL
             b.live = 0
             b.compiled = 0
             self.evictions += 1
-        made[0] = m[0]
         self.sels[k] = made
         b.live += cost
         b.compiled += 1
