@@ -141,17 +141,39 @@ cdef struct KeySlot:
     unsigned char key[KEY_MAX + 1]
 
 
-cdef struct Entry:  # 24 bytes (six words of a U32Vec, see ENTRY_WORDS)
-    uint32_t off      # offset of the pattern body in the text, or in the pats (F_PATS)
-    uint32_t len      # body length in bytes
-    uint32_t plen     # literal prefix length (up to the first '*')
-    uint32_t prio     # priority: the pattern's length as counted (RFC 9309 2.2.2), clamped
-    uint32_t index    # directive index (the earliest line wins ties)
-    uint8_t flags     # kind | F_ANCHORED | F_ALLOW | F_PATS
-    uint8_t pad[3]
+cdef extern from *:
+    """
+    /* robotrules' Entry (_native.pxd): 16 bytes. The widths below hold the largest value
+       accepted input gives (checked at import and in ready(), tables.pxi): a length is at
+       most PATTERN_GROWTH * MAX_LINE = 99,978 < 2 ** 17, a priority at most MAX_PRIO =
+       2 ** 23 - 1, the flags below 2 ** 5. */
+    typedef struct {
+        uint32_t off;
+        uint32_t index;
+        uint64_t len : 17;
+        uint64_t plen : 17;
+        uint64_t prio : 23;
+        uint64_t flags : 5;
+    } robotrules_Entry;
+    """
+    # one rule of a matcher: 16 bytes (four words of a U32Vec, see ENTRY_WORDS); the C
+    # struct packs the last four fields into one 64-bit word (bit-fields: never take their
+    # address)
+    ctypedef struct Entry "robotrules_Entry":
+        uint32_t off      # offset of the pattern body in the text, or in the pats (F_PATS)
+        uint32_t index    # directive index (the earliest line wins ties)
+        uint32_t len      # body length in bytes (17 bits: ENTRY_LEN)
+        uint32_t plen     # literal prefix length (up to the first '*'; 17 bits)
+        uint32_t prio     # priority: the pattern's length as counted (RFC 9309 2.2.2), clamped
+                          # at MAX_PRIO (23 bits: PRIO_BITS)
+        uint8_t flags     # kind | F_ANCHORED | F_ALLOW | F_PATS (5 bits)
 
 cdef enum:
-    ENTRY_WORDS = 6   # sizeof(Entry) // sizeof(uint32_t), checked below
+    ENTRY_WORDS = 4   # sizeof(Entry) // sizeof(uint32_t), checked in match.pxi
+    ENTRY_LEN_BITS = 17  # Entry.len and .plen: a normal form is at most PATTERN_GROWTH *
+    ENTRY_LEN = (1 << 17) - 1  # MAX_LINE bytes (checked by ready())
+    PRIO_BITS = 23    # Entry.prio: at most MAX_PRIO (checked at import)
+    FLAG_BITS = 5     # Entry.flags: below F_PATS << 1
     NODE_LEN_BITS = 24  # a prefix is at most PATTERN_GROWTH * MAX_LINE bytes: checked at import
     NODE_LEN = (1 << 24) - 1
 

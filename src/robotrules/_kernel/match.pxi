@@ -288,4 +288,5 @@ cdef inline uint64_t window(const unsigned char* p, int w) noexcept nogil:
 
 assert sizeof(Entry) == ENTRY_WORDS * sizeof(uint32_t)
 assert sizeof(Node) == 4 * sizeof(uint32_t)
+assert sizeof(Entry) == 16
 assert sizeof(Matcher) == 64
