@@ -33,7 +33,8 @@ Parts, by job:
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.ref cimport Py_DECREF, Py_INCREF, PyObject
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                           uint64_t)
 from libc.stdlib cimport qsort
 from libc.string cimport memchr, memcmp, memcpy, memset
 
@@ -186,6 +187,23 @@ cdef struct Node:  # 16 bytes: one per distinct prefix of an indexed matcher
     int32_t parent    # the longest other prefix that is a prefix of this one, or -1
 
 
+cdef struct Node8:  # 8 bytes: a Node of a matcher whose every node fits (nodes_narrow;
+    # most: a file under 64 KiB, a plain rule's directive index below NO_PLAIN8, fewer
+    # than 2 ** 15 nodes); Matcher.narrow says which its nodes are
+    uint16_t off      # the prefix's offset (F_PATS in the flags)
+    uint16_t lenf     # its length (the low NODE8_LEN_BITS bits) and, above, F_ALLOW | F_PATS
+                      # shifted by NODE8_FLAG_SHIFT (bits 14 and 15)
+    uint16_t plain    # the plain rule's directive index, or NO_PLAIN8
+    int16_t parent    # a node index below NODE8_MAX_NODES, or -1
+
+cdef enum:
+    NODE8_LEN_BITS = 14
+    NODE8_LEN = (1 << 14) - 1
+    NODE8_FLAG_SHIFT = 11   # F_ALLOW (8) and F_PATS (16) land on bits 14 and 15
+    NODE8_MAX_NODES = 1 << 15
+    NO_PLAIN8 = 0xFFFF
+
+
 cdef struct Build:  # what a Doc keeps until every selection is compiled (then freed)
     # each rule (vstart, index, vlen | RULE_ALLOW), where each group's rules start, each
     # selection's groups and where they start; per rule, its entries in the pool (MEMO_NONE
@@ -259,6 +277,7 @@ cdef struct Matcher:  # 64 bytes (the pointers, then the 4-byte fields: no paddi
     uint32_t nlits
     uint8_t scans     # queries that scanned the "always" list while it waits for its index
     uint8_t indexed   # 0: entries are one best-first list (a small group)
+    uint8_t narrow    # indexed: the nodes are Node8 (nodes_narrow), else Node
 
 
 cdef struct PrefixRef:
@@ -418,6 +437,7 @@ cdef int index_wanted(Matcher* m, const unsigned char* text, const unsigned char
                       ) except -1
 cdef Matcher* matcher_block(Matcher* m) noexcept
 cdef void matcher_block_free(Matcher* m) noexcept
+cdef bint nodes_narrow(const Matcher* m) noexcept
 cdef void matcher_free(Matcher* m) noexcept
 
 # urls.pxi

@@ -1215,7 +1215,8 @@ cdef class Doc:
             m = self.sels[i]
             if m == NULL:
                 continue
-            size += sizeof(Matcher) + m.nentries * sizeof(Entry) + m.nnodes * sizeof(Node)
+            size += sizeof(Matcher) + m.nentries * sizeof(Entry) + m.nnodes * (
+                sizeof(Node8) if m.narrow else sizeof(Node))
             if m.node_lits != NULL:
                 size += m.nnodes * sizeof(NodeLit)
             if m.specials != NULL:

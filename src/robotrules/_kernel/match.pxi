@@ -129,41 +129,77 @@ cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, 
     return best
 
 
+ctypedef fused AnyNode:  # a matcher's nodes: wide, or narrow where every value fits
+    Node
+    Node8
+
+
+cdef inline uint32_t any_len(const AnyNode* nd) noexcept nogil:
+    if AnyNode is Node:
+        return nd.lenf & NODE_LEN
+    else:
+        return nd.lenf & NODE8_LEN
+
+
+cdef inline uint8_t any_flags(const AnyNode* nd) noexcept nogil:
+    if AnyNode is Node:
+        return <uint8_t>(nd.lenf >> NODE_LEN_BITS)
+    else:
+        return <uint8_t>((nd.lenf >> NODE8_FLAG_SHIFT) & (F_ALLOW | F_PATS))
+
+
+cdef inline uint32_t any_plain(const AnyNode* nd) noexcept nogil:
+    if AnyNode is Node:
+        return nd.plain
+    else:
+        return NO_PLAIN if nd.plain == NO_PLAIN8 else nd.plain
+
+
 cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
                           const unsigned char* text, const unsigned char* pats) noexcept nogil:
+    if not m.indexed:
+        return scan_entries(m.entries, m.nentries, path, n, NO_MATCH, text, pats)
+    if m.narrow:
+        return nodes_best(m, <const Node8*>m.nodes, path, n, text, pats)
+    return nodes_best(m, <const Node*>m.nodes, path, n, text, pats)
+
+
+cdef inline int64_t nodes_best(Matcher* m, const AnyNode* nodes, const unsigned char* path,
+                               Py_ssize_t n, const unsigned char* text,
+                               const unsigned char* pats) noexcept nogil:
+    """matcher_best of an indexed matcher, over its nodes (Node or Node8)."""
     cdef int64_t best = NO_MATCH, key
     cdef Py_ssize_t lo, hi, mid
     cdef int32_t k
-    cdef Node* nd
-    cdef uint32_t sp_end
+    cdef const AnyNode* nd
+    cdef uint32_t plain
     cdef int32_t no_lit = LIT_NONE
     cdef uint8_t no_scans = 0
     cdef int32_t* lit
     cdef uint8_t* scans
-    if not m.indexed:
-        return scan_entries(m.entries, m.nentries, path, n, best, text, pats)
     # bisect_right over the sorted prefixes, minus one
     lo = 0
     hi = m.nnodes
     while lo < hi:
         mid = (lo + hi) >> 1
-        nd = &m.nodes[mid]
-        if cmp_bytes(path, n, base_of(node_flags(nd), text, pats) + nd.off, node_len(nd)) < 0:
+        nd = &nodes[mid]
+        if cmp_bytes(path, n, base_of(any_flags(nd), text, pats) + nd.off, any_len(nd)) < 0:
             hi = mid
         else:
             lo = mid + 1
     k = <int32_t>lo - 1
     while k >= 0:
-        nd = &m.nodes[k]
-        if node_len(nd) <= n and same_bytes(path, base_of(node_flags(nd), text, pats) + nd.off,
-                                            node_len(nd)):
+        nd = &nodes[k]
+        if any_len(nd) <= n and same_bytes(path, base_of(any_flags(nd), text, pats) + nd.off,
+                                           any_len(nd)):
             break
         k = nd.parent
     while k >= 0:  # every link from here on is a prefix of the path
-        nd = &m.nodes[k]
-        if nd.plain != NO_PLAIN:
-            key = ((RANKS - (2 * <int64_t>node_len(nd) + ((node_flags(nd) & F_ALLOW) != 0)))
-                   << INDEX_BITS) + nd.plain
+        nd = &nodes[k]
+        plain = any_plain(nd)
+        if plain != NO_PLAIN:
+            key = ((RANKS - (2 * <int64_t>any_len(nd) + ((any_flags(nd) & F_ALLOW) != 0)))
+                   << INDEX_BITS) + plain
             if key < best:
                 best = key
         if m.specials != NULL:  # the node's other rules
@@ -221,21 +257,36 @@ cdef Matcher* matcher_block(Matcher* m) noexcept:
     arrays of those are freed); its literal indexes stay apart (made later, on demand).
     NULL when memory is short (``m`` is left as it was). One block instead of four saves
     the allocator's rounding and headers on each: most matchers are a few entries."""
-    cdef Py_ssize_t esize = m.nentries * sizeof(Entry), nsize = m.nnodes * sizeof(Node)
+    cdef bint narrow = nodes_narrow(m)
+    cdef Py_ssize_t esize = m.nentries * sizeof(Entry)
+    cdef Py_ssize_t nsize = m.nnodes * (sizeof(Node8) if narrow else sizeof(Node))
     cdef Py_ssize_t ssize = (m.nnodes + 1) * sizeof(uint32_t) if m.specials != NULL else 0
     cdef unsigned char* at
     cdef Matcher* made = <Matcher*>PyMem_Malloc(sizeof(Matcher) + esize + nsize + ssize)
+    cdef Node8* n8
+    cdef uint32_t k
     if made == NULL:
         return NULL
     made[0] = m[0]
+    made.narrow = narrow
     at = <unsigned char*>(made + 1)
-    # Entry and Node are 4-byte aligned (uint32_t fields) and the struct's size is a
-    # multiple of 8: every array after it is aligned
+    # Entry and Node are 4-byte aligned (uint32_t fields), Node8 2-byte, and the struct's
+    # size is a multiple of 8 and the arrays' sizes multiples of 4: each is aligned
     made.entries = <Entry*>at if esize else NULL
     memcpy(at, m.entries, esize)
     at += esize
     made.nodes = <Node*>at if nsize else NULL
-    memcpy(at, m.nodes, nsize)
+    if narrow:
+        n8 = <Node8*>at
+        for k in range(m.nnodes):
+            n8[k].off = <uint16_t>m.nodes[k].off
+            n8[k].lenf = <uint16_t>(node_len(&m.nodes[k])
+                                    | (<uint32_t>node_flags(&m.nodes[k]) << NODE8_FLAG_SHIFT))
+            n8[k].plain = (NO_PLAIN8 if m.nodes[k].plain == NO_PLAIN
+                           else <uint16_t>m.nodes[k].plain)
+            n8[k].parent = <int16_t>m.nodes[k].parent
+    else:
+        memcpy(at, m.nodes, nsize)
     at += nsize
     made.specials = <uint32_t*>at if ssize else NULL
     memcpy(at, m.specials, ssize)
@@ -243,6 +294,22 @@ cdef Matcher* matcher_block(Matcher* m) noexcept:
     PyMem_Free(m.nodes)
     PyMem_Free(m.specials)
     return made
+
+
+cdef bint nodes_narrow(const Matcher* m) noexcept:
+    """Whether every node of ``m`` fits a Node8: its prefix's offset below 2 ** 16, its
+    length below 2 ** NODE8_LEN_BITS, its plain rule's directive index below NO_PLAIN8 (or
+    none), its parent an index below 2 ** 15 (true of every node when there are fewer)."""
+    cdef uint32_t k
+    cdef const Node* nd
+    if m.nnodes > NODE8_MAX_NODES:
+        return False
+    for k in range(m.nnodes):
+        nd = &m.nodes[k]
+        if nd.off > 0xFFFF or node_len(nd) > NODE8_LEN or (
+                nd.plain != NO_PLAIN and nd.plain >= NO_PLAIN8):
+            return False
+    return True
 
 
 cdef void matcher_block_free(Matcher* m) noexcept:
@@ -289,4 +356,5 @@ cdef inline uint64_t window(const unsigned char* p, int w) noexcept nogil:
 assert sizeof(Entry) == ENTRY_WORDS * sizeof(uint32_t)
 assert sizeof(Node) == 4 * sizeof(uint32_t)
 assert sizeof(Entry) == 16
+assert sizeof(Node8) == 8
 assert sizeof(Matcher) == 64
