@@ -255,7 +255,7 @@ def test_compiled_groups_give_their_rules_back(dialect: str) -> None:
     rules = robotrules.parse(body, dialect)
     rules.is_allowed("/p7/ax7", user_agent="a")
     # the small groups' rules and the selections' lists: well under 4 KiB, where keeping the
-    # big group's 3,001 rules (12 bytes each, 4 for the memo, 24 an entry) would be 120 KiB
+    # big group's 3,001 rules (12 bytes each, 4 for the memo, 16 an entry) would be 96 KiB
     assert sys.getsizeof(rules) - sys.getsizeof(alone) < 4096
     assert {(a, u): rules.is_allowed(u, user_agent=a) for a in agents for u in urls} == want
     for order in (agents[::-1], agents[2:] + agents[:2]):  # others first, the big one later

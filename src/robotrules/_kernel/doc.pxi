@@ -708,7 +708,7 @@ cdef class Doc:
         once per rule (pattern_entries), and when the matchers compiled so far and this one
         would hold more than ``budget`` entries and nodes (BUDGET_MIN + BUDGET_PER_RULE per
         rule of the file), the others are dropped first (they are compiled again when asked).
-        A matcher with E entries and N nodes holds at most 24 E + 28 N bytes plus its literal
+        A matcher with E entries and N nodes holds at most 16 E + 28 N bytes plus its literal
         indexes (built only over lists of more than LIT_MIN entries: at most 9.3 KiB + 40
         bytes an entry each), so all of them together stay within about 300 bytes a unit of
         the budget."""
