@@ -1,8 +1,9 @@
-"""Workloads (p), (c), the line scan and (n) timed in CPU seconds (``time.process_time``), for a
-shared machine whose load makes wall-clock rounds unusable: the time a process is not on a
-CPU is not counted. Every library is called in this one process, one after the other per
-round (the order reversed every other round). Needs ``ROBOTRULES_BEFORE`` (the build to
-compare with, see bench_builds) and fastrobots and fast-robotstxt (CPython 3.12: venv312.sh).
+"""Workloads (p), (c) (on each data set), the line scan and (n) timed in CPU seconds
+(``time.process_time``), for a shared machine whose load makes wall-clock rounds unusable:
+the time a process is not on a CPU is not counted. Every library is called in this one
+process, one after the other per round (the order reversed every other round). Needs
+``ROBOTRULES_BEFORE`` (the build to compare with, see bench_builds) and fastrobots and
+fast-robotstxt (CPython 3.12: venv312.sh).
 
     ROBOTRULES_BEFORE=/path/to/old/src .venv312/bin/python benchmarks/bench_cputime.py 7
 """
@@ -17,7 +18,7 @@ import bench_builds
 import bench_libs as L
 from bench_data import site_files
 from bench_report import Report
-from workloads.first import data_sets
+from workloads.first import cold_sets, data_sets
 from workloads.native import bench_native
 
 builds, _ = bench_builds.load()
@@ -62,23 +63,24 @@ for title, pairs in data_sets(files, 9309, 400):
         cells = " ".join(f"vs {ref} {spread(t[ref], ts)}" for ref in (
             L.NZRSKY.name, "fastrobots", "robotrules-before"))
         print(f"  {lib.name:30s} {statistics.median(ts) / len(pairs) * 1e6:8.2f} us/file {cells}")
-# cold, per library, CPU time
-t = {lib.name: [] for lib in libs}
-cold_pairs = [(f.body, f.queries) for f in files]
-for r in range(rounds):
-    for lib in libs if r % 2 else libs[::-1]:
-        if lib.reset:
-            lib.reset()
-        t0 = time.process_time()
-        for body, qs in cold_pairs:
-            lib.cold(body, qs)
-        t[lib.name].append(time.process_time() - t0)
-print("## cold (parse + 20 queries), corpus")
-for lib in libs:
-    ts = t[lib.name]
-    cells = " ".join(f"vs {ref} {spread(t[ref], ts)}" for ref in (
-        "fastrobots", "robotrules-before"))
-    print(f"  {lib.name:30s} {statistics.median(ts) / len(cold_pairs) * 1e6:8.2f} us/file {cells}")
+# cold, per library, CPU time, on each data set
+for title, cold_pairs in cold_sets(files, 9309, 400):
+    t = {lib.name: [] for lib in libs}
+    for r in range(rounds):
+        for lib in libs if r % 2 else libs[::-1]:
+            if lib.reset:
+                lib.reset()
+            t0 = time.process_time()
+            for body, qs in cold_pairs:
+                lib.cold(body, qs)
+            t[lib.name].append(time.process_time() - t0)
+    print(f"## cold (parse + {len(cold_pairs[0][1])} queries), {title}: {len(cold_pairs)} files")
+    for lib in libs:
+        ts = t[lib.name]
+        cells = " ".join(f"vs {ref} {spread(t[ref], ts)}" for ref in (
+            "fastrobots", "robotrules-before"))
+        per = statistics.median(ts) / len(cold_pairs) * 1e6
+        print(f"  {lib.name:30s} {per:8.2f} us/file {cells}")
 # line scan
 bodies = [f.body for f in files]
 parse = builds[0][1].parse

@@ -107,25 +107,40 @@ def rule_query(name: str, body: bytes, seed: int) -> Query | None:
     """One query built from one of the file's own rules (a path it likely matches or nearly
     matches) for one of the file's own agents, else a common agent; None for a file with no
     rule."""
+    got = rule_queries(name, body, 1, seed)
+    return got[0] if got else None
+
+
+def rule_queries(name: str, body: bytes, n: int, seed: int) -> tuple[Query, ...]:
+    """``n`` queries as :func:`rule_query` builds one (its first), each from one of the
+    file's rules; none for a file with no rule."""
     rng = random.Random(f"{seed}:rule-query:{name}")
     patterns = [m.group(1).decode("utf-8", "replace").strip() for m in _RULE.finditer(body)]
     patterns = [p for p in patterns if p]
     if not patterns:
-        return None
+        return ()
     own = sorted({m.group(1).decode() for m in _UA.finditer(body)})
-    agent = rng.choice(own) if own and rng.random() < 0.5 else rng.choice(COMMON_AGENTS)
     host = name.removesuffix(".txt")
-    return agent, f"https://{host}{path_from_rule(rng.choice(patterns), rng)}"
+    out: list[Query] = []
+    for _ in range(n):
+        agent = rng.choice(own) if own and rng.random() < 0.5 else rng.choice(COMMON_AGENTS)
+        out.append((agent, f"https://{host}{path_from_rule(rng.choice(patterns), rng)}"))
+    return tuple(out)
 
 
 def generated_files(count: int, seed: int) -> list[tuple[bytes, Query]]:
     """``count`` synthetic files (as (e) makes them) of 300 bytes to 30 KB, spread evenly on
     a log scale, each with one query (60% from its rules)."""
+    return [(body, queries[0]) for body, queries in generated_cold(count, seed, 1)]
+
+
+def generated_cold(count: int, seed: int, n: int) -> list[tuple[bytes, tuple[Query, ...]]]:
+    """:func:`generated_files` with ``n`` queries each (the first is the one it gives)."""
     out = []
     for i in range(count):
         size = int(300 * 100 ** (i / max(1, count - 1)))
         body, patterns = synthetic_file(size, seed + i)
-        out.append((body, synthetic_queries(patterns, 1, seed + i, size)[0]))
+        out.append((body, tuple(synthetic_queries(patterns, n, seed + i, size))))
     return out
 
 

@@ -10,13 +10,14 @@ from collections.abc import Callable, Sequence
 
 import bench_builds
 import bench_libs as L
-from bench_data import SiteFile, generated_files, rule_query
+from bench_data import SiteFile, generated_cold, generated_files, rule_queries, rule_query
 from bench_harness import SLICES
 from bench_libs import Lib, Query, Suite
 from bench_report import Report
 from bench_timing import fmt_spread, fmt_us, ratio_spread, round_times, split, table
 
 Pairs = list[tuple[bytes, Query]]
+ColdPairs = list[tuple[bytes, tuple[Query, ...]]]
 
 
 def data_sets(files: list[SiteFile], seed: int, generated: int) -> list[tuple[str, Pairs]]:
@@ -29,6 +30,17 @@ def data_sets(files: list[SiteFile], seed: int, generated: int) -> list[tuple[st
     return [("corpus, the file's first query", corpus_first),
             ("corpus, a query from one of its rules", from_rules),
             (f"generated files ({generated}, 300 B to 30 KB)", generated_files(generated, seed))]
+
+
+def cold_sets(files: list[SiteFile], seed: int, generated: int) -> list[tuple[str, ColdPairs]]:
+    """The cold workload's data sets, as :func:`data_sets`' with 20 queries a file: the
+    corpus with its seeded queries (60% from its rules), the corpus with every query built
+    from one of its rules, the generated files."""
+    n = len(files[0].queries) if files else 20
+    from_rules = [(f.body, qs) for f in files if (qs := rule_queries(f.name, f.body, n, seed))]
+    return [("corpus, its seeded queries", [(f.body, f.queries) for f in files]),
+            ("corpus, queries from its rules", from_rules),
+            (f"generated files ({generated}, 300 B to 30 KB)", generated_cold(generated, seed, n))]
 
 
 def _libs(suite: Suite, lean: Lib | None) -> list[Lib]:

@@ -82,7 +82,8 @@ cdef enum:
     FILE_LEVELS = 16  # file_refs nests at most this deep (3 KiB of stack a level), then merges
     FILE_SPLIT = 256  # and files this many refs or more two halves side by side (file_wide)
     SCAN_MIN = 32     # Doc._best: a selection of this many rules or more answers its first
-                      # query by reading them (Doc._scan), and compiles on its second
+                      # SCAN_TIMES queries by reading them (Doc._scan), then compiles
+    SCAN_TIMES = 16   # (below 256: Build.scanned counts them in a byte)
     READ_NONE = 0     # read_rule: an empty value (never decides)
     READ_PLAIN = 1    # a plain prefix
     READ_ONE = 2      # one entry from the pool
@@ -224,8 +225,8 @@ cdef struct Build:  # what a Doc keeps until every selection is compiled (then f
     # Doc._shrink_build once they are half of the rules kept
     uint32_t* readers
     uint32_t dead
-    # per selection, whether a query was answered without compiling it (Doc._scan); made
-    # with the first such answer, else NULL
+    # per selection, the queries answered without compiling it (Doc._scan, at most
+    # SCAN_TIMES); made with the first such answer, else NULL
     uint8_t* scanned
     # the Build is one block: after this struct, the room its first vectors borrow (made to
     # measure by Doc._build: rule_words, gstart and sel_groups there, then the room of

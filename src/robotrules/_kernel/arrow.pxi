@@ -1,10 +1,11 @@
 # Part of robotrules._native (see _native.pxd for the map): arrow.pxi.
 # The batch API over Arrow string buffers (decide_strings): the URLs of a string or
-# large_string array read in place from its offsets and data, no Python object per row; each
-# URL's key found as Doc._url_key finds it, filed under its distinct key with batch.pxi's
-# table; the facts written into the caller's preallocated columns at the rows named. Every
-# offset is checked against the data before a byte is read (a hostile Parquet file gives an
-# error, never a read out of bounds). Nothing here calls back into the caller.
+# large_string array read in place from its offsets and data, no Python object per row;
+# each URL's key found by url_bytes_key (doc.pxi), as Doc._url_key finds it, filed under
+# its distinct key with batch.pxi's table; the facts written into the caller's preallocated
+# columns at the rows named. Every offset is checked against the data before a byte is read
+# (a hostile Parquet file gives an error, never a read out of bounds). Nothing here calls
+# back into the caller.
 
 from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_WRITABLE, PyBuffer_Release,
                              PyObject_GetBuffer)
@@ -14,40 +15,6 @@ cdef enum:
     REASON_INVALID_TEXT = 255  # decide_strings: a URL whose bytes are not UTF-8
     STRINGS_SLOT_NONE = -1     # a row's slot: not UTF-8, no key
 assert REASON_INVALID_TEXT == _tables.REASON_INVALID_TEXT
-
-
-cdef int64_t bytes_key(Doc doc, const unsigned char* u, Py_ssize_t n, str agent) except -3:
-    """Doc._url_key of a URL given as its UTF-8 bytes ``u[:n]``, without the path: the key
-    of the rule that decides it for ``agent``, NO_MATCH, or ROBOTS_TXT. The bytes hold no
-    lone surrogate (UTF-8), so RFC 9309's normalising is done here in full."""
-    cdef bint work
-    cdef unsigned char small[512]
-    cdef unsigned char* buf = NULL
-    cdef const unsigned char* p
-    cdef Py_ssize_t plen, k
-    cdef unsigned char norm_small[512]
-    cdef unsigned char* norm_buf = NULL
-    cdef const DialectTables* dt = &_dialect_tables[doc.dialect_code]
-    url_path(u, n, dt, small, &buf, &p, &plen, &work)
-    try:
-        if work:  # (normal_path only; "/" and a '/' put in front need none)
-            if 3 * plen <= 512:
-                norm_buf = &norm_small[0]
-            else:
-                norm_buf = <unsigned char*>xmalloc(3 * plen)
-            k = normal_path(p, plen, norm_buf)
-            if k < 0:  # a lone surrogate: never in UTF-8 (the caller checked it)
-                raise ValueError("decide_strings: a URL's path is not UTF-8")
-            p = norm_buf
-            plen = k
-        if dt.robots_txt_allowed and plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
-            return ROBOTS_TXT  # RFC 9309 2.2.2
-        return doc._best(p, plen, agent)
-    finally:
-        if buf != NULL and buf != &small[0]:
-            PyMem_Free(buf)
-        if norm_buf != NULL and norm_buf != &norm_small[0]:
-            PyMem_Free(norm_buf)
 
 
 cdef inline bint all_ascii(const unsigned char* u, Py_ssize_t n) noexcept nogil:
@@ -108,7 +75,7 @@ cdef int string_keys(Doc doc, Py_buffer* offsets, Py_buffer* data, const int64_t
             raise ValueError(f"decide_strings: the offsets of row {r} ({lo}, {hi}) are out "
                              f"of range or not monotone (data of {size} bytes)")
         if all_ascii(base + lo, hi - lo):
-            key = bytes_key(doc, base + lo, hi - lo, agent)
+            key = url_bytes_key(doc, base + lo, hi - lo, None, agent, NULL)
         else:
             try:
                 text = PyUnicode_DecodeUTF8(<const char*>(base + lo), hi - lo, NULL)

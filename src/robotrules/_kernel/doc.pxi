@@ -348,7 +348,8 @@ cdef inline object normal_url_path(str url, const unsigned char** p, Py_ssize_t*
     """RFC 9309 2.2.2: the path ``p[:plen]`` of ``url`` normalised, in C (normal_path, into
     ``norm_small`` (512 bytes) or a new ``norm_buf`` the caller frees); for a lone surrogate
     robotrules._url.rfc_path, whose bytes are returned (the caller holds them while ``p``
-    points into them); else None."""
+    points into them); else None. ``url`` None: the caller has only the bytes, and a lone
+    surrogate is a ValueError."""
     cdef Py_ssize_t k
     if 3 * plen[0] <= 512:
         norm_buf[0] = norm_small
@@ -359,6 +360,8 @@ cdef inline object normal_url_path(str url, const unsigned char** p, Py_ssize_t*
         p[0] = norm_buf[0]
         plen[0] = k
         return None
+    if url is None:  # bytes that came as bytes: UTF-8 holds no lone surrogate
+        raise ValueError("a URL's path is not UTF-8")
     norm = _rfc_path(url).encode("utf-8", "surrogatepass")
     p[0] = <const unsigned char*>PyBytes_AS_STRING(norm)
     plen[0] = PyBytes_GET_SIZE(norm)
@@ -773,12 +776,17 @@ cdef class Doc:
 
     cdef bint _scan_first(self, uint32_t k) except -1:
         """Whether selection ``k``'s query is answered by reading its rules (Doc._scan)
-        rather than by compiling it: its first query, when it holds SCAN_MIN rules or more (a
-        file asked once for an agent pays no compile; a smaller selection compiles to a list
-        as cheap to make as one reading)."""
+        rather than by compiling it: its first SCAN_TIMES queries, when it holds SCAN_MIN
+        rules or more (a smaller selection compiles to a list as cheap to make as one
+        reading). A reading costs about a sixteenth of a compile and a query of the compiled
+        matcher about a third of a reading (the generated files of benchmarks/bench_data.py,
+        four groups of 30 to 1,900 rules each: 1.35 us, 13.9 us and 0.5 us), so a selection
+        is compiled once its readings have cost about what compiling it does: a crawler that
+        asks a file a few times per agent never pays a compile, and one that asks it often
+        pays at most about twice what the best choice in hindsight costs."""
         cdef Build* b = self.build
         cdef uint32_t j, g, count = 0
-        if b.scanned != NULL and b.scanned[k]:
+        if b.scanned != NULL and b.scanned[k] >= SCAN_TIMES:
             return False
         for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
             g = b.sel_groups.data[j]
@@ -790,7 +798,7 @@ cdef class Doc:
         if b.scanned == NULL:
             b.scanned = <uint8_t*>xmalloc(self.nsels)
             memset(b.scanned, 0, self.nsels)
-        b.scanned[k] = 1
+        b.scanned[k] += 1
         return True
 
     cdef int64_t _scan(self, uint32_t k, const unsigned char* p, Py_ssize_t n) except -1:
@@ -982,44 +990,17 @@ cdef class Doc:
 
     cdef int64_t _url_key(self, str url, str user_agent, PyObject** path) except -3:  # -3: never a key
         """The key of the rule that decides ``url`` for ``user_agent`` (NO_MATCH when none
-        does), or ROBOTS_TXT for RFC 9309's /robots.txt: the path as the dialect's spec reads
-        it (robotrules._url), found in C. ``path``, unless NULL, gets that path as a new
-        reference to a ``str`` (the spec's ``path(url)``; the caller owns it)."""
-        cdef const unsigned char* u
-        cdef Py_ssize_t n
-        cdef bint work
+        does), or ROBOTS_TXT for RFC 9309's /robots.txt: url_bytes_key on the URL's UTF-8
+        bytes (surrogatepass: a lone surrogate is read as robotrules._url reads it).
+        ``path``, unless NULL, gets the path as a new reference to a ``str`` (the spec's
+        ``path(url)``; the caller owns it)."""
         cdef object data
-        cdef object norm
-        cdef unsigned char small[512]
-        cdef unsigned char* buf = NULL
-        cdef const unsigned char* p
-        cdef Py_ssize_t plen
-        cdef unsigned char norm_small[512]
-        cdef unsigned char* norm_buf = NULL
-        cdef const DialectTables* dt = &_dialect_tables[self.dialect_code]
         if PyUnicode_IS_ASCII(url):
-            u = <const unsigned char*>PyUnicode_DATA(url)
-            n = PyUnicode_GET_LENGTH(url)
-        else:
-            data = url.encode("utf-8", "surrogatepass")
-            u = <const unsigned char*>PyBytes_AS_STRING(data)
-            n = PyBytes_GET_SIZE(data)
-        url_path(u, n, dt, small, &buf, &p, &plen, &work)
-        try:
-            if work:  # (normal_path only; "/" and a '/' put in front need none)
-                norm = normal_url_path(url, &p, &plen, norm_small, &norm_buf)
-            if path != NULL:
-                text = path_text(url, u, n, p, plen)
-                Py_INCREF(text)
-                path[0] = <PyObject*>text
-            if dt.robots_txt_allowed and plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
-                return ROBOTS_TXT  # RFC 9309 2.2.2
-            return self._best(p, plen, user_agent)
-        finally:
-            if buf != NULL and buf != &small[0]:
-                PyMem_Free(buf)
-            if norm_buf != NULL and norm_buf != &norm_small[0]:
-                PyMem_Free(norm_buf)
+            return url_bytes_key(self, <const unsigned char*>PyUnicode_DATA(url),
+                                 PyUnicode_GET_LENGTH(url), url, user_agent, path)
+        data = url.encode("utf-8", "surrogatepass")
+        return url_bytes_key(self, <const unsigned char*>PyBytes_AS_STRING(data),
+                             PyBytes_GET_SIZE(data), url, user_agent, path)
 
     # the per-query methods are method descriptors (binding=False): a call reaches the C
     # function with no function object between (a tenth of a query's time)
@@ -1235,6 +1216,41 @@ cdef class Doc:
 # ``user_agent`` (its name the interned string a call site's keyword is) with a ``str``, is
 # answered here directly; every other call goes to Cython's wrapper, which makes the same
 # checks and raises as documented. Installed once at import, before any subclass exists.
+
+cdef int64_t url_bytes_key(Doc doc, const unsigned char* u, Py_ssize_t n, str url,
+                           str user_agent, PyObject** path) except -3:  # -3: never a key
+    """The key of the rule that decides the URL ``u[:n]`` (its UTF-8 bytes) for
+    ``user_agent`` (NO_MATCH when none does), or ROBOTS_TXT for RFC 9309's /robots.txt: the
+    path as the dialect's spec reads it (robotrules._url), found in C. ``url`` is the URL's
+    text, or None where the caller has only the bytes (decide_strings: they hold no lone
+    surrogate, the one path normal_path leaves to robotrules._url). ``path``, unless NULL
+    (and then ``url`` is the text), gets that path as a new reference to a ``str``."""
+    cdef bint work
+    cdef object norm
+    cdef unsigned char small[512]
+    cdef unsigned char* buf = NULL
+    cdef const unsigned char* p
+    cdef Py_ssize_t plen
+    cdef unsigned char norm_small[512]
+    cdef unsigned char* norm_buf = NULL
+    cdef const DialectTables* dt = &_dialect_tables[doc.dialect_code]
+    url_path(u, n, dt, small, &buf, &p, &plen, &work)
+    try:
+        if work:  # (normal_path only; "/" and a '/' put in front need none)
+            norm = normal_url_path(url, &p, &plen, norm_small, &norm_buf)
+        if path != NULL:
+            text = path_text(url, u, n, p, plen)
+            Py_INCREF(text)
+            path[0] = <PyObject*>text
+        if dt.robots_txt_allowed and plen == 11 and memcmp(p, b"/robots.txt", 11) == 0:
+            return ROBOTS_TXT  # RFC 9309 2.2.2
+        return doc._best(p, plen, user_agent)
+    finally:
+        if buf != NULL and buf != &small[0]:
+            PyMem_Free(buf)
+        if norm_buf != NULL and norm_buf != &norm_small[0]:
+            PyMem_Free(norm_buf)
+
 
 cdef extern from *:
     """

@@ -267,12 +267,25 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+@dataclass(frozen=True)
+class _Job:
+    """What the kernel computes for each batch (:func:`.kernel.evaluate`'s arguments) and in
+    how many processes."""
+
+    agents: tuple[str, ...]
+    column: str
+    usage: bool
+    dialect: Dialect
+    vocabulary: str
+    workers: int
+
+
 def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequence[str],
             column: str, usage: bool, dialect: Dialect, threads: int | None,
             memory_limit: str | None, progress: Progress | None,
             scratch_dir: str | None, workers: int, vocabulary: str) -> VerdictRun:
-    pq = require("pyarrow.parquet")
     duckdb = require("duckdb")
+    job = _Job(tuple(agents), column, usage, dialect, vocabulary, workers)
     run = VerdictRun("duckdb", files=len(urls))
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -282,72 +295,15 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
         con = connect(threads, memory_limit, os.path.join(tmp, "spill"))
         partial = target.parent / f".{target.name}.{os.getpid()}.partial"
         try:
-            rel, total = url_relation(con, urls, column)
-            con.register("url_rel", rel)
-            source = f"(SELECT {', '.join(_ROBOTS_READ)} FROM read_parquet(?))"
-            try:
-                con.execute(f"CREATE TABLE chosen AS {chosen_sql(source)}", [list(robots)])
-            except duckdb.Error as exc:
-                raise DatasetError(_which_robots(con, robots, exc)) from exc
-            if progress is not None:
-                progress("reading URLs", 0, total)
-            # one scan of the URL files (DuckDB's threads), each row's origin key computed
-            # once: the key table and the join read this table
-            con.execute(f"CREATE TEMP TABLE __urls AS {_keyed_sql(column, 'url_rel')}")
-            rows = _origin_map(con)
-            if progress is not None:
-                progress("reading URLs", rows, rows)
-            cols = ", ".join(f"u.{_q(c)}" for c in rel.columns)
-            every = [f"u.{_q(c)}" for c in rel.columns]
-            bodies = con.cursor()
+            rel, rows = _load_tables(con, robots, urls, column, progress)
             cache = RulesCache(dialect, size=64)
             pool_parses = [0]
-
-            def write(exact: bool) -> int:
-                # origin order (an integer rank), then the row's hash, then (exact) the row
-                # itself: equal sort keys are equal rows, so the output is the same whatever
-                # DuckDB's threads do. Without the row's columns as keys (they cost a third
-                # of the sort) two rows of an origin with one hash could come in either
-                # order: the batches are checked (_settled) and a pair of different rows
-                # with one hash, which a 64-bit hash all but never gives, starts over exact
-                ties = "".join(f", {c} NULLS LAST" for c in every) if exact else ""
-                stream = con.sql(
-                    f"SELECT {cols}, m.__oid, {_ROW_HASH.format(', '.join(every))} AS __h "
-                    f"FROM __urls u LEFT JOIN __map m ON u.__k = m.k "
-                    f"ORDER BY m.__oid NULLS LAST, __h{ties}").to_arrow_reader(_BATCH)
-                sorted_ = stream if exact else _settled(stream)
-                joined = (_with_origins(b.drop_columns(["__h"]), bodies) for b in sorted_)
-                if workers > 1:
-                    results = _pool_evaluate(joined, workers, agents, column, usage,
-                                             dialect, pool_parses, vocabulary)
-                else:
-                    results = (evaluate(b, agents, url_column=column, usage=usage,
-                                        cache=cache, vocabulary=vocabulary) for b in joined)
-                writer = None
-                done = 0
-                try:
-                    for result in results:
-                        if writer is None:
-                            writer = pq.ParquetWriter(partial, result.schema,
-                                                      compression="zstd")
-                        writer.write_batch(result)
-                        done += result.num_rows
-                        if progress is not None:
-                            progress("verdicts", done, rows)
-                    if writer is None:  # no URL at all: an empty table with the right columns
-                        schema = output_schema(_joined_schema(rel, con), agents, usage=usage,
-                                               vocabulary=vocabulary)
-                        writer = pq.ParquetWriter(partial, schema, compression="zstd")
-                finally:
-                    if writer is not None:
-                        writer.close()
-                    stream.close()  # (a reader left open holds the connection)
-                return done
-
             try:
-                done = write(exact=False)
+                done = _write_sorted(con, rel, partial, job, cache, pool_parses, rows,
+                                     progress, exact=False)
             except _Collision:
-                done = write(exact=True)
+                done = _write_sorted(con, rel, partial, job, cache, pool_parses, rows,
+                                     progress, exact=True)
             os.replace(partial, target)
             run.urls, run.parses = done, cache.parses + pool_parses[0]
             run.bad_rows = bad_url_rows(con, url_format(urls[0]))
@@ -360,6 +316,84 @@ def _duckdb(robots: Sequence[str], urls: Sequence[str], out: str, agents: Sequen
                 partial.unlink()
             con.close()
     return run
+
+
+def _load_tables(con: Any, robots: Sequence[str], urls: Sequence[str], column: str,
+                 progress: Progress | None) -> tuple[Any, int]:
+    """Steps 1 and 2 of the theory of operation: the table ``chosen``, the URLs with their
+    origin keys (``__urls``) and the origin tables; returns the URL relation and its rows."""
+    duckdb = require("duckdb")
+    rel, total = url_relation(con, urls, column)
+    con.register("url_rel", rel)
+    source = f"(SELECT {', '.join(_ROBOTS_READ)} FROM read_parquet(?))"
+    try:
+        con.execute(f"CREATE TABLE chosen AS {chosen_sql(source)}", [list(robots)])
+    except duckdb.Error as exc:
+        raise DatasetError(_which_robots(con, robots, exc)) from exc
+    if progress is not None:
+        progress("reading URLs", 0, total)
+    # one scan of the URL files (DuckDB's threads), each row's origin key computed once: the
+    # key table and the join read this table
+    con.execute(f"CREATE TEMP TABLE __urls AS {_keyed_sql(column, 'url_rel')}")
+    rows = _origin_map(con)
+    if progress is not None:
+        progress("reading URLs", rows, rows)
+    return rel, rows
+
+
+def _write_sorted(con: Any, rel: Any, partial: Path, job: _Job, cache: RulesCache,
+                  pool_parses: list[int], rows: int, progress: Progress | None, *,
+                  exact: bool) -> int:
+    """Steps 2 to 4: the URLs joined with their origin ranks and sorted, the kernel's
+    batches written to ``partial``; returns the rows written. Origin order (an integer
+    rank), then the row's hash, then (``exact``) the row itself: equal sort keys are equal
+    rows, so the output is the same whatever DuckDB's threads do. Without the row's columns
+    as keys (they cost a third of the sort) two rows of an origin with one hash could come
+    in either order: the batches are checked (_settled), and a pair of different rows with
+    one hash, which a 64-bit hash all but never gives, raises _Collision (start over
+    ``exact``)."""
+    pq = require("pyarrow.parquet")
+    cols = ", ".join(f"u.{_q(c)}" for c in rel.columns)
+    every = [f"u.{_q(c)}" for c in rel.columns]
+    ties = "".join(f", {c} NULLS LAST" for c in every) if exact else ""
+    stream = con.sql(
+        f"SELECT {cols}, m.__oid, {_ROW_HASH.format(', '.join(every))} AS __h "
+        f"FROM __urls u LEFT JOIN __map m ON u.__k = m.k "
+        f"ORDER BY m.__oid NULLS LAST, __h{ties}").to_arrow_reader(_BATCH)
+    sorted_ = stream if exact else _settled(stream)
+    bodies = con.cursor()
+    joined = (_with_origins(b.drop_columns(["__h"]), bodies) for b in sorted_)
+    writer = None
+    done = 0
+    try:
+        for result in _verdict_batches(joined, job, cache, pool_parses):
+            if writer is None:
+                writer = pq.ParquetWriter(partial, result.schema, compression="zstd")
+            writer.write_batch(result)
+            done += result.num_rows
+            if progress is not None:
+                progress("verdicts", done, rows)
+        if writer is None:  # no URL at all: an empty table with the right columns
+            schema = output_schema(_joined_schema(rel, con), job.agents, usage=job.usage,
+                                   vocabulary=job.vocabulary)
+            writer = pq.ParquetWriter(partial, schema, compression="zstd")
+    finally:
+        if writer is not None:
+            writer.close()
+        stream.close()  # (a reader left open holds the connection)
+        bodies.close()
+    return done
+
+
+def _verdict_batches(joined: Iterator[pa.RecordBatch], job: _Job, cache: RulesCache,
+                     pool_parses: list[int]) -> Iterator[pa.RecordBatch]:
+    """The kernel over the joined batches: in this process with ``cache``, or in
+    ``job.workers`` processes (their parses counted in ``pool_parses``)."""
+    if job.workers > 1:
+        return _pool_evaluate(joined, job.workers, job.agents, job.column, job.usage,
+                              job.dialect, pool_parses, job.vocabulary)
+    return (evaluate(b, job.agents, url_column=job.column, usage=job.usage, cache=cache,
+                     vocabulary=job.vocabulary) for b in joined)
 
 
 def _which_robots(con: Any, robots: Sequence[str], exc: BaseException) -> str:

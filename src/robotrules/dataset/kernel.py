@@ -48,6 +48,7 @@ from __future__ import annotations
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import robotrules
@@ -323,71 +324,110 @@ def evaluate(
     """``batch`` with the verdict columns of each agent appended (see the module docstring);
     the usage columns are those of the AIPREF ``vocabulary`` (:func:`usage_columns`)."""
     pa_ = require("pyarrow")
-    pc = require("pyarrow.compute")
     np = require("numpy")
+    urls = _url_array(batch, url_column)
+    group_of, origins, kind = _row_kinds(np, batch, urls)
+    keys = usage_columns(vocabulary) if usage else ()
+    cols = _fixed_columns(np, len(agents), kind, keys)
+    groups = _origin_groups(np, batch, group_of, kind)
+    rule_text, found = _decide_groups(
+        np, urls, batch.column("robots_body"), origins, groups, agents, cols,
+        cache if cache is not None else RulesCache(), vocabulary if usage else None)
+    arrays = _verdict_arrays(np, cols, kind >= 0, rule_text, found)
+    fields = verdict_fields(agents, usage=usage, vocabulary=vocabulary)
+    keep = [j for j, name in enumerate(batch.schema.names) if name != "robots_body"]
+    schema = pa_.schema([batch.schema.field(j) for j in keep] + fields)
+    return pa_.RecordBatch.from_arrays([batch.column(j) for j in keep] + arrays, schema=schema)
+
+
+def _url_array(batch: pa.RecordBatch, url_column: str) -> pa.Array | pa.ChunkedArray:
+    """The batch's URL column as strings, once the columns the kernel reads are there."""
+    pa_ = require("pyarrow")
     names = batch.schema.names
     for column in (url_column, *ROBOTS_COLUMNS):
         if column not in names:
             raise DatasetError(f"joined batch has no column {column!r}")
-    cache = cache if cache is not None else RulesCache()
-    n = batch.num_rows
-    reasons = _reasons()
-    code = {r: i for i, r in enumerate(reasons)}
     urls = batch.column(url_column)
     if not (pa_.types.is_string(urls.type) or pa_.types.is_large_string(urls.type)):
         urls = urls.cast(pa_.string())
+    return urls
+
+
+def _row_kinds(np: Any, batch: pa.RecordBatch, urls: pa.Array | pa.ChunkedArray
+               ) -> tuple[Any, list[str], Any]:
+    """Each row's origin (a code into the origins, -1 for none), the origins, and what
+    decides the row, as a code: 0 the capture's rules, 1 allow-all, 2 disallow-all, -1 no
+    capture, -2 an invalid URL (null, or no origin)."""
+    pc = require("pyarrow.compute")
     origin_codes = pc.dictionary_encode(batch.column("origin"))
     group_of = numpy_of(origin_codes.indices, -1).astype(np.int64)
-    origins = origin_codes.dictionary.to_pylist()
-    outcomes = batch.column("robots_outcome")
-    bodies = batch.column("robots_body")
-    times = batch.column("robots_fetch_time")
     invalid = numpy_of(pc.is_null(urls)) | (group_of < 0)
-    # the fetch outcome of each row, as a code: 0 rules, 1 allow-all, 2 disallow-all, -1 none
-    kind = numpy_of(pc.index_in(outcomes, value_set=strings_of(
+    kind = numpy_of(pc.index_in(batch.column("robots_outcome"), value_set=strings_of(
         ["rules", "allow-all", "disallow-all"])), -1)
-    kind = np.where(invalid, -2, kind)
-    known = kind >= 0  # the same for every agent: a capture decided the row
+    return group_of, origin_codes.dictionary.to_pylist(), np.where(invalid, -2, kind)
+
+
+@cache
+def _code(reason: str) -> int:
+    """A reason's index in :func:`_reasons`."""
+    return _reasons().index(reason)
+
+
+def _fixed_columns(np: Any, count: int, kind: Any, keys: tuple[str, ...]) -> list[_Columns]:
+    """The output columns of ``count`` agents, with the rows no rules decide filled in by
+    masks (RFC 9309 2.3.1.3: allow-all; 2.3.1.4: disallow-all; no capture; invalid URL)."""
+    n = len(kind)
     fixed_reason = np.select(
         [kind == -2, kind == -1, kind == 1, kind == 2],
-        [code["invalid-url"], code["no-capture"], code["allow-all"], code["disallow-all"]], 0)
-    keys = usage_columns(vocabulary) if usage else ()
-    cols = [_Columns(np, n, keys) for _ in agents]
+        [_code("invalid-url"), _code("no-capture"), _code("allow-all"),
+         _code("disallow-all")], 0)
+    cols = [_Columns(np, n, keys) for _ in range(count)]
     for c in cols:
         c.reason[:] = fixed_reason
         c.allowed[kind == 1] = 1
-        if usage:
+        if keys:
             c.usage["crawl"][kind == 1] = 1
             c.usage["crawl"][kind == 2] = 0
+    return cols
+
+
+def _origin_groups(np: Any, batch: pa.RecordBatch, group_of: Any, kind: Any
+                   ) -> list[tuple[int, Any, Any]]:
+    """The rows a capture's rules decide, grouped by origin with one stable ``argsort``:
+    (origin code, fetch time, rows) per origin."""
+    pa_ = require("pyarrow")
     parsed = group_of.copy()
     parsed[kind != 0] = -1  # only rows whose capture has rules go to the core
     order = np.argsort(parsed, kind="stable")  # rows without rules (-1) first
     starts = np.flatnonzero(np.diff(parsed[order], prepend=-2))
-    ends = np.append(starts[1:], n)
+    ends = np.append(starts[1:], len(kind))
     firsts = order[starts]
-    gids = parsed[firsts].tolist()
-    times_of = times.take(array_of(firsts)).cast(pa_.int64()).to_pylist()
+    times = batch.column("robots_fetch_time").take(array_of(firsts)).cast(
+        pa_.int64()).to_pylist()
+    return [(g, t, order[s:e]) for g, t, s, e in zip(
+        parsed[firsts].tolist(), times, starts.tolist(), ends.tolist(), strict=True) if g >= 0]
+
+
+def _decide_groups(np: Any, urls: pa.Array | pa.ChunkedArray, bodies: Any,
+                   origins: list[str], groups: list[tuple[int, Any, Any]],
+                   agents: Sequence[str], cols: list[_Columns], cache: RulesCache,
+                   vocabulary: str | None) -> tuple[dict[str, int], list[int]]:
+    """The core's answers for each origin's rows, written into ``cols`` at those rows (the
+    usage answers too, with a ``vocabulary``); returns the batch's dictionary of rendered
+    rules and, per rule the core found (numbered from the count found so far in the batch),
+    its index there."""
     offsets, data = _string_buffers(np, urls)
-    # the core reads each group's rows from the URL column's buffers and writes its answers
-    # at those rows; a rule is numbered from the count of rules found so far in the batch
-    # (`found`: each rule's index in the batch's dictionary of rendered rules)
     rule_text: dict[str, int] = {}  # rendered rule -> dictionary index of this batch
     found: list[int] = []
+    keys = tuple(cols[0].usage) if cols else ()
     # the usage answers are appended group after group (C-level array.extend) and scattered
     # once per batch to the rows of those groups, in that order (`usage_rows`)
     usage_rows: list[Any] = []
     usage_got = [{k: array("b") for k in keys} for _ in agents]
-    for i, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
-        g = gids[i]
-        if g < 0:
-            continue
-        rows = order[s:e]
-        rules = cache.get(origins[g], times_of[i], bodies[int(rows[0])].as_py)
+    for g, fetch_time, rows in groups:
+        rules = cache.get(origins[g], fetch_time, bodies[int(rows[0])].as_py)
         texts: dict[int, int] = {}  # id of a Rule -> dictionary index, this group's
-        group_urls = _texts(urls, rows) if usage else []
-        if usage:
-            usage_rows.append(rows)
-        for agent, c, u in zip(agents, cols, usage_got, strict=True):
+        for agent, c in zip(agents, cols, strict=True):
             got = rules.decide_buffers(offsets, data, rows, (c.allowed, c.line, c.rule,
                                        c.reason), user_agent=agent, base=len(found))
             for rule in got:  # a file's Rule values are made once: same rule, same object
@@ -395,7 +435,10 @@ def evaluate(
                 if at is None:
                     at = texts[id(rule)] = rule_text.setdefault(str(rule), len(rule_text))
                 found.append(at)
-            if usage:
+        if vocabulary is not None:
+            usage_rows.append(rows)
+            group_urls = _texts(urls, rows)
+            for agent, u in zip(agents, usage_got, strict=True):
                 got_usage = rules.usage_many(group_urls, user_agent=agent,
                                              vocabulary=vocabulary)
                 for key in keys:
@@ -406,20 +449,28 @@ def evaluate(
         for c, u in zip(cols, usage_got, strict=True):
             for key in keys:
                 c.usage[key][at_rows] = np.frombuffer(u[key], np.int8)
+    return rule_text, found
+
+
+def _verdict_arrays(np: Any, cols: list[_Columns], known: Any, rule_text: dict[str, int],
+                    found: list[int]) -> list[Any]:
+    """The Arrow columns of every agent, in :func:`verdict_fields`' order: a URL whose bytes
+    are not UTF-8 (the same for every agent) becomes an invalid URL here."""
+    pa_ = require("pyarrow")
     text_of = np.array([*found, -1], np.int32)  # -1 picks the final -1
     bad = None
-    if cols:  # a URL whose bytes are not UTF-8 (the same for every agent): an invalid URL
+    if cols:
         bad = cols[0].reason == REASON_INVALID_TEXT
         if not bad.any():
             bad = None
         else:
-            known &= ~bad
+            known = known & ~bad
     rule_dict = strings_of(list(rule_text))
-    reason_dict = strings_of(reasons)
+    reason_dict = strings_of(_reasons())
     arrays: list[Any] = []
     for c in cols:
         if bad is not None:
-            c.reason[bad] = code["invalid-url"]
+            c.reason[bad] = _code("invalid-url")
             for values in c.usage.values():
                 values[bad] = -1
         rule = text_of[c.rule]
@@ -432,10 +483,7 @@ def evaluate(
         for key in c.usage:
             values = c.usage[key]
             arrays.append(array_of(values == 1, mask=values < 0))
-    fields = verdict_fields(agents, usage=usage, vocabulary=vocabulary)
-    keep = [j for j, name in enumerate(names) if name != "robots_body"]
-    schema = pa_.schema([batch.schema.field(j) for j in keep] + fields)
-    return pa_.RecordBatch.from_arrays([batch.column(j) for j in keep] + arrays, schema=schema)
+    return arrays
 
 
 def evaluate_batches(
