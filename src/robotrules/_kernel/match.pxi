@@ -129,76 +129,72 @@ cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, 
     return best
 
 
-ctypedef fused AnyNode:  # a matcher's nodes: wide, or narrow where every value fits
-    Node
-    Node8
+cdef inline const unsigned char* node_prefix(const Matcher* m, int32_t k, uint32_t* len,
+                                             uint8_t* flags, const unsigned char* text,
+                                             const unsigned char* pats) noexcept nogil:
+    """Node ``k``'s prefix (its bytes, its length and flags), from a Node or a Node8."""
+    cdef const Node8* n8
+    cdef const Node* nd
+    if m.narrow:
+        n8 = &(<const Node8*>m.nodes)[k]
+        len[0] = n8.lenf & NODE8_LEN
+        flags[0] = <uint8_t>((n8.lenf >> NODE8_FLAG_SHIFT) & (F_ALLOW | F_PATS))
+        return base_of(flags[0], text, pats) + n8.off
+    nd = &m.nodes[k]
+    len[0] = node_len(nd)
+    flags[0] = node_flags(nd)
+    return base_of(flags[0], text, pats) + nd.off
 
 
-cdef inline uint32_t any_len(const AnyNode* nd) noexcept nogil:
-    if AnyNode is Node:
-        return nd.lenf & NODE_LEN
-    else:
-        return nd.lenf & NODE8_LEN
+cdef inline int32_t node_parent(const Matcher* m, int32_t k) noexcept nogil:
+    if m.narrow:
+        return (<const Node8*>m.nodes)[k].parent
+    return m.nodes[k].parent
 
 
-cdef inline uint8_t any_flags(const AnyNode* nd) noexcept nogil:
-    if AnyNode is Node:
-        return <uint8_t>(nd.lenf >> NODE_LEN_BITS)
-    else:
-        return <uint8_t>((nd.lenf >> NODE8_FLAG_SHIFT) & (F_ALLOW | F_PATS))
-
-
-cdef inline uint32_t any_plain(const AnyNode* nd) noexcept nogil:
-    if AnyNode is Node:
-        return nd.plain
-    else:
-        return NO_PLAIN if nd.plain == NO_PLAIN8 else nd.plain
+cdef inline uint32_t node_plain(const Matcher* m, int32_t k) noexcept nogil:
+    cdef uint16_t p
+    if m.narrow:
+        p = (<const Node8*>m.nodes)[k].plain
+        return NO_PLAIN if p == NO_PLAIN8 else p
+    return m.nodes[k].plain
 
 
 cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
                           const unsigned char* text, const unsigned char* pats) noexcept nogil:
-    if not m.indexed:
-        return scan_entries(m.entries, m.nentries, path, n, NO_MATCH, text, pats)
-    if m.narrow:
-        return nodes_best(m, <const Node8*>m.nodes, path, n, text, pats)
-    return nodes_best(m, <const Node*>m.nodes, path, n, text, pats)
-
-
-cdef inline int64_t nodes_best(Matcher* m, const AnyNode* nodes, const unsigned char* path,
-                               Py_ssize_t n, const unsigned char* text,
-                               const unsigned char* pats) noexcept nogil:
-    """matcher_best of an indexed matcher, over its nodes (Node or Node8)."""
     cdef int64_t best = NO_MATCH, key
     cdef Py_ssize_t lo, hi, mid
     cdef int32_t k
-    cdef const AnyNode* nd
-    cdef uint32_t plain
+    cdef uint32_t plain, len
+    cdef uint8_t flags
+    cdef const unsigned char* pre
     cdef int32_t no_lit = LIT_NONE
     cdef uint8_t no_scans = 0
     cdef int32_t* lit
     cdef uint8_t* scans
+    if not m.indexed:
+        return scan_entries(m.entries, m.nentries, path, n, best, text, pats)
     # bisect_right over the sorted prefixes, minus one
     lo = 0
     hi = m.nnodes
     while lo < hi:
         mid = (lo + hi) >> 1
-        nd = &nodes[mid]
-        if cmp_bytes(path, n, base_of(any_flags(nd), text, pats) + nd.off, any_len(nd)) < 0:
+        pre = node_prefix(m, <int32_t>mid, &len, &flags, text, pats)
+        if cmp_bytes(path, n, pre, len) < 0:
             hi = mid
         else:
             lo = mid + 1
     k = <int32_t>lo - 1
     while k >= 0:
-        nd = &nodes[k]
-        if any_len(nd) <= n and same_bytes(path, base_of(any_flags(nd), text, pats) + nd.off,
-                                           any_len(nd)):
+        pre = node_prefix(m, k, &len, &flags, text, pats)
+        if len <= n and same_bytes(path, pre, len):
             break
-        k = nd.parent
+        k = node_parent(m, k)
     while k >= 0:  # every link from here on is a prefix of the path
-        nd = &nodes[k]
-        plain = any_plain(nd)
+        plain = node_plain(m, k)
         if plain != NO_PLAIN:
-            key = ((RANKS - (2 * <int64_t>any_len(nd) + ((any_flags(nd) & F_ALLOW) != 0)))
+            node_prefix(m, k, &len, &flags, text, pats)
+            key = ((RANKS - (2 * <int64_t>len + ((flags & F_ALLOW) != 0)))
                    << INDEX_BITS) + plain
             if key < best:
                 best = key
@@ -213,7 +209,7 @@ cdef inline int64_t nodes_best(Matcher* m, const AnyNode* nodes, const unsigned 
                              text, pats)
             if best == NEED_INDEX:
                 return NEED_INDEX
-        k = nd.parent
+        k = node_parent(m, k)
     return list_best(m, &m.lit, &m.scans, m.always, m.nentries, path, n, best, text, pats)
 
 
