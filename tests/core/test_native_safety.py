@@ -88,7 +88,7 @@ def test_rules_normalising_past_every_old_width_agree() -> None:
 
 
 @pytest.mark.parametrize("dialect", ["rfc9309", "google"])
-def test_the_longest_value_fits_an_entrys_lengths(dialect: str) -> None:
+def test_the_longest_value_fits_an_entrys_lengths(dialect: robotrules.Dialect) -> None:
     """An Entry keeps a pattern's length and prefix length in 17 bits (_native.pxd): the
     longest value robots.cc reads (MAX_LINE bytes), every byte normalised to six, still
     fits. The verdicts at that length, with each ending, are the reference's."""
@@ -125,7 +125,7 @@ def _nodes_at(last: int) -> bytes:
     return body
 
 
-def _kept(body: bytes, *, keep_text: bool = True) -> tuple[int, object]:
+def _kept(body: bytes, *, keep_text: bool = True) -> tuple[int, robotrules.RobotsTxt]:
     """What the parsed file keeps (its own size accounting) once its matcher is made, and
     the file."""
     rules = robotrules.parse(body, keep_text=keep_text)
