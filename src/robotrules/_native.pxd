@@ -33,7 +33,8 @@ Parts, by job:
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.ref cimport Py_DECREF, Py_INCREF, PyObject
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                           uint64_t)
 from libc.stdlib cimport qsort
 from libc.string cimport memchr, memcmp, memcpy, memset
 
@@ -144,17 +145,39 @@ cdef struct KeySlot:
     unsigned char key[KEY_MAX + 1]
 
 
-cdef struct Entry:  # 24 bytes (six words of a U32Vec, see ENTRY_WORDS)
-    uint32_t off      # offset of the pattern body in the text, or in the pats (F_PATS)
-    uint32_t len      # body length in bytes
-    uint32_t plen     # literal prefix length (up to the first '*')
-    uint32_t prio     # priority: the pattern's length as counted (RFC 9309 2.2.2), clamped
-    uint32_t index    # directive index (the earliest line wins ties)
-    uint8_t flags     # kind | F_ANCHORED | F_ALLOW | F_PATS
-    uint8_t pad[3]
+cdef extern from *:
+    """
+    /* robotrules' Entry (_native.pxd): 16 bytes. The widths below hold the largest value
+       accepted input gives (checked at import and in ready(), tables.pxi): a length is at
+       most PATTERN_GROWTH * MAX_LINE = 99,978 < 2 ** 17, a priority at most MAX_PRIO =
+       2 ** 23 - 1, the flags below 2 ** 5. */
+    typedef struct {
+        uint32_t off;
+        uint32_t index;
+        uint64_t len : 17;
+        uint64_t plen : 17;
+        uint64_t prio : 23;
+        uint64_t flags : 5;
+    } robotrules_Entry;
+    """
+    # one rule of a matcher: 16 bytes (four words of a U32Vec, see ENTRY_WORDS); the C
+    # struct packs the last four fields into one 64-bit word (bit-fields: never take their
+    # address)
+    ctypedef struct Entry "robotrules_Entry":
+        uint32_t off      # offset of the pattern body in the text, or in the pats (F_PATS)
+        uint32_t index    # directive index (the earliest line wins ties)
+        uint32_t len      # body length in bytes (17 bits: ENTRY_LEN)
+        uint32_t plen     # literal prefix length (up to the first '*'; 17 bits)
+        uint32_t prio     # priority: the pattern's length as counted (RFC 9309 2.2.2), clamped
+                          # at MAX_PRIO (23 bits: PRIO_BITS)
+        uint8_t flags     # kind | F_ANCHORED | F_ALLOW | F_PATS (5 bits)
 
 cdef enum:
-    ENTRY_WORDS = 6   # sizeof(Entry) // sizeof(uint32_t), checked below
+    ENTRY_WORDS = 4   # sizeof(Entry) // sizeof(uint32_t), checked in match.pxi
+    ENTRY_LEN_BITS = 17  # Entry.len and .plen: a normal form is at most PATTERN_GROWTH *
+    ENTRY_LEN = (1 << 17) - 1  # MAX_LINE bytes (checked by ready())
+    PRIO_BITS = 23    # Entry.prio: at most MAX_PRIO (checked at import)
+    FLAG_BITS = 5     # Entry.flags: below F_PATS << 1
     NODE_LEN_BITS = 24  # a prefix is at most PATTERN_GROWTH * MAX_LINE bytes: checked at import
     NODE_LEN = (1 << 24) - 1
 
@@ -165,6 +188,23 @@ cdef struct Node:  # 16 bytes: one per distinct prefix of an indexed matcher
                       # flags (node_flags: F_ALLOW of the plain rule | F_PATS)
     uint32_t plain    # directive index of the best plain rule with exactly this prefix
     int32_t parent    # the longest other prefix that is a prefix of this one, or -1
+
+
+cdef struct Node8:  # 8 bytes: a Node of a matcher whose every node fits (nodes_narrow;
+    # most: a file under 64 KiB, a plain rule's directive index below NO_PLAIN8, fewer
+    # than 2 ** 15 nodes); Matcher.narrow says which its nodes are
+    uint16_t off      # the prefix's offset (F_PATS in the flags)
+    uint16_t lenf     # its length (the low NODE8_LEN_BITS bits) and, above, F_ALLOW | F_PATS
+                      # shifted by NODE8_FLAG_SHIFT (bits 14 and 15)
+    uint16_t plain    # the plain rule's directive index, or NO_PLAIN8
+    int16_t parent    # a node index below NODE8_MAX_NODES, or -1
+
+cdef enum:
+    NODE8_LEN_BITS = 14
+    NODE8_LEN = (1 << 14) - 1
+    NODE8_FLAG_SHIFT = 11   # F_ALLOW (8) and F_PATS (16) land on bits 14 and 15
+    NODE8_MAX_NODES = 1 << 15
+    NO_PLAIN8 = 0xFFFF
 
 
 cdef struct Build:  # what a Doc keeps until every selection is compiled (then freed)
@@ -229,21 +269,23 @@ cdef struct LitIndex:
     int32_t* single   # per byte: the bucket of the one-byte key, or -1
 
 
-cdef struct Matcher:
-    uint8_t scans     # queries that scanned the "always" list while it waits for its index
-    uint8_t indexed   # 0: entries are one best-first list (a small group)
-    uint32_t nentries
+cdef struct Matcher:  # 64 bytes (the pointers, then the 4-byte fields: no padding inside);
+    # a selection's matcher is one block, this struct then its arrays (matcher_block)
     Entry* entries    # linear: every rule; indexed: the nodes' other rules, then "always"
-    uint32_t nnodes
     Node* nodes
-    NodeLit* node_lits  # per node, where some node's list is long enough for an index; or NULL
     # node k's other rules: entries[specials[k] : specials[k + 1]] (nnodes + 1 of them, the
     # last = always); NULL when no node has any (most matchers: only plain prefixes)
     uint32_t* specials
+    NodeLit* node_lits  # per node, where some node's list is long enough for an index; or NULL
+    LitIndex* lits
+    uint32_t nentries
+    uint32_t nnodes
     uint32_t always   # indexed: entries[always:] could match anywhere
     int32_t lit       # a LitIndex over entries[always:], or LIT_NONE, LIT_LATER, LIT_WANTED
     uint32_t nlits
-    LitIndex* lits
+    uint8_t scans     # queries that scanned the "always" list while it waits for its index
+    uint8_t indexed   # 0: entries are one best-first list (a small group)
+    uint8_t narrow    # indexed: the nodes are Node8 (nodes_narrow), else Node
 
 
 cdef struct PrefixRef:
@@ -401,6 +443,9 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
                           const unsigned char* text, const unsigned char* pats) noexcept nogil
 cdef int index_wanted(Matcher* m, const unsigned char* text, const unsigned char* pats
                       ) except -1
+cdef Matcher* matcher_block(Matcher* m) noexcept
+cdef void matcher_block_free(Matcher* m) noexcept
+cdef bint nodes_narrow(const Matcher* m) noexcept
 cdef void matcher_free(Matcher* m) noexcept
 
 # urls.pxi

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -84,6 +85,112 @@ def test_rules_normalising_past_every_old_width_agree() -> None:
             for url in ("/x" + "\u00ff" * n, "/x" + "\u00ff" * (n - 1), "/x" + "\u00ff" * n
                         + "z", "/x", "/x" + "\u00ff" * (n + 1)):
                 assert fast.explain(url) == slow.explain(url), (n, tail)
+
+
+@pytest.mark.parametrize("dialect", ["rfc9309", "google"])
+def test_the_longest_value_fits_an_entrys_lengths(dialect: robotrules.Dialect) -> None:
+    """An Entry keeps a pattern's length and prefix length in 17 bits (_native.pxd): the
+    longest value robots.cc reads (MAX_LINE bytes), every byte normalised to six, still
+    fits. The verdicts at that length, with each ending, are the reference's."""
+    from robotrules import _native, _tables
+
+    for tail in (b"", b"$", b"*", b"*z"):
+        n = _tables.MAX_LINE - len(b"/x") - len(tail)
+        value = b"/x" + b"\xff" * n + tail
+        form = _native.pattern_form(value, dialect, True)
+        if dialect == "rfc9309" and tail != b"*z":  # the C reading makes it: past 2 ** 16
+            assert form is not None, tail
+            assert 2 ** 16 < len(form[0]) < 2 ** 17, tail
+        body = b"User-agent: *\nDisallow: /\nAllow: " + value + b"\n"
+        fast = robotrules.parse(body, dialect)
+        slow = _robots.reference(body, dialect)
+        for url in ("/x" + "\u00ff" * n, "/x" + "\u00ff" * (n - 1), "/x" + "\u00ff" * n + "z",
+                    "/x"):
+            assert fast.explain(url) == slow.explain(url), (tail, url[:8])
+
+
+# 20 plain rules, one node each (more than LINEAR_MAX: an indexed matcher)
+NODE_RULES = b"".join(b"Disallow: /r%02d\n" % i for i in range(20))
+NODE_PATHS = [f"/r{i:02d}x" for i in range(20)] + ["/r", "/q", "/", "/r19"]
+
+
+def _nodes_at(last: int) -> bytes:
+    """A file whose last rule's value starts at byte ``last`` (comments pad before it)."""
+    head = b"User-agent: *\n"
+    pad = last - len(head) - len(NODE_RULES) + len(b"/r19\n")
+    lines = [b"#" + b"p" * 998 + b"\n"] * (pad // 1000)
+    lines.append(b"#" + b"p" * (pad % 1000 - 2) + b"\n" if pad % 1000 >= 2 else b"")
+    body = head + b"".join(lines) + NODE_RULES
+    assert body.rindex(b"/r19") == last
+    return body
+
+
+def _kept(body: bytes, *, keep_text: bool = True) -> tuple[int, robotrules.RobotsTxt]:
+    """What the parsed file keeps (its own size accounting) once its matcher is made, and
+    the file."""
+    rules = robotrules.parse(body, keep_text=keep_text)
+    rules.is_allowed("/r00", user_agent="*")
+    return sys.getsizeof(rules), rules
+
+
+@pytest.mark.skipif(not NATIVE, reason="the native kernel's node widths")
+def test_nodes_are_narrow_exactly_where_every_offset_fits_16_bits() -> None:
+    """A matcher keeps 8-byte nodes when every node's offset is at most 0xFFFF (Node8 in
+    _native.pxd), else 16-byte ones: the last value at 0xFFFF and at 0x10000 cost 8 bytes a
+    node apart (20 nodes), and on each side of the bound the keys are the reference's."""
+    sizes = []
+    for last in (0xFFFF - 40, 0xFFFF, 0x10000, 0x10000 + 40):
+        body = _nodes_at(last)
+        size, rules = _kept(body)
+        sizes.append(size)
+        slow = _robots.reference(body)
+        for path in NODE_PATHS:
+            assert rules.path_key(path, "*") == slow.path_key(path, "*"), (last, path)
+    assert sizes[0] == sizes[1]
+    assert sizes[2] == sizes[3]
+    assert sizes[2] - sizes[1] == 20 * 8
+
+
+@pytest.mark.skipif(not NATIVE, reason="the native kernel's node widths")
+def test_nodes_are_narrow_exactly_where_every_plain_index_fits_16_bits() -> None:
+    """A Node8 keeps its plain rule's directive index in 16 bits, 0xFFFF meaning none: with
+    keep_text=False the values are a small block (every offset fits), so only the last
+    rule's index, 0xFFFE or 0xFFFF, decides the width; the keys (which carry the index) are
+    the reference's on both sides."""
+    sizes = []
+    for last_index in (0xFFFE, 0xFFFF):
+        # directives: the filler lines, the user-agent line, then rule 0 to 19
+        body = b"x:\n" * (last_index - 20) + b"User-agent: *\n" + NODE_RULES
+        size, rules = _kept(body, keep_text=False)
+        assert rules.directive_count == last_index + 1
+        sizes.append(size)
+        slow = _robots.reference(body)
+        for path in NODE_PATHS:
+            assert rules.path_key(path, "*") == slow.path_key(path, "*"), (last_index, path)
+    assert sizes[1] - sizes[0] == 20 * 8
+
+
+@pytest.mark.skipif(not NATIVE, reason="the native kernel's own size accounting")
+def test_what_the_corpus_keeps_after_queries_stays_under_its_bound() -> None:
+    """Issue 38's reproduction: a crawler keeps each parsed file (``keep_text=False``) and
+    drops the body. What the files keep after their queries, by their own accounting
+    (``sys.getsizeof``: the Doc and every C array it owns), stays under 0.52 of the
+    corpus's bytes (measured 0.505 with 16-byte entries, one block per matcher and 8-byte
+    nodes; 0.568 before those)."""
+    from tests.conftest import SHARED
+
+    files = sorted(Path(SHARED, "corpus", "sites").glob("*.txt"))
+    assert files, f"the shared corpus is missing at {SHARED}"
+    kept, total = [], 0
+    for path in files:
+        body = path.read_bytes()
+        total += len(body)
+        rules = robotrules.parse(body, keep_text=False)
+        for agent in ("*", "Googlebot", "bingbot", "GPTBot"):
+            for url in ("/", "/search?q=1", "/admin/", "/a/b.pdf", "/wp-admin/admin-ajax.php"):
+                rules.is_allowed(url, user_agent=agent)
+        kept.append(rules)
+    assert sum(sys.getsizeof(rules) for rules in kept) < 0.52 * total
 
 
 @pytest.mark.parametrize("eol", [b"\r", b"\n\r", b"\r\n", b"\r\r\n"])
@@ -172,7 +279,7 @@ def test_compiled_groups_give_their_rules_back(dialect: str) -> None:
     rules = robotrules.parse(body, dialect)
     rules.is_allowed("/p7/ax7", user_agent="a")
     # the small groups' rules and the selections' lists: well under 4 KiB, where keeping the
-    # big group's 3,001 rules (12 bytes each, 4 for the memo, 24 an entry) would be 120 KiB
+    # big group's 3,001 rules (12 bytes each, 4 for the memo, 16 an entry) would be 96 KiB
     assert sys.getsizeof(rules) - sys.getsizeof(alone) < 4096
     assert {(a, u): rules.is_allowed(u, user_agent=a) for a in agents for u in urls} == want
     for order in (agents[::-1], agents[2:] + agents[:2]):  # others first, the big one later

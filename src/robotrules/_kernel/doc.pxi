@@ -454,8 +454,7 @@ cdef class Doc:
                 Py_DECREF(<object>self.memo_agent[i])
         for i in range(self.nsels):
             if self.sels[i] != NULL:
-                matcher_free(self.sels[i])
-                PyMem_Free(self.sels[i])
+                matcher_block_free(self.sels[i])
         PyMem_Free(self.sels)
         PyMem_Free(self.tokens)
         PyMem_Free(self.tokbuf)
@@ -713,7 +712,7 @@ cdef class Doc:
         once per rule (pattern_entries), and when the matchers compiled so far and this one
         would hold more than ``budget`` entries and nodes (BUDGET_MIN + BUDGET_PER_RULE per
         rule of the file), the others are dropped first (they are compiled again when asked).
-        A matcher with E entries and N nodes holds at most 24 E + 28 N bytes plus its literal
+        A matcher with E entries and N nodes holds at most 16 E + 28 N bytes plus its literal
         indexes (built only over lists of more than LIT_MIN entries: at most 9.3 KiB + 40
         bytes an entry each), so all of them together stay within about 300 bytes a unit of
         the budget."""
@@ -752,7 +751,7 @@ cdef class Doc:
         if self.sels[k] != NULL:  # another thread published one meanwhile
             matcher_free(m)
             return 0
-        made = <Matcher*>PyMem_Malloc(sizeof(Matcher))
+        made = matcher_block(m)
         if made == NULL:
             matcher_free(m)
             raise MemoryError()
@@ -760,13 +759,11 @@ cdef class Doc:
         if b.live + cost > b.budget:
             for i in range(self.nsels):
                 if self.sels[i] != NULL:
-                    matcher_free(self.sels[i])
-                    PyMem_Free(self.sels[i])
+                    matcher_block_free(self.sels[i])
                     self.sels[i] = NULL
             b.live = 0
             b.compiled = 0
             self.evictions += 1
-        made[0] = m[0]
         self.sels[k] = made
         b.live += cost
         b.compiled += 1
@@ -1244,7 +1241,8 @@ cdef class Doc:
             m = self.sels[i]
             if m == NULL:
                 continue
-            size += sizeof(Matcher) + m.nentries * sizeof(Entry) + m.nnodes * sizeof(Node)
+            size += sizeof(Matcher) + m.nentries * sizeof(Entry) + m.nnodes * (
+                sizeof(Node8) if m.narrow else sizeof(Node))
             if m.node_lits != NULL:
                 size += m.nnodes * sizeof(NodeLit)
             if m.specials != NULL:

@@ -129,13 +129,45 @@ cdef int64_t lit_best(LitIndex* li, const Entry* es, const unsigned char* path, 
     return best
 
 
+cdef inline const unsigned char* node_prefix(const Matcher* m, int32_t k, uint32_t* len,
+                                             uint8_t* flags, const unsigned char* text,
+                                             const unsigned char* pats) noexcept nogil:
+    """Node ``k``'s prefix (its bytes, its length and flags), from a Node or a Node8."""
+    cdef const Node8* n8
+    cdef const Node* nd
+    if m.narrow:
+        n8 = &(<const Node8*>m.nodes)[k]
+        len[0] = n8.lenf & NODE8_LEN
+        flags[0] = <uint8_t>((n8.lenf >> NODE8_FLAG_SHIFT) & (F_ALLOW | F_PATS))
+        return base_of(flags[0], text, pats) + n8.off
+    nd = &m.nodes[k]
+    len[0] = node_len(nd)
+    flags[0] = node_flags(nd)
+    return base_of(flags[0], text, pats) + nd.off
+
+
+cdef inline int32_t node_parent(const Matcher* m, int32_t k) noexcept nogil:
+    if m.narrow:
+        return (<const Node8*>m.nodes)[k].parent
+    return m.nodes[k].parent
+
+
+cdef inline uint32_t node_plain(const Matcher* m, int32_t k) noexcept nogil:
+    cdef uint16_t p
+    if m.narrow:
+        p = (<const Node8*>m.nodes)[k].plain
+        return NO_PLAIN if p == NO_PLAIN8 else p
+    return m.nodes[k].plain
+
+
 cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
                           const unsigned char* text, const unsigned char* pats) noexcept nogil:
     cdef int64_t best = NO_MATCH, key
     cdef Py_ssize_t lo, hi, mid
     cdef int32_t k
-    cdef Node* nd
-    cdef uint32_t sp_end
+    cdef uint32_t plain, len
+    cdef uint8_t flags
+    cdef const unsigned char* pre
     cdef int32_t no_lit = LIT_NONE
     cdef uint8_t no_scans = 0
     cdef int32_t* lit
@@ -147,23 +179,23 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
     hi = m.nnodes
     while lo < hi:
         mid = (lo + hi) >> 1
-        nd = &m.nodes[mid]
-        if cmp_bytes(path, n, base_of(node_flags(nd), text, pats) + nd.off, node_len(nd)) < 0:
+        pre = node_prefix(m, <int32_t>mid, &len, &flags, text, pats)
+        if cmp_bytes(path, n, pre, len) < 0:
             hi = mid
         else:
             lo = mid + 1
     k = <int32_t>lo - 1
     while k >= 0:
-        nd = &m.nodes[k]
-        if node_len(nd) <= n and same_bytes(path, base_of(node_flags(nd), text, pats) + nd.off,
-                                            node_len(nd)):
+        pre = node_prefix(m, k, &len, &flags, text, pats)
+        if len <= n and same_bytes(path, pre, len):
             break
-        k = nd.parent
+        k = node_parent(m, k)
     while k >= 0:  # every link from here on is a prefix of the path
-        nd = &m.nodes[k]
-        if nd.plain != NO_PLAIN:
-            key = ((RANKS - (2 * <int64_t>node_len(nd) + ((node_flags(nd) & F_ALLOW) != 0)))
-                   << INDEX_BITS) + nd.plain
+        plain = node_plain(m, k)
+        if plain != NO_PLAIN:
+            node_prefix(m, k, &len, &flags, text, pats)
+            key = ((RANKS - (2 * <int64_t>len + ((flags & F_ALLOW) != 0)))
+                   << INDEX_BITS) + plain
             if key < best:
                 best = key
         if m.specials != NULL:  # the node's other rules
@@ -177,7 +209,7 @@ cdef int64_t matcher_best(Matcher* m, const unsigned char* path, Py_ssize_t n,
                              text, pats)
             if best == NEED_INDEX:
                 return NEED_INDEX
-        k = nd.parent
+        k = node_parent(m, k)
     return list_best(m, &m.lit, &m.scans, m.always, m.nentries, path, n, best, text, pats)
 
 
@@ -215,6 +247,76 @@ cdef int index_wanted(Matcher* m, const unsigned char* text, const unsigned char
     return 0
 
 
+cdef Matcher* matcher_block(Matcher* m) noexcept:
+    """The matcher ``m`` as a selection keeps it: one block, sized exactly, holding the
+    struct, then its entries, nodes and where each node's other rules start (``m``'s own
+    arrays of those are freed); its literal indexes stay apart (made later, on demand).
+    NULL when memory is short (``m`` is left as it was). One block instead of four saves
+    the allocator's rounding and headers on each: most matchers are a few entries."""
+    cdef bint narrow = nodes_narrow(m)
+    cdef Py_ssize_t esize = m.nentries * sizeof(Entry)
+    cdef Py_ssize_t nsize = m.nnodes * (sizeof(Node8) if narrow else sizeof(Node))
+    cdef Py_ssize_t ssize = (m.nnodes + 1) * sizeof(uint32_t) if m.specials != NULL else 0
+    cdef unsigned char* at
+    cdef Matcher* made = <Matcher*>PyMem_Malloc(sizeof(Matcher) + esize + nsize + ssize)
+    cdef Node8* n8
+    cdef uint32_t k
+    if made == NULL:
+        return NULL
+    made[0] = m[0]
+    made.narrow = narrow
+    at = <unsigned char*>(made + 1)
+    # Entry and Node are 4-byte aligned (uint32_t fields), Node8 2-byte, and the struct's
+    # size is a multiple of 8 and the arrays' sizes multiples of 4: each is aligned
+    made.entries = <Entry*>at if esize else NULL
+    memcpy(at, m.entries, esize)
+    at += esize
+    made.nodes = <Node*>at if nsize else NULL
+    if narrow:
+        n8 = <Node8*>at
+        for k in range(m.nnodes):
+            n8[k].off = <uint16_t>m.nodes[k].off
+            n8[k].lenf = <uint16_t>(node_len(&m.nodes[k])
+                                    | (<uint32_t>node_flags(&m.nodes[k]) << NODE8_FLAG_SHIFT))
+            n8[k].plain = (NO_PLAIN8 if m.nodes[k].plain == NO_PLAIN
+                           else <uint16_t>m.nodes[k].plain)
+            n8[k].parent = <int16_t>m.nodes[k].parent
+    else:
+        memcpy(at, m.nodes, nsize)
+    at += nsize
+    made.specials = <uint32_t*>at if ssize else NULL
+    memcpy(at, m.specials, ssize)
+    PyMem_Free(m.entries)
+    PyMem_Free(m.nodes)
+    PyMem_Free(m.specials)
+    return made
+
+
+cdef bint nodes_narrow(const Matcher* m) noexcept:
+    """Whether every node of ``m`` fits a Node8: its prefix's offset below 2 ** 16, its
+    length below 2 ** NODE8_LEN_BITS, its plain rule's directive index below NO_PLAIN8 (or
+    none), its parent an index below 2 ** 15 (true of every node when there are fewer)."""
+    cdef uint32_t k
+    cdef const Node* nd
+    if m.nnodes > NODE8_MAX_NODES:
+        return False
+    for k in range(m.nnodes):
+        nd = &m.nodes[k]
+        if nd.off > 0xFFFF or node_len(nd) > NODE8_LEN or (
+                nd.plain != NO_PLAIN and nd.plain >= NO_PLAIN8):
+            return False
+    return True
+
+
+cdef void matcher_block_free(Matcher* m) noexcept:
+    """Free a matcher made by matcher_block: its literal indexes, then the block."""
+    m.entries = NULL  # in the block: not freed apart
+    m.nodes = NULL
+    m.specials = NULL
+    matcher_free(m)
+    PyMem_Free(m)
+
+
 cdef void matcher_free(Matcher* m) noexcept:
     cdef uint32_t i
     cdef LitIndex* li
@@ -249,3 +351,6 @@ cdef inline uint64_t window(const unsigned char* p, int w) noexcept nogil:
 
 assert sizeof(Entry) == ENTRY_WORDS * sizeof(uint32_t)
 assert sizeof(Node) == 4 * sizeof(uint32_t)
+assert sizeof(Entry) == 16
+assert sizeof(Node8) == 8
+assert sizeof(Matcher) == 64

@@ -153,6 +153,8 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     cdef bint anchored = raw[n - 1] == C_DOLLAR
     cdef bint as_raw = raw_off != RAW_ELSEWHERE, latin1 = False
     cdef unsigned char* w
+    if n > MAX_LINE:  # not a rule's value (pattern_form's, for tests): the pure reading
+        return False
     if anchored:
         body = n - 1
     if not value_needs(raw, body, d, &high, &grow):
@@ -173,7 +175,7 @@ cdef bint fast_entry(Entry* e, const unsigned char* raw, Py_ssize_t n, int d, bi
     out = fold_stars(w, out, &plen, &stars, &anchored, &as_raw)
     # the same bytes as the value (a trailing '*' dropped at most): read where they are
     e.off = raw_off if as_raw else pats_commit(pats, out)
-    e.len = <uint32_t>out  # out <= norm <= PATTERN_GROWTH * MAX_LINE: see the top
+    e.len = <uint32_t>out  # out <= norm <= PATTERN_GROWTH * MAX_LINE <= ENTRY_LEN (ready)
     e.plen = <uint32_t>(out if plen < 0 else plen)
     e.prio = <uint32_t>norm if norm < MAX_PRIO else MAX_PRIO
     e.flags = <uint8_t>((PREFIX if stars == 0 and not anchored else EXACT if stars == 0
@@ -196,7 +198,7 @@ cdef int fill_entry(Entry* e, tuple form, uint32_t index, Pats* pats) except -1:
     cdef bytes body = <bytes>form[0]
     cdef Py_ssize_t size = PyBytes_GET_SIZE(body), plen = form[3], prio = form[4]
     cdef int kind = form[1]
-    if not (0 <= plen <= size < 0xFFFFFFFF and 0 <= prio and PREFIX <= kind <= WILD):
+    if not (0 <= plen <= size <= ENTRY_LEN and 0 <= prio and PREFIX <= kind <= WILD):
         raise OverflowError("a pattern form out of range")  # unreachable: see the top
     e.off = pats_add(pats, body)
     e.len = <uint32_t>size

@@ -10,8 +10,8 @@ assert INDEX_BITS == _tables.INDEX_BITS
 # every offset into it, every directive index (< NATIVE_MAX / 3 < 2 ** INDEX_BITS) and every
 # line number fits 32 bits; a value is at most MAX_LINE bytes (robots.cc's line cap), and its
 # normal form at most PATTERN_GROWTH times that (robotrules._tables.pattern_growth), so every
-# pattern length, literal-prefix length and priority fits 32 bits too (priorities are clamped
-# as robotrules._match clamps them). Each distinct rule is normalised once per file
+# pattern length and literal-prefix length fits 17 bits and every priority 23 (priorities are
+# clamped as robotrules._match clamps them): an Entry packs them in one word (_native.pxd). Each distinct rule is normalised once per file
 # (Doc.pat_memo), so the normalised bodies of a file (Pats) hold at most
 # (2 * PATTERN_GROWTH + 1) * NATIVE_MAX bytes (a companion rule each): below 2 ** 32, checked
 # at start-up and again by pats_commit. Counts of rules, entries and nodes are below the
@@ -21,6 +21,8 @@ assert INDEX_BITS == _tables.INDEX_BITS
 cdef int64_t RANKS = 1 << 24
 cdef uint32_t MAX_PRIO = _tables.MAX_PRIORITY
 assert RANKS == _tables.RANKS
+assert MAX_PRIO < (1 << PRIO_BITS) and (F_KIND | F_ANCHORED | F_ALLOW | F_PATS) < (
+    1 << FLAG_BITS), "an Entry's priority and flags fit its bit-fields (_native.pxd)"
 cdef Py_ssize_t PATTERN_GROWTH = 0  # read on first use (ready)
 cdef int64_t NO_MATCH = (<int64_t>1 << 60) | (<int64_t>1 << INDEX_BITS)
 cdef int64_t ALLOW_BIT = <int64_t>1 << INDEX_BITS
@@ -147,6 +149,8 @@ def _init_tables():
         "normalised patterns must stay addressable in 32 bits (see the top)"
     # a matcher node keeps its prefix's length in NODE_LEN_BITS bits (Node.lenf)
     assert PATTERN_GROWTH * <uint64_t>MAX_LINE <= NODE_LEN, "a prefix would not fit a Node"
+    # and an Entry keeps a pattern's length and prefix length in ENTRY_LEN_BITS bits each
+    assert PATTERN_GROWTH * <uint64_t>MAX_LINE <= ENTRY_LEN, "a pattern would not fit an Entry"
 
 
 # what the kernel asks the pure core per input (robotrules._tables names each)
