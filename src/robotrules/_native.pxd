@@ -86,6 +86,7 @@ cdef enum:
     SCAN_TIMES = 16   # (below 256: Build.scanned counts them in a byte)
     HEAD_ANY = 0xFFFF  # Build.heads: no head to pass over by (two bytes above 127 are
                        # in every dialect's scan_stop: never a head)
+    HEAD_NEEDLE = 0x8000  # Build.heads: the two bytes after the value's first '*'
     READ_NONE = 0     # read_rule: an empty value (never decides)
     READ_PLAIN = 1    # a plain prefix
     READ_ONE = 2      # one entry from the pool
@@ -230,10 +231,10 @@ cdef struct Build:  # what a Doc keeps until every selection is compiled (then f
     # per selection, the queries answered without compiling it (Doc._scan, at most
     # SCAN_TIMES); made with the first such answer, else NULL
     uint8_t* scanned
-    # per rule, its value's first two bytes (little-endian), or HEAD_ANY where the value is
-    # shorter or either byte is in the dialect's scan_stop: Doc._scan passes over a rule
-    # whose head is neither the path's nor HEAD_ANY without reading its value; made by the
-    # first reading (Doc._scan_heads), else NULL (and again after Doc._shrink_build)
+    # per rule, its value's first two bytes (little-endian), or the two after its first '*'
+    # (with HEAD_NEEDLE), or HEAD_ANY (Doc._scan_heads): Doc._scan passes over a rule whose
+    # head is not the path's, or whose needle the path lacks, without reading its value;
+    # made by the first reading, else NULL (and again after Doc._shrink_build)
     uint16_t* heads
     # the Build is one block: after this struct, the room its first vectors borrow (made to
     # measure by Doc._build: rule_words, gstart and sel_groups there, then the room of

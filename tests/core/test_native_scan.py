@@ -113,6 +113,28 @@ def test_a_selection_compiles_once_read_scan_times() -> None:
     assert sizes[16] != sizes[15]
 
 
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_first_answers_equal_the_reference_where_a_star_needs_two_bytes(dialect: str) -> None:
+    """Doc._scan passes over a rule whose first '*' is followed by two clean bytes the path
+    does not hold side by side (RFC 9309 2.2.3: '*' matches any run, the bytes after it must
+    follow in the path). Rules whose pair the path holds only apart, whose pair is an escape,
+    '$' or non-ASCII, and Google's companion rule (an allow rule holding "/index.htm" also
+    allows its prefix ending in '/', which lacks the pair) must still be read."""
+    rng = random.Random(3820)
+    tails = ["ab", "ba", "a", "b", "%61b", "a$", "$", "\u00e9b", "/index.html", "/index.htm",
+             "x/ab", ".pdf", "?ab=", ""]
+    for _ in range(40):
+        lines = ["User-agent: *"]
+        for _ in range(rng.choice([32, 40, 64])):
+            head = rng.choice(["", "/", "/a", "/x/", "*", "/*/"])
+            lines.append(f"{rng.choice(['Allow', 'Disallow'])}: {head}*{rng.choice(tails)}"
+                         f"{rng.choice(['', '*', '$', '*b'])}")
+        body = "\n".join(lines).encode("utf-8")
+        paths = ["/ab", "/a/b", "/ba", "/x/", "/x/ab", "/%61b", "/\u00e9b", "/q.pdf",
+                 "/q?ab=1", "/a", "/", "/x/index.html", "/y/"]
+        _first_answers_agree(body, dialect, ["*"], ["https://h" + p for p in paths])
+
+
 def _parting_body(rng: random.Random, paths: list[str], n: int) -> bytes:
     """A '*' group of ``n`` rules made from the query paths: a path's first bytes, then where
     it parts from the path a byte read as it is, an escape (of the path's next byte, or of

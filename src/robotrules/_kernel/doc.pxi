@@ -308,6 +308,37 @@ cdef inline void copy_read_rules(Build* b, uint32_t* words, uint32_t* memo, uint
     gstart[ngroups] = kept[0]
 
 
+cdef inline uint32_t pair_bit(uint32_t pair) noexcept nogil:
+    """The bit of a pair of bytes (little-endian) in a 256-bit set (path_pairs)."""
+    return (pair * 0x9E3779B1u) >> 24
+
+
+cdef inline void path_pairs(const unsigned char* p, Py_ssize_t n, uint64_t* pairs
+                            ) noexcept nogil:
+    """``pairs`` (256 bits, zeroed by the caller): the bit of each two bytes side by side
+    in the path ``p[:n]`` (Doc._scan: a rule needing a pair none of them has cannot match)."""
+    cdef Py_ssize_t i
+    cdef uint32_t x
+    for i in range(n - 1):
+        x = pair_bit(p[i] | (<uint32_t>p[i + 1] << 8))
+        pairs[x >> 6] |= <uint64_t>1 << (x & 63)
+
+
+cdef inline bint passed_over(uint32_t h, uint32_t head, const uint64_t* pairs) noexcept nogil:
+    """Whether Doc._scan passes over a rule whose Build.heads entry is ``h`` unread, for a
+    path whose first two bytes are ``head`` (HEAD_ANY where not both are clean) and whose
+    pairs are ``pairs``: its two clean first bytes are not the path's (it parts from the path
+    at one of them), or the two clean bytes after its first '*' (HEAD_NEEDLE) are nowhere
+    side by side in the path (its pattern holds them so, and a path it matches does too)."""
+    cdef uint32_t x
+    if h == HEAD_ANY:
+        return False
+    if h & HEAD_NEEDLE:
+        x = pair_bit(h & ~(<uint32_t>HEAD_NEEDLE))
+        return (pairs[x >> 6] >> (x & 63)) & 1 == 0
+    return head != HEAD_ANY and h != head
+
+
 cdef inline int url_path(const unsigned char* u, Py_ssize_t n, const DialectTables* dt,
                          unsigned char* small, unsigned char** buf, const unsigned char** p,
                          Py_ssize_t* plen, bint* work) except -1:
@@ -819,8 +850,11 @@ cdef class Doc:
         cdef Py_ssize_t clean = 0  # the path's bytes before its first one in ``stop``
         cdef uint16_t* heads
         cdef uint32_t head = HEAD_ANY  # the path's first two bytes, when both are clean
+        cdef uint64_t pairs[4]
         while clean < n and not stop[p[clean]]:
             clean += 1
+        memset(pairs, 0, sizeof(pairs))
+        path_pairs(p, n, pairs)
         b.busy += 1
         try:
             heads = self._scan_heads()
@@ -829,9 +863,7 @@ cdef class Doc:
             for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
                 g = b.sel_groups.data[j]
                 for r in range(b.gstart.data[g], b.gstart.data[g + 1]):
-                    # a value whose first two bytes, both clean, are not the path's: it
-                    # parts from the path at one of them (as below, without reading it)
-                    if heads[r] != head and heads[r] != HEAD_ANY and head != HEAD_ANY:
+                    if passed_over(heads[r], head, pairs):
                         continue
                     words = b.rule_words.data + 3 * <Py_ssize_t>r
                     v = self.data + words[0]
@@ -875,22 +907,32 @@ cdef class Doc:
         return best
 
     cdef uint16_t* _scan_heads(self) except NULL:
-        """Build.heads, made on first use: each rule's value's first two bytes, or HEAD_ANY
-        (shorter, or either byte in the dialect's scan_stop)."""
+        """Build.heads, made on first use (passed_over reads them): each rule's value's first
+        two bytes where both are clean (not in the dialect's scan_stop: below 128, so bits 7
+        and 15 are clear); else, where the two bytes after its first '*' are clean and it
+        cannot have Google's companion (whose pattern, a prefix of it, lacks them), those
+        with HEAD_NEEDLE; else HEAD_ANY."""
         cdef Build* b = self.build
         cdef const uint8_t* stop = _dialect_tables[self.dialect_code].scan_stop
-        cdef uint32_t r
+        cdef uint32_t r, vlen
         cdef const uint32_t* words
         cdef const unsigned char* v
+        cdef const unsigned char* star
         if b.heads == NULL:
             b.heads = <uint16_t*>xmalloc((b.nrules if b.nrules else 1) * sizeof(uint16_t))
             for r in range(b.nrules):
                 words = b.rule_words.data + 3 * <Py_ssize_t>r
                 v = self.data + words[0]
-                if (words[2] & RULE_LEN) < 2 or stop[v[0]] or stop[v[1]]:
-                    b.heads[r] = HEAD_ANY
-                else:
+                vlen = words[2] & RULE_LEN
+                b.heads[r] = HEAD_ANY
+                if vlen >= 2 and not stop[v[0]] and not stop[v[1]]:
                     b.heads[r] = <uint16_t>(v[0] | (<uint32_t>v[1] << 8))
+                    continue
+                star = <const unsigned char*>memchr(v, C_STAR, vlen)
+                if (star != NULL and star + 3 <= v + vlen and not stop[star[1]]
+                        and not stop[star[2]]
+                        and not may_have_companion(v, vlen, (words[2] & RULE_ALLOW) != 0)):
+                    b.heads[r] = <uint16_t>(HEAD_NEEDLE | star[1] | (<uint32_t>star[2] << 8))
         return b.heads
 
     cdef void _done_building(self) noexcept:

@@ -140,6 +140,8 @@ def _init_tables():
         byteset_init(&_pattern_attn_set[d], t.pattern_attn)
         for b in range(256):
             t.scan_stop[b] = t.not_plain[b] or t.pattern_attn[b] or b == C_PERCENT
+        # Build.heads: a clean byte is below 128 (its pairs leave bits 7 and 15 clear)
+        assert all(t.scan_stop[b] for b in range(128, 256))
     for b in range(256):
         _hex_value[b] = int(chr(b), 16) if chr(b) in "0123456789abcdefABCDEF" else -1
     for b in range(256):  # asked of the rule's home: a body opening with any other byte
