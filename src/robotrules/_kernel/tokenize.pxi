@@ -173,7 +173,6 @@ cdef extern from *:
                                                  Py_ssize_t* hash, int* nul, int simd) {
         Py_ssize_t i = pos, c = -1, h = -1;
         unsigned z = 0;
-        __builtin_prefetch(t + pos + 384);
     #ifdef ROBOTRULES_SSE2
         if (simd) {
         const __m128i lf_ = _mm_set1_epi8(10), cr_ = _mm_set1_epi8(13), zero = _mm_setzero_si128();
@@ -188,12 +187,16 @@ cdef extern from *:
             unsigned before = end ? (end & (0u - end)) - 1u : 0xFFFFFFFFu;  /* bits before it */
             unsigned mc = ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, colon_))
                 | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, colon_)) << 16)) & before;
-            unsigned mh = ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, hash_))
-                | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, hash_)) << 16)) & before;
-            z |= ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero))
-                | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, zero)) << 16)) & before;
             if (c < 0 && mc) c = i + robotrules_ctz(mc);
-            if (h < 0 && mh) h = i + robotrules_ctz(mh);
+            if (_mm_movemask_epi8(_mm_or_si128(  /* '#' and NUL are rare: one test for both */
+                    _mm_or_si128(_mm_cmpeq_epi8(v, hash_), _mm_cmpeq_epi8(v, zero)),
+                    _mm_or_si128(_mm_cmpeq_epi8(w, hash_), _mm_cmpeq_epi8(w, zero))))) {
+                unsigned mh = ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, hash_))
+                    | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, hash_)) << 16)) & before;
+                z |= ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero))
+                    | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, zero)) << 16)) & before;
+                if (h < 0 && mh) h = i + robotrules_ctz(mh);
+            }
             if (end) {
                 *colon = c; *hash = h; *nul = z != 0;
                 return i + robotrules_ctz(end);
