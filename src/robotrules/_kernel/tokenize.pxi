@@ -166,14 +166,15 @@ cdef extern from *:
     /* The end of the line at t[pos]: the first LF (10) or CR (13) (-1: none before size),
        with the first ':' (58) and '#' (35) before it in *colon and *hash (-1: none), and
        in *nul whether a NUL (0) comes before it. Each byte is read once, sixteen at a time
-       where SSE2 is there (it is on every x86-64), never past t[size - 1]. */
+       where SSE2 is there (it is on every x86-64) and simd is not 0, never past t[size - 1];
+       byte by byte otherwise (the same answers: tests hold the two ways equal). */
     static inline Py_ssize_t robotrules_line_end(const unsigned char* t, Py_ssize_t size,
                                                  Py_ssize_t pos, Py_ssize_t* colon,
-                                                 Py_ssize_t* hash, int* nul) {
+                                                 Py_ssize_t* hash, int* nul, int simd) {
         Py_ssize_t i = pos, c = -1, h = -1;
         unsigned z = 0;
-        __builtin_prefetch(t + pos + 384);
     #ifdef ROBOTRULES_SSE2
+        if (simd) {
         const __m128i lf_ = _mm_set1_epi8(10), cr_ = _mm_set1_epi8(13), zero = _mm_setzero_si128();
         const __m128i colon_ = _mm_set1_epi8(58), hash_ = _mm_set1_epi8(35);
         while (size - i >= 32) {  /* most lines end within 32 bytes: one round for them */
@@ -186,12 +187,16 @@ cdef extern from *:
             unsigned before = end ? (end & (0u - end)) - 1u : 0xFFFFFFFFu;  /* bits before it */
             unsigned mc = ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, colon_))
                 | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, colon_)) << 16)) & before;
-            unsigned mh = ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, hash_))
-                | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, hash_)) << 16)) & before;
-            z |= ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero))
-                | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, zero)) << 16)) & before;
             if (c < 0 && mc) c = i + robotrules_ctz(mc);
-            if (h < 0 && mh) h = i + robotrules_ctz(mh);
+            if (_mm_movemask_epi8(_mm_or_si128(  /* '#' and NUL are rare: one test for both */
+                    _mm_or_si128(_mm_cmpeq_epi8(v, hash_), _mm_cmpeq_epi8(v, zero)),
+                    _mm_or_si128(_mm_cmpeq_epi8(w, hash_), _mm_cmpeq_epi8(w, zero))))) {
+                unsigned mh = ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, hash_))
+                    | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, hash_)) << 16)) & before;
+                z |= ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero))
+                    | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, zero)) << 16)) & before;
+                if (h < 0 && mh) h = i + robotrules_ctz(mh);
+            }
             if (end) {
                 *colon = c; *hash = h; *nul = z != 0;
                 return i + robotrules_ctz(end);
@@ -214,6 +219,7 @@ cdef extern from *:
             }
             i += 16;
         }
+        }
     #endif
         for (; i < size; i++) {
             unsigned char b = t[i];
@@ -231,18 +237,20 @@ cdef extern from *:
     """
     Py_ssize_t line_end "robotrules_line_end" (const unsigned char* t, Py_ssize_t size,
                                                Py_ssize_t pos, Py_ssize_t* colon,
-                                               Py_ssize_t* hash, int* nul) noexcept nogil
+                                               Py_ssize_t* hash, int* nul, int simd
+                                               ) noexcept nogil
 
 
 cdef extern from *:
     """
     /* The first blank (space, 32, or tab, 9) of p[i:end], or end: sixteen bytes at a time
-       where SSE2 is there, never past p[end - 1] (the words of a line with no colon). */
+       where SSE2 is there and simd is not 0, never past p[end - 1] (the words of a line with
+       no colon). */
     static inline Py_ssize_t robotrules_blank_at(const unsigned char* p, Py_ssize_t i,
-                                                 Py_ssize_t end) {
+                                                 Py_ssize_t end, int simd) {
     #ifdef ROBOTRULES_SSE2
         const __m128i sp = _mm_set1_epi8(32), tab = _mm_set1_epi8(9);
-        while (end - i >= 16) {
+        while (simd && end - i >= 16) {
             __m128i v = _mm_loadu_si128((const __m128i*)(p + i));
             unsigned m = (unsigned)_mm_movemask_epi8(
                 _mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab)));
@@ -255,7 +263,7 @@ cdef extern from *:
     }
     """
     Py_ssize_t blank_at "robotrules_blank_at" (const unsigned char* p, Py_ssize_t i,
-                                               Py_ssize_t end) noexcept nogil
+                                               Py_ssize_t end, int simd) noexcept nogil
 
 
 cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uint32_t start,
@@ -307,7 +315,7 @@ cdef int careful_line(const unsigned char* p, Py_ssize_t n, uint32_t lineno, uin
 
 cdef inline int odd_line(const unsigned char* p, Py_ssize_t n, Py_ssize_t colon,
                          Py_ssize_t hsh, bint longnul, uint32_t lineno, uint32_t start, int d,
-                         U32Vec* out, U32Vec* odd) except -1:
+                         U32Vec* out, U32Vec* odd, bint simd) except -1:
     """scan's line that is not a plain field line (``colon`` and ``hsh``: its first ':' and
     '#', -1 for none): very long, holding a NUL, a '#' before the ':' (careful_line), no
     colon (blank, a comment, or Google's "key value"), or a comment line."""
@@ -328,11 +336,11 @@ cdef inline int odd_line(const unsigned char* p, Py_ssize_t n, Py_ssize_t colon,
             vec_push(odd, start)
         # Google's "key value": one run of blanks inside (careful_line reads nothing else;
         # most such lines are prose or markup, settled here)
-        i = blank_at(p, a, b)
+        i = blank_at(p, a, b, simd)
         if i < b:
             while i < b and (p[i] == C_SPACE or p[i] == C_TAB):
                 i += 1
-            if blank_at(p, i, b) == b:
+            if blank_at(p, i, b, simd) == b:
                 careful_line(p, n, lineno, start, d, out)
     return 0
 
@@ -359,6 +367,13 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
               ) except -1:
     """robotrules._tokenize.tokenize (without findings) over the Latin-1 text ``t``. CR and
     CRLF end lines too, as in robotrules._tokenize.to_text (offsets are then into ``t``)."""
+    return scan_lines(t, size, d, out, odd, True)
+
+
+cdef int scan_lines(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Vec* odd,
+                    bint simd) except -1:
+    """scan, sixteen bytes a compare where SSE2 is there and ``simd``, else byte by byte (as
+    on a CPU without SSE2: the same stream)."""
     cdef Py_ssize_t pos = 0, n, colon, hsh, eol, k0, k1, vs, vl
     cdef const unsigned char* p
     # each line is read once for its end (LF or CR), its first ':' and its first '#', and
@@ -373,7 +388,7 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
     if out.cap == 0:
         vec_reserve(out, 3 * (size // 32) + 48)  # about one directive per 32 bytes
     while True:
-        eol = line_end(t, size, pos, &colon, &hsh, &nul)
+        eol = line_end(t, size, pos, &colon, &hsh, &nul, simd)
         n = (size - pos) if eol < 0 else eol - pos
         at_cr = eol >= 0 and t[eol] == C_CR
         if lineno < LINE_MASK:
@@ -385,7 +400,7 @@ cdef int scan(const unsigned char* t, Py_ssize_t size, int d, U32Vec* out, U32Ve
         longnul = n > MAX_LINE or nul
         p = t + pos
         if colon < 0 or (0 <= hsh < colon) or longnul:
-            odd_line(p, n, colon, hsh, longnul, lineno, <uint32_t>pos, d, out, odd)
+            odd_line(p, n, colon, hsh, longnul, lineno, <uint32_t>pos, d, out, odd, simd)
             k1 = k0 = 0  # (settled)
         else:
             k0 = 0
@@ -414,9 +429,11 @@ cdef inline const unsigned char* latin1_data(str text) except NULL:
     return <const unsigned char*>PyUnicode_DATA(text)
 
 
-def tokenize(text, dialect):
+def tokenize(text, dialect, *, bint simd=True):
     """``robotrules._tokenize.tokenize(text, dialect, odd=odd)``: the directive stream (an
-    ``array('I')`` of ``(kind << 25 | line, vstart, vlen)``) and the noted line starts."""
+    ``array('I')`` of ``(kind << 25 | line, vstart, vlen)``) and the noted line starts.
+    ``simd=False`` reads the bytes one at a time, as on a CPU without SSE2 (the same
+    answers: tests hold the two ways equal)."""
     cdef U32Vec out, odd
     cdef const unsigned char* t
     text = exact_str(text, "text")
@@ -428,7 +445,7 @@ def tokenize(text, dialect):
     memset(&out, 0, sizeof(U32Vec))
     memset(&odd, 0, sizeof(U32Vec))
     try:
-        scan(t, PyUnicode_GET_LENGTH(text), dialect_code(dialect), &out, &odd)
+        scan_lines(t, PyUnicode_GET_LENGTH(text), dialect_code(dialect), &out, &odd, simd)
         dirs = array("I")
         notes = array("I")
         if out.n:
