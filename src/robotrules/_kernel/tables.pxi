@@ -94,6 +94,35 @@ cdef int copy_table(uint8_t* dst, bytes src, Py_ssize_t n) except -1:
     return 0
 
 
+cdef int _init_dialect(int d) except -1:
+    """_init_tables' part for dialect ``d``: its DialectTables and byte sets."""
+    cdef int b
+    cdef DialectTables* t
+    t = &_dialect_tables[d]
+    roles, t.lenient, t.legacy = _tables.roles(_NAMES[d])
+    copy_table(t.roles, roles, 128)
+    t.native = _NAMES[d] in _tables.NATIVE_DIALECTS
+    if not t.native:
+        return 0
+    t.robots_txt_allowed, t.normal_path, t.nul_ends_path = _tables.dialect_flags(_NAMES[d])
+    copy_table(t.not_plain, _tables.not_plain(_NAMES[d]), 256)
+    byteset_init(&_not_plain_set[d], t.not_plain)
+    copy_table(t.token_byte, _tables.token_bytes(_NAMES[d]), 256)
+    _, slow, decodes = _tables.pattern_bytes(_NAMES[d])
+    copy_table(t.pattern_slow, slow, 256)
+    copy_table(t.pattern_decodes, decodes, 256)
+    encodes, t.latin1_high = _tables.pattern_escapes(_NAMES[d])
+    copy_table(t.pattern_encodes, encodes, 256)
+    for b in range(256):
+        t.pattern_attn[b] = b >= 0x80 or t.pattern_encodes[b] or t.pattern_slow[b]
+    byteset_init(&_pattern_attn_set[d], t.pattern_attn)
+    for b in range(256):
+        t.scan_stop[b] = t.not_plain[b] or t.pattern_attn[b] or b == C_PERCENT
+    # Build.heads: a clean byte is below 128 (its pairs leave bits 7 and 15 clear)
+    assert all(t.scan_stop[b] for b in range(128, 256))
+    return 0
+
+
 def _init_tables():
     """Copy every table off robotrules._tables (their one home) into the C arrays above."""
     global PATTERN_GROWTH, _agent_mark, _dialect_tables, _not_plain_set, _pattern_attn_set
@@ -120,28 +149,7 @@ def _init_tables():
         _not_plain_set = <ByteSet*>xmalloc(nd * sizeof(ByteSet))
         _pattern_attn_set = <ByteSet*>xmalloc(nd * sizeof(ByteSet))
     for d in range(nd):
-        t = &_dialect_tables[d]
-        roles, t.lenient, t.legacy = _tables.roles(_NAMES[d])
-        copy_table(t.roles, roles, 128)
-        t.native = _NAMES[d] in _tables.NATIVE_DIALECTS
-        if not t.native:
-            continue
-        t.robots_txt_allowed, t.normal_path, t.nul_ends_path = _tables.dialect_flags(_NAMES[d])
-        copy_table(t.not_plain, _tables.not_plain(_NAMES[d]), 256)
-        byteset_init(&_not_plain_set[d], t.not_plain)
-        copy_table(t.token_byte, _tables.token_bytes(_NAMES[d]), 256)
-        _, slow, decodes = _tables.pattern_bytes(_NAMES[d])
-        copy_table(t.pattern_slow, slow, 256)
-        copy_table(t.pattern_decodes, decodes, 256)
-        encodes, t.latin1_high = _tables.pattern_escapes(_NAMES[d])
-        copy_table(t.pattern_encodes, encodes, 256)
-        for b in range(256):
-            t.pattern_attn[b] = b >= 0x80 or t.pattern_encodes[b] or t.pattern_slow[b]
-        byteset_init(&_pattern_attn_set[d], t.pattern_attn)
-        for b in range(256):
-            t.scan_stop[b] = t.not_plain[b] or t.pattern_attn[b] or b == C_PERCENT
-        # Build.heads: a clean byte is below 128 (its pairs leave bits 7 and 15 clear)
-        assert all(t.scan_stop[b] for b in range(128, 256))
+        _init_dialect(d)
     for b in range(256):
         _hex_value[b] = int(chr(b), 16) if chr(b) in "0123456789abcdefABCDEF" else -1
     for b in range(256):  # asked of the rule's home: a body opening with any other byte
