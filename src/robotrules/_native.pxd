@@ -81,9 +81,11 @@ cdef enum:
     LIT_SAMPLE = 2048  # rules whose runs of bytes are counted to rank them
     FILE_LEVELS = 16  # file_refs nests at most this deep (3 KiB of stack a level), then merges
     FILE_SPLIT = 256  # and files this many refs or more two halves side by side (file_wide)
-    SCAN_MIN = 32     # Doc._best: a selection of this many rules or more answers its first
-                      # SCAN_TIMES queries by reading them (Doc._scan), then compiles
-    SCAN_TIMES = 16   # (below 256: Build.scanned counts them in a byte)
+    SCAN_MIN = 32     # Doc._best: a selection of this many rules or more answers its queries
+                      # by reading them (Doc._scan) until the readings have cost about what
+                      # compiling them does (Build.scan_work), then compiles:
+    SCAN_WORK = 16    # a compile's worth, per rule of the selection, in the units of
+    READ_WORK = 16    # a rule a reading reads (a rule it passes over costs one)
     HEAD_ANY = 0xFFFF  # Build.heads: no head to pass over by (two bytes above 127 are
                        # in every dialect's scan_stop: never a head)
     HEAD_NEEDLE = 0x8000  # Build.heads: the two bytes after the value's first '*'
@@ -228,9 +230,10 @@ cdef struct Build:  # what a Doc keeps until every selection is compiled (then f
     # Doc._shrink_build once they are half of the rules kept
     uint32_t* readers
     uint32_t dead
-    # per selection, the queries answered without compiling it (Doc._scan, at most
-    # SCAN_TIMES); made with the first such answer, else NULL
-    uint8_t* scanned
+    # per selection, what its readings (Doc._scan) have cost so far, in SCAN_WORK's units (at
+    # most (SCAN_WORK + READ_WORK) per rule of the file: no overflow); made with the first
+    # reading, else NULL
+    uint64_t* scan_work
     # per rule, its value's first two bytes (little-endian), or the two after its first '*'
     # (with HEAD_NEEDLE), or HEAD_ANY (Doc._scan_heads): Doc._scan passes over a rule whose
     # head is not the path's, or whose needle the path lacks, without reading its value;

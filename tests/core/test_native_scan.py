@@ -1,10 +1,11 @@
 """A selection's first query answered without compiling it (robotrules._native.Doc._scan).
 
 Issue 38: "A first query that costs little more than the parse: ... answer the first queries
-of a group without compiling it". A selection of SCAN_MIN (32) rules or more answers its first
-SCAN_TIMES (16) queries by reading its rules one by one, and compiles on the next; both
-answers must be the compiled matcher's, that is the pure core's (the reference). Each check
-here parses the file again for every query, so every answer below is a first one.
+of a group without compiling it". A selection of SCAN_MIN (32) rules or more answers its
+queries by reading its rules one by one until the readings have cost about a compile, then
+compiles; both answers must be the compiled matcher's, that is the pure core's (the
+reference). Each check here parses the file again for every query, so every answer below is
+a first one.
 """
 
 from __future__ import annotations
@@ -84,8 +85,7 @@ def test_first_answers_equal_the_reference_on_the_corpus() -> None:
 
 
 def test_the_later_queries_compile_and_agree() -> None:
-    """The first SCAN_TIMES queries read the rules, the next compiles them: the same
-    answers."""
+    """The first queries read the rules, a later one compiles them: the same answers."""
     body = _rules_body(random.Random(5), 40)
     ref = _robots.reference(body)
     rules = robotrules.parse(body)
@@ -94,23 +94,40 @@ def test_the_later_queries_compile_and_agree() -> None:
         ref.is_allowed(u, user_agent="FooBot") for u in urls]
 
 
-def test_a_selection_compiles_once_read_scan_times() -> None:
-    """_native.pxd: a selection of SCAN_MIN rules or more answers its first SCAN_TIMES (16)
-    queries by reading them and compiles on the next. With one group the Doc's compile input
-    (its Build) is freed once that group is compiled, and the same path reads the same rules
-    each time, so what the Doc holds (``__sizeof__``) stays the same for 16 queries and
-    changes with the 17th."""
-    body = _rules_body(random.Random(6), 40).split(b"User-agent: FooBot")[0]
+def _sizes_while_asked(body: bytes, url: str, times: int) -> list[int]:
+    """What the Doc holds (``__sizeof__``) after each of ``times`` queries of ``url``, each
+    answer checked against the reference."""
     ref = _robots.reference(body)
     rules = robotrules.parse(body)
     assert isinstance(rules, _native.Doc)  # the facade is a subclass of its peer
     sizes = []
-    for _ in range(17):
-        assert rules.is_allowed("https://h/a/b", user_agent="X") == ref.is_allowed(
-            "https://h/a/b", user_agent="X")
+    for _ in range(times):
+        assert rules.is_allowed(url, user_agent="X") == ref.is_allowed(url, user_agent="X")
         sizes.append(rules.__sizeof__())
+    return sizes
+
+
+def test_a_selection_passed_over_compiles_after_16_readings() -> None:
+    """_native.pxd: a selection of SCAN_MIN rules or more is read until its readings have
+    cost SCAN_WORK (16) units per rule, a rule passed over costing one. Forty rules the path
+    parts from on their first two bytes cost 40 a reading: 16 readings, and the 17th query
+    compiles. With one group the Doc's compile input (its Build) is freed once that group is
+    compiled, so what the Doc holds stays the same for 16 queries and changes with the
+    17th."""
+    body = b"User-agent: *\n" + b"".join(b"Disallow: /x%d/\n" % i for i in range(40))
+    sizes = _sizes_while_asked(body, "https://h/a/b", 17)
     assert len(set(sizes[:16])) == 1
     assert sizes[16] != sizes[15]
+
+
+def test_a_selection_read_whole_compiles_on_its_second_query() -> None:
+    """_native.pxd: a rule a reading reads costs READ_WORK (16) units, so a reading that
+    reads every rule of a selection costs a compile's worth and the second query compiles
+    (the worst-shape file of benchmarks/bench_worst.py: no reading passes a rule over)."""
+    body = b"User-agent: *\n" + b"".join(b"Disallow: /a*%dx\n" % i for i in range(40))
+    sizes = _sizes_while_asked(body, "https://h/a/b", 3)
+    assert sizes[1] != sizes[0]
+    assert sizes[2] == sizes[1]
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

@@ -502,7 +502,7 @@ cdef class Doc:
         self.build = NULL
         PyMem_Free(b.pat_memo)
         PyMem_Free(b.readers)
-        PyMem_Free(b.scanned)
+        PyMem_Free(b.scan_work)
         PyMem_Free(b.heads)
         vec_free(&b.pool)
         vec_free(&b.rule_words)
@@ -808,30 +808,28 @@ cdef class Doc:
 
     cdef bint _scan_first(self, uint32_t k) except -1:
         """Whether selection ``k``'s query is answered by reading its rules (Doc._scan)
-        rather than by compiling it: its first SCAN_TIMES queries, when it holds SCAN_MIN
-        rules or more (a smaller selection compiles to a list as cheap to make as one
-        reading). A reading costs about a sixteenth of a compile and a query of the compiled
-        matcher about a third of a reading (the generated files of benchmarks/bench_data.py,
-        four groups of 30 to 1,900 rules each: 1.35 us, 13.9 us and 0.5 us), so a selection
-        is compiled once its readings have cost about what compiling it does: a crawler that
-        asks a file a few times per agent never pays a compile, and one that asks it often
-        pays at most about twice what the best choice in hindsight costs."""
+        rather than by compiling it: while its readings so far have cost less than
+        SCAN_WORK units per rule, when it holds SCAN_MIN rules or more (a smaller selection
+        compiles to a list as cheap to make as one reading). A reading costs a unit per rule
+        it passes over and READ_WORK per rule it reads; a compile about SCAN_WORK per rule
+        (the generated files of benchmarks/bench_data.py: a reading that reads a few rules
+        costs about a sixteenth of a compile; the worst-shape file of bench_worst.py, whose
+        every rule is read, about as much as one). So a selection is compiled once its
+        readings have cost about what compiling it does: a crawler that asks a file a few
+        times per agent pays no compile, one that asks it often at most about twice what the
+        best choice in hindsight costs, and at most 16 readings come first."""
         cdef Build* b = self.build
-        cdef uint32_t j, g, count = 0
-        if b.scanned != NULL and b.scanned[k] >= SCAN_TIMES:
-            return False
+        cdef uint32_t j, g
+        cdef uint64_t count = 0
         for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
             g = b.sel_groups.data[j]
             count += b.gstart.data[g + 1] - b.gstart.data[g]
-            if count >= SCAN_MIN:
-                break
         if count < SCAN_MIN:
             return False
-        if b.scanned == NULL:
-            b.scanned = <uint8_t*>xmalloc(self.nsels)
-            memset(b.scanned, 0, self.nsels)
-        b.scanned[k] += 1
-        return True
+        if b.scan_work == NULL:
+            b.scan_work = <uint64_t*>xmalloc(self.nsels * sizeof(uint64_t))
+            memset(b.scan_work, 0, self.nsels * sizeof(uint64_t))
+        return b.scan_work[k] < SCAN_WORK * count
 
     cdef int64_t _scan(self, uint32_t k, const unsigned char* p, Py_ssize_t n) except -1:
         """The key selection ``k``'s matcher would give for the path ``p[:n]``, read off its
@@ -851,6 +849,7 @@ cdef class Doc:
         cdef uint16_t* heads
         cdef uint32_t head = HEAD_ANY  # the path's first two bytes, when both are clean
         cdef uint64_t pairs[4]
+        cdef uint64_t work = 0  # this reading's cost (Build.scan_work)
         while clean < n and not stop[p[clean]]:
             clean += 1
         memset(pairs, 0, sizeof(pairs))
@@ -862,6 +861,7 @@ cdef class Doc:
                 head = p[0] | (<uint32_t>p[1] << 8)
             for j in range(b.sel_start.data[k], b.sel_start.data[k + 1]):
                 g = b.sel_groups.data[j]
+                work += b.gstart.data[g + 1] - b.gstart.data[g]
                 for r in range(b.gstart.data[g], b.gstart.data[g + 1]):
                     if passed_over(heads[r], head, pairs):
                         continue
@@ -878,6 +878,8 @@ cdef class Doc:
                     if at < lim and v[at] != p[at] and not stop[v[at]]:
                         continue
                     best = self._scan_rule(r, words, p, n, best)
+                    work += READ_WORK - 1
+            b.scan_work[k] += work
         finally:
             b.busy -= 1
             self._done_building()

@@ -269,7 +269,8 @@ cdef Matcher* matcher_block(Matcher* m) noexcept:
     # Entry and Node are 4-byte aligned (uint32_t fields), Node8 2-byte, and the struct's
     # size is a multiple of 8 and the arrays' sizes multiples of 4: each is aligned
     made.entries = <Entry*>at if esize else NULL
-    memcpy(at, m.entries, esize)
+    if esize:  # (an empty array may be NULL: memcpy's arguments never may)
+        memcpy(at, m.entries, esize)
     at += esize
     made.nodes = <Node*>at if nsize else NULL
     if narrow:
@@ -281,11 +282,12 @@ cdef Matcher* matcher_block(Matcher* m) noexcept:
             n8[k].plain = (NO_PLAIN8 if m.nodes[k].plain == NO_PLAIN
                            else <uint16_t>m.nodes[k].plain)
             n8[k].parent = <int16_t>m.nodes[k].parent
-    else:
+    elif nsize:
         memcpy(at, m.nodes, nsize)
     at += nsize
     made.specials = <uint32_t*>at if ssize else NULL
-    memcpy(at, m.specials, ssize)
+    if ssize:
+        memcpy(at, m.specials, ssize)
     PyMem_Free(m.entries)
     PyMem_Free(m.nodes)
     PyMem_Free(m.specials)
