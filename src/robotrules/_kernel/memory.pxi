@@ -2,8 +2,9 @@
 # Memory: growable uint32 vectors (U32Vec), xmalloc, the open-addressing hash map (HashMap)
 # and the hashes it and the literal index use; the byte helpers of the tokenizer, the
 # compiler and the matcher (ascii_lower, same_bytes, cmp_bytes, find_bytes, any_marked:
-# inline; common_prefix, eight bytes a step); the byte sets of the table-driven tests (ByteSet: any_in, hash_or_set, SSSE3
-# where the CPU has it, chosen once) and the SSE2 switch the scanners share.
+# inline; common_prefix, eight bytes a step); the byte sets of the table-driven tests
+# (ByteSet: any_in, hash_or_set, SSSE3 where the CPU has it, chosen once) and the SSE2
+# switch the scanners share.
 
 cdef int vec_reserve(U32Vec* v, Py_ssize_t extra) except -1:
     """Room for ``extra`` more words (the capacity doubles as needed; a borrowed buffer is

@@ -11,11 +11,11 @@ assert INDEX_BITS == _tables.INDEX_BITS
 # line number fits 32 bits; a value is at most MAX_LINE bytes (robots.cc's line cap), and its
 # normal form at most PATTERN_GROWTH times that (robotrules._tables.pattern_growth), so every
 # pattern length and literal-prefix length fits 17 bits and every priority 23 (priorities are
-# clamped as robotrules._match clamps them): an Entry packs them in one word (_native.pxd). Each distinct rule is normalised once per file
-# (Doc.pat_memo), so the normalised bodies of a file (Pats) hold at most
-# (2 * PATTERN_GROWTH + 1) * NATIVE_MAX bytes (a companion rule each): below 2 ** 32, checked
-# at start-up and again by pats_commit. Counts of rules, entries and nodes are below the
-# number of directives. Lengths handed in from Python (paths, agents) are Py_ssize_t. A
+# clamped as robotrules._match clamps them): an Entry packs them in bit-fields
+# (_native.pxd). Each distinct rule is normalised once per file (Doc.pat_memo), so the
+# normalised bodies of a file (Pats) hold at most (2 * PATTERN_GROWTH + 1) * NATIVE_MAX bytes
+# (a companion rule each): below 2 ** 32, checked at start-up and again by pats_commit.
+# Counts of rules, entries and nodes are below the number of directives. Lengths handed in from Python (paths, agents) are Py_ssize_t. A
 # matcher node packs its prefix length (at most PATTERN_GROWTH * MAX_LINE < 2 ** 24: checked
 # at start-up) with its flags in one word.
 cdef int64_t RANKS = 1 << 24
